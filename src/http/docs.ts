@@ -1,0 +1,237 @@
+// The documentation: an OpenAPI 3.1 document drawn from the route declarations, Swagger UI at
+// /docs and ReDoc at /redoc. Their scripts are served from our own installed packages, so the
+// pages work on a machine without network access.
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { ErrorFormatName } from './render.js';
+import { defineRoute, type Reply, type Route } from './route.js';
+import type { JsonSchema } from './schema.js';
+
+const HTML = 'text/html; charset=utf-8';
+
+export interface DocsOptions {
+  readonly title: string;
+  readonly version: string;
+  readonly routes: readonly Route[];
+  /** Schemas the routes name as their response models. */
+  readonly components: Readonly<Record<string, JsonSchema>>;
+  readonly errorFormat: ErrorFormatName;
+}
+
+// ---------------------------------------------------------------- the OpenAPI document
+
+const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+const jsonContent = (schema: JsonSchema): JsonSchema => ({ 'application/json': { schema } });
+
+/** The bodies our errors really have, in each format: the 422 body and the body of any other error. */
+const ERROR_SCHEMAS: Record<ErrorFormatName, { validation: string; error: string; schemas: Record<string, JsonSchema> }> = {
+  default: {
+    validation: 'HTTPValidationError',
+    error: 'Message',
+    schemas: {
+      HTTPValidationError: {
+        properties: { detail: { items: ref('ValidationError'), type: 'array', title: 'Detail' } },
+        type: 'object',
+        title: 'HTTPValidationError',
+      },
+      Message: { properties: { detail: { type: 'string', title: 'Detail' } }, type: 'object', required: ['detail'], title: 'Message' },
+      ValidationError: {
+        properties: {
+          loc: { items: { anyOf: [{ type: 'string' }, { type: 'integer' }] }, type: 'array', title: 'Location' },
+          msg: { type: 'string', title: 'Message' },
+          type: { type: 'string', title: 'Error Type' },
+          input: { title: 'Input' },
+          ctx: { type: 'object', title: 'Context' },
+        },
+        type: 'object',
+        required: ['loc', 'msg', 'type'],
+        title: 'ValidationError',
+      },
+    },
+  },
+  unified: {
+    validation: 'UnifiedValidationError',
+    error: 'UnifiedError',
+    schemas: {
+      UnifiedError: {
+        properties: {
+          error: {
+            properties: { code: { type: 'string', title: 'Code' }, message: { type: 'string', title: 'Message' } },
+            type: 'object',
+            required: ['code', 'message'],
+            title: 'Error',
+          },
+        },
+        type: 'object',
+        required: ['error'],
+        title: 'UnifiedError',
+      },
+      UnifiedValidationError: {
+        properties: {
+          error: {
+            properties: {
+              code: { type: 'string', const: 'VALIDATION_FAILED', title: 'Code' },
+              message: { type: 'string', title: 'Message' },
+              fields: {
+                items: {
+                  properties: { field: { type: 'string', title: 'Field' }, message: { type: 'string', title: 'Message' } },
+                  type: 'object',
+                  required: ['field', 'message'],
+                },
+                type: 'array',
+                title: 'Fields',
+              },
+            },
+            type: 'object',
+            required: ['code', 'message', 'fields'],
+          },
+        },
+        type: 'object',
+        required: ['error'],
+        title: 'UnifiedValidationError',
+      },
+    },
+  },
+};
+
+/** FastAPI's rules: the success code, any declared extra response, and 422 where the operation takes input. */
+export function buildOpenApi(options: DocsOptions): Record<string, unknown> {
+  const errors = ERROR_SCHEMAS[options.errorFormat];
+  const used: Record<string, JsonSchema> = {};
+  const paths: Record<string, Record<string, unknown>> = {};
+
+  for (const route of options.routes) {
+    if (route.docs.hidden === true) continue;
+    const operation: Record<string, unknown> = {
+      summary: titleCase(route.docs.name),
+      operationId: `${route.docs.name}${route.path}`.replace(/\W/g, '_') + `_${route.method.toLowerCase()}`,
+    };
+    if (route.params.length > 0) {
+      operation.parameters = route.params.map(([name, spec]) => ({ name, in: 'path', required: true, schema: spec.jsonSchema }));
+    }
+    if (route.body !== undefined) {
+      used[route.body.name] = route.body.jsonSchema;
+      operation.requestBody = { content: jsonContent(ref(route.body.name)), required: true };
+    }
+    const responses: Record<string, unknown> = {};
+    const model = route.docs.responseModel;
+    if (model !== undefined) used[model] = requireComponent(options, model);
+    responses[String(route.status)] =
+      route.status === 204
+        ? { description: 'Successful Response' }
+        : { description: 'Successful Response', content: jsonContent(model === undefined ? {} : ref(model)) };
+    for (const [status, extra] of Object.entries(route.docs.responses ?? {})) {
+      const name = extra.model === 'error' ? errors.error : extra.model;
+      used[name] = extra.model === 'error' ? (errors.schemas[name] as JsonSchema) : requireComponent(options, name);
+      responses[status] = { description: extra.description, content: jsonContent(ref(name)) };
+    }
+    if (route.params.length > 0 || route.body !== undefined) {
+      responses['422'] = { description: 'Validation Error', content: jsonContent(ref(errors.validation)) };
+      for (const [name, schema] of Object.entries(errors.schemas)) if (name !== errors.error) used[name] = schema;
+    }
+    operation.responses = responses;
+    (paths[route.path] ??= {})[route.method.toLowerCase()] = operation;
+  }
+
+  const schemas = Object.fromEntries(Object.entries(used).sort(([a], [b]) => (a < b ? -1 : 1)));
+  return { openapi: '3.1.0', info: { title: options.title, version: options.version }, paths, components: { schemas } };
+}
+
+function requireComponent(options: DocsOptions, name: string): JsonSchema {
+  const schema = options.components[name];
+  if (schema === undefined) throw new Error(`no component schema named ${name}`);
+  return schema;
+}
+
+/** read_todo_v2 → Read Todo V2, as FastAPI makes a summary from a function name. */
+function titleCase(name: string): string {
+  return name
+    .split('_')
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join(' ');
+}
+
+// ---------------------------------------------------------------- the pages
+
+const escapeHtml = (text: string): string =>
+  text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function swaggerPage(title: string): string {
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link type="text/css" rel="stylesheet" href="/docs/swagger-ui.css">
+<title>${escapeHtml(title)} - Swagger UI</title>
+</head>
+<body>
+<div id="swagger-ui"></div>
+<script src="/docs/swagger-ui-bundle.js"></script>
+<script>
+window.ui = SwaggerUIBundle({
+  url: '/openapi.json',
+  dom_id: '#swagger-ui',
+  layout: 'BaseLayout',
+  deepLinking: true,
+  showExtensions: true,
+  showCommonExtensions: true,
+  oauth2RedirectUrl: window.location.origin + '/docs/oauth2-redirect',
+  presets: [SwaggerUIBundle.presets.apis, SwaggerUIBundle.SwaggerUIStandalonePreset],
+});
+</script>
+</body>
+</html>
+`;
+}
+
+function redocPage(title: string): string {
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)} - ReDoc</title>
+<style>body { margin: 0; padding: 0; }</style>
+</head>
+<body>
+<noscript>ReDoc requires JavaScript to function. Please enable it to browse the documentation.</noscript>
+<redoc spec-url="/openapi.json"></redoc>
+<script src="/redoc/redoc.standalone.js"></script>
+</body>
+</html>
+`;
+}
+
+// ---------------------------------------------------------------- the routes
+
+const require = createRequire(import.meta.url);
+const packageDir = (name: string): string => dirname(require.resolve(`${name}/package.json`));
+
+/** A file of an installed package, read on first use and kept. */
+function packageFile(pkg: string, file: string, contentType: string): () => Promise<Reply> {
+  let cached: Promise<Reply> | undefined;
+  return () =>
+    (cached ??= readFile(join(packageDir(pkg), file)).then((body) => ({ status: 200, body, contentType })));
+}
+
+function staticRoute(path: string, reply: () => Reply | Promise<Reply>): Route {
+  return defineRoute({ method: 'GET', path, status: 200, params: {}, docs: { name: path, hidden: true }, handle: reply });
+}
+
+export function docsRoutes(options: DocsOptions): Route[] {
+  const openapi = JSON.stringify(buildOpenApi(options));
+  const docs = swaggerPage(options.title);
+  const redoc = redocPage(options.title);
+  return [
+    staticRoute('/openapi.json', () => ({ status: 200, body: openapi })),
+    staticRoute('/docs', () => ({ status: 200, body: docs, contentType: HTML })),
+    staticRoute('/docs/oauth2-redirect', packageFile('swagger-ui-dist', 'oauth2-redirect.html', HTML)),
+    staticRoute('/docs/oauth2-redirect.js', packageFile('swagger-ui-dist', 'oauth2-redirect.js', 'text/javascript; charset=utf-8')),
+    staticRoute('/docs/swagger-ui.css', packageFile('swagger-ui-dist', 'swagger-ui.css', 'text/css; charset=utf-8')),
+    staticRoute('/docs/swagger-ui-bundle.js', packageFile('swagger-ui-dist', 'swagger-ui-bundle.js', 'text/javascript; charset=utf-8')),
+    staticRoute('/redoc', () => ({ status: 200, body: redoc, contentType: HTML })),
+    staticRoute('/redoc/redoc.standalone.js', packageFile('redoc', 'bundles/redoc.standalone.js', 'text/javascript; charset=utf-8')),
+  ];
+}

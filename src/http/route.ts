@@ -1,0 +1,72 @@
+// What a service declares about one operation: method, path, inputs (schemas), success status,
+// documented responses and the handler. The contract layer does the rest.
+import type { ModelSpec, ParamSpec } from './schema.js';
+
+export interface Reply {
+  readonly status: number;
+  /** Absent for a body-less answer. A 204 never sends one, whatever is given here. */
+  readonly body?: string | Buffer;
+  /** Defaults to application/json. */
+  readonly contentType?: string;
+}
+
+/** A documented response beside the success and the 422, with the model its body follows. */
+export interface DocumentedResponse {
+  readonly description: string;
+  /** `error` bodies are drawn in the active error format; a component name otherwise. */
+  readonly model: 'error' | string;
+}
+
+export interface RouteDocs {
+  /** FastAPI derives summary and operationId from the handler's name; we declare it. */
+  readonly name: string;
+  /** Component name of the success body, or undefined for an undescribed JSON body. */
+  readonly responseModel?: string;
+  readonly responses?: Readonly<Record<number, DocumentedResponse>>;
+  /** Docs pages and assets stay out of the OpenAPI document. */
+  readonly hidden?: boolean;
+}
+
+export interface RouteInput<P, B> {
+  readonly params: P;
+  readonly body: B;
+}
+
+type ParamSpecs<P> = { readonly [K in keyof P]: ParamSpec<P[K]> };
+
+export interface RouteSpec<P, B> {
+  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  readonly path: string;
+  readonly status: number;
+  readonly params: ParamSpecs<P>;
+  readonly body?: ModelSpec<B>;
+  readonly docs: RouteDocs;
+  handle(input: RouteInput<P, B>): Reply | Promise<Reply>;
+}
+
+/** A route with its types erased, so that routes of different shapes share one table. */
+export interface Route {
+  readonly method: string;
+  readonly path: string;
+  readonly status: number;
+  readonly params: readonly (readonly [name: string, spec: ParamSpec<unknown>])[];
+  readonly body: ModelSpec<unknown> | undefined;
+  readonly docs: RouteDocs;
+  handle(input: RouteInput<Record<string, unknown>, unknown>): Reply | Promise<Reply>;
+}
+
+export function defineRoute<P, B = undefined>(spec: RouteSpec<P, B>): Route {
+  return {
+    method: spec.method,
+    path: spec.path,
+    status: spec.status,
+    params: Object.entries(spec.params) as [string, ParamSpec<unknown>][],
+    body: spec.body as ModelSpec<unknown> | undefined,
+    docs: spec.docs,
+    handle: spec.handle as Route['handle'],
+  };
+}
+
+export function jsonReply(status: number, body: string): Reply {
+  return { status, body };
+}

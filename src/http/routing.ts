@@ -1,0 +1,127 @@
+// Which route a request-target reaches, by the reference's rules (Starlette's router) and our
+// deviations: a path segment is percent-decoded on its own, so %2F is data and not a separator (D8);
+// a 405 lists every method of the path (D3); HEAD is served by GET routes (D4); a trailing slash
+// redirects with a relative Location that keeps the query (D9).
+
+export interface Routable {
+  readonly method: string;
+  readonly path: string;
+}
+
+type Segment = { readonly literal: string } | { readonly param: string };
+
+interface CompiledRoute<R> {
+  readonly route: R;
+  readonly segments: readonly Segment[];
+}
+
+export type RouteMatch<R> =
+  | { readonly kind: 'route'; readonly route: R; readonly params: Readonly<Record<string, string>> }
+  | { readonly kind: 'method-not-allowed'; readonly allow: string }
+  | { readonly kind: 'redirect'; readonly location: string }
+  | { readonly kind: 'not-found' };
+
+const NOT_FOUND = { kind: 'not-found' } as const;
+
+export class Router<R extends Routable> {
+  private readonly compiled: readonly CompiledRoute<R>[];
+
+  constructor(routes: readonly R[]) {
+    this.compiled = routes.map((route) => ({ route, segments: compilePath(route.path) }));
+  }
+
+  /** `target` is the request-target as received: raw path, then an optional query. */
+  match(method: string, target: string): RouteMatch<R> {
+    const queryAt = target.indexOf('?');
+    const rawPath = queryAt === -1 ? target : target.slice(0, queryAt);
+    if (rawPath.charCodeAt(0) !== 47 /* / */) return NOT_FOUND;
+    const segments = decodeSegments(rawPath);
+
+    let allowed: Set<string> | undefined;
+    for (const { route, segments: pattern } of this.compiled) {
+      const params = matchSegments(pattern, segments);
+      if (params === undefined) continue;
+      if (route.method === method || (method === 'HEAD' && route.method === 'GET')) {
+        return { kind: 'route', route, params };
+      }
+      allowed ??= new Set();
+      allowed.add(route.method);
+      if (route.method === 'GET') allowed.add('HEAD');
+    }
+    if (allowed !== undefined) return { kind: 'method-not-allowed', allow: [...allowed].join(', ') };
+
+    // Starlette strips every trailing slash and redirects if the result reaches any route at all.
+    if (rawPath !== '/' && rawPath.endsWith('/')) {
+      const stripped = rawPath.replace(/\/+$/, '');
+      if (stripped !== '') {
+        const strippedSegments = decodeSegments(stripped);
+        if (this.compiled.some((c) => matchSegments(c.segments, strippedSegments) !== undefined)) {
+          const query = queryAt === -1 ? '' : target.slice(queryAt + 1);
+          return { kind: 'redirect', location: query === '' ? stripped : `${stripped}?${query}` };
+        }
+      }
+    }
+    return NOT_FOUND;
+  }
+}
+
+function compilePath(path: string): Segment[] {
+  return path
+    .split('/')
+    .slice(1)
+    .map((part) => (part.startsWith('{') && part.endsWith('}') ? { param: part.slice(1, -1) } : { literal: part }));
+}
+
+function decodeSegments(rawPath: string): string[] {
+  const parts = rawPath.split('/');
+  parts.shift();
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i] as string;
+    if (part.includes('%')) parts[i] = unquote(part);
+  }
+  return parts;
+}
+
+function matchSegments(pattern: readonly Segment[], segments: readonly string[]): Record<string, string> | undefined {
+  if (pattern.length !== segments.length) return undefined;
+  let params: Record<string, string> | undefined;
+  for (let i = 0; i < pattern.length; i++) {
+    const expected = pattern[i] as Segment;
+    const actual = segments[i] as string;
+    if ('literal' in expected) {
+      if (expected.literal !== actual) return undefined;
+    } else {
+      if (actual === '') return undefined; // a parameter is never empty
+      (params ??= {})[expected.param] = actual;
+    }
+  }
+  return params ?? {};
+}
+
+const utf8 = new TextDecoder('utf-8'); // not fatal: bytes that are not UTF-8 become U+FFFD, as Python's unquote does
+
+/** Python's urllib.parse.unquote: valid %XX runs are UTF-8 bytes, anything else stays as written. */
+export function unquote(text: string): string {
+  let out = '';
+  let bytes: number[] = [];
+  let i = 0;
+  while (i < text.length) {
+    if (text.charCodeAt(i) === 37 /* % */ && i + 2 < text.length && isHex(text.charCodeAt(i + 1)) && isHex(text.charCodeAt(i + 2))) {
+      bytes.push(parseInt(text.slice(i + 1, i + 3), 16));
+      i += 3;
+      continue;
+    }
+    if (bytes.length > 0) {
+      out += utf8.decode(Uint8Array.from(bytes));
+      bytes = [];
+    }
+    out += text[i];
+    i++;
+  }
+  if (bytes.length > 0) out += utf8.decode(Uint8Array.from(bytes));
+  return out;
+}
+
+function isHex(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
+}
