@@ -1,0 +1,98 @@
+// The to-do endpoints: parse (done by the declared schemas), call the store, pick the status.
+import { defineRoute, jsonReply, type Route } from '../http/route.js';
+import { todoAlreadyDone, todoIdParam, todoIn, todoJson, todoNotFound } from './model.js';
+import type { TodoStore } from './store.js';
+
+export function todoRoutes(store: TodoStore): Route[] {
+  const byId = { todo_id: todoIdParam };
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/todos/{todo_id}',
+      status: 200,
+      params: byId,
+      docs: { name: 'read_todo', responseModel: 'Todo' },
+      async handle({ params }) {
+        const todo = await store.get(params.todo_id);
+        if (todo === undefined) throw todoNotFound();
+        return jsonReply(200, todoJson(todo));
+      },
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: '/todos/{todo_id}',
+      status: 200,
+      params: byId,
+      body: todoIn,
+      docs: { name: 'replace_todo', responseModel: 'Todo' },
+      async handle({ params, body }) {
+        const { todo, created } = await store.replace(params.todo_id, body);
+        return jsonReply(created ? 201 : 200, todoJson(todo));
+      },
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/todos/{todo_id}',
+      status: 204,
+      params: byId,
+      docs: { name: 'delete_todo' },
+      async handle({ params }) {
+        if (!(await store.remove(params.todo_id))) throw todoNotFound();
+        return { status: 204 };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/todos',
+      status: 201,
+      params: {},
+      body: todoIn,
+      docs: { name: 'create_todo', responseModel: 'Todo' },
+      async handle({ body }) {
+        return jsonReply(201, todoJson(await store.create(body)));
+      },
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/oops/{todo_id}',
+      status: 204,
+      params: byId,
+      docs: { name: 'oops_delete' },
+      // The lesson of this endpoint: it declares 204 yet produces a value. It removes the item if
+      // there is one and never checks; the value is dropped on the wire, because a 204 has no body.
+      async handle({ params }) {
+        const removed = await store.remove(params.todo_id);
+        return { status: 204, body: JSON.stringify({ removed }) };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/todos/{todo_id}/done',
+      status: 200,
+      params: byId,
+      docs: { name: 'finish_todo', responseModel: 'Todo' },
+      async handle({ params }) {
+        const outcome = await store.finish(params.todo_id);
+        if (outcome.kind === 'missing') throw todoNotFound();
+        if (outcome.kind === 'already-done') throw todoAlreadyDone();
+        return jsonReply(200, todoJson(outcome.todo));
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/v2/todos/{todo_id}',
+      status: 200,
+      params: byId,
+      docs: {
+        name: 'read_todo_v2',
+        responseModel: 'Todo',
+        responses: { 404: { description: 'No todo with this id', model: 'error' } },
+      },
+      async handle({ params }) {
+        const todo = await store.get(params.todo_id);
+        if (todo === undefined) throw todoNotFound();
+        return jsonReply(200, todoJson(todo));
+      },
+    }),
+  ];
+}

@@ -1,0 +1,30 @@
+// The to-do service assembled: its store on the configured database, its routes and schemas.
+import type { DbSpec } from '../config.js';
+import type { ServiceDefinition } from '../http/service.js';
+import { TODO_SCHEMA } from './model.js';
+import { todoRoutes } from './routes.js';
+import type { TodoStore } from './store.js';
+import { openSqliteTodoStore } from './store-sqlite.js';
+
+export async function openTodoStore(db: DbSpec): Promise<TodoStore> {
+  switch (db.kind) {
+    case 'memory':
+      return openSqliteTodoStore(':memory:');
+    case 'sqlite':
+      return openSqliteTodoStore(db.path);
+    case 'postgres':
+      throw new Error('PostgreSQL is not supported yet');
+  }
+}
+
+export async function createTodoService(db: DbSpec): Promise<ServiceDefinition> {
+  const store = await openTodoStore(db);
+  return {
+    title: 'To-do service',
+    version: '0.1.0',
+    routes: todoRoutes(store),
+    components: { Todo: TODO_SCHEMA },
+    ready: () => store.ping(),
+    close: () => store.close(),
+  };
+}
