@@ -1,0 +1,35 @@
+// The banking service assembled: its ledger on the configured database, its routes, its title.
+import type { DbSpec } from '../config.js';
+import type { ErrorFormat } from '../http/render.js';
+import type { ServiceDefinition } from '../http/service.js';
+import type { Ledger } from './ledger.js';
+import { openSqliteLedger } from './ledger-sqlite.js';
+import { bankRoutes } from './routes.js';
+
+export async function openLedger(db: DbSpec, accounts: ReadonlyMap<string, number>): Promise<Ledger> {
+  switch (db.kind) {
+    case 'memory':
+      return openSqliteLedger(':memory:', accounts);
+    case 'sqlite':
+      return openSqliteLedger(db.path, accounts);
+    case 'postgres':
+      throw new Error('PostgreSQL is not supported yet');
+  }
+}
+
+function titleFor(format: ErrorFormat): string {
+  if (format.name === 'default') return 'Banking service (default)';
+  return format.catchAll ? 'Banking service (unified + catch-all)' : 'Banking service (unified)';
+}
+
+export async function createBankService(db: DbSpec, accounts: ReadonlyMap<string, number>, format: ErrorFormat): Promise<ServiceDefinition> {
+  const ledger = await openLedger(db, accounts);
+  return {
+    title: titleFor(format),
+    version: '0.1.0',
+    routes: bankRoutes(ledger),
+    components: {},
+    ready: () => ledger.ping(),
+    close: () => ledger.close(),
+  };
+}
