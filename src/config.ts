@@ -1,0 +1,154 @@
+// Configuration is read once, from the command line and then the environment, into one typed
+// object. Anything wrong stops the process with one line saying what, and exit code 2.
+import type { LogLevel } from './log.js';
+import type { ErrorFormatName } from './http/render.js';
+
+export type ServiceName = 'todo' | 'bank';
+
+export type DbSpec =
+  | { readonly kind: 'memory' }
+  | { readonly kind: 'sqlite'; readonly path: string }
+  | { readonly kind: 'postgres'; readonly url: string };
+
+export interface Config {
+  readonly services: readonly ServiceName[];
+  readonly host: string;
+  /** The first service listens here, the next one on port + 1. */
+  readonly port: number;
+  /** Undefined: each service in its own SQLite file under ./data/. */
+  readonly db: DbSpec | undefined;
+  readonly errors: ErrorFormatName;
+  readonly catchAll: boolean;
+  readonly accounts: ReadonlyMap<string, number> | undefined;
+  readonly logLevel: LogLevel;
+  readonly help: boolean;
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+export const DEFAULT_PORTS: Readonly<Record<ServiceName, number>> = { todo: 8000, bank: 8001 };
+
+export const USAGE = `Usage: node dist/cli.js [all|todo|bank] [options]
+
+Starts the to-do service (default port 8000), the banking service (8001), or both (all, the default).
+
+Options (each also read from the environment variable shown):
+  --host H             address to listen on (SVC_HOST, default 127.0.0.1)
+  --port N             port of the first service; with "all" the bank takes N+1 (SVC_PORT)
+  --db SPEC            memory | sqlite:PATH | postgres://user@host:port/db (SVC_DB,
+                       default: sqlite:./data/todo.sqlite and sqlite:./data/bank.sqlite)
+  --errors FORMAT      default | unified: the error body format (SVC_ERRORS, default default)
+  --catch-all          unified format: unhandled failures as a JSON 500 (SVC_CATCH_ALL=1)
+  --accounts LIST      initial bank accounts, name=balance,... (SVC_ACCOUNTS, default alice=100,bob=5)
+  --log-level LEVEL    debug | info | warn | error | silent (SVC_LOG_LEVEL, default info)
+  --help               this text
+`;
+
+const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
+
+export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Config {
+  const flags = new Map<string, string | true>();
+  let service: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (!arg.startsWith('--')) {
+      if (service !== undefined) throw new ConfigError(`unexpected argument "${arg}"`);
+      service = arg;
+      continue;
+    }
+    const [name, inline] = splitFlag(arg);
+    if (name === 'help' || name === 'catch-all') {
+      if (inline !== undefined) throw new ConfigError(`--${name} takes no value`);
+      flags.set(name, true);
+      continue;
+    }
+    if (!['host', 'port', 'db', 'errors', 'accounts', 'log-level'].includes(name)) {
+      throw new ConfigError(`unknown option --${name}`);
+    }
+    const value = inline ?? argv[++i];
+    if (value === undefined) throw new ConfigError(`--${name} needs a value`);
+    flags.set(name, value);
+  }
+  const pick = (flag: string, variable: string): string | undefined => {
+    const value = flags.get(flag);
+    return typeof value === 'string' ? value : env[variable] === '' ? undefined : env[variable];
+  };
+
+  const which = service ?? env.SVC_SERVICE ?? 'all';
+  if (which !== 'all' && which !== 'todo' && which !== 'bank') {
+    throw new ConfigError(`unknown service "${which}": expected all, todo or bank`);
+  }
+  const services: ServiceName[] = which === 'all' ? ['todo', 'bank'] : [which];
+  const errors = pick('errors', 'SVC_ERRORS') ?? 'default';
+  if (errors !== 'default' && errors !== 'unified') throw new ConfigError(`--errors must be default or unified, not "${errors}"`);
+  const logLevel = pick('log-level', 'SVC_LOG_LEVEL') ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel as LogLevel)) throw new ConfigError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
+  const catchAllEnv = env.SVC_CATCH_ALL;
+  if (catchAllEnv !== undefined && !['', '0', '1', 'true', 'false'].includes(catchAllEnv)) {
+    throw new ConfigError('SVC_CATCH_ALL must be 1 or 0');
+  }
+  const catchAll = flags.get('catch-all') === true || catchAllEnv === '1' || catchAllEnv === 'true';
+  const dbText = pick('db', 'SVC_DB');
+  const accountsText = pick('accounts', 'SVC_ACCOUNTS');
+  const portText = pick('port', 'SVC_PORT');
+
+  return {
+    services,
+    host: pick('host', 'SVC_HOST') ?? '127.0.0.1',
+    port: portText === undefined ? DEFAULT_PORTS[services[0] as ServiceName] : parsePort(portText),
+    db: dbText === undefined ? undefined : parseDb(dbText),
+    errors,
+    catchAll,
+    accounts: accountsText === undefined ? undefined : parseAccounts(accountsText),
+    logLevel: logLevel as LogLevel,
+    help: flags.get('help') === true,
+  };
+}
+
+function splitFlag(arg: string): [string, string | undefined] {
+  const eq = arg.indexOf('=');
+  return eq === -1 ? [arg.slice(2), undefined] : [arg.slice(2, eq), arg.slice(eq + 1)];
+}
+
+function parsePort(text: string): number {
+  const port = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
+  if (!(port >= 0 && port <= 65535)) throw new ConfigError(`--port must be a number from 0 to 65535, not "${text}"`);
+  return port;
+}
+
+export function parseDb(text: string): DbSpec {
+  if (text === 'memory') return { kind: 'memory' };
+  if (text.startsWith('sqlite:')) {
+    const path = text.slice('sqlite:'.length);
+    if (path === '') throw new ConfigError('--db sqlite: needs a file path, e.g. sqlite:./data/todo.sqlite');
+    return { kind: 'sqlite', path };
+  }
+  if (text.startsWith('postgres://') || text.startsWith('postgresql://')) {
+    try {
+      new URL(text);
+    } catch {
+      throw new ConfigError('--db postgres URL is not a valid URL');
+    }
+    return { kind: 'postgres', url: text };
+  }
+  throw new ConfigError('--db must be memory, sqlite:PATH or postgres://…');
+}
+
+const BALANCE_MAX = Number.MAX_SAFE_INTEGER;
+
+export function parseAccounts(text: string): ReadonlyMap<string, number> {
+  const accounts = new Map<string, number>();
+  for (const entry of text.split(',')) {
+    const eq = entry.lastIndexOf('=');
+    const name = entry.slice(0, eq);
+    const balanceText = entry.slice(eq + 1);
+    if (eq <= 0 || !/^\d{1,16}$/.test(balanceText) || Number(balanceText) > BALANCE_MAX) {
+      throw new ConfigError(`--accounts entry "${entry}" is not name=balance with a balance from 0 to ${BALANCE_MAX}`);
+    }
+    if (accounts.has(name)) throw new ConfigError(`--accounts names "${name}" twice`);
+    accounts.set(name, Number(balanceText));
+  }
+  return accounts;
+}
