@@ -1,0 +1,52 @@
+// A raw HTTP client for tests: the request-target is sent exactly as written (no normalising),
+// and the response comes back as status, lower-cased headers and bytes.
+import { request } from 'node:http';
+
+export interface RawRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers?: readonly (readonly [string, string])[];
+  readonly body?: string | Buffer;
+}
+
+export interface RawResponse {
+  readonly status: number;
+  readonly reason: string;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  readonly body: Buffer;
+  readonly text: string;
+}
+
+export function send(baseUrl: string, req: RawRequest): Promise<RawResponse> {
+  const url = new URL(baseUrl);
+  const headers: Record<string, string> = { Host: url.host };
+  for (const [name, value] of req.headers ?? []) headers[name] = value;
+  const body = req.body === undefined ? undefined : Buffer.isBuffer(req.body) ? req.body : Buffer.from(req.body, 'utf8');
+  if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-length')) {
+    headers['Content-Length'] = String(body.length);
+  }
+  return new Promise((resolve, reject) => {
+    const outgoing = request(
+      { host: url.hostname, port: url.port, method: req.method, path: req.path, headers, setHost: false, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const bytes = Buffer.concat(chunks);
+          resolve({ status: res.statusCode ?? 0, reason: res.statusMessage ?? '', headers: res.headers, body: bytes, text: bytes.toString('utf8') });
+        });
+        res.on('error', reject);
+      },
+    );
+    outgoing.setTimeout(15_000, () => outgoing.destroy(new Error('request timed out')));
+    outgoing.on('error', reject);
+    if (body !== undefined && body.length > 0) outgoing.write(body);
+    outgoing.end();
+  });
+}
+
+/** Shorthands for the common calls. */
+export const get = (baseUrl: string, path: string): Promise<RawResponse> => send(baseUrl, { method: 'GET', path });
+export const postJson = (baseUrl: string, path: string, body: string, method = 'POST'): Promise<RawResponse> =>
+  send(baseUrl, { method, path, headers: [['Content-Type', 'application/json']], body });
+export const json = (res: RawResponse): unknown => JSON.parse(res.text);

@@ -1,0 +1,30 @@
+// Real servers for tests: each test starts its own, on a free port, and closes it.
+import { INITIAL_ACCOUNTS } from '../../src/bank/model.js';
+import { createBankService } from '../../src/bank/service.js';
+import type { DbSpec } from '../../src/config.js';
+import type { ErrorFormat } from '../../src/http/render.js';
+import { createLogger, type Logger } from '../../src/log.js';
+import { startServer, type RunningServer } from '../../src/server.js';
+import { createTodoService } from '../../src/todo/service.js';
+
+export interface TestServerOptions {
+  readonly service: 'todo' | 'bank';
+  readonly errors?: ErrorFormat['name'];
+  readonly catchAll?: boolean;
+  readonly db?: DbSpec;
+  readonly accounts?: ReadonlyMap<string, number>;
+  /** Collects log lines instead of printing them. */
+  readonly logLines?: string[];
+}
+
+export async function startTestServer(options: TestServerOptions): Promise<RunningServer> {
+  const errorFormat: ErrorFormat = { name: options.errors ?? 'default', catchAll: options.catchAll ?? false };
+  const db = options.db ?? { kind: 'memory' };
+  const service =
+    options.service === 'todo'
+      ? await createTodoService(db)
+      : await createBankService(db, options.accounts ?? INITIAL_ACCOUNTS, errorFormat);
+  const lines = options.logLines;
+  const log: Logger = lines === undefined ? createLogger('silent') : createLogger('info', (line) => lines.push(line));
+  return startServer(service, { host: '127.0.0.1', port: 0, errorFormat, log });
+}
