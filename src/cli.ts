@@ -15,12 +15,12 @@ function dbFor(service: ServiceName, config: Config): DbSpec {
 async function createService(service: ServiceName, config: Config): Promise<ServiceDefinition> {
   switch (service) {
     case 'todo':
-      return createTodoService(dbFor(service, config));
+      return createTodoService(dbFor(service, config), { sqliteSynchronous: config.sqliteSynchronous });
     case 'bank':
       return createBankService(dbFor(service, config), config.accounts ?? INITIAL_ACCOUNTS, {
         name: config.errors,
         catchAll: config.catchAll,
-      });
+      }, { sqliteSynchronous: config.sqliteSynchronous });
   }
 }
 

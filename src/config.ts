@@ -21,6 +21,8 @@ export interface Config {
   readonly catchAll: boolean;
   readonly accounts: ReadonlyMap<string, number> | undefined;
   readonly logLevel: LogLevel;
+  /** SQLite only. OFF gives up durability; it exists so that benchmarks can measure what FULL costs. */
+  readonly sqliteSynchronous: 'FULL' | 'OFF';
   readonly help: boolean;
 }
 
@@ -43,6 +45,8 @@ Options (each also read from the environment variable shown):
   --catch-all          unified format: unhandled failures as a JSON 500 (SVC_CATCH_ALL=1)
   --accounts LIST      initial bank accounts, name=balance,... (SVC_ACCOUNTS, default alice=100,bob=5)
   --log-level LEVEL    debug | info | warn | error | silent (SVC_LOG_LEVEL, default info)
+  --sqlite-synchronous full | off: off loses acknowledged writes on a crash; for benchmarks
+                       only (SVC_SQLITE_SYNCHRONOUS, default full)
   --help               this text
 `;
 
@@ -64,7 +68,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
       flags.set(name, true);
       continue;
     }
-    if (!['host', 'port', 'db', 'errors', 'accounts', 'log-level'].includes(name)) {
+    if (!['host', 'port', 'db', 'errors', 'accounts', 'log-level', 'sqlite-synchronous'].includes(name)) {
       throw new ConfigError(`unknown option --${name}`);
     }
     const value = inline ?? argv[++i];
@@ -90,6 +94,8 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     throw new ConfigError('SVC_CATCH_ALL must be 1 or 0');
   }
   const catchAll = flags.get('catch-all') === true || catchAllEnv === '1' || catchAllEnv === 'true';
+  const synchronous = (pick('sqlite-synchronous', 'SVC_SQLITE_SYNCHRONOUS') ?? 'full').toUpperCase();
+  if (synchronous !== 'FULL' && synchronous !== 'OFF') throw new ConfigError('--sqlite-synchronous must be full or off');
   const dbText = pick('db', 'SVC_DB');
   const accountsText = pick('accounts', 'SVC_ACCOUNTS');
   const portText = pick('port', 'SVC_PORT');
@@ -103,6 +109,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     catchAll,
     accounts: accountsText === undefined ? undefined : parseAccounts(accountsText),
     logLevel: logLevel as LogLevel,
+    sqliteSynchronous: synchronous,
     help: flags.get('help') === true,
   };
 }

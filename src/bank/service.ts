@@ -1,17 +1,18 @@
 // The banking service assembled: its ledger on the configured database, its routes, its title.
 import type { DbSpec } from '../config.js';
+import type { StoreOptions } from '../db/store-options.js';
 import type { ErrorFormat } from '../http/render.js';
 import type { ServiceDefinition } from '../http/service.js';
 import type { Ledger } from './ledger.js';
 import { openSqliteLedger } from './ledger-sqlite.js';
 import { bankRoutes } from './routes.js';
 
-export async function openLedger(db: DbSpec, accounts: ReadonlyMap<string, number>): Promise<Ledger> {
+export async function openLedger(db: DbSpec, accounts: ReadonlyMap<string, number>, options: StoreOptions = {}): Promise<Ledger> {
   switch (db.kind) {
     case 'memory':
       return openSqliteLedger(':memory:', accounts);
     case 'sqlite':
-      return openSqliteLedger(db.path, accounts);
+      return openSqliteLedger(db.path, accounts, options.sqliteSynchronous);
     case 'postgres':
       throw new Error('PostgreSQL is not supported yet');
   }
@@ -22,8 +23,13 @@ function titleFor(format: ErrorFormat): string {
   return format.catchAll ? 'Banking service (unified + catch-all)' : 'Banking service (unified)';
 }
 
-export async function createBankService(db: DbSpec, accounts: ReadonlyMap<string, number>, format: ErrorFormat): Promise<ServiceDefinition> {
-  const ledger = await openLedger(db, accounts);
+export async function createBankService(
+  db: DbSpec,
+  accounts: ReadonlyMap<string, number>,
+  format: ErrorFormat,
+  options: StoreOptions = {},
+): Promise<ServiceDefinition> {
+  const ledger = await openLedger(db, accounts, options);
   return {
     title: titleFor(format),
     version: '0.1.0',

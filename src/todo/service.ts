@@ -1,24 +1,25 @@
 // The to-do service assembled: its store on the configured database, its routes and schemas.
 import type { DbSpec } from '../config.js';
+import type { StoreOptions } from '../db/store-options.js';
 import type { ServiceDefinition } from '../http/service.js';
 import { TODO_SCHEMA } from './model.js';
 import { todoRoutes } from './routes.js';
 import type { TodoStore } from './store.js';
 import { openSqliteTodoStore } from './store-sqlite.js';
 
-export async function openTodoStore(db: DbSpec): Promise<TodoStore> {
+export async function openTodoStore(db: DbSpec, options: StoreOptions = {}): Promise<TodoStore> {
   switch (db.kind) {
     case 'memory':
       return openSqliteTodoStore(':memory:');
     case 'sqlite':
-      return openSqliteTodoStore(db.path);
+      return openSqliteTodoStore(db.path, options.sqliteSynchronous);
     case 'postgres':
       throw new Error('PostgreSQL is not supported yet');
   }
 }
 
-export async function createTodoService(db: DbSpec): Promise<ServiceDefinition> {
-  const store = await openTodoStore(db);
+export async function createTodoService(db: DbSpec, options: StoreOptions = {}): Promise<ServiceDefinition> {
+  const store = await openTodoStore(db, options);
   return {
     title: 'To-do service',
     version: '0.1.0',
