@@ -28,3 +28,13 @@ export async function startTestServer(options: TestServerOptions): Promise<Runni
   const log: Logger = lines === undefined ? createLogger('silent') : createLogger('info', (line) => lines.push(line));
   return startServer(service, { host: '127.0.0.1', port: 0, errorFormat, log });
 }
+
+/** Runs `body` against a fresh server, and closes the server whatever happens. */
+export async function withServer(options: TestServerOptions, body: (url: string) => Promise<void>): Promise<void> {
+  const server = await startTestServer(options);
+  try {
+    await body(server.url);
+  } finally {
+    await server.close();
+  }
+}

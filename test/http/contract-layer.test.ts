@@ -1,0 +1,273 @@
+// The HTTP contract layer on its own: a real server with routes that know nothing of to-dos or
+// money, one test per rule the layer promises (shared/DESIGN.md and the contract's general rules).
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { ErrorFormat } from '../../src/http/render.js';
+import { defineRoute, jsonReply, type Route } from '../../src/http/route.js';
+import { boolField, intParam, model, strField } from '../../src/http/schema.js';
+import type { ServiceDefinition } from '../../src/http/service.js';
+import { createLogger } from '../../src/log.js';
+import { startServer } from '../../src/server.js';
+import { get, json, postJson, send, type RawResponse } from '../support/http.js';
+
+const SECRET = 'password=swordfish';
+const thing = model('Thing', { name: strField('Name'), ok: boolField('Ok', false) });
+const n = intParam({ title: 'N', ge: -10, le: 10 });
+
+function routes(calls: string[]): Route[] {
+  return [
+    defineRoute({
+      method: 'GET', path: '/things/{n}', status: 200, params: { n }, docs: { name: 'read_thing' },
+      handle: ({ params }) => jsonReply(200, JSON.stringify({ n: params.n })),
+    }),
+    defineRoute({
+      method: 'PUT', path: '/things/{n}', status: 200, params: { n }, body: thing, docs: { name: 'put_thing' },
+      handle: ({ params, body }) => jsonReply(200, JSON.stringify({ n: params.n, ...body })),
+    }),
+    defineRoute({
+      method: 'DELETE', path: '/things/{n}', status: 204, params: { n }, docs: { name: 'delete_thing' },
+      handle: () => ({ status: 204, body: '{"a value":"that must not be sent"}' }),
+    }),
+    defineRoute({
+      method: 'POST', path: '/things', status: 201, params: {}, body: thing, docs: { name: 'create_thing' },
+      handle: ({ body }) => {
+        calls.push(body.name);
+        return jsonReply(201, JSON.stringify(body));
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/boom', status: 200, params: {}, docs: { name: 'boom' },
+      handle: () => {
+        throw new Error(`internal detail ${SECRET}`);
+      },
+    }),
+  ];
+}
+
+interface Layer {
+  readonly url: string;
+  readonly calls: string[];
+  readonly logs: string[];
+}
+
+async function withLayer(format: ErrorFormat, body: (layer: Layer) => Promise<void>): Promise<void> {
+  const calls: string[] = [];
+  const logs: string[] = [];
+  const service: ServiceDefinition = {
+    title: 'Layer test', version: '0', routes: routes(calls), components: {},
+    ready: async () => true, close: async () => undefined,
+  };
+  const server = await startServer(service, {
+    host: '127.0.0.1', port: 0, errorFormat: format, log: createLogger('info', (line) => logs.push(line)),
+  });
+  try {
+    await body({ url: server.url, calls, logs });
+  } finally {
+    await server.close();
+  }
+}
+const DEFAULT: ErrorFormat = { name: 'default', catchAll: false };
+const UNIFIED: ErrorFormat = { name: 'unified', catchAll: false };
+const layerTest = (name: string, body: (layer: Layer) => Promise<void>, format = DEFAULT): void => {
+  test(name, () => withLayer(format, body));
+};
+const detail = (res: RawResponse): unknown => (json(res) as { detail: unknown }).detail;
+const post = (url: string, body: string | Buffer, contentType?: string): Promise<RawResponse> =>
+  send(url, { method: 'POST', path: '/things', headers: contentType === undefined ? [] : [['Content-Type', contentType]], body });
+
+describe('routing rules', () => {
+  layerTest('an unknown path is 404 {"detail":"Not Found"}, whatever the method', async ({ url }) => {
+    for (const method of ['GET', 'POST', 'PATCH', 'DELETE']) {
+      const res = await send(url, { method, path: '/nothing/here' });
+      assert.equal(res.status, 404);
+      assert.equal(res.text, '{"detail":"Not Found"}');
+      assert.equal(res.headers['content-type'], 'application/json');
+    }
+  });
+
+  layerTest('a known path with a method it lacks is 405, Allow listing every method of the path and HEAD beside GET (D3)', async ({ url }) => {
+    const res = await send(url, { method: 'PATCH', path: '/things/1' });
+    assert.equal(res.status, 405);
+    assert.deepEqual(json(res), { detail: 'Method Not Allowed' });
+    assert.equal(res.headers.allow, 'GET, HEAD, PUT, DELETE');
+    assert.equal((await send(url, { method: 'GET', path: '/things' })).headers.allow, 'POST');
+  });
+
+  layerTest('405 is decided before validation', async ({ url }) => {
+    assert.equal((await send(url, { method: 'PATCH', path: '/things/abc' })).status, 405);
+  });
+
+  layerTest('HEAD on a GET route gives the status and headers GET would give, without a body (D4)', async ({ url }) => {
+    for (const path of ['/things/1', '/things/99', '/things/abc', '/boom']) {
+      const full = await get(url, path);
+      const head = await send(url, { method: 'HEAD', path });
+      assert.equal(head.status, full.status, path);
+      assert.equal(head.headers['content-type'], full.headers['content-type'], path);
+      assert.equal(head.headers['content-length'], String(full.body.length), path);
+      assert.equal(head.body.length, 0, path);
+    }
+  });
+
+  layerTest('a trailing slash redirects 307 to the path without it, query kept, Location relative, nothing executed (D9)', async ({ url, calls }) => {
+    const res = await send(url, { method: 'POST', path: '/things/?x=%2F&y', headers: [['Content-Type', 'application/json']], body: '{"name":"n"}' });
+    assert.equal(res.status, 307);
+    assert.equal(res.headers.location, '/things?x=%2F&y');
+    assert.equal(res.body.length, 0);
+    assert.deepEqual(calls, []);
+    assert.equal((await get(url, '/things/1//')).headers.location, '/things/1');
+  });
+
+  layerTest('a trailing slash on a path that reaches nothing is a plain 404', async ({ url }) => {
+    assert.equal((await get(url, '/nothing/')).status, 404);
+  });
+
+  layerTest('%2F inside a segment is data, not a separator (D8)', async ({ url }) => {
+    const res = await get(url, '/things/1%2F');
+    assert.equal(res.status, 422);
+    assert.equal((detail(res) as { input: string }[])[0]?.input, '1/');
+    assert.equal((await get(url, '/things%2F1')).status, 404);
+  });
+});
+
+describe('body decoding', () => {
+  layerTest('JSON media types are application/json and application/*+json, in any case, with parameters', async ({ url }) => {
+    for (const type of ['application/json', 'APPLICATION/JSON', 'application/json; charset=utf-8', 'application/vnd.api+json']) {
+      assert.equal((await post(url, '{"name":"x"}', type)).status, 201, type);
+    }
+  });
+
+  layerTest('another media type, or none, hands the raw text to the model: model_attributes_type', async ({ url }) => {
+    for (const type of [undefined, 'text/plain', 'application/jsonx', 'text/json', '']) {
+      const res = await post(url, '{"name":"x"}', type);
+      assert.equal(res.status, 422, String(type));
+      assert.deepEqual(detail(res), [
+        { type: 'model_attributes_type', loc: ['body'], msg: 'Input should be a valid dictionary or object to extract fields from', input: '{"name":"x"}' },
+      ]);
+    }
+  });
+
+  layerTest('a JSON syntax error is 422 json_invalid at ["body", character offset] with the reference wording', async ({ url }) => {
+    const res = await post(url, '{"name": "x",}', 'application/json');
+    assert.equal(res.status, 422);
+    assert.deepEqual(detail(res), [
+      { type: 'json_invalid', loc: ['body', 13], msg: 'JSON decode error', input: {}, ctx: { error: 'Expecting property name enclosed in double quotes' } },
+    ]);
+  });
+
+  layerTest('NaN and Infinity are syntax errors at their offset (D6)', async ({ url }) => {
+    const res = await post(url, '{"name": "x", "ok": NaN}', 'application/json');
+    assert.deepEqual((detail(res) as { loc: unknown[] }[])[0]?.loc, ['body', 20]);
+  });
+
+  layerTest('offsets count characters, not bytes or UTF-16 units', async ({ url }) => {
+    const res = await post(url, '{"name": "😀é", oops}', 'application/json');
+    assert.deepEqual((detail(res) as { loc: unknown[] }[])[0]?.loc, ['body', 15]);
+  });
+
+  layerTest('no body, or a JSON null, is missing at ["body"]', async ({ url }) => {
+    for (const body of ['', 'null']) {
+      assert.deepEqual(detail(await post(url, body, 'application/json')), [{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }]);
+    }
+  });
+
+  layerTest('a JSON value that is not an object is model_attributes_type with the value as input', async ({ url }) => {
+    assert.deepEqual(detail(await post(url, '[1, 2.5]', 'application/json')), [
+      { type: 'model_attributes_type', loc: ['body'], msg: 'Input should be a valid dictionary or object to extract fields from', input: [1, 2.5] },
+    ]);
+  });
+
+  layerTest('bytes that are not UTF-8 are 400 "There was an error parsing the body"', async ({ url }) => {
+    const res = await post(url, Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]), 'application/json');
+    assert.equal(res.status, 400);
+    assert.deepEqual(json(res), { detail: 'There was an error parsing the body' });
+  });
+
+  layerTest('nesting beyond the limit is 400, and nothing overflows a stack', async ({ url }) => {
+    const deep = `{"name":"x","extra":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
+    const res = await post(url, deep, 'application/json');
+    assert.equal(res.status, 400);
+    assert.equal((await get(url, '/things/1')).status, 200);
+  });
+
+  layerTest('a body past 1 MiB is refused with 413 in the error format', async ({ url, calls }) => {
+    const res = await post(url, `{"name":"${'x'.repeat(1024 * 1024)}"}`, 'application/json');
+    assert.equal(res.status, 413);
+    assert.deepEqual(json(res), { detail: 'Content Too Large' });
+    assert.deepEqual(calls, []);
+  });
+});
+
+describe('validation', () => {
+  layerTest('all errors of one request are listed together, path before body, fields in declaration order', async ({ url }) => {
+    const res = await send(url, { method: 'PUT', path: '/things/abc', headers: [['Content-Type', 'application/json']], body: '{"name": 5, "ok": "maybe"}' });
+    assert.equal(res.status, 422);
+    assert.deepEqual(
+      (detail(res) as { type: string; loc: unknown[] }[]).map((item) => [item.type, item.loc]),
+      [['int_parsing', ['path', 'n']], ['string_type', ['body', 'name']], ['bool_parsing', ['body', 'ok']]],
+    );
+  });
+
+  layerTest('an integer outside its bounds is less_than_equal / greater_than_equal with ctx', async ({ url }) => {
+    assert.deepEqual(detail(await get(url, '/things/11')), [
+      { type: 'less_than_equal', loc: ['path', 'n'], msg: 'Input should be less than or equal to 10', input: '11', ctx: { le: 10 } },
+    ]);
+    assert.equal((detail(await get(url, '/things/-11')) as { type: string }[])[0]?.type, 'greater_than_equal');
+  });
+
+  layerTest('path integers are read as the reference reads them: spaces, +, leading zeros, 1.0, 1_0', async ({ url }) => {
+    for (const [text, value] of [['%201%20', 1], ['+2', 2], ['003', 3], ['4.0', 4], ['1_0', 10]] as const) {
+      assert.deepEqual(json(await get(url, `/things/${text}`)), { n: value }, text);
+    }
+    for (const text of ['1.5', '1e3', '0x1', '%D9%A1', '1__0']) {
+      assert.equal((await get(url, `/things/${text}`)).status, 422, text);
+    }
+  });
+
+  layerTest('a rejected request changes nothing', async ({ url, calls }) => {
+    await post(url, '{"name": 1}', 'application/json');
+    await post(url, '{"name": "x"', 'application/json');
+    assert.deepEqual(calls, []);
+  });
+});
+
+describe('responses', () => {
+  layerTest('a 204 carries neither a body nor a Content-Type, even when the handler produced a value (D5)', async ({ url }) => {
+    const res = await send(url, { method: 'DELETE', path: '/things/1' });
+    assert.equal(res.status, 204);
+    assert.equal(res.body.length, 0);
+    assert.equal(res.headers['content-type'], undefined);
+  });
+
+  layerTest('an unhandled failure is 500 text/plain "Internal Server Error"; the trace goes to the log with a request id', async ({ url, logs }) => {
+    const res = await get(url, '/boom');
+    assert.equal(res.status, 500);
+    assert.equal(res.headers['content-type'], 'text/plain; charset=utf-8');
+    assert.equal(res.text, 'Internal Server Error');
+    const entry = JSON.parse(logs.find((line) => line.includes('unhandled failure')) ?? '{}') as {
+      requestId?: string; error?: { stack?: string };
+    };
+    assert.match(entry.requestId ?? '', /^[0-9a-z]+-[0-9a-z]+$/);
+    assert.match(entry.error?.stack ?? '', new RegExp(SECRET));
+  });
+
+  layerTest('the unified format wraps routing errors and keeps their headers', async ({ url }) => {
+    const notFound = await get(url, '/nothing');
+    assert.deepEqual(json(notFound), { error: { code: 'HTTP_404', message: 'Not Found' } });
+    const notAllowed = await send(url, { method: 'PATCH', path: '/things/1' });
+    assert.deepEqual(json(notAllowed), { error: { code: 'HTTP_405', message: 'Method Not Allowed' } });
+    assert.equal(notAllowed.headers.allow, 'GET, HEAD, PUT, DELETE');
+  }, UNIFIED);
+
+  layerTest('the unified format lists validation failures as fields joined with "."', async ({ url }) => {
+    const res = await postJson(url, '/things', '{"ok": 3}');
+    assert.deepEqual(json(res), {
+      error: {
+        code: 'VALIDATION_FAILED', message: 'Some fields are wrong',
+        fields: [
+          { field: 'body.name', message: 'Field required' },
+          { field: 'body.ok', message: 'Input should be a valid boolean, unable to interpret input' },
+        ],
+      },
+    });
+  }, UNIFIED);
+});
