@@ -1,0 +1,80 @@
+// The documentation pages in a real browser, with every request to another host refused: the
+// pages must render from what our own server serves, and show each operation's codes.
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { withServer } from '../support/server.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const required = process.env.REQUIRE_BROWSER === '1';
+const available = existsSync(CHROMIUM);
+if (!available && required) throw new Error(`REQUIRE_BROWSER=1 but ${CHROMIUM} is missing (apt-get install chromium)`);
+const skip = available ? false : `no browser at ${CHROMIUM}: install Debian's chromium to run the documentation tests`;
+
+async function withBrowser(body: (browser: BrowserContext) => Promise<void>): Promise<void> {
+  const profile = mkdtempSync(join(tmpdir(), 'docs-browser-'));
+  // A fresh profile directory each time, as the machine's notes require.
+  const browser = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+    ],
+  });
+  try {
+    await body(browser);
+  } finally {
+    await browser.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
+}
+
+/** Opens a page with the network cut to our own server; returns the foreign requests it tried. */
+async function openOffline(browser: BrowserContext, url: string): Promise<{ foreign: string[]; page: Page }> {
+  const page = await browser.newPage();
+  const origin = new URL(url).origin;
+  const foreign: string[] = [];
+  await page.route('**/*', (route) => {
+    const target = route.request().url();
+    if (target.startsWith(origin) || target.startsWith('data:') || target.startsWith('blob:')) return route.continue();
+    foreign.push(target);
+    return route.abort();
+  });
+  await page.goto(url);
+  return { foreign, page };
+}
+
+describe('documentation in a browser', { skip }, () => {
+  test('Swagger UI at /docs renders every operation with its documented codes, offline', () =>
+    withServer({ service: 'todo' }, (url) =>
+      withBrowser(async (browser) => {
+        const { foreign, page } = await openOffline(browser, `${url}/docs`);
+        await page.waitForSelector('.opblock', { timeout: 15_000 });
+        const operations = await page.locator('.opblock-summary-path').allInnerTexts();
+        assert.equal(operations.length, 7);
+        assert.ok(operations.some((text) => text.includes('/v2/todos/{todo_id}')));
+        await page.locator('.opblock-summary', { hasText: '/v2/todos/{todo_id}' }).first().click();
+        await page.waitForSelector('.responses-table', { timeout: 10_000 });
+        const codes = await page.locator('.response-col_status').allInnerTexts();
+        for (const code of ['200', '404', '422']) assert.ok(codes.some((text) => text.trim().startsWith(code)), `code ${code} shown`);
+        assert.ok(await page.getByText('No todo with this id').first().isVisible());
+        assert.deepEqual(foreign, []);
+      }),
+    ));
+
+  test('ReDoc at /redoc renders the API, offline', () =>
+    withServer({ service: 'bank', errors: 'unified' }, (url) =>
+      withBrowser(async (browser) => {
+        const { foreign, page } = await openOffline(browser, `${url}/redoc`);
+        await page.waitForSelector('h1', { timeout: 20_000 });
+        assert.match(await page.locator('h1').first().innerText(), /Banking service \(unified\)/);
+        assert.ok((await page.getByText('/withdraw/{account}/{amount}').count()) > 0);
+        // ReDoc's "powered by" badge links its logo from its CDN; offline it is simply not shown.
+        assert.deepEqual(foreign.filter((target) => target !== 'https://cdn.redoc.ly/redoc/logo-mini.svg'), []);
+      }),
+    ));
+});
