@@ -14,7 +14,14 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
   const threshold = RANK[level];
   const emit = (lvl: LogLevel, message: string, fields?: Record<string, unknown>): void => {
     if (RANK[lvl] < threshold) return;
-    write(`${JSON.stringify({ time: new Date().toISOString(), level: lvl, message, ...fields }, errorFields)}\n`);
+    let line: string;
+    try {
+      line = JSON.stringify({ time: new Date().toISOString(), level: lvl, message, ...fields }, errorFields);
+    } catch {
+      // A field that cannot be written (a cycle, say) must not turn logging into a crash.
+      line = JSON.stringify({ time: new Date().toISOString(), level: lvl, message, unloggable: true });
+    }
+    write(`${line}\n`);
   };
   return {
     info: (message, fields) => emit('info', message, fields),

@@ -24,8 +24,8 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
   let requestCount = 0;
 
   async function handle(req: IncomingMessage, res: ServerResponse, requestNumber: number): Promise<void> {
-    const method = req.method ?? 'GET';
     try {
+      const method = req.method ?? 'GET';
       const match = router.match(method, req.url ?? '/');
       switch (match.kind) {
         case 'route':
@@ -41,21 +41,30 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
           throw notFound();
       }
     } catch (error) {
-      const rendered = renderError(error, errorFormat);
-      if (rendered.unexpected) {
-        log.error('unhandled failure', { requestId: requestId(requestNumber), method, url: req.url, error });
+      try {
+        sendError(res, error, requestId(requestNumber), req);
+      } catch (failure) {
+        // Rendering itself failed: still no crash and nothing internal for the client.
+        log.error('failed to render an error', { requestId: requestId(requestNumber), error: failure });
+        if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
+        res.end('Internal Server Error');
       }
-      if (res.headersSent) {
-        res.destroy();
-        return;
-      }
-      const headers: Record<string, string | number> = { ...rendered.headers };
-      headers['Content-Type'] = rendered.contentType;
-      headers['Content-Length'] = Buffer.byteLength(rendered.body);
-      if (rendered.status === 413) headers.Connection = 'close';
-      res.writeHead(rendered.status, headers);
-      res.end(rendered.body);
     }
+  }
+
+  function sendError(res: ServerResponse, error: unknown, id: string, req: IncomingMessage): void {
+    const rendered = renderError(error, errorFormat);
+    if (rendered.unexpected) log.error('unhandled failure', { requestId: id, method: req.method, url: req.url, error });
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    const headers: Record<string, string | number> = { ...rendered.headers };
+    headers['Content-Type'] = rendered.contentType;
+    headers['Content-Length'] = Buffer.byteLength(rendered.body);
+    if (rendered.status === 413) headers.Connection = 'close';
+    res.writeHead(rendered.status, headers);
+    res.end(rendered.body);
   }
 
   return (req, res) => {
