@@ -12,15 +12,16 @@ function dbFor(service: ServiceName, config: Config): DbSpec {
   return config.db ?? { kind: 'sqlite', path: `./data/${service}.sqlite` };
 }
 
-async function createService(service: ServiceName, config: Config): Promise<ServiceDefinition> {
+async function createService(service: ServiceName, config: Config, log: Logger): Promise<ServiceDefinition> {
+  const storeOptions = { sqliteSynchronous: config.sqliteSynchronous, log };
   switch (service) {
     case 'todo':
-      return createTodoService(dbFor(service, config), { sqliteSynchronous: config.sqliteSynchronous });
+      return createTodoService(dbFor(service, config), storeOptions);
     case 'bank':
       return createBankService(dbFor(service, config), config.accounts ?? INITIAL_ACCOUNTS, {
         name: config.errors,
         catchAll: config.catchAll,
-      }, { sqliteSynchronous: config.sqliteSynchronous });
+      }, storeOptions);
   }
 }
 
@@ -41,7 +42,7 @@ async function main(): Promise<void> {
   const running: RunningServer[] = [];
   try {
     for (const [index, service] of config.services.entries()) {
-      const definition = await createService(service, config);
+      const definition = await createService(service, config, log);
       const server = await startServer(definition, {
         host: config.host,
         port: config.port === 0 ? 0 : config.port + index,

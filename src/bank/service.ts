@@ -5,6 +5,7 @@ import type { ErrorFormat } from '../http/render.js';
 import type { ServiceDefinition } from '../http/service.js';
 import type { Ledger } from './ledger.js';
 import { openSqliteLedger } from './ledger-sqlite.js';
+import { openPostgresLedger } from './ledger-postgres.js';
 import { bankRoutes } from './routes.js';
 
 export async function openLedger(db: DbSpec, accounts: ReadonlyMap<string, number>, options: StoreOptions = {}): Promise<Ledger> {
@@ -14,7 +15,7 @@ export async function openLedger(db: DbSpec, accounts: ReadonlyMap<string, numbe
     case 'sqlite':
       return openSqliteLedger(db.path, accounts, options.sqliteSynchronous);
     case 'postgres':
-      throw new Error('PostgreSQL is not supported yet');
+      return openPostgresLedger(db.url, accounts, options.log);
   }
 }
 

@@ -1,6 +1,9 @@
 // Options every store takes, whichever service it serves.
+import type { Logger } from '../log.js';
 
 export interface StoreOptions {
   /** SQLite only: FULL (the default) puts every acknowledged write on disk; OFF is for benchmarks. */
   readonly sqliteSynchronous?: 'FULL' | 'OFF';
+  /** Where a store reports that its database went away or came back (PostgreSQL). */
+  readonly log?: Logger;
 }

@@ -6,6 +6,7 @@ import { TODO_SCHEMA } from './model.js';
 import { todoRoutes } from './routes.js';
 import type { TodoStore } from './store.js';
 import { openSqliteTodoStore } from './store-sqlite.js';
+import { openPostgresTodoStore } from './store-postgres.js';
 
 export async function openTodoStore(db: DbSpec, options: StoreOptions = {}): Promise<TodoStore> {
   switch (db.kind) {
@@ -14,7 +15,7 @@ export async function openTodoStore(db: DbSpec, options: StoreOptions = {}): Pro
     case 'sqlite':
       return openSqliteTodoStore(db.path, options.sqliteSynchronous);
     case 'postgres':
-      throw new Error('PostgreSQL is not supported yet');
+      return openPostgresTodoStore(db.url, options.log);
   }
 }
 
