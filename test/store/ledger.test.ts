@@ -1,0 +1,103 @@
+// The promises of Ledger, checked against every backend with the same tests: each test gets a new,
+// empty database, opened the way the service opens it.
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import type { Ledger } from '../../src/bank/ledger.js';
+import { openLedger } from '../../src/bank/service.js';
+import { storeBackends, type FreshDatabase } from '../support/store-backends.js';
+
+const ACCOUNTS: ReadonlyMap<string, number> = new Map([
+  ['alice', 100],
+  ['bob', 5],
+  ["zoë 💰 o'brien", 42],
+  ['big', Number.MAX_SAFE_INTEGER],
+]);
+
+for (const backend of await storeBackends()) {
+  describe(`Ledger on ${backend.name}`, { skip: backend.skip }, () => {
+    let fresh: FreshDatabase;
+    let ledger: Ledger;
+    const reopen = async (accounts: ReadonlyMap<string, number>): Promise<void> => {
+      await ledger.close();
+      ledger = await openLedger(fresh.db, accounts);
+    };
+
+    beforeEach(async () => {
+      fresh = await backend.fresh();
+      ledger = await openLedger(fresh.db, ACCOUNTS);
+    });
+    afterEach(async () => {
+      await ledger.close();
+      await fresh.drop();
+    });
+
+    test('a new database holds the initial accounts', async () => {
+      for (const [name, balance] of ACCOUNTS) assert.equal(await ledger.balance(name), balance);
+    });
+
+    test('an unknown account has no balance', async () => {
+      assert.equal(await ledger.balance('carol'), undefined);
+      assert.equal(await ledger.balance('Alice'), undefined);
+    });
+
+    test('a name holding NUL is an unknown account, never a failure', async () => {
+      assert.equal(await ledger.balance('\u0000'), undefined);
+      assert.equal(await ledger.balance('alice\u0000'), undefined);
+      assert.deepEqual(await ledger.withdraw('alice\u0000', 1), { kind: 'unknown-account' });
+    });
+
+    test('withdraw takes the amount and reports the new balance', async () => {
+      assert.deepEqual(await ledger.withdraw('alice', 30), { kind: 'done', balance: 70 });
+      assert.equal(await ledger.balance('alice'), 70);
+    });
+
+    test('withdrawing exactly the balance is allowed and leaves 0', async () => {
+      assert.deepEqual(await ledger.withdraw('bob', 5), { kind: 'done', balance: 0 });
+    });
+
+    test('too large a withdrawal is refused with the current balance, and changes nothing', async () => {
+      assert.deepEqual(await ledger.withdraw('bob', 6), { kind: 'insufficient', balance: 5 });
+      assert.equal(await ledger.balance('bob'), 5);
+    });
+
+    test('withdrawing from an unknown account says so', async () => {
+      assert.deepEqual(await ledger.withdraw('carol', 1), { kind: 'unknown-account' });
+    });
+
+    test('names with quotes and emoji work like any other', async () => {
+      assert.deepEqual(await ledger.withdraw("zoë 💰 o'brien", 2), { kind: 'done', balance: 40 });
+    });
+
+    test('balances up to 2^53-1 stay exact', async () => {
+      assert.deepEqual(await ledger.withdraw('big', 1), { kind: 'done', balance: Number.MAX_SAFE_INTEGER - 1 });
+      assert.deepEqual(await ledger.withdraw('bob', Number.MAX_SAFE_INTEGER), { kind: 'insufficient', balance: 5 });
+    });
+
+    test('no overdraft under 200 concurrent withdrawals', async () => {
+      const outcomes = await Promise.all(Array.from({ length: 200 }, () => ledger.withdraw('alice', 7)));
+      const done = outcomes.filter((o) => o.kind === 'done');
+      assert.equal(done.length, Math.floor(100 / 7));
+      assert.equal(outcomes.filter((o) => o.kind === 'insufficient').length, 200 - done.length);
+      assert.equal(await ledger.balance('alice'), 100 - 7 * done.length);
+      // Every success saw a different balance: no two withdrawals read the same one.
+      assert.equal(new Set(done.map((o) => (o.kind === 'done' ? o.balance : -1))).size, done.length);
+    });
+
+    test('balances survive closing and reopening', async () => {
+      await ledger.withdraw('alice', 11);
+      await reopen(ACCOUNTS);
+      assert.equal(await ledger.balance('alice'), 89);
+    });
+
+    test('initial accounts go only into an empty database', async () => {
+      await ledger.withdraw('alice', 1);
+      await reopen(new Map([['alice', 500], ['dave', 9]]));
+      assert.equal(await ledger.balance('alice'), 99);
+      assert.equal(await ledger.balance('dave'), undefined);
+    });
+
+    test('ping answers true while open', async () => {
+      assert.equal(await ledger.ping(), true);
+    });
+  });
+}

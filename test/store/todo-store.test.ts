@@ -1,0 +1,144 @@
+// The promises of TodoStore, checked against every backend with the same tests: each test gets a
+// new, empty database, opened the way the service opens it.
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import { openTodoStore } from '../../src/todo/service.js';
+import type { TodoStore } from '../../src/todo/store.js';
+import { storeBackends, type FreshDatabase } from '../support/store-backends.js';
+
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+const item = (title: string, done = false) => ({ title, done });
+
+for (const backend of await storeBackends()) {
+  describe(`TodoStore on ${backend.name}`, { skip: backend.skip }, () => {
+    let fresh: FreshDatabase;
+    let store: TodoStore;
+    const reopen = async (): Promise<TodoStore> => {
+      await store.close();
+      store = await openTodoStore(fresh.db);
+      return store;
+    };
+
+    beforeEach(async () => {
+      fresh = await backend.fresh();
+      store = await openTodoStore(fresh.db);
+    });
+    afterEach(async () => {
+      await store.close();
+      await fresh.drop();
+    });
+
+    test('a new database holds item 1, not done', async () => {
+      assert.deepEqual(await store.get(1), { id: 1, title: 'Buy milk', done: false });
+      assert.equal(await store.get(2), undefined);
+    });
+
+    test('create takes the largest existing id + 1', async () => {
+      assert.equal((await store.create(item('a'))).id, 2);
+      await store.replace(10, item('ten'));
+      assert.equal((await store.create(item('b'))).id, 11);
+      await store.remove(11);
+      await store.remove(10);
+      assert.equal((await store.create(item('c'))).id, 3, 'the largest id that still exists counts');
+    });
+
+    test('create takes 1 in an empty store, and follows negative ids', async () => {
+      await store.remove(1);
+      assert.equal((await store.create(item('first'))).id, 1);
+      await store.remove(1);
+      await store.replace(-5, item('negative'));
+      assert.equal((await store.create(item('after -5'))).id, -4);
+    });
+
+    test('create keeps title and done as given', async () => {
+      const created = await store.create(item('done already', true));
+      assert.deepEqual(created, { id: 2, title: 'done already', done: true });
+      assert.deepEqual(await store.get(2), created);
+    });
+
+    test('ids past 2^53-1 are returned as exact bigints', async () => {
+      await store.replace(MAX_SAFE, item('edge'));
+      assert.equal((await store.create(item('past'))).id, 9007199254740992n);
+      assert.equal((await store.create(item('further'))).id, 9007199254740993n);
+      assert.deepEqual(await store.get(MAX_SAFE), { id: MAX_SAFE, title: 'edge', done: false });
+    });
+
+    test('replace tells a created item from a replaced one', async () => {
+      assert.deepEqual(await store.replace(7, item('new')), { todo: { id: 7, title: 'new', done: false }, created: true });
+      assert.deepEqual(await store.replace(7, item('again', true)), { todo: { id: 7, title: 'again', done: true }, created: false });
+      assert.deepEqual(await store.get(7), { id: 7, title: 'again', done: true });
+    });
+
+    test('replace may set done back to false (a replacement, not a transition)', async () => {
+      await store.finish(1);
+      await store.replace(1, item('Buy milk'));
+      assert.deepEqual(await store.get(1), { id: 1, title: 'Buy milk', done: false });
+    });
+
+    test('finish: finished, then already done; missing for an unknown id', async () => {
+      assert.deepEqual(await store.finish(1), { kind: 'finished', todo: { id: 1, title: 'Buy milk', done: true } });
+      assert.deepEqual(await store.finish(1), { kind: 'already-done' });
+      assert.deepEqual(await store.finish(99), { kind: 'missing' });
+      assert.equal((await store.get(1))?.done, true);
+    });
+
+    test('remove says whether an item was removed', async () => {
+      assert.equal(await store.remove(1), true);
+      assert.equal(await store.remove(1), false);
+      assert.equal(await store.get(1), undefined);
+    });
+
+    test('titles with NUL, lone surrogates, emoji and quotes round-trip exactly', async () => {
+      const titles = ['a\u0000b', '\ud800', 'x\udfffy', '🥛 milk', 'say "hi"\\', '', '\u2028\n\t'];
+      for (const title of titles) {
+        const { id } = await store.create(item(title));
+        assert.equal(typeof id, 'number');
+        assert.deepEqual(await store.get(id as number), { id, title, done: false });
+      }
+      await store.replace(50, item('\ud83d'));
+      assert.deepEqual(await store.finish(50), { kind: 'finished', todo: { id: 50, title: '\ud83d', done: true } });
+    });
+
+    test('data survives closing and reopening', async () => {
+      await store.create(item('kept', true));
+      await reopen();
+      assert.deepEqual(await store.get(2), { id: 2, title: 'kept', done: true });
+    });
+
+    test('initial data goes only into an empty database: a deleted item 1 does not come back', async () => {
+      await store.remove(1);
+      await reopen();
+      assert.equal(await store.get(1), undefined);
+      assert.equal((await store.create(item('first again'))).id, 1);
+    });
+
+    test('concurrent creates each take largest + 1: distinct, consecutive ids', async () => {
+      const created = await Promise.all(Array.from({ length: 60 }, (_, i) => store.create(item(`c${i}`))));
+      const ids = created.map((todo) => todo.id as number).sort((a, b) => a - b);
+      assert.deepEqual(ids, Array.from({ length: 60 }, (_, i) => i + 2));
+    });
+
+    test('concurrent creates and replaces of new ids never share an id', async () => {
+      // PUT targets lie far apart, so that no POST can legitimately reach one by counting up.
+      const work = Array.from({ length: 80 }, (_, i) =>
+        i % 4 === 0
+          ? store.replace(1000 * (i + 1), item(`put${i}`)).then((r) => ({ id: r.todo.id, title: r.todo.title, created: r.created }))
+          : store.create(item(`post${i}`)).then((todo) => ({ id: todo.id, title: todo.title, created: true })),
+      );
+      const done = await Promise.all(work);
+      assert.equal(new Set(done.map((todo) => todo.id)).size, done.length);
+      assert.ok(done.every((todo) => todo.created));
+      for (const todo of done) assert.equal((await store.get(todo.id as number))?.title, todo.title);
+    });
+
+    test('concurrent finishes of one item: exactly one finishes it', async () => {
+      const outcomes = await Promise.all(Array.from({ length: 20 }, () => store.finish(1)));
+      assert.equal(outcomes.filter((o) => o.kind === 'finished').length, 1);
+      assert.equal(outcomes.filter((o) => o.kind === 'already-done').length, 19);
+    });
+
+    test('ping answers true while open', async () => {
+      assert.equal(await store.ping(), true);
+    });
+  });
+}

@@ -1,0 +1,72 @@
+// PostgreSQL for tests: a fresh database per suite (or per test), so that runs never see each
+// other's data. When no server answers, suites are skipped with the reason; with REQUIRE_POSTGRES=1
+// (as in CI) a failing test says so instead, so that a missing server cannot pass for green.
+import { randomBytes } from 'node:crypto';
+import { test } from 'node:test';
+import pg from 'pg';
+
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+const PROBE_TIMEOUT_MS = 3_000;
+
+export interface TestDatabase {
+  readonly url: string;
+  drop(): Promise<void>;
+}
+
+let probed: Promise<string | undefined> | undefined;
+
+/** Undefined when the server answers; otherwise why not. */
+function probe(): Promise<string | undefined> {
+  probed ??= withAdmin(async (client) => {
+    await client.query('SELECT 1');
+  }).then(
+    () => undefined,
+    (error: unknown) => `PostgreSQL at ${redacted(TEST_DATABASE_URL)} is unreachable: ${error instanceof Error ? error.message : String(error)}`,
+  );
+  return probed;
+}
+
+/**
+ * The `skip` option for suites that need PostgreSQL: false when it answers, else the reason. With
+ * REQUIRE_POSTGRES=1 an unreachable server also registers one failing test that says why.
+ */
+export async function postgresSkip(): Promise<string | false> {
+  const problem = await probe();
+  if (problem === undefined) return false;
+  if (process.env.REQUIRE_POSTGRES === '1') {
+    test('PostgreSQL is reachable (REQUIRE_POSTGRES=1)', () => {
+      throw new Error(`${problem}. Start it, or set TEST_DATABASE_URL.`);
+    });
+  }
+  return `${problem} (set REQUIRE_POSTGRES=1 to fail instead of skipping)`;
+}
+
+/** A new, empty database on the test server with a random name; `drop` removes it. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const name = `test_${process.pid}_${randomBytes(6).toString('hex')}`;
+  await withAdmin((client) => client.query(`CREATE DATABASE ${name}`));
+  const url = new URL(TEST_DATABASE_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    // FORCE ends connections a crashed or killed service may have left behind.
+    drop: () => withAdmin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+  };
+}
+
+async function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL, connectionTimeoutMillis: PROBE_TIMEOUT_MS });
+  client.on('error', () => undefined); // reported through the failing query instead
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+function redacted(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password !== '') parsed.password = '***';
+  return parsed.toString();
+}
