@@ -1,10 +1,15 @@
 // The to-do endpoints: parse (done by the declared schemas), call the store, pick the status.
-import { defineRoute, jsonReply, type Route } from '../http/route.js';
+import { defineRoute, jsonReply, type Reply, type Route } from '../http/route.js';
 import { todoAlreadyDone, todoIdParam, todoIn, todoJson, todoNotFound } from './model.js';
 import type { TodoStore } from './store.js';
 
 export function todoRoutes(store: TodoStore): Route[] {
   const byId = { todo_id: todoIdParam };
+  const readTodo = async ({ params }: { params: { todo_id: number } }): Promise<Reply> => {
+    const todo = await store.get(params.todo_id);
+    if (todo === undefined) throw todoNotFound();
+    return jsonReply(200, todoJson(todo));
+  };
   return [
     defineRoute({
       method: 'GET',
@@ -12,11 +17,7 @@ export function todoRoutes(store: TodoStore): Route[] {
       status: 200,
       params: byId,
       docs: { name: 'read_todo', responseModel: 'Todo' },
-      async handle({ params }) {
-        const todo = await store.get(params.todo_id);
-        if (todo === undefined) throw todoNotFound();
-        return jsonReply(200, todoJson(todo));
-      },
+      handle: readTodo,
     }),
     defineRoute({
       method: 'PUT',
@@ -88,11 +89,7 @@ export function todoRoutes(store: TodoStore): Route[] {
         responseModel: 'Todo',
         responses: { 404: { description: 'No todo with this id', model: 'error' } },
       },
-      async handle({ params }) {
-        const todo = await store.get(params.todo_id);
-        if (todo === undefined) throw todoNotFound();
-        return jsonReply(200, todoJson(todo));
-      },
+      handle: readTodo,
     }),
   ];
 }
