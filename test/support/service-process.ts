@@ -1,0 +1,85 @@
+// A service as a real OS process: the compiled CLI (which `npm test` builds into .build/), started
+// with --port 0. The process logs the address it took, one JSON line per service, and that is
+// how the test learns its URLs: no guessing of free ports.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
+const START_TIMEOUT_MS = 15_000;
+
+export interface ServiceProcess {
+  readonly pid: number;
+  /** One URL per service started, in the order of the CLI (todo before bank). */
+  readonly urls: readonly string[];
+  /** Everything the process wrote so far, stdout and stderr. */
+  output(): string;
+  /** Sends the signal and waits for the process to end. */
+  kill(signal?: NodeJS.Signals): Promise<void>;
+  /** Resolves with the exit code (null when killed by a signal). */
+  readonly exited: Promise<number | null>;
+}
+
+export function runCli(args: readonly string[]): ChildProcess {
+  return spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** Starts the CLI and resolves once `expectedServices` services have logged where they listen. */
+export function startServiceProcess(args: readonly string[], expectedServices = 1): Promise<ServiceProcess> {
+  const child = runCli(['--port', '0', ...args]);
+  let output = '';
+  let pending = '';
+  const urls: string[] = [];
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`service did not start within ${START_TIMEOUT_MS} ms:\n${output}`));
+    }, START_TIMEOUT_MS);
+    const handle: ServiceProcess = {
+      pid: child.pid ?? -1,
+      urls,
+      output: () => output,
+      exited,
+      async kill(signal = 'SIGTERM') {
+        if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+        await exited;
+      },
+    };
+    child.stderr?.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+    });
+    child.stdout?.on('data', (chunk: Buffer) => {
+      const text = chunk.toString('utf8');
+      output += text;
+      pending += text;
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) {
+        const url = listeningUrl(line);
+        if (url === undefined) continue;
+        urls.push(url);
+        if (urls.length === expectedServices) {
+          clearTimeout(timer);
+          resolve(handle);
+        }
+      }
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`service exited with ${code} before it listened:\n${output}`));
+    });
+  });
+}
+
+function listeningUrl(line: string): string | undefined {
+  if (!line.startsWith('{')) return undefined;
+  try {
+    const entry: unknown = JSON.parse(line);
+    if (typeof entry !== 'object' || entry === null) return undefined;
+    const { message, url } = entry as { message?: unknown; url?: unknown };
+    return message === 'listening' && typeof url === 'string' ? url : undefined;
+  } catch {
+    return undefined;
+  }
+}
