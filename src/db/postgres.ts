@@ -46,9 +46,9 @@ const POOL_MAX = 10;
 /** Also bounds the wait for a free pooled connection when all ten are busy. */
 const CONNECT_TIMEOUT_MS = 1_500;
 /** Server side: a statement (or a lock wait) running longer than this is cancelled. */
-const STATEMENT_TIMEOUT_MS = 2_000;
+const STATEMENT_TIMEOUT_MS = 1_500;
 /** Client side: a server that stops answering mid-statement is given up on after this. */
-const QUERY_TIMEOUT_MS = 2_500;
+const QUERY_TIMEOUT_MS = 2_000;
 /** A transaction left open by a vanished client releases its locks after this. */
 const IDLE_IN_TRANSACTION_MS = 5_000;
 const IDLE_CONNECTION_MS = 10_000;
