@@ -1,56 +1,63 @@
 // The ledger on SQLite: the balance check and the decrement are one conditional UPDATE, and the
-// schema refuses a negative balance outright, as a last line of defence.
-import { openSqlite, type Migration } from '../db/sqlite.js';
-import type { Ledger, WithdrawOutcome } from './ledger.js';
-
-const MIGRATIONS: readonly Migration[] = [
-  {
-    version: 1,
-    sql: `CREATE TABLE accounts (
-      name TEXT PRIMARY KEY,
-      balance INTEGER NOT NULL CHECK (balance >= 0)
-    ) STRICT`,
-  },
-];
+// schema refuses a negative balance outright, as a last line of defence. On a file, withdrawals go
+// through group commit (ledger-group-commit.ts): many per transaction and fsync, written off the
+// main thread. Reads stay on this thread's own connection, which WAL lets run beside the writer.
+import { openSqlite } from '../db/sqlite.js';
+import type { Ledger } from './ledger.js';
+import { GroupCommitWithdrawals } from './ledger-group-commit.js';
+import { LEDGER_MIGRATIONS, LEDGER_SERVICE, prepareBalanceQuery, prepareWithdrawStep } from './ledger-sqlite-schema.js';
 
 export function openSqliteLedger(
   location: string,
   initialAccounts: ReadonlyMap<string, number>,
-  synchronous?: 'FULL' | 'OFF',
+  synchronous: 'FULL' | 'OFF' = 'FULL',
 ): Ledger {
   const db = openSqlite({
     location,
-    service: 'bank',
-    migrations: MIGRATIONS,
+    service: LEDGER_SERVICE,
+    migrations: LEDGER_MIGRATIONS,
     synchronous,
     seed: (seeding) => {
       const insert = seeding.prepare<[string, number]>('INSERT INTO accounts (name, balance) VALUES (?, ?)');
       for (const [name, balance] of initialAccounts) insert.run(name, balance);
     },
   });
-  const selectBalance = db.prepare<[string], { balance: number }>('SELECT balance FROM accounts WHERE name = ?');
-  const takeMoney = db.prepare<[number, string, number], { balance: number }>(
-    'UPDATE accounts SET balance = balance - ? WHERE name = ? AND balance >= ? RETURNING balance',
-  );
-  const withdraw = db.transaction((account: string, amount: number): WithdrawOutcome => {
-    const taken = takeMoney.get(amount, account, amount);
-    if (taken !== undefined) return { kind: 'done', balance: taken.balance };
-    const row = selectBalance.get(account);
-    return row === undefined ? { kind: 'unknown-account' } : { kind: 'insufficient', balance: row.balance };
-  });
+  const balanceOf = prepareBalanceQuery(db);
 
+  // A worker cannot open this thread's :memory: database, and there is no disk to wait for anyway.
+  if (location === ':memory:') {
+    const withdraw = db.transaction(prepareWithdrawStep(db));
+    return {
+      async balance(account) {
+        return balanceOf(account);
+      },
+      async withdraw(account, amount) {
+        return withdraw.immediate(account, amount);
+      },
+      async ping() {
+        return db.open;
+      },
+      async close() {
+        db.close();
+      },
+    };
+  }
+
+  const writer = new GroupCommitWithdrawals({ location, synchronous });
   return {
     async balance(account) {
-      return selectBalance.get(account)?.balance;
+      return balanceOf(account);
     },
-    async withdraw(account, amount) {
-      return withdraw.immediate(account, amount);
-    },
+    withdraw: (account, amount) => writer.withdraw(account, amount),
     async ping() {
-      return db.open;
+      return db.open && writer.healthy;
     },
     async close() {
-      db.close();
+      try {
+        await writer.close();
+      } finally {
+        db.close();
+      }
     },
   };
 }

@@ -1,0 +1,130 @@
+// The SQLite ledger on a file, where withdrawals are group-committed by a worker thread: the same
+// answers as one transaction per withdrawal, nothing acknowledged that is not committed, and a
+// close() that finishes what was asked before it.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import Database from 'better-sqlite3';
+import { openSqliteLedger } from '../../src/bank/ledger-sqlite.js';
+import type { WithdrawOutcome } from '../../src/bank/ledger.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'ledger-group-commit-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+let files = 0;
+const freshFile = (): string => join(dir, `bank-${++files}.sqlite`);
+
+describe('group-commit SQLite ledger', () => {
+  test('200 concurrent withdrawals of 1 from 100: exactly 100 succeed and the balance ends at 0', async () => {
+    const ledger = openSqliteLedger(freshFile(), new Map([['alice', 100]]));
+    try {
+      const outcomes = await Promise.all(Array.from({ length: 200 }, () => ledger.withdraw('alice', 1)));
+      const done = outcomes.filter((o) => o.kind === 'done');
+      assert.equal(done.length, 100);
+      assert.deepEqual(
+        done.map((o) => o.balance).sort((a, b) => a - b),
+        Array.from({ length: 100 }, (_, i) => i),
+      );
+      for (const o of outcomes.filter((o) => o.kind !== 'done')) assert.deepEqual(o, { kind: 'insufficient', balance: 0 });
+      assert.equal(await ledger.balance('alice'), 0);
+    } finally {
+      await ledger.close();
+    }
+  });
+
+  test('one batch with several accounts and every kind of outcome answers each in order', async () => {
+    const ledger = openSqliteLedger(freshFile(), new Map([['alice', 10], ['bob', 5]]));
+    try {
+      // Asked in one turn of the event loop, these share a batch and run in the order asked.
+      const outcomes = await Promise.all([
+        ledger.withdraw('alice', 3),
+        ledger.withdraw('bob', 6),
+        ledger.withdraw('carol', 1),
+        ledger.withdraw('alice', 7),
+        ledger.withdraw('alice', 1),
+        ledger.withdraw('bob', 5),
+      ]);
+      const expected: WithdrawOutcome[] = [
+        { kind: 'done', balance: 7 },
+        { kind: 'insufficient', balance: 5 },
+        { kind: 'unknown-account' },
+        { kind: 'done', balance: 0 },
+        { kind: 'insufficient', balance: 0 },
+        { kind: 'done', balance: 0 },
+      ];
+      assert.deepEqual(outcomes, expected);
+      assert.equal(await ledger.balance('alice'), 0);
+      assert.equal(await ledger.balance('bob'), 0);
+      assert.equal(await ledger.balance('carol'), undefined);
+    } finally {
+      await ledger.close();
+    }
+  });
+
+  test('acknowledged withdrawals survive a close and reopen; the seed is not applied twice', async () => {
+    const file = freshFile();
+    const first = openSqliteLedger(file, new Map([['alice', 1000]]));
+    await Promise.all(Array.from({ length: 30 }, () => first.withdraw('alice', 10)));
+    await first.close();
+    const second = openSqliteLedger(file, new Map([['alice', 1000], ['bob', 1]]));
+    try {
+      assert.equal(await second.balance('alice'), 700);
+      assert.equal(await second.balance('bob'), undefined);
+      assert.deepEqual(await second.withdraw('alice', 700), { kind: 'done', balance: 0 });
+    } finally {
+      await second.close();
+    }
+  });
+
+  test('close() while withdrawals are queued finishes them all, then refuses new ones', async () => {
+    const file = freshFile();
+    const ledger = openSqliteLedger(file, new Map([['alice', 1000]]));
+    const pending = Array.from({ length: 50 }, () => ledger.withdraw('alice', 1));
+    const closed = ledger.close();
+    const outcomes = await Promise.all(pending);
+    await closed;
+    assert.equal(outcomes.filter((o) => o.kind === 'done').length, 50);
+    await assert.rejects(ledger.withdraw('alice', 1), /closed/);
+    assert.equal(await ledger.ping(), false);
+    const reopened = openSqliteLedger(file, new Map());
+    try {
+      assert.equal(await reopened.balance('alice'), 950);
+    } finally {
+      await reopened.close();
+    }
+  });
+
+  test('a batch whose COMMIT fails fails every withdrawal in it, and none of them is applied', async () => {
+    const file = freshFile();
+    const ledger = openSqliteLedger(file, new Map([['alice', 100], ['bob', 100]]));
+    // A deferred foreign key is checked at COMMIT: a withdrawal from bob makes the commit fail.
+    const saboteur = new Database(file);
+    saboteur.exec(`
+      CREATE TABLE parents (id INTEGER PRIMARY KEY);
+      CREATE TABLE children (parent INTEGER REFERENCES parents (id) DEFERRABLE INITIALLY DEFERRED);
+      CREATE TRIGGER poison AFTER UPDATE ON accounts WHEN NEW.name = 'bob'
+        BEGIN INSERT INTO children (parent) VALUES (42); END;
+    `);
+    try {
+      const results = await Promise.allSettled([
+        ledger.withdraw('alice', 1),
+        ledger.withdraw('bob', 1),
+        ledger.withdraw('alice', 2),
+      ]);
+      for (const result of results) {
+        assert.equal(result.status, 'rejected');
+        assert.match(String((result as PromiseRejectedResult).reason), /not committed.*FOREIGN KEY/);
+      }
+      assert.equal(await ledger.balance('alice'), 100);
+      assert.equal(await ledger.balance('bob'), 100);
+      // The writer itself is fine: once the cause is gone, withdrawals work again.
+      saboteur.exec('DROP TRIGGER poison');
+      assert.deepEqual(await ledger.withdraw('bob', 1), { kind: 'done', balance: 99 });
+      assert.equal(await ledger.ping(), true);
+    } finally {
+      saboteur.close();
+      await ledger.close();
+    }
+  });
+});
