@@ -1,0 +1,36 @@
+// Before any load: one request to the service and one to its baseline must give the same status
+// and the same body, or the comparison would be between different work.
+import { request } from 'node:http';
+import type { BenchRequest } from './load.js';
+
+export interface Answer {
+  readonly status: number;
+  readonly body: string;
+}
+
+export function sendOnce(baseUrl: string, req: BenchRequest): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = {};
+    if (req.contentType !== undefined) headers['content-type'] = req.contentType;
+    const outgoing = request(baseUrl + req.path, { method: req.method, headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    outgoing.setTimeout(5000, () => outgoing.destroy(new Error('no answer within 5 s')));
+    outgoing.on('error', reject);
+    outgoing.end(req.body);
+  });
+}
+
+/** Undefined when the answers agree; otherwise what differs, in one line. */
+export function answersDiffer(service: Answer, baseline: Answer, expectedStatus: number, bodyCheck: 'exact' | 'digits-aside'): string | undefined {
+  if (service.status !== expectedStatus) return `service answered ${service.status}, expected ${expectedStatus}`;
+  if (baseline.status !== expectedStatus) return `baseline answered ${baseline.status}, expected ${expectedStatus}`;
+  const normal = (body: string): string => (bodyCheck === 'exact' ? body : body.replace(/\d+/g, '#'));
+  if (normal(service.body) !== normal(baseline.body)) {
+    return `bodies differ: service ${service.body.slice(0, 120)} / baseline ${baseline.body.slice(0, 120)}`;
+  }
+  return undefined;
+}

@@ -1,0 +1,106 @@
+// The baseline: a bare node:http server that gives the benchmarked requests the same status and
+// the same JSON as our services, written the way one would by hand (a switch on the path,
+// JSON.parse, JSON.stringify, a Map for data), so that a ratio shows what our layers cost over it.
+// It runs as its own process:  node baseline.js --port N --errors default|unified --openapi FILE --accounts a=1
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { parseArgs } from 'node:util';
+
+const { values: args } = parseArgs({
+  options: {
+    port: { type: 'string', default: '0' },
+    errors: { type: 'string', default: 'default' },
+    openapi: { type: 'string' },
+    accounts: { type: 'string', default: 'alice=100' },
+  },
+});
+const unified = args.errors === 'unified';
+const openapi = args.openapi === undefined ? undefined : readFileSync(args.openapi);
+
+interface Todo {
+  id: number;
+  title: string;
+  done: boolean;
+}
+const todos = new Map<number, Todo>([[1, { id: 1, title: 'Buy milk', done: false }]]);
+let lastTodoId = 1;
+const balances = new Map<string, number>(
+  args.accounts.split(',').map((entry) => [entry.slice(0, entry.lastIndexOf('=')), Number(entry.slice(entry.lastIndexOf('=') + 1))]),
+);
+
+function send(res: ServerResponse, status: number, body: string | Buffer, contentType = 'application/json'): void {
+  res.writeHead(status, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+function sendError(res: ServerResponse, status: number, detail: string): void {
+  send(res, status, JSON.stringify(unified ? { error: { code: `HTTP_${status}`, message: detail } } : { detail }));
+}
+
+function sendValidation(res: ServerResponse, items: { type: string; loc: (string | number)[]; msg: string; input: unknown }[]): void {
+  const body = unified
+    ? { error: { code: 'VALIDATION_FAILED', message: 'Some fields are wrong', fields: items.map((i) => ({ field: i.loc.join('.'), message: i.msg })) } }
+    : { detail: items };
+  send(res, 422, JSON.stringify(body));
+}
+
+function readJson(req: IncomingMessage, then: (value: unknown, ok: boolean) => void): void {
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('end', () => {
+    try {
+      then(JSON.parse(Buffer.concat(chunks).toString('utf8')), true);
+    } catch {
+      then(undefined, false);
+    }
+  });
+}
+
+function createTodo(req: IncomingMessage, res: ServerResponse): void {
+  readJson(req, (body, ok) => {
+    if (!ok) return sendValidation(res, [{ type: 'json_invalid', loc: ['body', 0], msg: 'JSON decode error', input: {} }]);
+    const fields = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+    if (typeof fields.title !== 'string') {
+      return sendValidation(res, [{ type: 'missing', loc: ['body', 'title'], msg: 'Field required', input: body }]);
+    }
+    lastTodoId += 1;
+    const todo: Todo = { id: lastTodoId, title: fields.title, done: fields.done === true };
+    todos.set(todo.id, todo);
+    send(res, 201, JSON.stringify(todo));
+  });
+}
+
+function withdraw(res: ServerResponse, account: string, amountText: string): void {
+  if (!/^\d+$/.test(amountText)) {
+    const msg = 'Input should be a valid integer, unable to parse string as an integer';
+    return sendValidation(res, [{ type: 'int_parsing', loc: ['path', 'amount'], msg, input: amountText }]);
+  }
+  const amount = Number(amountText);
+  const balance = balances.get(account);
+  if (balance === undefined) return sendError(res, 404, `Account ${account} not found`);
+  if (amount > balance) return send(res, 500, 'Internal Server Error', 'text/plain; charset=utf-8');
+  balances.set(account, balance - amount);
+  send(res, 200, JSON.stringify({ account, balance: balance - amount }));
+}
+
+const server = createServer((req, res) => {
+  const url = req.url ?? '/';
+  const parts = url.split('/');
+  if (req.method === 'GET' && parts.length === 3 && parts[1] === 'todos') {
+    const todo = todos.get(Number(parts[2]));
+    return todo === undefined ? sendError(res, 404, 'Todo not found') : send(res, 200, JSON.stringify(todo));
+  }
+  if (req.method === 'POST' && url === '/todos') return createTodo(req, res);
+  if (req.method === 'POST' && parts.length === 4 && parts[1] === 'withdraw') {
+    return withdraw(res, parts[2] as string, parts[3] as string);
+  }
+  if (req.method === 'GET' && url === '/openapi.json' && openapi !== undefined) return send(res, 200, openapi);
+  sendError(res, 404, 'Not Found');
+});
+
+server.listen(Number(args.port), '127.0.0.1', () => {
+  const { port } = server.address() as AddressInfo;
+  process.stdout.write(`${JSON.stringify({ message: 'listening', url: `http://127.0.0.1:${port}` })}\n`);
+});
+process.once('SIGTERM', () => server.close(() => process.exit(0)));

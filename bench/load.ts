@@ -1,0 +1,73 @@
+// One bounded load run with autocannon against one server, on loopback. Latencies and statuses are
+// taken from every response (autocannon's own histogram keeps whole milliseconds only, and only
+// for 2xx answers), so that percentiles are exact and any unexpected status is counted.
+import autocannon from 'autocannon';
+
+export interface BenchRequest {
+  readonly method: 'GET' | 'POST';
+  readonly path: string;
+  readonly body?: string;
+  readonly contentType?: string;
+}
+
+export interface LoadRun {
+  readonly connections: number;
+  readonly duration_s: number;
+  readonly expectedStatus: number;
+}
+
+export interface Measurement {
+  readonly responses: number;
+  readonly requestsPerSec: number;
+  /** Response latencies in ms, sorted ascending. */
+  readonly latencies_ms: Float64Array;
+  readonly statusCounts: Readonly<Record<string, number>>;
+  /** Responses whose status was not the expected one. */
+  readonly wrongStatus: number;
+  /** Connection errors and time-outs. */
+  readonly errors: number;
+}
+
+export async function drive(baseUrl: string, req: BenchRequest, run: LoadRun): Promise<Measurement> {
+  let latencies = new Float64Array(1 << 16);
+  let responses = 0;
+  const statusCounts: Record<string, number> = {};
+  const headers: Record<string, string> = {};
+  if (req.contentType !== undefined) headers['content-type'] = req.contentType;
+  let finished!: (result: autocannon.Result) => void;
+  let failed!: (error: Error) => void;
+  const done = new Promise<autocannon.Result>((resolve, reject) => {
+    finished = resolve;
+    failed = reject;
+  });
+  const instance = autocannon(
+    {
+      url: baseUrl + req.path,
+      method: req.method,
+      ...(req.body === undefined ? {} : { body: req.body }),
+      headers,
+      connections: run.connections,
+      duration: run.duration_s,
+      timeout: 10,
+    },
+    (error: Error | null, result: autocannon.Result) => (error === null ? finished(result) : failed(error)),
+  );
+  instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTime_ms: number) => {
+    if (responses === latencies.length) {
+      const grown = new Float64Array(latencies.length * 2);
+      grown.set(latencies);
+      latencies = grown;
+    }
+    latencies[responses++] = responseTime_ms;
+    statusCounts[statusCode] = (statusCounts[statusCode] ?? 0) + 1;
+  });
+  const result = await done;
+  return {
+    responses,
+    requestsPerSec: responses / result.duration,
+    latencies_ms: latencies.slice(0, responses).sort(),
+    statusCounts,
+    wrongStatus: responses - (statusCounts[run.expectedStatus] ?? 0),
+    errors: result.errors + result.timeouts,
+  };
+}

@@ -1,0 +1,100 @@
+// Servers under test run as child processes, so that each has its own event loop, its own core
+// to compete for, and a peak memory (VmHWM) that is its own.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+const START_TIMEOUT_MS = 15_000;
+const STOP_TIMEOUT_MS = 10_000;
+const STDERR_KEPT_BYTES = 4096;
+
+export interface ServerProcess {
+  readonly name: string;
+  readonly url: string;
+  readonly port: number;
+  /** The most memory the process has held so far (VmHWM), or undefined where /proc is not there. */
+  peakRssBytes(): number | undefined;
+  stop(): Promise<void>;
+}
+
+/** A port that was free a moment ago: the child is told to listen on it. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Starts `node script args…` and waits until it answers HTTP on the port. If it exits first, the
+ * promise rejects with the end of what it wrote to stderr, which says why (bad --db, say).
+ */
+export async function startServerProcess(name: string, script: URL, args: readonly string[], port: number): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [fileURLToPath(script), ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString('utf8')).slice(-STDERR_KEPT_BYTES);
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`${name} exited at start (${child.exitCode ?? child.signalCode}): ${lastLine(stderr)}`);
+    }
+    if (await answers(url)) break;
+    if (Date.now() > deadline) {
+      await stopChild(child, exited);
+      throw new Error(`${name} did not answer on ${url} within ${START_TIMEOUT_MS} ms: ${lastLine(stderr)}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const pid = child.pid as number;
+  return {
+    name,
+    url,
+    port,
+    peakRssBytes: () => readPeakRss(pid),
+    stop: () => stopChild(child, exited),
+  };
+}
+
+function lastLine(text: string): string {
+  const lines = text.trim().split('\n');
+  return lines[lines.length - 1] ?? '(nothing on stderr)';
+}
+
+function answers(url: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = request(`${url}/healthz`, { agent: false }, (res) => {
+      res.resume();
+      resolve(true);
+    });
+    probe.setTimeout(1000, () => probe.destroy());
+    probe.once('error', () => resolve(false));
+    probe.end();
+  });
+}
+
+async function stopChild(child: ChildProcess, exited: Promise<number | null>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+  await exited;
+  clearTimeout(timer);
+}
+
+function readPeakRss(pid: number): number | undefined {
+  try {
+    const match = /^VmHWM:\s+(\d+)\s+kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match === null ? undefined : Number(match[1]) * 1024;
+  } catch {
+    return undefined;
+  }
+}

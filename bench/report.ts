@@ -1,0 +1,50 @@
+// The results as Markdown: the machine, the plan, one table row per server and scenario, the
+// targets, and how to reproduce. The same text is printed and written to bench/results/latest.md.
+import type { BenchResults, Row, ScenarioResult } from './results.js';
+
+const MiB = 1024 * 1024;
+const integer = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+
+export function renderReport(results: BenchResults): string {
+  const { machine, plan } = results;
+  const lines: string[] = [];
+  lines.push(`# Benchmark results${results.quick ? ' (quick run)' : ''}`, '');
+  lines.push(
+    `${results.date} · ${machine.cores} cores, ${machine.cpuModel}, ${machine.memory_GiB} GiB · Node ${machine.node} · ${machine.os}`,
+    '',
+    `${plan.sqlite.connections} connections on loopback, autocannon in the bench process, each server a child process. ` +
+      `SQLite part: ${plan.sqlite.rounds} rounds of ${plan.sqlite.duration_s} s per server after a ${plan.sqlite.warmup_s} s warm-up; ` +
+      `PostgreSQL part: ${plan.postgres.rounds} rounds of ${plan.postgres.duration_s} s. ` +
+      'req/s is the median over rounds; p50/p99 are over every measured response; × baseline is the median of per-round ratios; ' +
+      'peak RSS is the process high-water mark (VmHWM) so far in the run.',
+    '',
+    '| Scenario | Expected | Server | req/s | p50 ms | p99 ms | Peak RSS MB | × baseline | Status |',
+    '|---|---:|---|---:|---:|---:|---:|---:|---|',
+  );
+  for (const scenario of results.scenarios) {
+    scenario.rows.forEach((row, i) => lines.push(renderRow(scenario, row, i === 0)));
+  }
+  lines.push('');
+  if (results.postgresSkipped !== undefined) lines.push(`PostgreSQL part skipped: ${results.postgresSkipped}`, '');
+  const mismatches = results.scenarios.filter((s) => s.answerMismatch !== undefined);
+  for (const s of mismatches) lines.push(`- ${s.name} (${s.part}): FAILED before load, ${s.answerMismatch}`);
+  if (mismatches.length > 0) lines.push('');
+  lines.push('## Targets (SQLite part)', '', '| Target | Measured | Holds |', '|---|---|---|');
+  for (const t of results.targets) lines.push(`| ${t.target} | ${t.measured} | ${t.holds ? 'yes' : '**no**'} |`);
+  lines.push('', 'Reproduce with `npm run bench` (about 6 minutes) or `npm run bench -- --quick` (under 2 minutes).', '');
+  return lines.join('\n');
+}
+
+function renderRow(scenario: ScenarioResult, row: Row, first: boolean): string {
+  const name = first ? `${scenario.name}${scenario.part === 'postgres' ? ' (PostgreSQL)' : ''}` : '';
+  const expected = first ? String(scenario.expectedStatus) : '';
+  const rss = row.peakRss_bytes === undefined ? '–' : (row.peakRss_bytes / MiB).toFixed(0);
+  const status = row.ok ? 'ok' : `**FAILED** ${describeFailure(scenario, row)}`;
+  return `| ${name} | ${expected} | ${row.label} | ${integer.format(row.requestsPerSec)} | ${row.p50_ms.toFixed(2)} | ${row.p99_ms.toFixed(2)} | ${rss} | ${row.baselineRatio.toFixed(2)} | ${status} |`;
+}
+
+function describeFailure(scenario: ScenarioResult, row: Row): string {
+  if (scenario.answerMismatch !== undefined) return '(answers differ)';
+  const statuses = Object.entries(row.statusCounts).map(([status, n]) => `${status}×${n}`).join(' ');
+  return `(${row.wrongStatus} wrong status, ${row.errors} errors; ${statuses})`;
+}

@@ -1,0 +1,67 @@
+// The shape of one benchmark run's results, the machine it ran on, and where they are written:
+// bench/results/<date>.json for every run, and bench/results/latest.md for the newest table.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, release, totalmem } from 'node:os';
+import type { RoundPlan, SubjectResult } from './rounds.js';
+
+export interface Row extends SubjectResult {
+  readonly kind: 'service' | 'reference' | 'baseline';
+  /** Median of per-round ratios to the baseline measured in the same rounds. */
+  readonly baselineRatio: number;
+  readonly ok: boolean;
+}
+
+export interface ScenarioResult {
+  readonly part: 'sqlite' | 'postgres';
+  readonly name: string;
+  readonly expectedStatus: number;
+  /** Why the service's and the baseline's single answers differ, if they do (the scenario then fails). */
+  readonly answerMismatch: string | undefined;
+  readonly rows: readonly Row[];
+}
+
+export interface TargetCheck {
+  readonly target: string;
+  readonly measured: string;
+  readonly holds: boolean;
+}
+
+export interface Machine {
+  readonly cores: number;
+  readonly cpuModel: string;
+  readonly memory_GiB: number;
+  readonly node: string;
+  readonly os: string;
+}
+
+export interface BenchResults {
+  readonly date: string;
+  readonly quick: boolean;
+  readonly machine: Machine;
+  readonly plan: { readonly sqlite: RoundPlan; readonly postgres: RoundPlan };
+  readonly scenarios: readonly ScenarioResult[];
+  readonly targets: readonly TargetCheck[];
+  /** Why the PostgreSQL part was skipped, or undefined when it ran. */
+  readonly postgresSkipped: string | undefined;
+}
+
+export function describeMachine(): Machine {
+  const all = cpus();
+  return {
+    cores: all.length,
+    cpuModel: all[0]?.model.trim() ?? 'unknown',
+    memory_GiB: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    os: `${process.platform} ${release()}`,
+  };
+}
+
+/** Writes the JSON of this run and the latest table; returns the JSON's name. */
+export function writeResults(results: BenchResults, markdown: string): string {
+  const dir = new URL('../../bench/results/', import.meta.url);
+  mkdirSync(dir, { recursive: true });
+  const name = `${results.date.replace(/[:.]/g, '-')}${results.quick ? '-quick' : ''}.json`;
+  writeFileSync(new URL(name, dir), `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(new URL('latest.md', dir), markdown);
+  return name;
+}

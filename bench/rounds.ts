@@ -1,0 +1,120 @@
+// Measuring one scenario: a warm-up for each server, then rounds that alternate the service and its
+// baseline (the order flips every round, so neither always runs on a warmer machine). A subject
+// with several instances gets the connections split over them, driven at once, and summed.
+import { drive, type BenchRequest, type Measurement } from './load.js';
+import type { ServerProcess } from './processes.js';
+import { median, percentileOfSorted, pooledSorted } from './stats.js';
+
+export interface RoundPlan {
+  readonly rounds: number;
+  readonly duration_s: number;
+  readonly warmup_s: number;
+  readonly connections: number;
+}
+
+export interface Subject {
+  readonly label: string;
+  readonly servers: readonly ServerProcess[];
+}
+
+export interface RoundFigures {
+  readonly requestsPerSec: number;
+  readonly p50_ms: number;
+  readonly p99_ms: number;
+  readonly responses: number;
+}
+
+export interface SubjectResult {
+  readonly label: string;
+  readonly instances: number;
+  readonly rounds: readonly RoundFigures[];
+  /** Median over rounds. */
+  readonly requestsPerSec: number;
+  /** Over every measured response of every round. */
+  readonly p50_ms: number;
+  readonly p99_ms: number;
+  /** The largest VmHWM among its processes, read after the scenario. */
+  readonly peakRss_bytes: number | undefined;
+  /** Every response, warm-up included, by status. */
+  readonly statusCounts: Readonly<Record<string, number>>;
+  readonly wrongStatus: number;
+  readonly errors: number;
+}
+
+export async function measureSubjects(
+  request: BenchRequest,
+  expectedStatus: number,
+  subjects: readonly Subject[],
+  plan: RoundPlan,
+): Promise<SubjectResult[]> {
+  const measured = subjects.map(() => [] as Measurement[]);
+  const warmups: Measurement[] = [];
+  for (const subject of subjects) {
+    warmups.push(await driveSubject(subject, request, expectedStatus, plan.warmup_s, plan.connections));
+  }
+  for (let round = 0; round < plan.rounds; round++) {
+    const order = subjects.map((_, i) => i);
+    if (round % 2 === 1) order.reverse();
+    for (const i of order) {
+      (measured[i] as Measurement[]).push(await driveSubject(subjects[i] as Subject, request, expectedStatus, plan.duration_s, plan.connections));
+    }
+  }
+  return subjects.map((subject, i) => summarise(subject, [warmups[i] as Measurement], measured[i] as Measurement[]));
+}
+
+async function driveSubject(subject: Subject, request: BenchRequest, expectedStatus: number, duration_s: number, connections: number): Promise<Measurement> {
+  const count = subject.servers.length;
+  const parts = await Promise.all(
+    subject.servers.map((server, i) =>
+      drive(server.url, request, {
+        connections: Math.floor(connections / count) + (i < connections % count ? 1 : 0),
+        duration_s,
+        expectedStatus,
+      }),
+    ),
+  );
+  return parts.length === 1 ? (parts[0] as Measurement) : combine(parts);
+}
+
+function combine(parts: readonly Measurement[]): Measurement {
+  const statusCounts: Record<string, number> = {};
+  for (const part of parts) for (const [status, n] of Object.entries(part.statusCounts)) statusCounts[status] = (statusCounts[status] ?? 0) + n;
+  return {
+    responses: parts.reduce((sum, p) => sum + p.responses, 0),
+    requestsPerSec: parts.reduce((sum, p) => sum + p.requestsPerSec, 0),
+    latencies_ms: pooledSorted(parts.map((p) => p.latencies_ms)),
+    statusCounts,
+    wrongStatus: parts.reduce((sum, p) => sum + p.wrongStatus, 0),
+    errors: parts.reduce((sum, p) => sum + p.errors, 0),
+  };
+}
+
+function summarise(subject: Subject, warmups: readonly Measurement[], rounds: readonly Measurement[]): SubjectResult {
+  const every = [...warmups, ...rounds];
+  const statusCounts: Record<string, number> = {};
+  for (const m of every) for (const [status, n] of Object.entries(m.statusCounts)) statusCounts[status] = (statusCounts[status] ?? 0) + n;
+  const pooled = pooledSorted(rounds.map((m) => m.latencies_ms));
+  const peaks = subject.servers.map((s) => s.peakRssBytes()).filter((b): b is number => b !== undefined);
+  return {
+    label: subject.label,
+    instances: subject.servers.length,
+    rounds: rounds.map((m) => ({
+      requestsPerSec: m.requestsPerSec,
+      p50_ms: percentileOfSorted(m.latencies_ms, 0.5),
+      p99_ms: percentileOfSorted(m.latencies_ms, 0.99),
+      responses: m.responses,
+    })),
+    requestsPerSec: median(rounds.map((m) => m.requestsPerSec)),
+    p50_ms: percentileOfSorted(pooled, 0.5),
+    p99_ms: percentileOfSorted(pooled, 0.99),
+    peakRss_bytes: peaks.length === 0 ? undefined : Math.max(...peaks),
+    statusCounts,
+    wrongStatus: every.reduce((sum, m) => sum + m.wrongStatus, 0),
+    errors: every.reduce((sum, m) => sum + m.errors, 0),
+  };
+}
+
+/** Median of the per-round ratios of two subjects measured in the same rounds. */
+export function medianRatio(subject: SubjectResult, reference: SubjectResult): number {
+  return median(subject.rounds.map((r, i) => r.requestsPerSec / (reference.rounds[i]?.requestsPerSec ?? NaN)));
+}

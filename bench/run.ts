@@ -1,0 +1,99 @@
+// `npm run bench`: our services (the built CLI, SQLite in a fresh temporary directory) and a bare
+// node:http baseline, each in its own process, driven in one run with autocannon on loopback; then
+// the same on PostgreSQL when it is there. Prints the table, writes bench/results/. `--quick` makes
+// fewer and shorter rounds; `--skip-postgres` leaves the PostgreSQL part out.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { sendOnce } from './answers.js';
+import { baselineLabel, runPostgresPart } from './postgres-part.js';
+import type { ServerProcess } from './processes.js';
+import { renderReport } from './report.js';
+import { describeMachine, writeResults, type BenchResults, type ScenarioResult } from './results.js';
+import type { RoundPlan } from './rounds.js';
+import { runScenario, type Participant } from './scenario-run.js';
+import { CONNECTIONS, SCENARIOS, type BaselineRole, type ServiceRole } from './scenarios.js';
+import { startBaseline, startService } from './servers.js';
+import { checkTargets } from './targets.js';
+
+const { values: flags } = parseArgs({ options: { quick: { type: 'boolean', default: false }, 'skip-postgres': { type: 'boolean', default: false } } });
+const quick = flags.quick === true;
+const SQLITE_PLAN: RoundPlan = quick
+  ? { rounds: 2, duration_s: 1, warmup_s: 1, connections: CONNECTIONS }
+  : { rounds: 5, duration_s: 2, warmup_s: 1, connections: CONNECTIONS };
+const POSTGRES_PLAN: RoundPlan = quick
+  ? { rounds: 1, duration_s: 1, warmup_s: 1, connections: CONNECTIONS }
+  : { rounds: 3, duration_s: 2, warmup_s: 1, connections: CONNECTIONS };
+
+const log = (line: string): void => void process.stderr.write(`bench: ${line}\n`);
+const SERVICE_LABELS: Record<ServiceRole, string> = { todo: 'to-do · SQLite', bank: 'bank · SQLite FULL', 'bank-unified': 'bank unified · SQLite' };
+
+async function main(): Promise<number> {
+  const started = Date.now();
+  const dir = mkdtempSync(join(tmpdir(), 'status-services-bench-'));
+  const running: ServerProcess[] = [];
+  const keep = (server: ServerProcess): ServerProcess => (running.push(server), server);
+  try {
+    log('starting servers');
+    const services: Record<ServiceRole, ServerProcess> = {
+      todo: keep(await startService('todo', 'todo', `sqlite:${join(dir, 'todo.sqlite')}`)),
+      bank: keep(await startService('bank', 'bank', `sqlite:${join(dir, 'bank.sqlite')}`)),
+      'bank-unified': keep(await startService('bank-unified', 'bank', `sqlite:${join(dir, 'bank-unified.sqlite')}`, ['--errors', 'unified'])),
+    };
+    const bankSyncOff = keep(await startService('bank-sync-off', 'bank', `sqlite:${join(dir, 'bank-off.sqlite')}`, ['--sqlite-synchronous', 'off']));
+    // The baseline serves the very bytes our service serves for the document.
+    const openapiFile = join(dir, 'openapi.json');
+    writeFileSync(openapiFile, (await sendOnce(services.todo.url, { method: 'GET', path: '/openapi.json' })).body);
+    const baselines: Record<BaselineRole, ServerProcess> = {
+      baseline: keep(await startBaseline('baseline', 'default', openapiFile)),
+      'baseline-unified': keep(await startBaseline('baseline-unified', 'unified', openapiFile)),
+    };
+
+    const scenarios: ScenarioResult[] = [];
+    for (const scenario of SCENARIOS) {
+      log(`sqlite: ${scenario.name}`);
+      const participants: Participant[] = [{ kind: 'service', subject: { label: SERVICE_LABELS[scenario.service], servers: [services[scenario.service]] } }];
+      if (scenario.syncOffRatioMin !== undefined) {
+        participants.push({ kind: 'reference', subject: { label: 'bank · SQLite OFF', servers: [bankSyncOff] } });
+      }
+      participants.push({ kind: 'baseline', subject: { label: baselineLabel(scenario.baseline), servers: [baselines[scenario.baseline]] } });
+      scenarios.push(await runScenario('sqlite', scenario, participants, SQLITE_PLAN));
+    }
+    for (const server of [...Object.values(services), bankSyncOff]) await server.stop();
+
+    let postgresSkipped: string | undefined = '--skip-postgres was given.';
+    if (flags['skip-postgres'] !== true) {
+      const outcome = await runPostgresPart(baselines, POSTGRES_PLAN, log);
+      if ('skipped' in outcome) {
+        postgresSkipped = outcome.skipped;
+        log(`postgres part skipped: ${outcome.skipped}`);
+      } else {
+        postgresSkipped = undefined;
+        scenarios.push(...outcome.scenarios);
+      }
+    }
+
+    const results: BenchResults = {
+      date: new Date().toISOString(),
+      quick,
+      machine: describeMachine(),
+      plan: { sqlite: SQLITE_PLAN, postgres: POSTGRES_PLAN },
+      scenarios,
+      targets: checkTargets(scenarios),
+      postgresSkipped,
+    };
+    const report = renderReport(results);
+    const written = writeResults(results, report);
+    process.stdout.write(report);
+    log(`wrote bench/results/${written} and bench/results/latest.md in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    const failed = scenarios.some((s) => s.rows.some((r) => !r.ok));
+    if (failed) log('FAILED: some answers had an unexpected status or were errors (see the table)');
+    return failed ? 1 : 0;
+  } finally {
+    await Promise.all(running.map((server) => server.stop()));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+process.exitCode = await main();

@@ -1,0 +1,47 @@
+// One scenario from start to end: check that every server gives the baseline's answer, measure
+// them all in alternating rounds, and turn the figures into table rows with their ratios.
+import { answersDiffer, sendOnce } from './answers.js';
+import type { Row, ScenarioResult } from './results.js';
+import { measureSubjects, medianRatio, type RoundPlan, type Subject } from './rounds.js';
+import type { Scenario } from './scenarios.js';
+
+export interface Participant {
+  readonly kind: Row['kind'];
+  readonly subject: Subject;
+}
+
+export async function runScenario(
+  part: ScenarioResult['part'],
+  scenario: Scenario,
+  participants: readonly Participant[],
+  plan: RoundPlan,
+): Promise<ScenarioResult> {
+  const baseline = participants.find((p) => p.kind === 'baseline');
+  if (baseline === undefined) throw new Error(`${scenario.name}: no baseline`);
+  const baselineUrl = (baseline.subject.servers[0] as { url: string }).url;
+  let answerMismatch: string | undefined;
+  for (const p of participants) {
+    if (p === baseline) continue;
+    for (const server of p.subject.servers) {
+      const [mine, theirs] = await Promise.all([sendOnce(server.url, scenario.request), sendOnce(baselineUrl, scenario.request)]);
+      answerMismatch ??= answersDiffer(mine, theirs, scenario.expectedStatus, scenario.bodyCheck);
+    }
+  }
+  const measured = await measureSubjects(
+    scenario.request,
+    scenario.expectedStatus,
+    participants.map((p) => p.subject),
+    plan,
+  );
+  const baselineResult = measured[participants.indexOf(baseline)];
+  if (baselineResult === undefined) throw new Error('baseline not measured');
+  const rows = measured.map(
+    (result, i): Row => ({
+      ...result,
+      kind: (participants[i] as Participant).kind,
+      baselineRatio: medianRatio(result, baselineResult),
+      ok: answerMismatch === undefined && result.wrongStatus === 0 && result.errors === 0,
+    }),
+  );
+  return { part, name: scenario.name, expectedStatus: scenario.expectedStatus, answerMismatch, rows };
+}

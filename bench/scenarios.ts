@@ -1,0 +1,103 @@
+// What is measured: each scenario is one request, sent over and over, with the status every answer
+// must have, the service that answers it and the baseline it is compared with, and its target.
+import type { BenchRequest } from './load.js';
+
+/** The servers of the SQLite part; the PostgreSQL part maps todo, bank and bank-unified to its own. */
+export type ServiceRole = 'todo' | 'bank' | 'bank-unified';
+export type BaselineRole = 'baseline' | 'baseline-unified';
+
+export interface Scenario {
+  readonly name: string;
+  readonly request: BenchRequest;
+  readonly expectedStatus: number;
+  readonly service: ServiceRole;
+  readonly baseline: BaselineRole;
+  /** Ids and balances differ between servers, so such bodies are compared with their digits aside. */
+  readonly bodyCheck: 'exact' | 'digits-aside';
+  /** Least req/s as a fraction of the baseline's (median of per-round ratios), where there is a target. */
+  readonly baselineRatioMin?: number;
+  /** Durable writes: least req/s as a fraction of the same service with synchronous=OFF. */
+  readonly syncOffRatioMin?: number;
+}
+
+const JSON_TYPE = 'application/json';
+
+export const SCENARIOS: readonly Scenario[] = [
+  {
+    name: 'GET /todos/1',
+    request: { method: 'GET', path: '/todos/1' },
+    expectedStatus: 200,
+    service: 'todo',
+    baseline: 'baseline',
+    bodyCheck: 'exact',
+    baselineRatioMin: 0.85,
+  },
+  {
+    name: 'POST /todos',
+    request: { method: 'POST', path: '/todos', body: '{"title":"Buy bread"}', contentType: JSON_TYPE },
+    expectedStatus: 201,
+    service: 'todo',
+    baseline: 'baseline',
+    bodyCheck: 'digits-aside',
+  },
+  {
+    name: 'POST /todos, no title',
+    request: { method: 'POST', path: '/todos', body: '{"done":true}', contentType: JSON_TYPE },
+    expectedStatus: 422,
+    service: 'todo',
+    baseline: 'baseline',
+    bodyCheck: 'exact',
+    baselineRatioMin: 0.8,
+  },
+  {
+    name: 'GET /nowhere',
+    request: { method: 'GET', path: '/nowhere' },
+    expectedStatus: 404,
+    service: 'todo',
+    baseline: 'baseline',
+    bodyCheck: 'exact',
+    baselineRatioMin: 0.8,
+  },
+  {
+    name: 'POST /withdraw/alice/1',
+    request: { method: 'POST', path: '/withdraw/alice/1' },
+    expectedStatus: 200,
+    service: 'bank',
+    baseline: 'baseline',
+    bodyCheck: 'digits-aside',
+    syncOffRatioMin: 0.8,
+  },
+  {
+    name: 'POST /withdraw/alice/x, unified',
+    request: { method: 'POST', path: '/withdraw/alice/x' },
+    expectedStatus: 422,
+    service: 'bank-unified',
+    baseline: 'baseline-unified',
+    bodyCheck: 'exact',
+    baselineRatioMin: 0.8,
+  },
+  {
+    name: 'GET /nowhere, unified',
+    request: { method: 'GET', path: '/nowhere' },
+    expectedStatus: 404,
+    service: 'bank-unified',
+    baseline: 'baseline-unified',
+    bodyCheck: 'exact',
+    baselineRatioMin: 0.8,
+  },
+  {
+    name: 'GET /openapi.json',
+    request: { method: 'GET', path: '/openapi.json' },
+    expectedStatus: 200,
+    service: 'todo',
+    baseline: 'baseline',
+    bodyCheck: 'exact',
+  },
+];
+
+/** Targets that hold for every service row of the SQLite part. */
+export const LATENCY_P99_MAX_MS = 10;
+export const PEAK_RSS_MAX_BYTES = 150 * 1024 * 1024;
+export const CONNECTIONS = 50;
+/** Large enough that a whole run of withdrawals of 1 never runs the account dry. */
+export const BENCH_ACCOUNTS = 'alice=9000000000000000';

@@ -1,0 +1,54 @@
+// The issue's targets, checked against one run: req/s ratios to the baseline, durable writes
+// against synchronous=OFF, p99 latency and peak memory of every service of the SQLite part.
+import type { Row, ScenarioResult, TargetCheck } from './results.js';
+import { LATENCY_P99_MAX_MS, PEAK_RSS_MAX_BYTES, SCENARIOS } from './scenarios.js';
+import { medianRatio } from './rounds.js';
+
+const MiB = 1024 * 1024;
+
+export function checkTargets(scenarios: readonly ScenarioResult[]): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  const sqlite = scenarios.filter((s) => s.part === 'sqlite');
+  for (const scenario of sqlite) {
+    const spec = SCENARIOS.find((s) => s.name === scenario.name);
+    const service = scenario.rows.find((r) => r.kind === 'service');
+    if (spec === undefined || service === undefined) continue;
+    if (spec.baselineRatioMin !== undefined) {
+      checks.push({
+        target: `${scenario.name}: req/s ≥ ${spec.baselineRatioMin.toFixed(2)} × baseline`,
+        measured: service.baselineRatio.toFixed(2),
+        holds: service.baselineRatio >= spec.baselineRatioMin,
+      });
+    }
+    const reference = scenario.rows.find((r) => r.kind === 'reference');
+    if (spec.syncOffRatioMin !== undefined && reference !== undefined) {
+      const ratio = medianRatio(service, reference);
+      checks.push({
+        target: `${scenario.name}: durable (synchronous=FULL) req/s ≥ ${spec.syncOffRatioMin.toFixed(2)} × synchronous=OFF`,
+        measured: ratio.toFixed(2),
+        holds: ratio >= spec.syncOffRatioMin,
+      });
+    }
+  }
+  const services: { scenario: string; row: Row }[] = sqlite.flatMap((s) =>
+    s.rows.filter((r) => r.kind === 'service').map((row) => ({ scenario: s.name, row })),
+  );
+  const slowest = services.reduce<{ scenario: string; row: Row } | undefined>((worst, x) => (worst === undefined || x.row.p99_ms > worst.row.p99_ms ? x : worst), undefined);
+  if (slowest !== undefined) {
+    checks.push({
+      target: `p99 latency ≤ ${LATENCY_P99_MAX_MS} ms in every scenario`,
+      measured: `worst ${slowest.row.p99_ms.toFixed(2)} ms (${slowest.scenario})`,
+      holds: slowest.row.p99_ms <= LATENCY_P99_MAX_MS,
+    });
+  }
+  const peaks = services.map((x) => x.row.peakRss_bytes).filter((b): b is number => b !== undefined);
+  if (peaks.length > 0) {
+    const peak = Math.max(...peaks);
+    checks.push({
+      target: `peak RSS ≤ ${PEAK_RSS_MAX_BYTES / MiB} MB per service process`,
+      measured: `worst ${(peak / MiB).toFixed(0)} MB`,
+      holds: peak <= PEAK_RSS_MAX_BYTES,
+    });
+  }
+  return checks;
+}
