@@ -40,6 +40,17 @@ async function main(): Promise<void> {
   }
   const log = createLogger(config.logLevel);
   const running: RunningServer[] = [];
+  // Installed before the first "listening" line: until a listener exists, SIGTERM kills the
+  // process outright, and a supervisor may send it as soon as it reads that line.
+  const stop = (signal: string): void => {
+    log.info('shutting down', { signal });
+    Promise.all(running.map((server) => server.close())).then(
+      () => process.exit(0),
+      (error: unknown) => fail(log, error),
+    );
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
   try {
     for (const [index, service] of config.services.entries()) {
       const definition = await createService(service, config, log);
@@ -56,15 +67,6 @@ async function main(): Promise<void> {
     await Promise.allSettled(running.map((server) => server.close()));
     fail(log, error);
   }
-  const stop = (signal: string): void => {
-    log.info('shutting down', { signal });
-    Promise.all(running.map((server) => server.close())).then(
-      () => process.exit(0),
-      (error: unknown) => fail(log, error),
-    );
-  };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
 }
 
 function fail(log: Logger, error: unknown): never {
