@@ -1,11 +1,13 @@
 // The ledger on SQLite: the balance check and the decrement are one conditional UPDATE, and the
-// schema refuses a negative balance outright, as a last line of defence. On a file, withdrawals go
-// through group commit (ledger-group-commit.ts): many per transaction and fsync, written off the
-// main thread. Reads stay on this thread's own connection, which WAL lets run beside the writer.
+// schema refuses a negative balance outright, as a last line of defence. On a file, withdrawals are
+// group-committed (src/db/group-commit.ts): many per transaction and fsync, written by a worker
+// thread, so the event loop never waits for the disk. Reads stay on this thread's own connection,
+// which WAL lets read beside the writer.
+import { GroupCommitWriter } from '../db/group-commit.js';
 import { openSqlite } from '../db/sqlite.js';
-import type { Ledger } from './ledger.js';
-import { GroupCommitWithdrawals } from './ledger-group-commit.js';
-import { LEDGER_MIGRATIONS, LEDGER_SERVICE, prepareBalanceQuery, prepareWithdrawStep } from './ledger-sqlite-schema.js';
+import { turnScopedReads } from '../db/sqlite-turn-reads.js';
+import type { Ledger, WithdrawOutcome } from './ledger.js';
+import { LEDGER_MIGRATIONS, LEDGER_SERVICE, prepareBalanceQuery, prepareWithdrawStep, type Withdrawal } from './ledger-sqlite-schema.js';
 
 export function openSqliteLedger(
   location: string,
@@ -43,12 +45,17 @@ export function openSqliteLedger(
     };
   }
 
-  const writer = new GroupCommitWithdrawals({ location, synchronous });
+  const reads = turnScopedReads(db);
+  const writer = new GroupCommitWriter<Withdrawal, WithdrawOutcome>(
+    new URL('./ledger-sqlite-worker.js', import.meta.url),
+    { location, synchronous },
+    { onCommitted: reads.end },
+  );
   return {
     async balance(account) {
-      return balanceOf(account);
+      return reads.read(() => balanceOf(account));
     },
-    withdraw: (account, amount) => writer.withdraw(account, amount),
+    withdraw: (account, amount) => writer.write({ account, amount }),
     async ping() {
       return db.open && writer.healthy;
     },
@@ -56,6 +63,7 @@ export function openSqliteLedger(
       try {
         await writer.close();
       } finally {
+        reads.end();
         db.close();
       }
     },

@@ -1,91 +1,95 @@
-// The to-do store on SQLite. better-sqlite3 runs each statement to completion, and a write
-// transaction holds SQLite's lock, so every method is atomic within and across processes.
-import { openSqlite, type Migration, type SqliteDatabase } from '../db/sqlite.js';
+// The to-do store on SQLite. Every write is one statement or one transaction under SQLite's write
+// lock, so each method is atomic within and across processes. On a file, writes are group-committed
+// (src/db/group-commit.ts): many per transaction and fsync, written by a worker thread, so the
+// event loop never waits for the disk. Reads stay on this thread's own connection.
+import { GroupCommitWriter } from '../db/group-commit.js';
+import { openSqlite, type SqliteDatabase } from '../db/sqlite.js';
+import { directReads, turnScopedReads } from '../db/sqlite-turn-reads.js';
 import { INITIAL_TODO, type Todo, type TodoId, type TodoInput } from './model.js';
-import type { FinishOutcome, TodoStore } from './store.js';
+import type { TodoStore } from './store.js';
+import {
+  prepareTodoRead,
+  prepareTodoWrites,
+  TODO_MIGRATIONS,
+  TODO_SERVICE,
+  type TodoRow,
+  type TodoWrite,
+  type TodoWriteOutcome,
+  type TodoWriteOutcomes,
+} from './store-sqlite-schema.js';
 import { decodeTitle, encodeTitle } from './title.js';
 
-const MIGRATIONS: readonly Migration[] = [
-  {
-    version: 1,
-    sql: `CREATE TABLE todos (
-      id INTEGER PRIMARY KEY,
-      title TEXT NOT NULL,   -- a JSON string literal, see title.ts
-      done INTEGER NOT NULL CHECK (done IN (0, 1))
-    ) STRICT`,
-  },
-];
+type Write = <K extends TodoWrite['kind']>(write: Extract<TodoWrite, { kind: K }>) => Promise<TodoWriteOutcomes[K]>;
 
-interface TitleRow {
-  readonly title: string;
-  readonly done: number;
-}
-
-export function openSqliteTodoStore(location: string, synchronous?: 'FULL' | 'OFF'): TodoStore {
+export function openSqliteTodoStore(location: string, synchronous: 'FULL' | 'OFF' = 'FULL'): TodoStore {
   const db: SqliteDatabase = openSqlite({
     location,
-    service: 'todo',
-    migrations: MIGRATIONS,
+    service: TODO_SERVICE,
+    migrations: TODO_MIGRATIONS,
     synchronous,
     seed: (seeding) => {
       seeding.prepare('INSERT INTO todos (id, title, done) VALUES (?, ?, ?)').run(INITIAL_TODO.id, encodeTitle(INITIAL_TODO.title), 0);
     },
   });
+  const readRow = prepareTodoRead(db);
 
-  const selectOne = db.prepare<[number], TitleRow>('SELECT title, done FROM todos WHERE id = ?');
-  // One statement: the new id is computed and taken under the same write lock.
-  const insertNext = db
-    .prepare<[string, number], { id: bigint }>(
-      'INSERT INTO todos (id, title, done) SELECT COALESCE(MAX(id), 0) + 1, ?, ? FROM todos RETURNING id',
-    )
-    .safeIntegers(true);
-  const update = db.prepare<[string, number, number]>('UPDATE todos SET title = ?, done = ? WHERE id = ?');
-  const insert = db.prepare<[number, string, number]>('INSERT INTO todos (id, title, done) VALUES (?, ?, ?)');
-  const remove = db.prepare<[number]>('DELETE FROM todos WHERE id = ?');
-  const markDone = db.prepare<[number], TitleRow>('UPDATE todos SET done = 1 WHERE id = ? AND done = 0 RETURNING title, done');
-  const exists = db.prepare<[number], { one: number }>('SELECT 1 AS one FROM todos WHERE id = ?');
-
-  const replace = db.transaction((id: number, title: string, done: number): boolean => {
-    if (update.run(title, done, id).changes > 0) return false;
-    insert.run(id, title, done);
-    return true;
-  });
-  const finish = db.transaction((id: number): FinishOutcome => {
-    const row = markDone.get(id);
-    if (row !== undefined) return { kind: 'finished', todo: toTodo(id, row) };
-    return exists.get(id) === undefined ? { kind: 'missing' } : { kind: 'already-done' };
-  });
+  let write: Write;
+  let writerHealthy: () => boolean;
+  let closeWriter: () => Promise<void>;
+  let reads = directReads;
+  if (location === ':memory:') {
+    // A worker cannot open this thread's :memory: database, and there is no disk to wait for anyway.
+    const inThread = db.transaction(prepareTodoWrites(db));
+    write = ((op: TodoWrite) => Promise.resolve(inThread.immediate(op))) as Write;
+    writerHealthy = () => true;
+    closeWriter = async () => undefined;
+  } else {
+    reads = turnScopedReads(db);
+    const writer = new GroupCommitWriter<TodoWrite, TodoWriteOutcome>(
+      new URL('./store-sqlite-worker.js', import.meta.url),
+      { location, synchronous },
+      { onCommitted: reads.end },
+    );
+    write = ((op: TodoWrite) => writer.write(op)) as Write;
+    writerHealthy = () => writer.healthy;
+    closeWriter = () => writer.close();
+  }
 
   return {
     async get(id) {
-      const row = selectOne.get(id);
+      const row = reads.read(() => readRow(id));
       return row === undefined ? undefined : toTodo(id, row);
     },
     async create(input) {
-      const row = insertNext.get(encodeTitle(input.title), input.done ? 1 : 0);
-      if (row === undefined) throw new Error('INSERT … RETURNING returned no row');
-      return { id: exactId(row.id), title: input.title, done: input.done };
+      const id = await write({ kind: 'create', title: encodeTitle(input.title), done: input.done ? 1 : 0 });
+      return { id: exactId(id), title: input.title, done: input.done };
     },
     async replace(id, input: TodoInput) {
-      const created = replace.immediate(id, encodeTitle(input.title), input.done ? 1 : 0);
+      const created = await write({ kind: 'replace', id, title: encodeTitle(input.title), done: input.done ? 1 : 0 });
       return { todo: { id, title: input.title, done: input.done }, created };
     },
     async remove(id) {
-      return remove.run(id).changes > 0;
+      return write({ kind: 'remove', id });
     },
     async finish(id) {
-      return finish.immediate(id);
+      const outcome = await write({ kind: 'finish', id });
+      return outcome.kind === 'finished' ? { kind: 'finished', todo: toTodo(id, outcome.row) } : outcome;
     },
     async ping() {
-      return db.open;
+      return db.open && writerHealthy();
     },
     async close() {
-      db.close();
+      try {
+        await closeWriter();
+      } finally {
+        reads.end();
+        db.close();
+      }
     },
   };
 }
 
-function toTodo(id: number, row: TitleRow): Todo {
+function toTodo(id: number, row: TodoRow): Todo {
   return { id, title: decodeTitle(row.title), done: row.done === 1 };
 }
 

@@ -95,6 +95,30 @@ describe('group-commit SQLite ledger', () => {
     }
   });
 
+  test('a withdrawal that fails alone fails alone; the rest of its batch is committed', async () => {
+    const file = freshFile();
+    const ledger = openSqliteLedger(file, new Map([['alice', 100], ['bob', 100]]));
+    // The trigger aborts bob's UPDATE statement only: SQLite undoes that statement, the transaction goes on.
+    const saboteur = new Database(file);
+    saboteur.exec(`CREATE TRIGGER refuse_bob BEFORE UPDATE ON accounts WHEN NEW.name = 'bob'
+      BEGIN SELECT RAISE(ABORT, 'bob is frozen'); END;`);
+    try {
+      const [first, frozen, second] = await Promise.allSettled([
+        ledger.withdraw('alice', 1),
+        ledger.withdraw('bob', 1),
+        ledger.withdraw('alice', 2),
+      ]);
+      assert.deepEqual(first, { status: 'fulfilled', value: { kind: 'done', balance: 99 } });
+      assert.equal(frozen?.status, 'rejected');
+      assert.match(String((frozen as PromiseRejectedResult).reason), /bob is frozen/);
+      assert.deepEqual(second, { status: 'fulfilled', value: { kind: 'done', balance: 97 } });
+      assert.equal(await ledger.balance('bob'), 100);
+    } finally {
+      saboteur.close();
+      await ledger.close();
+    }
+  });
+
   test('a batch whose COMMIT fails fails every withdrawal in it, and none of them is applied', async () => {
     const file = freshFile();
     const ledger = openSqliteLedger(file, new Map([['alice', 100], ['bob', 100]]));

@@ -1,0 +1,51 @@
+// Group commit, the worker's half: it owns the write connection, and runs each batch it receives as
+// one BEGIN IMMEDIATE … COMMIT, so the whole batch shares one fsync while the main thread's event
+// loop goes on serving. Results are posted only after COMMIT has returned: nothing is acknowledged
+// before it is on disk. An operation that fails alone (its statement was undone, the transaction
+// goes on) fails alone; if SQLite had to roll back the whole transaction, or COMMIT fails, every
+// operation of the batch fails, since none of them is on disk.
+import { parentPort, workerData } from 'node:worker_threads';
+import type { SqliteDatabase } from './sqlite.js';
+import { errorCode, errorMessage, type FromWriter, type GroupCommitSetup, type OpResult, type ToWriter } from './group-commit-protocol.js';
+
+export interface Writer<Op, Outcome> {
+  readonly db: SqliteDatabase;
+  /** Runs inside the batch's transaction; throws to fail this operation. */
+  apply(op: Op): Outcome;
+}
+
+class TransactionLost extends Error {}
+
+export function serveGroupCommits<Op, Outcome>(open: (setup: GroupCommitSetup) => Writer<Op, Outcome>): void {
+  const port = parentPort;
+  if (port === null) throw new Error('a group-commit writer runs only as a worker thread');
+  const { db, apply } = open(workerData as GroupCommitSetup);
+
+  const runBatch = db.transaction((ops: readonly Op[]): OpResult<Outcome>[] => {
+    const results: OpResult<Outcome>[] = [];
+    for (const op of ops) {
+      try {
+        results.push({ ok: true, outcome: apply(op) });
+      } catch (error) {
+        if (!db.inTransaction) throw new TransactionLost(errorMessage(error));
+        results.push({ ok: false, message: errorMessage(error), code: errorCode(error) });
+      }
+    }
+    return results;
+  });
+
+  port.on('message', (message: ToWriter<Op>) => {
+    if (message.kind === 'close') {
+      db.close();
+      port.close();
+      return;
+    }
+    let reply: FromWriter<Outcome>;
+    try {
+      reply = { kind: 'committed', batch: message.batch, results: runBatch.immediate(message.ops) };
+    } catch (error) {
+      reply = { kind: 'failed', batch: message.batch, message: errorMessage(error), code: errorCode(error) };
+    }
+    port.postMessage(reply);
+  });
+}

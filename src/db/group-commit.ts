@@ -1,0 +1,142 @@
+// Group commit, the main thread's half: writes queue here, and whenever no batch is in flight the
+// queue goes to the writer thread as one batch. While that thread waits for the disk, new writes
+// gather for the next batch, so the fsyncs per second stay bounded whatever the request rate.
+import { Worker } from 'node:worker_threads';
+import type { FromWriter, GroupCommitSetup, ToWriter } from './group-commit-protocol.js';
+
+/** Bounds one transaction's length, and so the wait of the writes queued behind it. */
+const BATCH_OPS_MAX = 1024;
+
+interface Waiting<Op, Outcome> {
+  readonly op: Op;
+  resolve(outcome: Outcome): void;
+  reject(error: Error): void;
+}
+
+export interface GroupCommitOptions {
+  /** Called when a batch is committed, before any of its writes is acknowledged. */
+  readonly onCommitted?: () => void;
+}
+
+export class GroupCommitWriter<Op, Outcome> {
+  private readonly worker: Worker;
+  private queue: Waiting<Op, Outcome>[] = [];
+  private inFlight: readonly Waiting<Op, Outcome>[] | undefined;
+  private batchNumber = 0;
+  private sendScheduled = false;
+  /** Set once the writer thread is gone: every later write fails with it. */
+  private broken: Error | undefined;
+  private closing: Promise<void> | undefined;
+  private onDrained: (() => void) | undefined;
+
+  /** `script` is the writer thread's module, one that calls serveGroupCommits(). */
+  constructor(
+    script: URL,
+    setup: GroupCommitSetup,
+    private readonly options: GroupCommitOptions = {},
+  ) {
+    this.worker = new Worker(script, { workerData: setup });
+    this.worker.on('message', (message: FromWriter<Outcome>) => this.settle(message));
+    this.worker.on('error', (error) => this.fail(error));
+    this.worker.on('exit', (code) => {
+      if (this.closing === undefined) this.fail(new Error(`the database writer stopped (exit code ${code})`));
+    });
+    // Idle, the writer must not keep the process alive; it is referenced while a batch is out.
+    this.worker.unref();
+  }
+
+  get healthy(): boolean {
+    return this.broken === undefined && this.closing === undefined;
+  }
+
+  write(op: Op): Promise<Outcome> {
+    if (this.broken !== undefined) return Promise.reject(this.broken);
+    if (this.closing !== undefined) return Promise.reject(new Error('the store is closed'));
+    return new Promise((resolve, reject) => {
+      this.queue.push({ op, resolve, reject });
+      this.scheduleSend();
+    });
+  }
+
+  /** Lets every queued write finish, then stops the writer thread, which closes its connection. */
+  close(): Promise<void> {
+    return (this.closing ??= this.drainAndStop());
+  }
+
+  private async drainAndStop(): Promise<void> {
+    this.worker.ref();
+    if (this.queue.length > 0 || this.inFlight !== undefined) {
+      await new Promise<void>((resolve) => (this.onDrained = resolve));
+    }
+    if (this.broken !== undefined) {
+      await this.worker.terminate();
+      return;
+    }
+    const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
+    this.post({ kind: 'close' });
+    await exited;
+  }
+
+  // Waiting for the end of this turn of the event loop lets writes that arrived together share
+  // the first batch, instead of the first one going alone.
+  private scheduleSend(): void {
+    if (this.sendScheduled || this.inFlight !== undefined) return;
+    this.sendScheduled = true;
+    setImmediate(() => {
+      this.sendScheduled = false;
+      this.sendBatch();
+    });
+  }
+
+  private sendBatch(): void {
+    if (this.inFlight !== undefined || this.queue.length === 0 || this.broken !== undefined) return;
+    const batch = this.queue.length <= BATCH_OPS_MAX ? this.queue : this.queue.slice(0, BATCH_OPS_MAX);
+    this.queue = batch === this.queue ? [] : this.queue.slice(BATCH_OPS_MAX);
+    this.inFlight = batch;
+    this.batchNumber += 1;
+    this.worker.ref();
+    this.post({ kind: 'batch', batch: this.batchNumber, ops: batch.map((w) => w.op) });
+  }
+
+  private settle(message: FromWriter<Outcome>): void {
+    const batch = this.inFlight;
+    if (batch === undefined || message.batch !== this.batchNumber) {
+      this.fail(new Error(`the database writer answered batch ${message.batch}, ${this.batchNumber} was out`));
+      return;
+    }
+    this.inFlight = undefined;
+    if (this.closing === undefined) this.worker.unref();
+    if (message.kind === 'committed') {
+      if (message.results.length !== batch.length) {
+        this.fail(new Error(`the database writer answered ${message.results.length} of ${batch.length} writes`), batch);
+        return;
+      }
+      this.options.onCommitted?.();
+      message.results.forEach((result, i) => {
+        const waiting = batch[i] as Waiting<Op, Outcome>;
+        if (result.ok) waiting.resolve(result.outcome);
+        else waiting.reject(Object.assign(new Error(result.message), { code: result.code }));
+      });
+    } else {
+      const error = Object.assign(new Error(`batch not committed: ${message.message}`), { code: message.code });
+      for (const waiting of batch) waiting.reject(error);
+    }
+    // Whatever queued while the disk worked goes at once: it has waited one batch already.
+    this.sendBatch();
+    if (this.inFlight === undefined && this.queue.length === 0) this.onDrained?.();
+  }
+
+  /** The writer thread is unusable: nothing queued or in flight can be acknowledged any more. */
+  private fail(error: Error, inFlight: readonly Waiting<Op, Outcome>[] | undefined = this.inFlight): void {
+    this.broken ??= error;
+    const abandoned = [...(inFlight ?? []), ...this.queue];
+    this.inFlight = undefined;
+    this.queue = [];
+    for (const waiting of abandoned) waiting.reject(error);
+    this.onDrained?.();
+  }
+
+  private post(message: ToWriter<Op>): void {
+    this.worker.postMessage(message);
+  }
+}

@@ -1,0 +1,78 @@
+// The to-do store's SQLite schema and its writes, shared by the in-thread store and the
+// group-commit writer thread so that both change data by exactly the same statements.
+import type { Migration, SqliteDatabase } from '../db/sqlite.js';
+
+export const TODO_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    sql: `CREATE TABLE todos (
+      id INTEGER PRIMARY KEY,
+      title TEXT NOT NULL,   -- a JSON string literal, see title.ts
+      done INTEGER NOT NULL CHECK (done IN (0, 1))
+    ) STRICT`,
+  },
+];
+
+export const TODO_SERVICE = 'todo';
+
+export interface TodoRow {
+  readonly title: string;
+  readonly done: number;
+}
+
+/** Titles travel already encoded (title.ts), done as 0 or 1. */
+export type TodoWrite =
+  | { readonly kind: 'create'; readonly title: string; readonly done: number }
+  | { readonly kind: 'replace'; readonly id: number; readonly title: string; readonly done: number }
+  | { readonly kind: 'remove'; readonly id: number }
+  | { readonly kind: 'finish'; readonly id: number };
+
+export type FinishRow = { readonly kind: 'finished'; readonly row: TodoRow } | { readonly kind: 'missing' } | { readonly kind: 'already-done' };
+
+/** What each write answers: the new id (a bigint, exact past 2^53), created?, removed?, the finish. */
+export interface TodoWriteOutcomes {
+  readonly create: bigint;
+  readonly replace: boolean;
+  readonly remove: boolean;
+  readonly finish: FinishRow;
+}
+export type TodoWriteOutcome = TodoWriteOutcomes[keyof TodoWriteOutcomes];
+
+export function prepareTodoRead(db: SqliteDatabase): (id: number) => TodoRow | undefined {
+  const selectOne = db.prepare<[number], TodoRow>('SELECT title, done FROM todos WHERE id = ?');
+  return (id) => selectOne.get(id);
+}
+
+/** Applies one write; it must run inside a write transaction (each is atomic only there). */
+export function prepareTodoWrites(db: SqliteDatabase): (write: TodoWrite) => TodoWriteOutcome {
+  // One statement: the new id is computed and taken under the same write lock.
+  const insertNext = db
+    .prepare<[string, number], { id: bigint }>('INSERT INTO todos (id, title, done) SELECT COALESCE(MAX(id), 0) + 1, ?, ? FROM todos RETURNING id')
+    .safeIntegers(true);
+  const update = db.prepare<[string, number, number]>('UPDATE todos SET title = ?, done = ? WHERE id = ?');
+  const insert = db.prepare<[number, string, number]>('INSERT INTO todos (id, title, done) VALUES (?, ?, ?)');
+  const remove = db.prepare<[number]>('DELETE FROM todos WHERE id = ?');
+  const markDone = db.prepare<[number], TodoRow>('UPDATE todos SET done = 1 WHERE id = ? AND done = 0 RETURNING title, done');
+  const exists = db.prepare<[number], { one: number }>('SELECT 1 AS one FROM todos WHERE id = ?');
+
+  return (write) => {
+    switch (write.kind) {
+      case 'create': {
+        const row = insertNext.get(write.title, write.done);
+        if (row === undefined) throw new Error('INSERT … RETURNING returned no row');
+        return row.id;
+      }
+      case 'replace':
+        if (update.run(write.title, write.done, write.id).changes > 0) return false;
+        insert.run(write.id, write.title, write.done);
+        return true;
+      case 'remove':
+        return remove.run(write.id).changes > 0;
+      case 'finish': {
+        const row = markDone.get(write.id);
+        if (row !== undefined) return { kind: 'finished', row };
+        return exists.get(write.id) === undefined ? { kind: 'missing' } : { kind: 'already-done' };
+      }
+    }
+  };
+}

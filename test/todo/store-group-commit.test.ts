@@ -1,0 +1,78 @@
+// The to-do store on a SQLite file, where writes are group-committed by a worker thread: concurrent
+// writes share batches yet answer as if each ran alone, and reads see every acknowledged write.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { openSqliteTodoStore } from '../../src/todo/store-sqlite.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'todo-group-commit-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+let files = 0;
+const freshFile = (): string => join(dir, `todo-${++files}.sqlite`);
+
+describe('group-commit SQLite to-do store', () => {
+  test('100 concurrent creates take the ids 2 to 101, each once, and each is readable at once', async () => {
+    const store = openSqliteTodoStore(freshFile());
+    try {
+      const created = await Promise.all(Array.from({ length: 100 }, (_, i) => store.create({ title: `item ${i}`, done: false })));
+      assert.deepEqual(
+        created.map((t) => Number(t.id)).sort((a, b) => a - b),
+        Array.from({ length: 100 }, (_, i) => i + 2),
+      );
+      for (const todo of created) assert.deepEqual(await store.get(Number(todo.id)), todo);
+    } finally {
+      await store.close();
+    }
+  });
+
+  test('20 concurrent finishes of one item: exactly one finishes it, the others find it done', async () => {
+    const store = openSqliteTodoStore(freshFile());
+    try {
+      const outcomes = await Promise.all(Array.from({ length: 20 }, () => store.finish(1)));
+      assert.equal(outcomes.filter((o) => o.kind === 'finished').length, 1);
+      assert.equal(outcomes.filter((o) => o.kind === 'already-done').length, 19);
+      assert.deepEqual(await store.finish(2), { kind: 'missing' });
+    } finally {
+      await store.close();
+    }
+  });
+
+  test('a mixed batch answers each write in the order asked', async () => {
+    const store = openSqliteTodoStore(freshFile());
+    try {
+      const [replaced, createdAt5, removed, removedAgain, finished] = await Promise.all([
+        store.replace(1, { title: 'Buy oat milk', done: false }),
+        store.replace(5, { title: 'Five', done: true }),
+        store.remove(5),
+        store.remove(5),
+        store.finish(1),
+      ]);
+      assert.deepEqual(replaced, { todo: { id: 1, title: 'Buy oat milk', done: false }, created: false });
+      assert.deepEqual(createdAt5, { todo: { id: 5, title: 'Five', done: true }, created: true });
+      assert.equal(removed, true);
+      assert.equal(removedAgain, false);
+      assert.deepEqual(finished, { kind: 'finished', todo: { id: 1, title: 'Buy oat milk', done: true } });
+    } finally {
+      await store.close();
+    }
+  });
+
+  test('close() while writes are queued finishes them; they survive a reopen', async () => {
+    const file = freshFile();
+    const store = openSqliteTodoStore(file);
+    const pending = Array.from({ length: 30 }, (_, i) => store.create({ title: `t${i}`, done: i % 2 === 0 }));
+    const closed = store.close();
+    assert.equal((await Promise.all(pending)).length, 30);
+    await closed;
+    await assert.rejects(store.create({ title: 'late', done: false }), /closed/);
+    const reopened = openSqliteTodoStore(file);
+    try {
+      assert.deepEqual(await reopened.get(31), { id: 31, title: 't29', done: false });
+      assert.equal(await reopened.get(32), undefined);
+    } finally {
+      await reopened.close();
+    }
+  });
+});
