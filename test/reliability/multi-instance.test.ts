@@ -31,17 +31,24 @@ async function startInstances(service: 'bank' | 'todo', database: TestDatabase):
 
 const urlOf = (instances: readonly ServiceProcess[], index: number): string => instances[index % instances.length]?.urls[0] as string;
 
-describe('four bank instances on one PostgreSQL database', { skip }, () => {
-  let database: TestDatabase;
-  let instances: ServiceProcess[] = [];
+/** Inside a describe: a fresh database and the instances on it, for the tests of that describe. */
+function useInstances(service: 'bank' | 'todo'): { databaseUrl: string; instances: ServiceProcess[] } {
+  const fixture = { databaseUrl: '', instances: [] as ServiceProcess[] };
+  let database: TestDatabase | undefined;
   before(async () => {
     database = await createTestDatabase();
-    instances = await startInstances('bank', database);
+    fixture.databaseUrl = database.url;
+    fixture.instances = await startInstances(service, database);
   });
   after(async () => {
-    await Promise.all(instances.map((instance) => instance.kill()));
+    await Promise.all(fixture.instances.map((instance) => instance.kill()));
     await database?.drop();
   });
+  return fixture;
+}
+
+describe('four bank instances on one PostgreSQL database', { skip }, () => {
+  const fixture = useInstances('bank');
 
   test('2,000 concurrent withdrawals: no overdraft, every acknowledged one applied, no refused one applied', async () => {
     const random = seededRandom(4);
@@ -49,7 +56,7 @@ describe('four bank instances on one PostgreSQL database', { skip }, () => {
     const plan = Array.from({ length: WITHDRAWALS }, () => ({ account: names[random(0, names.length - 1)] as string, amount: random(1, 40) }));
     const answers = await runBounded(WITHDRAWALS, IN_FLIGHT, async (i) => {
       const { account, amount } = plan[i] as { account: string; amount: number };
-      return send(urlOf(instances, i), { method: 'POST', path: `/withdraw/${account}/${amount}` });
+      return send(urlOf(fixture.instances, i), { method: 'POST', path: `/withdraw/${account}/${amount}` });
     });
 
     const acknowledged = new Map<string, number>(names.map((name) => [name, 0]));
@@ -62,7 +69,7 @@ describe('four bank instances on one PostgreSQL database', { skip }, () => {
     }
     assert.ok(refused > 0 && refused < WITHDRAWALS, `a mix of refusals and successes (refused ${refused})`);
 
-    for (const instance of instances) {
+    for (const instance of fixture.instances) {
       for (const [name, initial] of ACCOUNTS) {
         const answer = await get(instance.urls[0] as string, `/accounts/${name}`);
         assert.equal(answer.status, 200);
@@ -75,23 +82,14 @@ describe('four bank instances on one PostgreSQL database', { skip }, () => {
 });
 
 describe('four to-do instances on one PostgreSQL database', { skip }, () => {
-  let database: TestDatabase;
-  let instances: ServiceProcess[] = [];
-  before(async () => {
-    database = await createTestDatabase();
-    instances = await startInstances('todo', database);
-  });
-  after(async () => {
-    await Promise.all(instances.map((instance) => instance.kill()));
-    await database?.drop();
-  });
+  const fixture = useInstances('todo');
 
   test('concurrent POSTs and PUTs: unique ids, each POST one more than an existing id, nothing else stored', async () => {
     const POSTS = 400;
     const PUTS = 100;
     // PUT targets lie far apart, so a run of POSTs never counts up into one.
     const answers = await runBounded(POSTS + PUTS, 50, async (i) => {
-      const url = urlOf(instances, i);
+      const url = urlOf(fixture.instances, i);
       const title = `item ${i}`;
       if (i % 5 === 0) {
         const id = 100_000 * (i / 5 + 1);
@@ -112,7 +110,7 @@ describe('four to-do instances on one PostgreSQL database', { skip }, () => {
     assert.equal(postIds.length, POSTS);
     for (const id of postIds) assert.ok(stored.has(id - 1), `POST id ${id} is one more than an id that existed`);
 
-    const client = new pg.Client({ connectionString: database.url });
+    const client = new pg.Client({ connectionString: fixture.databaseUrl });
     await client.connect();
     try {
       const { rows } = await client.query<{ id: string; title: string }>('SELECT id::text AS id, title FROM todos');
@@ -122,7 +120,7 @@ describe('four to-do instances on one PostgreSQL database', { skip }, () => {
       await client.end();
     }
 
-    for (const [index, instance] of instances.entries()) {
+    for (const [index, instance] of fixture.instances.entries()) {
       const id = postIds[index] as number;
       assert.equal((json(await get(instance.urls[0] as string, `/todos/${id}`)) as { title: string }).title, stored.get(id));
     }
