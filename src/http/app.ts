@@ -1,10 +1,13 @@
 // The request pipeline shared by every service: route, validate, call the handler, write the
 // answer, and send any error through the one renderer.
+//
+// Hot path: a request costs one call chain and, for an async handler, one promise of ours; no
+// async wrapper functions, and the constant answer to an unknown path is rendered once.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../log.js';
 import { decodeBody, readBody, type BodyLimits } from './body.js';
 import { methodNotAllowed, notFound, RequestValidationError } from './errors.js';
-import { JSON_TYPE, renderError, type ErrorFormat } from './render.js';
+import { JSON_TYPE, renderError, type ErrorFormat, type RenderedError } from './render.js';
 import type { Reply, Route } from './route.js';
 import { Router } from './routing.js';
 import type { Issues } from './schema.js';
@@ -21,16 +24,47 @@ export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void
 export function createRequestHandler(options: AppOptions): RequestHandler {
   const router = new Router(options.routes);
   const { errorFormat, limits, log } = options;
+  const notFoundAnswer = renderError(notFound(), errorFormat);
+  const notFoundHeaders = answerHeaders(notFoundAnswer);
   let requestCount = 0;
 
-  async function handle(req: IncomingMessage, res: ServerResponse, requestNumber: number): Promise<void> {
+  function fail(req: IncomingMessage, res: ServerResponse, requestNumber: number, error: unknown): void {
+    const rendered = renderError(error, errorFormat);
+    if (rendered.unexpected) {
+      log.error('unhandled failure', { requestId: requestId(requestNumber), method: req.method ?? 'GET', url: req.url, error });
+    }
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    res.writeHead(rendered.status, answerHeaders(rendered));
+    res.end(rendered.body);
+  }
+
+  return (req, res) => {
+    requestCount += 1;
+    const requestNumber = requestCount;
     try {
-      const method = req.method ?? 'GET';
-      const match = router.match(method, req.url ?? '/');
+      const match = router.match(req.method ?? 'GET', req.url ?? '/');
       switch (match.kind) {
-        case 'route':
-          writeReply(res, await runRoute(match.route, match.params, req, limits));
+        case 'route': {
+          const reply = runRoute(match.route, match.params, req, limits);
+          if (isPromise(reply)) {
+            reply.then(
+              (settled) => {
+                try {
+                  writeReply(res, settled);
+                } catch (error) {
+                  fail(req, res, requestNumber, error);
+                }
+              },
+              (error: unknown) => fail(req, res, requestNumber, error),
+            );
+          } else {
+            writeReply(res, reply);
+          }
           return;
+        }
         case 'redirect':
           res.writeHead(307, { Location: match.location, 'Content-Length': '0' });
           res.end();
@@ -38,38 +72,13 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
         case 'method-not-allowed':
           throw methodNotAllowed(match.allow);
         case 'not-found':
-          throw notFound();
+          res.writeHead(notFoundAnswer.status, notFoundHeaders);
+          res.end(notFoundAnswer.body);
+          return;
       }
     } catch (error) {
-      try {
-        sendError(res, error, requestId(requestNumber), req);
-      } catch (failure) {
-        // Rendering itself failed: still no crash and nothing internal for the client.
-        log.error('failed to render an error', { requestId: requestId(requestNumber), error: failure });
-        if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
-        res.end('Internal Server Error');
-      }
+      fail(req, res, requestNumber, error);
     }
-  }
-
-  function sendError(res: ServerResponse, error: unknown, id: string, req: IncomingMessage): void {
-    const rendered = renderError(error, errorFormat);
-    if (rendered.unexpected) log.error('unhandled failure', { requestId: id, method: req.method, url: req.url, error });
-    if (res.headersSent) {
-      res.destroy();
-      return;
-    }
-    const headers: Record<string, string | number> = { ...rendered.headers };
-    headers['Content-Type'] = rendered.contentType;
-    headers['Content-Length'] = Buffer.byteLength(rendered.body);
-    if (rendered.status === 413) headers.Connection = 'close';
-    res.writeHead(rendered.status, headers);
-    res.end(rendered.body);
-  }
-
-  return (req, res) => {
-    requestCount += 1;
-    void handle(req, res, requestCount);
   };
 }
 
@@ -78,29 +87,46 @@ function requestId(requestNumber: number): string {
   return `${processTag}-${requestNumber.toString(36)}`;
 }
 
-async function runRoute(
+function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
+
+function answerHeaders(rendered: RenderedError): Record<string, string | number> {
+  const headers: Record<string, string | number> = { ...rendered.headers };
+  headers['Content-Type'] = rendered.contentType;
+  headers['Content-Length'] = Buffer.byteLength(rendered.body);
+  if (rendered.status === 413) headers.Connection = 'close';
+  return headers;
+}
+
+/** Validates the inputs and calls the handler; throws (or rejects) with any error on the way. */
+function runRoute(
   route: Route,
   rawParams: Readonly<Record<string, string>>,
   req: IncomingMessage,
   limits: BodyLimits,
-): Promise<Reply> {
+): Reply | Promise<Reply> {
   const issues: Issues = [];
   const params: Record<string, unknown> = {};
   for (const [name, spec] of route.params) {
     params[name] = spec.fromText(rawParams[name] as string, ['path', name], issues);
   }
-  let body: unknown;
-  if (route.body !== undefined) {
+  const bodySpec = route.body;
+  if (bodySpec === undefined) {
+    if (issues.length > 0) throw new RequestValidationError(issues);
+    return route.handle({ params, body: undefined });
+  }
+  return readBody(req, limits.bodyBytesMax).then((bytes) => {
     // As in the reference, the body is decoded before anything is validated: a JSON syntax error
     // (or undecodable bytes) is reported alone, even when a path parameter is also wrong.
-    const decoded = decodeBody(await readBody(req, limits.bodyBytesMax), req.headers['content-type'], limits);
-    body =
+    const decoded = decodeBody(bytes, req.headers['content-type'], limits);
+    const body =
       decoded.kind === 'text'
-        ? route.body.fromRawText(decoded.text, ['body'], issues)
-        : route.body.fromBody(decoded.kind === 'json' ? decoded.value : undefined, ['body'], issues);
-  }
-  if (issues.length > 0) throw new RequestValidationError(issues);
-  return route.handle({ params, body });
+        ? bodySpec.fromRawText(decoded.text, ['body'], issues)
+        : bodySpec.fromBody(decoded.kind === 'json' ? decoded.value : undefined, ['body'], issues);
+    if (issues.length > 0) throw new RequestValidationError(issues);
+    return route.handle({ params, body });
+  });
 }
 
 function writeReply(res: ServerResponse, reply: Reply): void {

@@ -3,6 +3,10 @@
 
 export type ErrorHeaders = Readonly<Record<string, string>>;
 
+// The errors below are answers, not faults: they are rendered and never logged with a stack, and
+// capturing one would cost more than the rest of the answer (a 404 or 422 is often sent thousands
+// of times a second). Their constructors turn stack capture off around super().
+
 /** An HTTP error with a client-facing detail: a string, or an object sent as it is. */
 export class HttpError extends Error {
   readonly code: string = 'HTTP_ERROR';
@@ -11,7 +15,10 @@ export class HttpError extends Error {
     readonly detail: string | Readonly<Record<string, unknown>>,
     readonly headers: ErrorHeaders = {},
   ) {
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(typeof detail === 'string' ? detail : `HTTP ${status}`);
+    Error.stackTraceLimit = stackTraceLimit;
     this.name = 'HttpError';
   }
 }
@@ -29,7 +36,10 @@ export interface ValidationItem {
 export class RequestValidationError extends Error {
   readonly code = 'VALIDATION_FAILED';
   constructor(readonly items: readonly ValidationItem[]) {
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(`${items.length} validation error(s)`);
+    Error.stackTraceLimit = stackTraceLimit;
     this.name = 'RequestValidationError';
   }
 }

@@ -31,6 +31,8 @@ function encodeValue(value: unknown, open: object[]): string {
   }
 }
 
+// Objects are walked by key (Object.keys, Map.forEach) rather than by entry arrays: error bodies are
+// encoded on every 4xx, and the per-entry arrays were most of the encoder's cost.
 function encodeContainer(value: object, open: object[]): string {
   if (open.includes(value)) throw new TypeError('Circular reference detected');
   open.push(value);
@@ -42,21 +44,46 @@ function encodeContainer(value: object, open: object[]): string {
       out += encodeValue(value[k], open);
     }
     out += ']';
-  } else {
-    const entries: Iterable<[unknown, unknown]> =
-      value instanceof Map ? (value as Map<unknown, unknown>) : Object.entries(value);
+  } else if (value instanceof Map) {
     out = '{';
-    let first = true;
-    for (const [key, member] of entries) {
-      if (member === undefined || typeof member === 'function' || typeof member === 'symbol') continue;
-      if (!first) out += ',';
-      first = false;
+    (value as Map<unknown, unknown>).forEach((member, key) => {
+      if (!hasJsonForm(member)) return;
+      if (out.length > 1) out += ',';
       out += JSON.stringify(String(key)) + ':' + encodeValue(member, open);
+    });
+    out += '}';
+  } else {
+    out = '{';
+    const record = value as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
+      const member = record[key];
+      if (!hasJsonForm(member)) continue;
+      if (out.length > 1) out += ',';
+      out += memberName(key) + encodeValue(member, open);
     }
     out += '}';
   }
   open.pop();
   return out;
+}
+
+// The member names of our own objects are few and repeat on every answer ("detail", "loc", "msg"…),
+// so their encoded form is kept. Decoded input (Maps) is not cached: its names are the client's.
+const MEMBER_NAMES_CACHED_MAX = 256;
+const memberNames = new Map<string, string>();
+
+function memberName(key: string): string {
+  let encoded = memberNames.get(key);
+  if (encoded === undefined) {
+    encoded = JSON.stringify(key) + ':';
+    if (memberNames.size < MEMBER_NAMES_CACHED_MAX) memberNames.set(key, encoded);
+  }
+  return encoded;
+}
+
+/** As in JSON.stringify, an object member that is undefined, a function or a symbol is left out. */
+function hasJsonForm(member: unknown): boolean {
+  return member !== undefined && typeof member !== 'function' && typeof member !== 'symbol';
 }
 
 /**

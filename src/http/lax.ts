@@ -340,6 +340,15 @@ export function intFromText(text: string): IntOutcome {
 }
 
 /**
+ * The path parameter's read: the same rules in one pass, the value as a number when the text is a
+ * plain digit run (the common case) and otherwise as the parse gives it, or the error type.
+ */
+export function readIntText(text: string): number | bigint | IntErrorType {
+  const plain = plainDigits(text);
+  return plain >= 0 ? plain : parseIntText(text);
+}
+
+/**
  * The hot-path variant: the same rules, but the value as a `number`, with no bigint or result object
  * made. Undefined means "not a safe integer, or not an integer at all": call `intFromText` for the
  * exact value or the error type (failures are rare, so reading the text twice there costs nothing).

@@ -22,12 +22,23 @@ export type RouteMatch<R> =
   | { readonly kind: 'not-found' };
 
 const NOT_FOUND = { kind: 'not-found' } as const;
+const NO_ROUTES: readonly never[] = [];
 
 export class Router<R extends Routable> {
-  private readonly compiled: readonly CompiledRoute<R>[];
+  /** Routes by their number of segments (declaration order kept): only those can match a path. */
+  private readonly bySegmentCount = new Map<number, CompiledRoute<R>[]>();
 
   constructor(routes: readonly R[]) {
-    this.compiled = routes.map((route) => ({ route, segments: compilePath(route.path) }));
+    for (const route of routes) {
+      const segments = compilePath(route.path);
+      let sameLength = this.bySegmentCount.get(segments.length);
+      if (sameLength === undefined) this.bySegmentCount.set(segments.length, (sameLength = []));
+      sameLength.push({ route, segments });
+    }
+  }
+
+  private candidates(segmentCount: number): readonly CompiledRoute<R>[] {
+    return this.bySegmentCount.get(segmentCount) ?? NO_ROUTES;
   }
 
   /** `target` is the request-target as received: raw path, then an optional query. */
@@ -38,7 +49,7 @@ export class Router<R extends Routable> {
     const segments = decodeSegments(rawPath);
 
     let allowed: Set<string> | undefined;
-    for (const { route, segments: pattern } of this.compiled) {
+    for (const { route, segments: pattern } of this.candidates(segments.length)) {
       const params = matchSegments(pattern, segments);
       if (params === undefined) continue;
       if (route.method === method || (method === 'HEAD' && route.method === 'GET')) {
@@ -55,7 +66,7 @@ export class Router<R extends Routable> {
       const stripped = rawPath.replace(/\/+$/, '');
       if (stripped !== '') {
         const strippedSegments = decodeSegments(stripped);
-        if (this.compiled.some((c) => matchSegments(c.segments, strippedSegments) !== undefined)) {
+        if (this.candidates(strippedSegments.length).some((c) => matchSegments(c.segments, strippedSegments) !== undefined)) {
           const query = queryAt === -1 ? '' : target.slice(queryAt + 1);
           return { kind: 'redirect', location: query === '' ? stripped : `${stripped}?${query}` };
         }

@@ -2,7 +2,7 @@
 // and describes itself as JSON Schema for the OpenAPI document.
 import type { ValidationItem } from './errors.js';
 import type { JsonObject, JsonValue } from './json-value.js';
-import { boolFromJson, constraintMessage, intFromText, MESSAGES, safeIntFromText } from './lax.js';
+import { boolFromJson, constraintMessage, MESSAGES, readIntText } from './lax.js';
 
 export type Loc = readonly (string | number)[];
 export type Issues = ValidationItem[];
@@ -53,14 +53,10 @@ export function intParam(bounds: IntBounds): ParamSpec<number> {
   return {
     jsonSchema,
     fromText(text, loc, issues) {
-      let value: number | bigint | undefined = safeIntFromText(text);
-      if (value === undefined) {
-        const outcome = intFromText(text);
-        if (!outcome.ok) {
-          issues.push({ type: outcome.type, loc, msg: MESSAGES[outcome.type], input: text });
-          return undefined;
-        }
-        value = outcome.value;
+      const value = readIntText(text);
+      if (typeof value === 'string') {
+        issues.push({ type: value, loc, msg: MESSAGES[value], input: text });
+        return undefined;
       }
       for (const check of checks) {
         if (fails(check, value)) {
