@@ -6,6 +6,12 @@ import type { FromWriter, GroupCommitSetup, ToWriter } from './group-commit-prot
 
 /** Bounds one transaction's length, and so the wait of the writes queued behind it. */
 const BATCH_OPS_MAX = 1024;
+/**
+ * Two batches out at once: while the writer thread commits one (and waits for the disk), the next
+ * is already there, so the thread goes from one commit to the next without waiting for this
+ * thread's turn. The writer commits them one after the other, in order.
+ */
+const BATCHES_IN_FLIGHT_MAX = 2;
 
 interface Waiting<Op, Outcome> {
   readonly op: Op;
@@ -21,7 +27,9 @@ export interface GroupCommitOptions {
 export class GroupCommitWriter<Op, Outcome> {
   private readonly worker: Worker;
   private queue: Waiting<Op, Outcome>[] = [];
-  private inFlight: readonly Waiting<Op, Outcome>[] | undefined;
+  /** Batches sent and not yet answered, oldest first; the writer answers them in this order. */
+  private inFlight: (readonly Waiting<Op, Outcome>[])[] = [];
+  /** The number of the newest batch sent; the oldest in flight is batchNumber - inFlight.length + 1. */
   private batchNumber = 0;
   private sendScheduled = false;
   /** Set once the writer thread is gone: every later write fails with it. */
@@ -65,7 +73,7 @@ export class GroupCommitWriter<Op, Outcome> {
 
   private async drainAndStop(): Promise<void> {
     this.worker.ref();
-    if (this.queue.length > 0 || this.inFlight !== undefined) {
+    if (this.queue.length > 0 || this.inFlight.length > 0) {
       await new Promise<void>((resolve) => (this.onDrained = resolve));
     }
     if (this.broken !== undefined) {
@@ -80,7 +88,7 @@ export class GroupCommitWriter<Op, Outcome> {
   // Waiting for the end of this turn of the event loop lets writes that arrived together share
   // the first batch, instead of the first one going alone.
   private scheduleSend(): void {
-    if (this.sendScheduled || this.inFlight !== undefined) return;
+    if (this.sendScheduled || this.inFlight.length >= BATCHES_IN_FLIGHT_MAX || this.queue.length === 0) return;
     this.sendScheduled = true;
     setImmediate(() => {
       this.sendScheduled = false;
@@ -89,23 +97,23 @@ export class GroupCommitWriter<Op, Outcome> {
   }
 
   private sendBatch(): void {
-    if (this.inFlight !== undefined || this.queue.length === 0 || this.broken !== undefined) return;
+    if (this.inFlight.length >= BATCHES_IN_FLIGHT_MAX || this.queue.length === 0 || this.broken !== undefined) return;
     const batch = this.queue.length <= BATCH_OPS_MAX ? this.queue : this.queue.slice(0, BATCH_OPS_MAX);
     this.queue = batch === this.queue ? [] : this.queue.slice(BATCH_OPS_MAX);
-    this.inFlight = batch;
+    this.inFlight.push(batch);
     this.batchNumber += 1;
     this.worker.ref();
     this.post({ kind: 'batch', batch: this.batchNumber, ops: batch.map((w) => w.op) });
   }
 
   private settle(message: FromWriter<Outcome>): void {
-    const batch = this.inFlight;
-    if (batch === undefined || message.batch !== this.batchNumber) {
-      this.fail(new Error(`the database writer answered batch ${message.batch}, ${this.batchNumber} was out`));
+    const oldest = this.batchNumber - this.inFlight.length + 1;
+    const batch = this.inFlight.shift();
+    if (batch === undefined || message.batch !== oldest) {
+      this.fail(new Error(`the database writer answered batch ${message.batch}, ${oldest} was expected`), batch);
       return;
     }
-    this.inFlight = undefined;
-    if (this.closing === undefined) this.worker.unref();
+    if (this.inFlight.length === 0 && this.closing === undefined) this.worker.unref();
     if (message.kind === 'committed') {
       if (message.results.length !== batch.length) {
         this.fail(new Error(`the database writer answered ${message.results.length} of ${batch.length} writes`), batch);
@@ -121,16 +129,16 @@ export class GroupCommitWriter<Op, Outcome> {
       const error = Object.assign(new Error(`batch not committed: ${message.message}`), { code: message.code });
       for (const waiting of batch) waiting.reject(error);
     }
-    // Whatever queued while the disk worked goes at once: it has waited one batch already.
-    this.sendBatch();
-    if (this.inFlight === undefined && this.queue.length === 0) this.onDrained?.();
+    // What queued meanwhile goes at the end of this turn, with whatever else arrives in it.
+    this.scheduleSend();
+    if (this.inFlight.length === 0 && this.queue.length === 0) this.onDrained?.();
   }
 
   /** The writer thread is unusable: nothing queued or in flight can be acknowledged any more. */
-  private fail(error: Error, inFlight: readonly Waiting<Op, Outcome>[] | undefined = this.inFlight): void {
+  private fail(error: Error, answered: readonly Waiting<Op, Outcome>[] = []): void {
     this.broken ??= error;
-    const abandoned = [...(inFlight ?? []), ...this.queue];
-    this.inFlight = undefined;
+    const abandoned = [...answered, ...this.inFlight.flat(), ...this.queue];
+    this.inFlight = [];
     this.queue = [];
     for (const waiting of abandoned) waiting.reject(error);
     this.onDrained?.();
