@@ -4,7 +4,7 @@
 import type { ServerProcess } from './processes.js';
 import type { ScenarioResult } from './results.js';
 import type { RoundPlan, Subject } from './rounds.js';
-import { SCENARIOS, type BaselineRole, type ServiceRole } from './scenarios.js';
+import type { BaselineRole, Scenario, ServiceRole } from './scenarios.js';
 import { runScenario } from './scenario-run.js';
 import { startService } from './servers.js';
 
@@ -27,6 +27,7 @@ async function connectAdmin(serverUrl: string): Promise<Admin> {
 }
 
 export async function runPostgresPart(
+  scenariosToRun: readonly Scenario[],
   baselines: Readonly<Record<BaselineRole, ServerProcess>>,
   plan: RoundPlan,
   log: (line: string) => void,
@@ -57,7 +58,7 @@ export async function runPostgresPart(
       return { skipped: `the service did not start on --db postgres:// (${describe(error)}).` };
     }
     const scenarios: ScenarioResult[] = [];
-    for (const scenario of SCENARIOS) {
+    for (const scenario of scenariosToRun) {
       log(`postgres: ${scenario.name}`);
       const servers = instances[scenario.service];
       const label = `${scenario.service === 'todo' ? 'to-do' : scenario.service === 'bank' ? 'bank' : 'bank unified'} · PostgreSQL`;

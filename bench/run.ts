@@ -1,7 +1,8 @@
 // `npm run bench`: our services (the built CLI, SQLite in a fresh temporary directory) and a bare
 // node:http baseline, each in its own process, driven in one run with autocannon on loopback; then
 // the same on PostgreSQL when it is there. Prints the table, writes bench/results/. `--quick` makes
-// fewer and shorter rounds; `--skip-postgres` leaves the PostgreSQL part out.
+// fewer and shorter rounds; `--skip-postgres` leaves the PostgreSQL part out; `--only TEXT` measures
+// only the scenarios whose name contains TEXT.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +18,14 @@ import { CONNECTIONS, SCENARIOS, type BaselineRole, type ServiceRole } from './s
 import { startBaseline, startService } from './servers.js';
 import { checkTargets } from './targets.js';
 
-const { values: flags } = parseArgs({ options: { quick: { type: 'boolean', default: false }, 'skip-postgres': { type: 'boolean', default: false } } });
+const { values: flags } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    'skip-postgres': { type: 'boolean', default: false },
+    only: { type: 'string' },
+  },
+});
+const scenariosToRun = SCENARIOS.filter((s) => flags.only === undefined || s.name.includes(flags.only));
 const quick = flags.quick === true;
 const SQLITE_PLAN: RoundPlan = quick
   ? { rounds: 2, duration_s: 1, warmup_s: 1, connections: CONNECTIONS }
@@ -51,7 +59,7 @@ async function main(): Promise<number> {
     };
 
     const scenarios: ScenarioResult[] = [];
-    for (const scenario of SCENARIOS) {
+    for (const scenario of scenariosToRun) {
       log(`sqlite: ${scenario.name}`);
       const participants: Participant[] = [{ kind: 'service', subject: { label: SERVICE_LABELS[scenario.service], servers: [services[scenario.service]] } }];
       if (scenario.syncOffRatioMin !== undefined) {
@@ -64,7 +72,7 @@ async function main(): Promise<number> {
 
     let postgresSkipped: string | undefined = '--skip-postgres was given.';
     if (flags['skip-postgres'] !== true) {
-      const outcome = await runPostgresPart(baselines, POSTGRES_PLAN, log);
+      const outcome = await runPostgresPart(scenariosToRun, baselines, POSTGRES_PLAN, log);
       if ('skipped' in outcome) {
         postgresSkipped = outcome.skipped;
         log(`postgres part skipped: ${outcome.skipped}`);
