@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
+import { request } from 'node:http';
 import { describe, test } from 'node:test';
 import { get, json, postJson, send } from './support/http.js';
 import { runCli, startServiceProcess } from './support/service-process.js';
@@ -61,6 +62,33 @@ describe('command line', () => {
   test('SIGTERM stops the service with exit code 0', async () => {
     const started = await startServiceProcess(['todo', '--db', 'memory']);
     await started.kill('SIGTERM');
+    assert.equal(await started.exited, 0);
+  });
+
+  test('on SIGTERM a request already in flight is finished before the process exits 0', async () => {
+    const started = await startServiceProcess(['todo', '--db', 'memory']);
+    const target = new URL(started.urls[0] as string);
+    const body = '{"title":"in flight"}';
+    const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = request(
+        { host: target.hostname, port: target.port, method: 'POST', path: '/todos', headers: { 'Content-Type': 'application/json', 'Content-Length': body.length } },
+        (res) => {
+          let text = '';
+          res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        },
+      );
+      req.on('error', reject);
+      // Half the body now, SIGTERM while the server waits for the rest, then the rest.
+      req.write(body.slice(0, 5));
+      setTimeout(() => {
+        process.kill(started.pid, 'SIGTERM');
+        setTimeout(() => req.end(body.slice(5)), 200);
+      }, 200);
+    });
+    const res = await answer;
+    assert.equal(res.status, 201);
+    assert.deepEqual(JSON.parse(res.text), { id: 2, title: 'in flight', done: false });
     assert.equal(await started.exited, 0);
   });
 
