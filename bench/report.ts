@@ -31,7 +31,7 @@ export function renderReport(results: BenchResults): string {
   if (mismatches.length > 0) lines.push('');
   lines.push('## Targets (SQLite part)', '', '| Target | Measured | Holds |', '|---|---|---|');
   for (const t of results.targets) lines.push(`| ${t.target} | ${t.measured} | ${t.holds ? 'yes' : '**no**'} |`);
-  lines.push('', 'Reproduce with `npm run bench` (about 6 minutes) or `npm run bench -- --quick` (under 2 minutes).', '');
+  lines.push('', 'Reproduce with `npm run bench` (about 7 minutes) or `npm run bench -- --quick` (under 2 minutes).', '');
   return lines.join('\n');
 }
 
