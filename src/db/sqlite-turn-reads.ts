@@ -4,9 +4,10 @@
 //
 // What a read sees: the database as of the turn's first read. The snapshot ends when the turn ends
 // and whenever this process acknowledges a write (the store calls end() before resolving it), so a
-// read never misses a write this process acknowledged. A write acknowledged by another process
-// shares one file is seen from the next turn on; a request that arrives after such an acknowledgement
-// is read from its socket in a later turn, so it sees the write too.
+// read never misses a write this process acknowledged. A write acknowledged by another process on
+// the same file is seen from the next turn on: a request sent after that acknowledgement is read
+// from its socket in a later turn, so it sees the write too (only requests pipelined on one
+// connection behind an earlier one could be read within the turn; HTTP clients rarely pipeline).
 //
 // Only for a connection that never writes while a snapshot is open: here, writes go to the
 // group-commit worker's connection.
