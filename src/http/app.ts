@@ -29,17 +29,25 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
   const notFoundHeaders = answerHeaders(notFoundAnswer);
   let requestCount = 0;
 
+  /** Answers with the error in the active format. Never throws: it is the last stop of every failure. */
   function fail(req: IncomingMessage, res: ServerResponse, requestNumber: number, error: unknown): void {
-    const rendered = renderError(error, errorFormat);
-    if (rendered.unexpected) {
-      log.error('unhandled failure', { requestId: requestId(requestNumber), method: req.method ?? 'GET', url: req.url, error });
+    try {
+      const rendered = renderError(error, errorFormat);
+      if (rendered.unexpected) {
+        log.error('unhandled failure', { requestId: requestId(requestNumber), method: req.method ?? 'GET', url: req.url, error });
+      }
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      res.writeHead(rendered.status, answerHeaders(rendered));
+      res.end(rendered.body);
+    } catch (failure) {
+      // Rendering itself failed: still no crash, and nothing internal for the client.
+      log.error('failed to answer with an error', { requestId: requestId(requestNumber), error: failure });
+      if (res.headersSent) res.destroy();
+      else res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': 21 }).end('Internal Server Error');
     }
-    if (res.headersSent) {
-      res.destroy();
-      return;
-    }
-    res.writeHead(rendered.status, answerHeaders(rendered));
-    res.end(rendered.body);
   }
 
   function answer(req: IncomingMessage, res: ServerResponse, requestNumber: number, outcome: Reply | RequestValidationError): void {
