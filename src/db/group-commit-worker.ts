@@ -5,7 +5,7 @@
 // goes on) fails alone; if SQLite had to roll back the whole transaction, or COMMIT fails, every
 // operation of the batch fails, since none of them is on disk.
 import { parentPort, workerData } from 'node:worker_threads';
-import type { SqliteDatabase } from './sqlite.js';
+import { openSqlite, type Migration, type SqliteDatabase } from './sqlite.js';
 import { errorCode, errorMessage, type FromWriter, type GroupCommitSetup, type OpResult, type ToWriter } from './group-commit-protocol.js';
 
 export interface Writer<Op, Outcome> {
@@ -47,5 +47,18 @@ export function serveGroupCommits<Op, Outcome>(open: (setup: GroupCommitSetup) =
       reply = { kind: 'failed', batch: message.batch, message: errorMessage(error), code: errorCode(error) };
     }
     port.postMessage(reply);
+  });
+}
+
+/** The writer thread's connection. The main thread migrated and seeded the database before starting this thread. */
+export function openWriterDatabase(setup: GroupCommitSetup, service: string, migrations: readonly Migration[]): SqliteDatabase {
+  return openSqlite({
+    location: setup.location,
+    service,
+    migrations,
+    synchronous: setup.synchronous,
+    seed: () => {
+      throw new Error(`the ${service} writer found no schema: it never creates one`);
+    },
   });
 }
