@@ -44,13 +44,13 @@ Options (each also read from the environment variable shown):
   --errors FORMAT      default | unified: the error body format (SVC_ERRORS, default default)
   --catch-all          unified format: unhandled failures as a JSON 500 (SVC_CATCH_ALL=1)
   --accounts LIST      initial bank accounts, name=balance,... (SVC_ACCOUNTS, default alice=100,bob=5)
-  --log-level LEVEL    debug | info | warn | error | silent (SVC_LOG_LEVEL, default info)
+  --log-level LEVEL    info | warn | error | silent (SVC_LOG_LEVEL, default info)
   --sqlite-synchronous full | off: off loses acknowledged writes on a crash; for benchmarks
                        only (SVC_SQLITE_SYNCHRONOUS, default full)
   --help               this text
 `;
 
-const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
+const LOG_LEVELS: readonly LogLevel[] = ['info', 'warn', 'error', 'silent'];
 
 export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Config {
   const flags = new Map<string, string | true>();
@@ -75,12 +75,14 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     if (value === undefined) throw new ConfigError(`--${name} needs a value`);
     flags.set(name, value);
   }
+  // An empty variable counts as unset; an empty option value is a mistake.
   const pick = (flag: string, variable: string): string | undefined => {
     const value = flags.get(flag);
+    if (value === '') throw new ConfigError(`--${flag} needs a value`);
     return typeof value === 'string' ? value : env[variable] === '' ? undefined : env[variable];
   };
 
-  const which = service ?? env.SVC_SERVICE ?? 'all';
+  const which = service ?? (env.SVC_SERVICE === '' ? undefined : env.SVC_SERVICE) ?? 'all';
   if (which !== 'all' && which !== 'todo' && which !== 'bank') {
     throw new ConfigError(`unknown service "${which}": expected all, todo or bank`);
   }
@@ -94,16 +96,21 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     throw new ConfigError('SVC_CATCH_ALL must be 1 or 0');
   }
   const catchAll = flags.get('catch-all') === true || catchAllEnv === '1' || catchAllEnv === 'true';
+  if (catchAll && errors !== 'unified') throw new ConfigError('--catch-all belongs to the unified format: add --errors unified');
   const synchronous = (pick('sqlite-synchronous', 'SVC_SQLITE_SYNCHRONOUS') ?? 'full').toUpperCase();
   if (synchronous !== 'FULL' && synchronous !== 'OFF') throw new ConfigError('--sqlite-synchronous must be full or off');
   const dbText = pick('db', 'SVC_DB');
   const accountsText = pick('accounts', 'SVC_ACCOUNTS');
   const portText = pick('port', 'SVC_PORT');
 
+  const port = portText === undefined ? DEFAULT_PORTS[services[0] as ServiceName] : parsePort(portText);
+  // The services take consecutive ports (0 lets the system choose for each).
+  if (port !== 0 && port + services.length - 1 > 65535) throw new ConfigError(`--port ${port} leaves no port for the bank (it takes port + 1)`);
+
   return {
     services,
     host: pick('host', 'SVC_HOST') ?? '127.0.0.1',
-    port: portText === undefined ? DEFAULT_PORTS[services[0] as ServiceName] : parsePort(portText),
+    port,
     db: dbText === undefined ? undefined : parseDb(dbText),
     errors,
     catchAll,

@@ -1,8 +1,8 @@
 // Structured logs: one JSON object a line, so that a request id can be searched for.
 // Errors are written with their stack here and only here; a client never sees them.
 
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
-const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
+export type LogLevel = 'info' | 'warn' | 'error' | 'silent';
+const RANK: Record<LogLevel, number> = { info: 20, warn: 30, error: 40, silent: 100 };
 
 export interface Logger {
   info(message: string, fields?: Record<string, unknown>): void;

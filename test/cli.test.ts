@@ -35,7 +35,10 @@ describe('command line', () => {
   });
 
   test('a bad value is one line on stderr and exit code 2', async () => {
-    for (const args of [['--port', 'abc'], ['--errors', 'fancy'], ['--db', 'mysql://x'], ['--accounts', 'alice=-1'], ['nobank']]) {
+    for (const args of [
+      ['--port', 'abc'], ['--errors', 'fancy'], ['--db', 'mysql://x'], ['--accounts', 'alice=-1'], ['nobank'],
+      ['--host='], ['all', '--port', '65535'], ['bank', '--catch-all'],
+    ]) {
       const result = await run(args);
       assert.equal(result.code, 2, args.join(' '));
       assert.equal(result.stderr.trim().split('\n').length, 1, args.join(' '));
