@@ -31,7 +31,10 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
 }
 
 function errorFields(_key: string, value: unknown): unknown {
-  if (value instanceof Error) return { name: value.name, message: value.message, stack: value.stack };
+  if (value instanceof Error) {
+    const code = (value as { code?: unknown }).code;
+    return { name: value.name, code: typeof code === 'string' ? code : undefined, message: value.message, stack: value.stack };
+  }
   if (typeof value === 'bigint') return value.toString();
   return value;
 }

@@ -117,6 +117,23 @@ describe('command line', () => {
     }
   });
 
+  test('/healthz says the process lives; /readyz says the SQLite file is there and answers', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cli-test-'));
+    try {
+      const started = await startServiceProcess(['bank', '--db', `sqlite:${join(dir, 'bank.sqlite')}`]);
+      const url = started.urls[0] as string;
+      assert.deepEqual(json(await get(url, '/readyz')), { status: 'ready' });
+      rmSync(join(dir, 'bank.sqlite'));
+      const notReady = await get(url, '/readyz');
+      assert.equal(notReady.status, 503);
+      assert.deepEqual(json(notReady), { detail: 'Service Unavailable' });
+      assert.equal((await get(url, '/healthz')).status, 200);
+      await started.kill('SIGTERM');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('--accounts sets the initial accounts of the bank', async () => {
     const started = await startServiceProcess(['bank', '--db', 'memory', '--accounts', 'carol=7,dave=0']);
     try {

@@ -4,7 +4,7 @@
 // thread, so the event loop never waits for the disk. Reads stay on this thread's own connection,
 // which WAL lets read beside the writer.
 import { GroupCommitWriter } from '../db/group-commit.js';
-import { openSqlite } from '../db/sqlite.js';
+import { openSqlite, sqliteAnswers } from '../db/sqlite.js';
 import { turnScopedReads } from '../db/sqlite-turn-reads.js';
 import type { Ledger, WithdrawOutcome } from './ledger.js';
 import { LEDGER_MIGRATIONS, LEDGER_SERVICE, prepareBalanceQuery, prepareWithdrawStep, type Withdrawal } from './ledger-sqlite-schema.js';
@@ -37,7 +37,7 @@ export function openSqliteLedger(
         return withdraw.immediate(account, amount);
       },
       async ping() {
-        return db.open;
+        return sqliteAnswers(db, location);
       },
       async close() {
         db.close();
@@ -57,7 +57,7 @@ export function openSqliteLedger(
     },
     withdraw: (account, amount) => writer.write({ account, amount }),
     async ping() {
-      return db.open && writer.healthy;
+      return writer.healthy && sqliteAnswers(db, location);
     },
     async close() {
       try {

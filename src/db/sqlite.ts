@@ -2,7 +2,7 @@
 // writer, synchronous=FULL so that a write is on disk before it is acknowledged, a busy timeout so
 // that several processes on one file queue instead of failing, and versioned migrations.
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 export type SqliteDatabase = Database.Database;
@@ -53,4 +53,19 @@ function migrate(db: SqliteDatabase, options: SqliteOptions): void {
     }
     if (current === 0) options.seed(db);
   }).immediate();
+}
+
+/**
+ * For /readyz: the database answers a query that reads it, and (for a file) the file is still the
+ * one at its path: a file deleted or replaced under a running service would swallow writes unseen.
+ */
+export function sqliteAnswers(db: SqliteDatabase, location: string): boolean {
+  try {
+    db.prepare('SELECT count(*) FROM sqlite_schema').get();
+    if (location === ':memory:') return true;
+    const opened = db.prepare<[], { file: string }>("SELECT file FROM pragma_database_list WHERE name = 'main'").get();
+    return opened !== undefined && statSync(opened.file, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return false;
+  }
 }

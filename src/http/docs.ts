@@ -209,11 +209,17 @@ function redocPage(title: string): string {
 const require = createRequire(import.meta.url);
 const packageDir = (name: string): string => dirname(require.resolve(`${name}/package.json`));
 
-/** A file of an installed package, read on first use and kept. */
+/** A file of an installed package, read on first use and kept; a failed read is tried again next time. */
 function packageFile(pkg: string, file: string, contentType: string): () => Promise<Reply> {
   let cached: Promise<Reply> | undefined;
   return () =>
-    (cached ??= readFile(join(packageDir(pkg), file)).then((body) => ({ status: 200, body, contentType })));
+    (cached ??= readFile(join(packageDir(pkg), file)).then(
+      (body) => ({ status: 200, body, contentType }),
+      (error: unknown) => {
+        cached = undefined;
+        throw error;
+      },
+    ));
 }
 
 function staticRoute(path: string, reply: () => Reply | Promise<Reply>): Route {

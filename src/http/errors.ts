@@ -1,5 +1,6 @@
 // The errors the contract layer knows. Routes throw these; only render.ts turns them into responses.
-// Each class carries a stable `code` so logs, tests and the unified format can name it.
+// Each class carries a stable `code`, written with it to the log. On the wire the contract decides:
+// the unified format shows an HttpError as HTTP_<status> and a DomainError by its own code.
 
 export type ErrorHeaders = Readonly<Record<string, string>>;
 

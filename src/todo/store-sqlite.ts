@@ -3,7 +3,7 @@
 // (src/db/group-commit.ts): many per transaction and fsync, written by a worker thread, so the
 // event loop never waits for the disk. Reads stay on this thread's own connection.
 import { GroupCommitWriter } from '../db/group-commit.js';
-import { openSqlite, type SqliteDatabase } from '../db/sqlite.js';
+import { openSqlite, sqliteAnswers, type SqliteDatabase } from '../db/sqlite.js';
 import { directReads, turnScopedReads } from '../db/sqlite-turn-reads.js';
 import { INITIAL_TODO, type Todo, type TodoId, type TodoInput } from './model.js';
 import type { TodoStore } from './store.js';
@@ -76,7 +76,7 @@ export function openSqliteTodoStore(location: string, synchronous: 'FULL' | 'OFF
       return outcome.kind === 'finished' ? { kind: 'finished', todo: toTodo(id, outcome.row) } : outcome;
     },
     async ping() {
-      return db.open && writerHealthy();
+      return writerHealthy() && sqliteAnswers(db, location);
     },
     async close() {
       try {
