@@ -21,11 +21,14 @@ export function serveGroupCommits<Op, Outcome>(open: (setup: GroupCommitSetup) =
   if (port === null) throw new Error('a group-commit writer runs only as a worker thread');
   const { db, apply } = open(workerData as GroupCommitSetup);
 
+  // Nested inside the batch's transaction this runs in a SAVEPOINT: an operation that fails is
+  // undone whole, however many statements it had run, and the rest of the batch goes on.
+  const applyAlone = db.transaction(apply);
   const runBatch = db.transaction((ops: readonly Op[]): OpResult<Outcome>[] => {
     const results: OpResult<Outcome>[] = [];
     for (const op of ops) {
       try {
-        results.push({ ok: true, outcome: apply(op) });
+        results.push({ ok: true, outcome: applyAlone(op) });
       } catch (error) {
         if (!db.inTransaction) throw new TransactionLost(errorMessage(error));
         results.push({ ok: false, message: errorMessage(error), code: errorCode(error) });

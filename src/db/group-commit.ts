@@ -2,6 +2,7 @@
 // queue goes to the writer thread as one batch. While that thread waits for the disk, new writes
 // gather for the next batch, so the fsyncs per second stay bounded whatever the request rate.
 import { Worker } from 'node:worker_threads';
+import { ServiceUnavailableError } from '../http/errors.js';
 import type { FromWriter, GroupCommitSetup, ToWriter } from './group-commit-protocol.js';
 
 /** Bounds one transaction's length, and so the wait of the writes queued behind it. */
@@ -58,7 +59,8 @@ export class GroupCommitWriter<Op, Outcome> {
   }
 
   write(op: Op): Promise<Outcome> {
-    if (this.broken !== undefined) return Promise.reject(this.broken);
+    // The writer thread is gone: the store cannot take writes (and /readyz says so) until a restart.
+    if (this.broken !== undefined) return Promise.reject(new ServiceUnavailableError());
     if (this.closing !== undefined) return Promise.reject(new Error('the store is closed'));
     return new Promise((resolve, reject) => {
       this.queue.push({ op, resolve, reject });
@@ -126,7 +128,11 @@ export class GroupCommitWriter<Op, Outcome> {
         else waiting.reject(Object.assign(new Error(result.message), { code: result.code }));
       });
     } else {
-      const error = Object.assign(new Error(`batch not committed: ${message.message}`), { code: message.code });
+      // Another process holding the write lock past the busy timeout is a passing condition: 503.
+      const busy = message.code !== undefined && /^SQLITE_(BUSY|LOCKED)/.test(message.code);
+      const error = busy
+        ? new ServiceUnavailableError()
+        : Object.assign(new Error(`batch not committed: ${message.message}`), { code: message.code });
       for (const waiting of batch) waiting.reject(error);
     }
     // What queued meanwhile goes at the end of this turn, with whatever else arrives in it.
