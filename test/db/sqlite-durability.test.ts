@@ -1,0 +1,40 @@
+// What makes an acknowledged SQLite write survive a power loss is not visible to a kill -9 test
+// (the OS cache survives a killed process): it is the connection's settings. These tests pin them.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { LEDGER_MIGRATIONS, LEDGER_SERVICE } from '../../src/bank/ledger-sqlite-schema.js';
+import { readConfig } from '../../src/config.js';
+import { openWriterDatabase } from '../../src/db/group-commit-worker.js';
+import { openSqlite } from '../../src/db/sqlite.js';
+
+const FULL = 2; // PRAGMA synchronous: 0 OFF, 1 NORMAL, 2 FULL
+
+function withDatabaseFile(body: (location: string) => void): void {
+  const dir = mkdtempSync(join(tmpdir(), 'durability-'));
+  try {
+    body(join(dir, 'bank.sqlite'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('the services run SQLite with synchronous=FULL unless told otherwise', () => {
+  assert.equal(readConfig([], {}).sqliteSynchronous, 'FULL');
+});
+
+test('the group-commit writer connection, which does every write, is in WAL mode with synchronous=FULL', () =>
+  withDatabaseFile((location) => {
+    const main = openSqlite({ location, service: LEDGER_SERVICE, migrations: LEDGER_MIGRATIONS, seed: () => undefined });
+    const writer = openWriterDatabase({ location, synchronous: 'FULL' }, LEDGER_SERVICE, LEDGER_MIGRATIONS);
+    try {
+      assert.equal(writer.pragma('synchronous', { simple: true }), FULL);
+      assert.equal(writer.pragma('journal_mode', { simple: true }), 'wal');
+      assert.equal(main.pragma('synchronous', { simple: true }), FULL);
+    } finally {
+      writer.close();
+      main.close();
+    }
+  }));
