@@ -5,18 +5,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { get, json, send, type RawResponse } from '../support/http.js';
+import { seededRandom } from '../support/load.js';
 import { withServer } from '../support/server.js';
 
-/** A small deterministic generator (mulberry32), so that every run sends the same requests. */
+/** A unit-interval source from the shared seeded generator, so that every run sends the same requests. */
 function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const integer = seededRandom(seed);
+  return () => integer(0, 0xffffffff) / 0x100000000;
 }
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE'];
