@@ -18,113 +18,30 @@ import { PyFloat, type JsonValue } from './json-value.js';
 export const MESSAGES = {
   missing: 'Field required',
   model_attributes_type: 'Input should be a valid dictionary or object to extract fields from',
-  dict_type: 'Input should be a valid dictionary',
-  list_type: 'Input should be a valid list',
-  extra_forbidden: 'Extra inputs are not permitted',
   string_type: 'Input should be a valid string',
   string_unicode: 'Input should be a valid string, unable to parse raw data as a unicode string',
-  int_type: 'Input should be a valid integer',
   int_parsing: 'Input should be a valid integer, unable to parse string as an integer',
   int_parsing_size: 'Unable to parse input string as an integer, exceeded maximum size',
-  int_from_float: 'Input should be a valid integer, got a number with a fractional part',
-  finite_number: 'Input should be a finite number',
-  float_type: 'Input should be a valid number',
-  float_parsing: 'Input should be a valid number, unable to parse string as a number',
   bool_type: 'Input should be a valid boolean',
   bool_parsing: 'Input should be a valid boolean, unable to interpret input',
 } as const;
 
 export type MessageType = keyof typeof MESSAGES;
 
-/** A constraint's limit: a JSON int (`number`/`bigint`) or a float (`PyFloat`). */
-export type ConstraintValue = number | bigint | PyFloat;
+/** A constraint's limit: bounds of integer inputs are integers here (schema.ts allows no other). */
+export type ConstraintValue = number | bigint;
 
-/**
- * A number as pydantic-core prints it inside a message (Rust's `Display` of its `Number`): integers
- * in full decimal, floats as the shortest round-trip digits but never in exponent form
- * (1e16 → "10000000000000000", 1.5e-7 → "0.00000015", 1.0 → "1", -0.0 → "-0", inf → "inf").
- */
-export function formatContextNumber(value: ConstraintValue): string {
-  if (typeof value === 'bigint') return value.toString();
-  if (typeof value === 'number') {
-    // A plain number is a JSON int in this project's data model; one that is not whole can only
-    // have come from elsewhere, and is printed as the float it is.
-    if (Number.isInteger(value)) return Number.isSafeInteger(value) ? String(value) : BigInt(value).toString();
-    return formatRustFloat(value);
-  }
-  return formatRustFloat(value.value);
-}
+export type ConstraintKind = 'greater_than' | 'greater_than_equal' | 'less_than_equal';
 
-/** Rust's `impl Display for f64`: shortest digits that round-trip, positional notation only. */
-function formatRustFloat(x: number): string {
-  if (Number.isNaN(x)) return 'NaN';
-  if (x === Infinity) return 'inf';
-  if (x === -Infinity) return '-inf';
-  if (x === 0) return Object.is(x, -0) ? '-0' : '0';
-  // toExponential() without an argument gives the shortest round-trip digits, as Rust does, except
-  // on an exact tie between two shortest candidates: JavaScript takes the even one, Rust rounds up.
-  const magnitude = Math.abs(x);
-  const exp = magnitude.toExponential();
-  const e = exp.indexOf('e');
-  let digits = exp.slice(0, e).replace('.', '');
-  const exponent = Number(exp.slice(e + 1));
-  if (isLowerOfTie(magnitude, BigInt(digits), exponent - (digits.length - 1))) {
-    // The even lower candidate ends in 0-8, so adding one never carries.
-    digits = digits.slice(0, -1) + String(Number(digits.slice(-1)) + 1);
-  }
-  const pointAt = exponent + 1; // digits before the decimal point
-  let body: string;
-  if (pointAt >= digits.length) body = digits + '0'.repeat(pointAt - digits.length);
-  else if (pointAt > 0) body = `${digits.slice(0, pointAt)}.${digits.slice(pointAt)}`;
-  else body = `0.${'0'.repeat(-pointAt)}${digits}`;
-  return x < 0 ? `-${body}` : body;
-}
-
-/** Whether the positive finite `x` equals exactly (digits + 1/2) × 10^scale, compared in exact integers. */
-function isLowerOfTie(x: number, digits: bigint, scale: number): boolean {
-  // x = mantissa × 2^binaryExponent, read from the IEEE-754 bits.
-  const view = new DataView(new ArrayBuffer(8));
-  view.setFloat64(0, x);
-  const bits = view.getBigUint64(0);
-  const biased = Number((bits >> 52n) & 0x7ffn);
-  const fraction = bits & 0xfffffffffffffn;
-  const mantissa = biased === 0 ? fraction : fraction | (1n << 52n);
-  const binaryExponent = (biased === 0 ? 1 : biased) - 1075;
-  // Compare 2x = mantissa × 2^(binaryExponent + 1) with (2 × digits + 1) × 10^scale.
-  let left = mantissa;
-  let right = 2n * digits + 1n;
-  const twoPower = binaryExponent + 1;
-  if (twoPower >= 0) left <<= BigInt(twoPower);
-  else right <<= BigInt(-twoPower);
-  if (scale >= 0) right *= 10n ** BigInt(scale);
-  else left *= 10n ** BigInt(-scale);
-  return left === right;
-}
-
-export const greaterThanMessage = (gt: ConstraintValue): string => `Input should be greater than ${formatContextNumber(gt)}`;
-export const greaterThanEqualMessage = (ge: ConstraintValue): string =>
-  `Input should be greater than or equal to ${formatContextNumber(ge)}`;
-export const lessThanMessage = (lt: ConstraintValue): string => `Input should be less than ${formatContextNumber(lt)}`;
-export const lessThanEqualMessage = (le: ConstraintValue): string =>
-  `Input should be less than or equal to ${formatContextNumber(le)}`;
-export const multipleOfMessage = (multipleOf: ConstraintValue): string =>
-  `Input should be a multiple of ${formatContextNumber(multipleOf)}`;
-
-export type ConstraintKind = 'greater_than' | 'greater_than_equal' | 'less_than' | 'less_than_equal' | 'multiple_of';
-
-/** The message of a numeric constraint error, by its pydantic type. */
+/** The message of a numeric constraint error, by its pydantic type; integers print in full. */
 export function constraintMessage(kind: ConstraintKind, limit: ConstraintValue): string {
   switch (kind) {
     case 'greater_than':
-      return greaterThanMessage(limit);
+      return `Input should be greater than ${limit}`;
     case 'greater_than_equal':
-      return greaterThanEqualMessage(limit);
-    case 'less_than':
-      return lessThanMessage(limit);
+      return `Input should be greater than or equal to ${limit}`;
     case 'less_than_equal':
-      return lessThanEqualMessage(limit);
-    case 'multiple_of':
-      return multipleOfMessage(limit);
+      return `Input should be less than or equal to ${limit}`;
   }
 }
 
@@ -194,7 +111,6 @@ export type IntOutcome = { readonly ok: true; readonly value: bigint } | { reado
 const MAX_INT_CHARS = 4300;
 /** Up to 15 decimal digits always make a safe integer (2^53 - 1 has 16). */
 const SAFE_DIGITS = 15;
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 /**
  * jiter's `NumberInt::try_from(bytes)`: the whole text must be a JSON integer, `-?(0|[1-9][0-9]*)`:
@@ -346,20 +262,6 @@ export function intFromText(text: string): IntOutcome {
 export function readIntText(text: string): number | bigint | IntErrorType {
   const plain = plainDigits(text);
   return plain >= 0 ? plain : parseIntText(text);
-}
-
-/**
- * The hot-path variant: the same rules, but the value as a `number`, with no bigint or result object
- * made. Undefined means "not a safe integer, or not an integer at all": call `intFromText` for the
- * exact value or the error type (failures are rare, so reading the text twice there costs nothing).
- */
-export function safeIntFromText(text: string): number | undefined {
-  const plain = plainDigits(text);
-  if (plain >= 0) return plain;
-  const parsed = parseIntText(text);
-  if (typeof parsed === 'number') return parsed;
-  if (typeof parsed === 'bigint' && parsed >= -MAX_SAFE && parsed <= MAX_SAFE) return Number(parsed);
-  return undefined;
 }
 
 // ---------------------------------------------------------------- booleans from JSON

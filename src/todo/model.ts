@@ -8,6 +8,11 @@ import { boolField, intParam, model, SAFE_INT_MAX, strField, type JsonSchema } f
  */
 export type TodoId = number | bigint;
 
+/** An id as the database holds it (int64), as a number while that is exact. */
+export function exactId(id: bigint): TodoId {
+  return id >= BigInt(Number.MIN_SAFE_INTEGER) && id <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(id) : id;
+}
+
 export interface Todo {
   readonly id: TodoId;
   readonly title: string;

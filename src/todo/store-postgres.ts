@@ -5,7 +5,7 @@ import { openPostgres, type PostgresDatabase, type SqlSession } from '../db/post
 import type { Migration } from '../db/sqlite.js';
 import { ServiceUnavailableError } from '../http/errors.js';
 import type { Logger } from '../log.js';
-import { INITIAL_TODO, type Todo, type TodoId, type TodoInput } from './model.js';
+import { exactId, INITIAL_TODO, type Todo, type TodoInput } from './model.js';
 import type { FinishOutcome, TodoStore } from './store.js';
 import { decodeTitle, encodeTitle } from './title.js';
 
@@ -62,7 +62,7 @@ export async function openPostgresTodoStore(url: string, log?: Logger): Promise<
         return rows[0]?.id;
       });
       if (id === undefined) throw new Error('INSERT … RETURNING returned no row');
-      return { id: exactId(id), title: input.title, done: input.done };
+      return { id: exactId(BigInt(id)), title: input.title, done: input.done };
     },
     async replace(id, input: TodoInput) {
       // The lock keeps a PUT of a new id from taking the id a concurrent POST has just computed;
@@ -106,8 +106,3 @@ function toTodo(id: number, row: TitleRow): Todo {
   return { id, title: decodeTitle(row.title), done: row.done };
 }
 
-/** BIGINT arrives as text: a number while exact, a bigint beyond 2^53-1. */
-function exactId(text: string): TodoId {
-  const id = BigInt(text);
-  return id >= BigInt(Number.MIN_SAFE_INTEGER) && id <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(id) : id;
-}

@@ -5,7 +5,7 @@
 import { GroupCommitWriter } from '../db/group-commit.js';
 import { openSqlite, sqliteAnswers, type SqliteDatabase } from '../db/sqlite.js';
 import { directReads, turnScopedReads } from '../db/sqlite-turn-reads.js';
-import { INITIAL_TODO, type Todo, type TodoId, type TodoInput } from './model.js';
+import { exactId, INITIAL_TODO, type Todo, type TodoInput } from './model.js';
 import type { TodoStore } from './store.js';
 import {
   prepareTodoRead,
@@ -91,8 +91,4 @@ export function openSqliteTodoStore(location: string, synchronous: 'FULL' | 'OFF
 
 function toTodo(id: number, row: TodoRow): Todo {
   return { id, title: decodeTitle(row.title), done: row.done === 1 };
-}
-
-function exactId(id: bigint): TodoId {
-  return id >= BigInt(Number.MIN_SAFE_INTEGER) && id <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(id) : id;
 }
