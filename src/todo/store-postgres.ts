@@ -3,7 +3,6 @@
 // each statement sees what committed before it, so MAX(id) + 1 read after the lock is current.
 import { openPostgres, type PostgresDatabase, type SqlSession } from '../db/postgres.js';
 import type { Migration } from '../db/sqlite.js';
-import { ServiceUnavailableError } from '../http/errors.js';
 import type { Logger } from '../log.js';
 import { exactId, INITIAL_TODO, type Todo, type TodoInput } from './model.js';
 import type { FinishOutcome, TodoStore } from './store.js';
@@ -22,8 +21,6 @@ const MIGRATIONS: readonly Migration[] = [
 
 /** pg_advisory_xact_lock key that every id-creating write holds: any constant shared by all instances. */
 const ID_LOCK = 7_310_002;
-/** finish() retries when an item appears between its two statements; more than this means churn. */
-const FINISH_ATTEMPTS_MAX = 3;
 
 interface TitleRow {
   readonly title: string;
@@ -84,18 +81,20 @@ export async function openPostgresTodoStore(url: string, log?: Logger): Promise<
       return (await db.query('DELETE FROM todos WHERE id = $1', [id])).rowCount > 0;
     },
     async finish(id): Promise<FinishOutcome> {
-      for (let attempt = 1; ; attempt++) {
-        const finished = await db.query<TitleRow>('UPDATE todos SET done = true WHERE id = $1 AND done = false RETURNING title, done', [id]);
-        const row = finished.rows[0];
-        if (row !== undefined) return { kind: 'finished', todo: toTodo(id, row) };
-        const { rows } = await db.query<{ done: boolean }>('SELECT done FROM todos WHERE id = $1', [id]);
-        const now = rows[0];
-        if (now === undefined) return { kind: 'missing' };
-        if (now.done) return { kind: 'already-done' };
-        // Not done now, yet the UPDATE found nothing: it was created or replaced in between.
-        // Trying again orders this finish after that write; endless churn is asked to retry later.
-        if (attempt >= FINISH_ATTEMPTS_MAX) throw new ServiceUnavailableError();
-      }
+      // One statement: the row is locked as it is read, so "already done" and "missing" are decided
+      // on the same row version the update saw (READ COMMITTED would otherwise let a PUT slip between).
+      const { rows } = await db.query<{ was_done: boolean | null; title: string | null }>(
+        `WITH target AS (SELECT id, done FROM todos WHERE id = $1 FOR UPDATE),
+              finished AS (UPDATE todos SET done = true FROM target
+                           WHERE todos.id = target.id AND NOT target.done RETURNING todos.title)
+         SELECT (SELECT done FROM target) AS was_done, (SELECT title FROM finished) AS title`,
+        [id],
+      );
+      const row = rows[0];
+      if (row === undefined || row.was_done === null) return { kind: 'missing' };
+      if (row.was_done) return { kind: 'already-done' };
+      if (row.title === null) throw new Error('a todo that was not done was not finished');
+      return { kind: 'finished', todo: toTodo(id, { title: row.title, done: true }) };
     },
     ping: () => db.ping(),
     close: () => db.close(),

@@ -1,6 +1,7 @@
 // The promises of TodoStore, checked against every backend with the same tests: each test gets a
 // new, empty database, opened the way the service opens it.
 import assert from 'node:assert/strict';
+import type { FinishOutcome } from '../../src/todo/store.js';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { openTodoStore } from '../../src/todo/service.js';
 import type { TodoStore } from '../../src/todo/store.js';
@@ -135,6 +136,18 @@ for (const backend of await storeBackends()) {
       const outcomes = await Promise.all(Array.from({ length: 20 }, () => store.finish(1)));
       assert.equal(outcomes.filter((o) => o.kind === 'finished').length, 1);
       assert.equal(outcomes.filter((o) => o.kind === 'already-done').length, 19);
+    });
+
+    test('finishes racing with replaces of the same item: every finish answers finished or already-done, never an error', async () => {
+      const work: Promise<unknown>[] = [];
+      for (let i = 0; i < 30; i++) {
+        work.push(store.replace(7, { title: `round ${i}`, done: false }));
+        work.push(store.finish(7));
+      }
+      const outcomes = await Promise.all(work);
+      for (const outcome of outcomes.filter((_, i) => i % 2 === 1) as FinishOutcome[]) {
+        assert.ok(['finished', 'already-done', 'missing'].includes(outcome.kind), JSON.stringify(outcome));
+      }
     });
 
     test('ping answers true while open', async () => {
