@@ -52,7 +52,7 @@ export async function startServer(service: ServiceDefinition, options: ServerOpt
     version: service.version,
     routes: service.routes,
     components: service.components,
-    errorFormat: options.errorFormat.name,
+    errorFormat: options.errorFormat,
   });
   const handler = createRequestHandler({
     routes: [...docs, ...service.routes, ...healthRoutes(service)],

@@ -1,7 +1,7 @@
 // The bank's resource, inputs and errors. Insufficient funds is a business rule, so it is a
 // DomainError: the default format does not recognise it (500), the unified one gives 400.
 import { DomainError, HttpError } from '../http/errors.js';
-import { intParam, SAFE_INT_MAX, strParam } from '../http/schema.js';
+import { intParam, SAFE_INT_MAX, strParam, type JsonSchema } from '../http/schema.js';
 
 export const INITIAL_ACCOUNTS: ReadonlyMap<string, number> = new Map([
   ['alice', 100],
@@ -11,6 +11,14 @@ export const INITIAL_ACCOUNTS: ReadonlyMap<string, number> = new Map([
 export const accountParam = strParam('Account');
 /** D1: a withdrawal takes at least 1; D2: at most the largest exact integer. */
 export const amountParam = intParam({ title: 'Amount', gt: 0, le: SAFE_INT_MAX });
+
+/** The success body of a read and of a withdrawal, as documented. */
+export const ACCOUNT_SCHEMA: JsonSchema = {
+  properties: { account: { type: 'string', title: 'Account' }, balance: { type: 'integer', title: 'Balance' } },
+  type: 'object',
+  required: ['account', 'balance'],
+  title: 'Account',
+};
 
 export function accountJson(account: string, balance: number): string {
   return `{"account":${JSON.stringify(account)},"balance":${balance}}`;

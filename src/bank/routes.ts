@@ -1,5 +1,6 @@
 // The bank endpoints. Three of them fail on purpose, so that every error path can be seen.
-import { defineRoute, jsonReply, type Route } from '../http/route.js';
+// Each documents exactly the answers it gives (D10), in the active error format.
+import { defineRoute, jsonReply, type DocumentedResponse, type Route } from '../http/route.js';
 import type { Ledger } from './ledger.js';
 import {
   accountJson,
@@ -12,6 +13,8 @@ import {
   NotEnoughMoneyError,
 } from './model.js';
 
+const unknownAccount: DocumentedResponse = { description: 'No account with this name', model: 'error' };
+
 export function bankRoutes(ledger: Ledger): Route[] {
   return [
     defineRoute({
@@ -19,7 +22,7 @@ export function bankRoutes(ledger: Ledger): Route[] {
       path: '/accounts/{account}',
       status: 200,
       params: { account: accountParam },
-      docs: { name: 'read_account' },
+      docs: { name: 'read_account', responseModel: 'Account', responses: { 404: unknownAccount } },
       async handle({ params }) {
         const balance = await ledger.balance(params.account);
         if (balance === undefined) throw accountNotFound(params.account);
@@ -31,7 +34,13 @@ export function bankRoutes(ledger: Ledger): Route[] {
       path: '/secret',
       status: 200,
       params: {},
-      docs: { name: 'secret' },
+      docs: {
+        name: 'secret',
+        succeeds: false,
+        responses: {
+          401: { description: 'Login needed', model: 'error', headers: { 'WWW-Authenticate': 'The scheme to log in with: Bearer' } },
+        },
+      },
       handle() {
         throw loginNeeded();
       },
@@ -41,7 +50,7 @@ export function bankRoutes(ledger: Ledger): Route[] {
       path: '/accounts/{account}/limits',
       status: 200,
       params: { account: accountParam },
-      docs: { name: 'limits' },
+      docs: { name: 'limits', succeeds: false, responses: { 403: { description: 'Only managers can see limits', model: 'coded-error' } } },
       // As in the reference, the account is not looked up: the answer is the same for any name.
       handle() {
         throw limitsHidden();
@@ -52,7 +61,15 @@ export function bankRoutes(ledger: Ledger): Route[] {
       path: '/withdraw/{account}/{amount}',
       status: 200,
       params: { account: accountParam, amount: amountParam },
-      docs: { name: 'withdraw' },
+      docs: {
+        name: 'withdraw',
+        responseModel: 'Account',
+        responses: {
+          404: unknownAccount,
+          // Insufficient funds: 400 NOT_ENOUGH_MONEY in the unified format, an unhandled 500 in the default one.
+          400: { description: 'The balance is smaller than the amount', model: 'business' },
+        },
+      },
       async handle({ params }) {
         const outcome = await ledger.withdraw(params.account, params.amount);
         switch (outcome.kind) {
@@ -70,7 +87,7 @@ export function bankRoutes(ledger: Ledger): Route[] {
       path: '/crash',
       status: 200,
       params: {},
-      docs: { name: 'crash' },
+      docs: { name: 'crash', succeeds: false, responses: { 500: { description: 'Always an unhandled failure', model: 'internal' } } },
       handle() {
         throw new Error(`deliberate failure; internal state: ${CRASH_SECRET}`);
       },

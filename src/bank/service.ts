@@ -6,6 +6,7 @@ import type { ServiceDefinition } from '../http/service.js';
 import type { Ledger } from './ledger.js';
 import { openSqliteLedger } from './ledger-sqlite.js';
 import { openPostgresLedger } from './ledger-postgres.js';
+import { ACCOUNT_SCHEMA } from './model.js';
 import { bankRoutes } from './routes.js';
 
 export async function openLedger(db: DbSpec, accounts: ReadonlyMap<string, number>, options: StoreOptions = {}): Promise<Ledger> {
@@ -35,7 +36,7 @@ export async function createBankService(
     title: titleFor(format),
     version: '0.1.0',
     routes: bankRoutes(ledger),
-    components: {},
+    components: { Account: ACCOUNT_SCHEMA },
     ready: () => ledger.ping(),
     close: () => ledger.close(),
   };

@@ -4,8 +4,8 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { ErrorFormatName } from './render.js';
-import { defineRoute, type Reply, type Route } from './route.js';
+import type { ErrorFormat, ErrorFormatName } from './render.js';
+import { defineRoute, type DocumentedResponse, type Reply, type Route } from './route.js';
 import type { JsonSchema } from './schema.js';
 
 const HTML = 'text/html; charset=utf-8';
@@ -16,7 +16,7 @@ export interface DocsOptions {
   readonly routes: readonly Route[];
   /** Schemas the routes name as their response models. */
   readonly components: Readonly<Record<string, JsonSchema>>;
-  readonly errorFormat: ErrorFormatName;
+  readonly errorFormat: ErrorFormat;
 }
 
 // ---------------------------------------------------------------- the OpenAPI document
@@ -24,12 +24,24 @@ export interface DocsOptions {
 const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 const jsonContent = (schema: JsonSchema): JsonSchema => ({ 'application/json': { schema } });
 
-/** The bodies our errors really have, in each format: the 422 body and the body of any other error. */
-const ERROR_SCHEMAS: Record<ErrorFormatName, { validation: string; error: string; schemas: Record<string, JsonSchema> }> = {
+const CODE_AND_MESSAGE: JsonSchema = {
+  properties: { code: { type: 'string', title: 'Code' }, message: { type: 'string', title: 'Message' } },
+  type: 'object',
+  required: ['code', 'message'],
+  title: 'Error',
+};
+
+/**
+ * The bodies our errors really have, in each format: the 422 body, the body of an error with a string
+ * detail, and of one with a `{code, message}` detail.
+ */
+const ERROR_SCHEMAS: Record<ErrorFormatName, { validation: string; error: string; codedError: string; schemas: Record<string, JsonSchema> }> = {
   default: {
     validation: 'HTTPValidationError',
     error: 'Message',
+    codedError: 'CodedMessage',
     schemas: {
+      CodedMessage: { properties: { detail: CODE_AND_MESSAGE }, type: 'object', required: ['detail'], title: 'CodedMessage' },
       HTTPValidationError: {
         properties: { detail: { items: ref('ValidationError'), type: 'array', title: 'Detail' } },
         type: 'object',
@@ -53,16 +65,10 @@ const ERROR_SCHEMAS: Record<ErrorFormatName, { validation: string; error: string
   unified: {
     validation: 'UnifiedValidationError',
     error: 'UnifiedError',
+    codedError: 'UnifiedError',
     schemas: {
       UnifiedError: {
-        properties: {
-          error: {
-            properties: { code: { type: 'string', title: 'Code' }, message: { type: 'string', title: 'Message' } },
-            type: 'object',
-            required: ['code', 'message'],
-            title: 'Error',
-          },
-        },
+        properties: { error: CODE_AND_MESSAGE },
         type: 'object',
         required: ['error'],
         title: 'UnifiedError',
@@ -95,11 +101,53 @@ const ERROR_SCHEMAS: Record<ErrorFormatName, { validation: string; error: string
   },
 };
 
-/** FastAPI's rules: the success code, any declared extra response, and 422 where the operation takes input. */
+/** The plain-text 500 of an unhandled failure, when no catch-all renders it as JSON. */
+const PLAIN_TEXT_500 = { 'text/plain': { schema: { type: 'string', const: 'Internal Server Error' } } };
+
+/**
+ * FastAPI's rules (the success code, any declared extra response, and 422 where the operation takes
+ * input), except that an operation that never succeeds lists no success (D10), and each error is
+ * drawn as the active format really renders it.
+ */
 export function buildOpenApi(options: DocsOptions): Record<string, unknown> {
-  const errors = ERROR_SCHEMAS[options.errorFormat];
+  const format = options.errorFormat;
+  const errors = ERROR_SCHEMAS[format.name];
   const used: Record<string, JsonSchema> = {};
   const paths: Record<string, Record<string, unknown>> = {};
+  const errorContent = (name: string): JsonSchema => {
+    used[name] = errors.schemas[name] as JsonSchema;
+    return jsonContent(ref(name));
+  };
+  const internalContent = (): JsonSchema => (format.catchAll ? errorContent(errors.error) : PLAIN_TEXT_500);
+
+  /** The status and body of a documented response in the active format. */
+  const documented = (status: number, extra: DocumentedResponse): [number, Record<string, unknown>] => {
+    const headers =
+      extra.headers === undefined
+        ? {}
+        : {
+            headers: Object.fromEntries(
+              Object.entries(extra.headers).map(([name, description]) => [name, { description, schema: { type: 'string' } }]),
+            ),
+          };
+    const answer = (code: number, content: JsonSchema): [number, Record<string, unknown>] => [
+      code,
+      { description: extra.description, ...headers, content },
+    ];
+    switch (extra.model) {
+      case 'error':
+        return answer(status, errorContent(errors.error));
+      case 'coded-error':
+        return answer(status, errorContent(errors.codedError));
+      case 'internal':
+        return answer(500, internalContent());
+      case 'business':
+        return format.name === 'unified' ? answer(status, errorContent(errors.error)) : answer(500, internalContent());
+      default:
+        used[extra.model] = requireComponent(options, extra.model);
+        return answer(status, jsonContent(ref(extra.model)));
+    }
+  };
 
   for (const route of options.routes) {
     if (route.docs.hidden === true) continue;
@@ -117,20 +165,23 @@ export function buildOpenApi(options: DocsOptions): Record<string, unknown> {
     const responses: Record<string, unknown> = {};
     const model = route.docs.responseModel;
     if (model !== undefined) used[model] = requireComponent(options, model);
-    responses[String(route.status)] =
-      route.status === 204
-        ? { description: 'Successful Response' }
-        : { description: 'Successful Response', content: jsonContent(model === undefined ? {} : ref(model)) };
+    if (route.docs.succeeds !== false) {
+      responses[String(route.status)] =
+        route.status === 204
+          ? { description: 'Successful Response' }
+          : { description: 'Successful Response', content: jsonContent(model === undefined ? {} : ref(model)) };
+    }
     for (const [status, extra] of Object.entries(route.docs.responses ?? {})) {
-      const name = extra.model === 'error' ? errors.error : extra.model;
-      used[name] = extra.model === 'error' ? (errors.schemas[name] as JsonSchema) : requireComponent(options, name);
-      responses[status] = { description: extra.description, content: jsonContent(ref(name)) };
+      const [code, response] = documented(Number(status), extra);
+      responses[String(code)] = response;
     }
     if (route.params.length > 0 || route.body !== undefined) {
-      responses['422'] = { description: 'Validation Error', content: jsonContent(ref(errors.validation)) };
-      for (const [name, schema] of Object.entries(errors.schemas)) if (name !== errors.error) used[name] = schema;
+      responses['422'] = { description: 'Validation Error', content: errorContent(errors.validation) };
+      for (const [name, schema] of Object.entries(errors.schemas)) {
+        if (name !== errors.error && name !== errors.codedError) used[name] = schema;
+      }
     }
-    operation.responses = responses;
+    operation.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => (a < b ? -1 : 1)));
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operation;
   }
 

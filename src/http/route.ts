@@ -10,11 +10,23 @@ export interface Reply {
   readonly contentType?: string;
 }
 
+/**
+ * The body of a documented error, drawn in the active error format:
+ * - `error`: an HTTP error with a string detail;
+ * - `coded-error`: an HTTP error whose detail is a `{code, message}` object;
+ * - `internal`: an unhandled failure (plain text, or the catch-all's envelope);
+ * - `business`: a business-rule failure, which only the unified format recognises: there it has this
+ *   status, and in the default format it is an unhandled failure (500).
+ */
+export type ErrorModel = 'error' | 'coded-error' | 'internal' | 'business';
+
 /** A documented response beside the success and the 422, with the model its body follows. */
 export interface DocumentedResponse {
   readonly description: string;
-  /** `error` bodies are drawn in the active error format; a component name otherwise. */
-  readonly model: 'error' | string;
+  /** An error body in the active format, or the name of a component schema. */
+  readonly model: ErrorModel | string;
+  /** Response headers the answer always carries, by name, with what they say. */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export interface RouteDocs {
@@ -23,6 +35,8 @@ export interface RouteDocs {
   /** Component name of the success body, or undefined for an undescribed JSON body. */
   readonly responseModel?: string;
   readonly responses?: Readonly<Record<number, DocumentedResponse>>;
+  /** False for an operation that never succeeds: its success status is then not documented. */
+  readonly succeeds?: boolean;
   /** Docs pages and assets stay out of the OpenAPI document. */
   readonly hidden?: boolean;
 }

@@ -157,14 +157,26 @@ describe('unified format', () => {
 });
 
 describe('documentation', () => {
-  onBank('each operation lists its main code, plus 422 where it takes input', DEFAULT, async (url) => {
-    const doc = json(await get(url, '/openapi.json')) as { paths: Record<string, Record<string, { responses: object }>> };
-    const codes = (method: string, path: string): string[] => Object.keys(doc.paths[path]?.[method]?.responses ?? {}).sort();
-    assert.deepEqual(codes('get', '/accounts/{account}'), ['200', '422']);
-    assert.deepEqual(codes('get', '/secret'), ['200']);
-    assert.deepEqual(codes('get', '/accounts/{account}/limits'), ['200', '422']);
-    assert.deepEqual(codes('post', '/withdraw/{account}/{amount}'), ['200', '422']);
-    assert.deepEqual(codes('get', '/crash'), ['200']);
+  type Doc = {
+    paths: Record<string, Record<string, { responses: Record<string, { headers?: object; content?: Record<string, { schema: unknown }> }> }>>;
+  };
+  const codesOf = (doc: Doc, method: string, path: string): string[] => Object.keys(doc.paths[path]?.[method]?.responses ?? {}).sort();
+
+  onBank('each operation lists exactly the codes it answers, insufficient funds as the default format\'s 500 (D10)', DEFAULT, async (url) => {
+    const doc = json(await get(url, '/openapi.json')) as Doc;
+    assert.deepEqual(codesOf(doc, 'get', '/accounts/{account}'), ['200', '404', '422']);
+    assert.deepEqual(codesOf(doc, 'get', '/secret'), ['401']);
+    assert.deepEqual(codesOf(doc, 'get', '/accounts/{account}/limits'), ['403', '422']);
+    assert.deepEqual(codesOf(doc, 'post', '/withdraw/{account}/{amount}'), ['200', '404', '422', '500']);
+    assert.deepEqual(codesOf(doc, 'get', '/crash'), ['500']);
+    const crash = doc.paths['/crash']?.get?.responses['500'];
+    assert.deepEqual(Object.keys(crash?.content ?? {}), ['text/plain']);
+    assert.ok(doc.paths['/secret']?.get?.responses['401']?.headers, 'the 401 documents its WWW-Authenticate header');
+  });
+  onBank('in the unified format insufficient funds is documented as 400, and the catch-all 500 as JSON (D10)', CATCH_ALL, async (url) => {
+    const doc = json(await get(url, '/openapi.json')) as Doc;
+    assert.deepEqual(codesOf(doc, 'post', '/withdraw/{account}/{amount}'), ['200', '400', '404', '422']);
+    assert.deepEqual(Object.keys(doc.paths['/crash']?.get?.responses['500']?.content ?? {}), ['application/json']);
   });
 });
 

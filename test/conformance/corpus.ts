@@ -26,6 +26,8 @@ export interface CorpusCase {
   readonly check: 'full' | 'docs_html' | 'openapi_codes';
   readonly note?: string;
   readonly deviation?: string | string[];
+  /** With check `openapi_codes`: the three-digit codes each operation must document, by `METHOD path`. */
+  readonly openapi_codes?: Readonly<Record<string, readonly string[]>>;
   readonly request: CorpusRequest;
   readonly response: CorpusResponse;
 }
