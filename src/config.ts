@@ -1,7 +1,7 @@
 // Configuration is read once, from the command line and then the environment, into one typed
 // object. Anything wrong stops the process with one line saying what, and exit code 2.
 import type { LogLevel } from './log.js';
-import type { ErrorFormatName } from './http/render.js';
+import { ERROR_FORMAT_NAMES, type ErrorFormatName } from './http/render.js';
 
 export type ServiceName = 'todo' | 'bank';
 
@@ -41,7 +41,8 @@ Options (each also read from the environment variable shown):
   --port N             port of the first service; with "all" the bank takes N+1 (SVC_PORT)
   --db SPEC            memory | sqlite:PATH | postgres://user@host:port/db (SVC_DB,
                        default: sqlite:./data/todo.sqlite and sqlite:./data/bank.sqlite)
-  --errors FORMAT      default | unified: the error body format (SVC_ERRORS, default default)
+  --errors FORMAT      default | unified | problem: the error body format; problem is RFC 9457
+                       application/problem+json (SVC_ERRORS, default default)
   --catch-all          unified format: unhandled failures as a JSON 500 (SVC_CATCH_ALL=1)
   --accounts LIST      initial bank accounts, name=balance,... (SVC_ACCOUNTS, default alice=100,bob=5)
   --log-level LEVEL    info | warn | error | silent (SVC_LOG_LEVEL, default info)
@@ -88,7 +89,9 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
   }
   const services: ServiceName[] = which === 'all' ? ['todo', 'bank'] : [which];
   const errors = pick('errors', 'SVC_ERRORS') ?? 'default';
-  if (errors !== 'default' && errors !== 'unified') throw new ConfigError(`--errors must be default or unified, not "${errors}"`);
+  if (!ERROR_FORMAT_NAMES.includes(errors as ErrorFormatName)) {
+    throw new ConfigError(`--errors must be ${ERROR_FORMAT_NAMES.join(', ')}, not "${errors}"`);
+  }
   const logLevel = pick('log-level', 'SVC_LOG_LEVEL') ?? 'info';
   if (!LOG_LEVELS.includes(logLevel as LogLevel)) throw new ConfigError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
   const catchAllEnv = env.SVC_CATCH_ALL;
@@ -96,6 +99,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     throw new ConfigError('SVC_CATCH_ALL must be 1 or 0');
   }
   const catchAll = flags.get('catch-all') === true || catchAllEnv === '1' || catchAllEnv === 'true';
+  // Problem details always answer a failure with a JSON problem, so the option would change nothing there.
   if (catchAll && errors !== 'unified') throw new ConfigError('--catch-all belongs to the unified format: add --errors unified');
   const synchronous = (pick('sqlite-synchronous', 'SVC_SQLITE_SYNCHRONOUS') ?? 'full').toUpperCase();
   if (synchronous !== 'FULL' && synchronous !== 'OFF') throw new ConfigError('--sqlite-synchronous must be full or off');
@@ -112,7 +116,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     host: pick('host', 'SVC_HOST') ?? '127.0.0.1',
     port,
     db: dbText === undefined ? undefined : parseDb(dbText),
-    errors,
+    errors: errors as ErrorFormatName,
     catchAll,
     accounts: accountsText === undefined ? undefined : parseAccounts(accountsText),
     logLevel: logLevel as LogLevel,

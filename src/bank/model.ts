@@ -1,6 +1,6 @@
 // The bank's resource, inputs and errors. Insufficient funds is a business rule, so it is a
-// DomainError: the default format does not recognise it (500), the unified one gives 400.
-import { DomainError, HttpError } from '../http/errors.js';
+// DomainError: the default format does not recognise it (500), the others give 400.
+import { CodedError, DomainError, HttpError } from '../http/errors.js';
 import { intParam, SAFE_INT_MAX, strParam, type JsonSchema } from '../http/schema.js';
 
 export const INITIAL_ACCOUNTS: ReadonlyMap<string, number> = new Map([
@@ -26,7 +26,6 @@ export function accountJson(account: string, balance: number): string {
 
 export class NotEnoughMoneyError extends DomainError {
   readonly code = 'NOT_ENOUGH_MONEY';
-  readonly status = 400;
   constructor(
     readonly account: string,
     readonly balance: number,
@@ -40,10 +39,9 @@ export class NotEnoughMoneyError extends DomainError {
   }
 }
 
-export const accountNotFound = (account: string): HttpError => new HttpError(404, `Account ${account} not found`);
-export const loginNeeded = (): HttpError => new HttpError(401, 'Login needed', { 'WWW-Authenticate': 'Bearer' });
-export const limitsHidden = (): HttpError =>
-  new HttpError(403, { code: 'LIMITS_HIDDEN', message: 'Only managers can see limits' });
+export const accountNotFound = (account: string): HttpError => new HttpError('HTTP_404', `Account ${account} not found`);
+export const loginNeeded = (): HttpError => new HttpError('HTTP_401', 'Login needed', { 'WWW-Authenticate': 'Bearer' });
+export const limitsHidden = (): CodedError => new CodedError('LIMITS_HIDDEN');
 
 /** /crash fails with this in its message, so that tests can prove it never reaches a client. */
 export const CRASH_SECRET = 'db-password=hunter2';

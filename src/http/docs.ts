@@ -4,7 +4,8 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { ErrorFormat, ErrorFormatName } from './render.js';
+import { catalogueEntries, problemType } from './catalogue.js';
+import { JSON_TYPE, PROBLEM_JSON_TYPE, type ErrorFormat, type ErrorFormatName } from './render.js';
 import { defineRoute, type DocumentedResponse, type Reply, type Route } from './route.js';
 import type { JsonSchema } from './schema.js';
 
@@ -24,6 +25,16 @@ export interface DocsOptions {
 const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 const jsonContent = (schema: JsonSchema): JsonSchema => ({ 'application/json': { schema } });
 
+/** RFC 9457's members, and our wire code as the extension member `code`. */
+const PROBLEM_PROPERTIES: Readonly<Record<string, JsonSchema>> = {
+  type: { type: 'string', format: 'uri-reference', title: 'Type' },
+  title: { type: 'string', title: 'Title' },
+  status: { type: 'integer', title: 'Status' },
+  detail: { type: 'string', title: 'Detail' },
+  code: { type: 'string', title: 'Code' },
+};
+const PROBLEM_REQUIRED = ['type', 'title', 'status', 'detail', 'code'];
+
 const CODE_AND_MESSAGE: JsonSchema = {
   properties: { code: { type: 'string', title: 'Code' }, message: { type: 'string', title: 'Message' } },
   type: 'object',
@@ -35,8 +46,12 @@ const CODE_AND_MESSAGE: JsonSchema = {
  * The bodies our errors really have, in each format: the 422 body, the body of an error with a string
  * detail, and of one with a `{code, message}` detail.
  */
-const ERROR_SCHEMAS: Record<ErrorFormatName, { validation: string; error: string; codedError: string; schemas: Record<string, JsonSchema> }> = {
+const ERROR_SCHEMAS: Record<
+  ErrorFormatName,
+  { mediaType: string; validation: string; error: string; codedError: string; schemas: Record<string, JsonSchema> }
+> = {
   default: {
+    mediaType: JSON_TYPE,
     validation: 'HTTPValidationError',
     error: 'Message',
     codedError: 'CodedMessage',
@@ -63,6 +78,7 @@ const ERROR_SCHEMAS: Record<ErrorFormatName, { validation: string; error: string
     },
   },
   unified: {
+    mediaType: JSON_TYPE,
     validation: 'UnifiedValidationError',
     error: 'UnifiedError',
     codedError: 'UnifiedError',
@@ -99,6 +115,37 @@ const ERROR_SCHEMAS: Record<ErrorFormatName, { validation: string; error: string
       },
     },
   },
+  problem: {
+    mediaType: PROBLEM_JSON_TYPE,
+    validation: 'ValidationProblem',
+    error: 'Problem',
+    codedError: 'Problem',
+    schemas: {
+      Problem: { properties: PROBLEM_PROPERTIES, type: 'object', required: PROBLEM_REQUIRED, title: 'Problem' },
+      ValidationProblem: {
+        properties: {
+          ...PROBLEM_PROPERTIES,
+          errors: {
+            items: {
+              properties: {
+                detail: { type: 'string', title: 'Detail' },
+                pointer: { type: 'string', title: 'Pointer', description: 'A JSON Pointer into the body, as a URI fragment' },
+                parameter: { type: 'string', title: 'Parameter', description: 'The name of the path parameter' },
+                type: { type: 'string', title: 'Error Type' },
+              },
+              type: 'object',
+              required: ['detail', 'type'],
+            },
+            type: 'array',
+            title: 'Errors',
+          },
+        },
+        type: 'object',
+        required: [...PROBLEM_REQUIRED, 'errors'],
+        title: 'ValidationProblem',
+      },
+    },
+  },
 };
 
 /** The plain-text 500 of an unhandled failure, when no catch-all renders it as JSON. */
@@ -116,9 +163,11 @@ export function buildOpenApi(options: DocsOptions): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   const errorContent = (name: string): JsonSchema => {
     used[name] = errors.schemas[name] as JsonSchema;
-    return jsonContent(ref(name));
+    return { [errors.mediaType]: { schema: ref(name) } };
   };
-  const internalContent = (): JsonSchema => (format.catchAll ? errorContent(errors.error) : PLAIN_TEXT_500);
+  // Problem details answer every failure as a problem; the unified format only with its catch-all.
+  const internalContent = (): JsonSchema =>
+    format.name === 'problem' || format.catchAll ? errorContent(errors.error) : PLAIN_TEXT_500;
 
   /** The status and body of a documented response in the active format. */
   const documented = (status: number, extra: DocumentedResponse): [number, Record<string, unknown>] => {
@@ -142,7 +191,7 @@ export function buildOpenApi(options: DocsOptions): Record<string, unknown> {
       case 'internal':
         return answer(500, internalContent());
       case 'business':
-        return format.name === 'unified' ? answer(status, errorContent(errors.error)) : answer(500, internalContent());
+        return format.name === 'default' ? answer(500, internalContent()) : answer(status, errorContent(errors.error));
       default:
         used[extra.model] = requireComponent(options, extra.model);
         return answer(status, jsonContent(ref(extra.model)));
@@ -255,6 +304,37 @@ function redocPage(title: string): string {
 `;
 }
 
+/** The page the stable problem type URIs point at: one section per problem of our own. */
+function problemsPage(title: string): string {
+  const sections = catalogueEntries()
+    .filter(([, entry]) => entry.own)
+    .map(([code, entry]) => {
+      const type = problemType(code);
+      return `<section id="${escapeHtml(type.slice(type.indexOf('#') + 1))}">
+<h2>${escapeHtml(entry.title)}</h2>
+<p><code>type: ${escapeHtml(type)}</code> · <code>status: ${entry.status}</code> · <code>code: ${escapeHtml(code)}</code></p>
+<p>${escapeHtml(entry.about ?? '')}</p>
+<p>Detail: <code>${escapeHtml(entry.message)}</code></p>
+</section>`;
+    })
+    .join('\n');
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<link rel="icon" href="data:,">
+<title>${escapeHtml(title)} - problem types</title>
+</head>
+<body>
+<h1>Problem types</h1>
+<p>With <code>--errors problem</code>, every error is an RFC 9457 problem (<code>application/problem+json</code>).
+Errors that say no more than their HTTP status have the type <code>about:blank</code>; these are the services' own:</p>
+${sections}
+</body>
+</html>
+`;
+}
+
 // ---------------------------------------------------------------- the routes
 
 const require = createRequire(import.meta.url);
@@ -281,9 +361,11 @@ export function docsRoutes(options: DocsOptions): Route[] {
   const openapi = JSON.stringify(buildOpenApi(options));
   const docs = swaggerPage(options.title);
   const redoc = redocPage(options.title);
+  const problems = problemsPage(options.title);
   return [
     staticRoute('/openapi.json', () => ({ status: 200, body: openapi })),
     staticRoute('/docs', () => ({ status: 200, body: docs, contentType: HTML })),
+    staticRoute('/docs/problems', () => ({ status: 200, body: problems, contentType: HTML })),
     staticRoute('/docs/oauth2-redirect', packageFile('swagger-ui-dist', 'oauth2-redirect.html', HTML)),
     staticRoute('/docs/oauth2-redirect.js', packageFile('swagger-ui-dist', 'oauth2-redirect.js', 'text/javascript; charset=utf-8')),
     staticRoute('/docs/swagger-ui.css', packageFile('swagger-ui-dist', 'swagger-ui.css', 'text/css; charset=utf-8')),

@@ -1,6 +1,7 @@
 // The errors the contract layer knows. Routes throw these; only render.ts turns them into responses.
-// Each class carries a stable `code`, written with it to the log. On the wire the contract decides:
-// the unified format shows an HttpError as HTTP_<status> and a DomainError by its own code.
+// Each names its entry in the error catalogue (catalogue.ts), which gives its status, its wire code
+// and its public message in every format.
+import { ERROR_CATALOGUE, type OwnCode, type StatusCode } from './catalogue.js';
 
 export type ErrorHeaders = Readonly<Record<string, string>>;
 
@@ -8,19 +9,45 @@ export type ErrorHeaders = Readonly<Record<string, string>>;
 // capturing one would cost more than the rest of the answer (a 404 or 422 is often sent thousands
 // of times a second). Their constructors turn stack capture off around super().
 
-/** An HTTP error with a client-facing detail: a string, or an object sent as it is. */
+/**
+ * An error that says no more than its HTTP status (wire code HTTP_<status>), with a client-facing
+ * text: the catalogue's, or a more precise one ("Todo not found").
+ */
 export class HttpError extends Error {
-  readonly code: string = 'HTTP_ERROR';
+  readonly status: number;
   constructor(
-    readonly status: number,
-    readonly detail: string | Readonly<Record<string, unknown>>,
+    readonly code: StatusCode,
+    readonly detail: string = ERROR_CATALOGUE[code].message,
     readonly headers: ErrorHeaders = {},
   ) {
     const stackTraceLimit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
-    super(typeof detail === 'string' ? detail : `HTTP ${status}`);
+    super(detail);
     Error.stackTraceLimit = stackTraceLimit;
+    this.status = ERROR_CATALOGUE[code].status;
     this.name = 'HttpError';
+  }
+}
+
+/**
+ * A problem of our own that every format recognises (for example limits hidden): the default format
+ * shows it as the reference does, `{"detail": {"code", "message"}}`.
+ */
+export class CodedError extends Error {
+  readonly status: number;
+  readonly publicMessage: string;
+  constructor(
+    readonly code: OwnCode,
+    readonly headers: ErrorHeaders = {},
+  ) {
+    const entry = ERROR_CATALOGUE[code];
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    super(entry.message);
+    Error.stackTraceLimit = stackTraceLimit;
+    this.status = entry.status;
+    this.publicMessage = entry.message;
+    this.name = 'CodedError';
   }
 }
 
@@ -35,7 +62,6 @@ export interface ValidationItem {
 
 /** The request does not fit the declared schemas: 422 with every problem found, in the reference's order. */
 export class RequestValidationError extends Error {
-  readonly code = 'VALIDATION_FAILED';
   constructor(readonly items: readonly ValidationItem[]) {
     const stackTraceLimit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
@@ -47,28 +73,25 @@ export class RequestValidationError extends Error {
 
 /**
  * A business-rule failure of a service (for example insufficient funds). The default format does not
- * recognise these, as the reference does not: they become the plain 500. The unified format renders
- * them with their own status, code and public message.
+ * recognise these, as the reference does not: they become the plain 500. The other formats render
+ * them with their catalogue status and code and their public message.
  */
 export abstract class DomainError extends Error {
-  abstract readonly code: string;
-  abstract readonly status: number;
+  abstract readonly code: OwnCode;
   /** The message a client may read; never internal state beyond what the rule is about. */
   abstract readonly publicMessage: string;
 }
 
 /** The store cannot be reached: 503, so that a client knows to retry rather than give up. */
 export class ServiceUnavailableError extends HttpError {
-  override readonly code = 'SERVICE_UNAVAILABLE';
   constructor() {
-    super(503, 'Service Unavailable', { 'Retry-After': '1' });
+    super('HTTP_503', undefined, { 'Retry-After': '1' });
     this.name = 'ServiceUnavailableError';
   }
 }
 
-export const notFound = (): HttpError => new HttpError(404, 'Not Found');
-export const methodNotAllowed = (allow: string): HttpError =>
-  new HttpError(405, 'Method Not Allowed', { Allow: allow });
+export const notFound = (): HttpError => new HttpError('HTTP_404');
+export const methodNotAllowed = (allow: string): HttpError => new HttpError('HTTP_405', undefined, { Allow: allow });
 /** Bytes that are not text in the declared encoding, or nesting past the limit: the reference's 400. */
-export const bodyNotParsable = (): HttpError => new HttpError(400, 'There was an error parsing the body');
-export const bodyTooLarge = (): HttpError => new HttpError(413, 'Content Too Large');
+export const bodyNotParsable = (): HttpError => new HttpError('HTTP_400');
+export const bodyTooLarge = (): HttpError => new HttpError('HTTP_413');

@@ -1,14 +1,23 @@
 // The one place that turns an error into a response, in the active error format. Routes throw;
 // nothing else builds an error body. An internal failure's text never leaves this file: it is
 // logged with the request id, and the client gets a fixed body.
-import { DomainError, HttpError, RequestValidationError } from './errors.js';
+//
+// Every format renders from the error catalogue. The parts of a body that depend only on the wire
+// code are written once, at start-up, so an error on a hot path (a 404, a 422) costs one string
+// concatenation around its own text.
+import { catalogueEntries, ERROR_CATALOGUE, problemType, type ErrorCode } from './catalogue.js';
+import { CodedError, DomainError, HttpError, RequestValidationError, type ValidationItem } from './errors.js';
 import { encodeJson } from './json-encode.js';
 
-export type ErrorFormatName = 'default' | 'unified';
+export const ERROR_FORMAT_NAMES = ['default', 'unified', 'problem'] as const;
+export type ErrorFormatName = (typeof ERROR_FORMAT_NAMES)[number];
 
 export interface ErrorFormat {
   readonly name: ErrorFormatName;
-  /** Unified format only: turn unhandled failures into the INTERNAL envelope instead of plain text. */
+  /**
+   * Unified format only: turn unhandled failures into the INTERNAL envelope instead of plain text.
+   * (Problem details always answer a failure with a JSON problem.)
+   */
   readonly catchAll: boolean;
 }
 
@@ -22,6 +31,28 @@ export interface RenderedError {
 }
 
 export const JSON_TYPE = 'application/json';
+export const PROBLEM_JSON_TYPE = 'application/problem+json';
+
+/** The body around an error's own text, per wire code: `head + JSON text + tail`. */
+interface Frame {
+  readonly status: number;
+  readonly unifiedHead: string;
+  readonly problemHead: string;
+  readonly problemTail: string;
+}
+
+const FRAMES = Object.fromEntries(
+  catalogueEntries().map(([code, entry]) => [
+    code,
+    {
+      status: entry.status,
+      unifiedHead: `{"error":{"code":${encodeJson(code)},"message":`,
+      problemHead: `{"type":${encodeJson(problemType(code))},"title":${encodeJson(entry.title)},"status":${entry.status},"detail":`,
+      problemTail: `,"code":${encodeJson(code)}`,
+    },
+  ]),
+) as Record<ErrorCode, Frame>;
+
 const PLAIN_500: RenderedError = {
   status: 500,
   headers: {},
@@ -32,35 +63,99 @@ const PLAIN_500: RenderedError = {
 const UNIFIED_500: RenderedError = {
   ...PLAIN_500,
   contentType: JSON_TYPE,
-  body: encodeJson({ error: { code: 'INTERNAL', message: 'Something went wrong on our side' } }),
+  body: `${FRAMES.INTERNAL.unifiedHead}${encodeJson(ERROR_CATALOGUE.INTERNAL.message)}}}`,
+};
+const PROBLEM_500: RenderedError = {
+  ...PLAIN_500,
+  contentType: PROBLEM_JSON_TYPE,
+  body: `${FRAMES.INTERNAL.problemHead}${encodeJson(ERROR_CATALOGUE.INTERNAL.message)}${FRAMES.INTERNAL.problemTail}}`,
 };
 
 export function renderError(error: unknown, format: ErrorFormat): RenderedError {
-  return format.name === 'unified' ? renderUnified(error, format.catchAll) : renderDefault(error);
+  switch (format.name) {
+    case 'default':
+      return renderDefault(error);
+    case 'unified':
+      return renderUnified(error, format.catchAll);
+    case 'problem':
+      return renderProblem(error);
+  }
 }
 
 function renderDefault(error: unknown): RenderedError {
-  if (error instanceof HttpError) return json(error.status, { detail: error.detail }, error.headers);
-  if (error instanceof RequestValidationError) return json(422, { detail: error.items });
+  if (error instanceof HttpError) return answer(error.status, JSON_TYPE, `{"detail":${encodeJson(error.detail)}}`, error.headers);
+  if (error instanceof CodedError) {
+    const body = `{"detail":{"code":${encodeJson(error.code)},"message":${encodeJson(error.publicMessage)}}}`;
+    return answer(error.status, JSON_TYPE, body, error.headers);
+  }
+  if (error instanceof RequestValidationError) return answer(422, JSON_TYPE, encodeJson({ detail: error.items }));
   // DomainErrors are deliberately not recognised here, as in the reference: they are the plain 500.
   return PLAIN_500;
 }
 
 function renderUnified(error: unknown, catchAll: boolean): RenderedError {
-  if (error instanceof HttpError) {
-    const body = typeof error.detail === 'string' ? { code: `HTTP_${error.status}`, message: error.detail } : error.detail;
-    return json(error.status, { error: body }, error.headers);
-  }
+  if (error instanceof HttpError) return unified(error.code, error.detail, error.headers);
+  if (error instanceof CodedError) return unified(error.code, error.publicMessage, error.headers);
+  if (error instanceof DomainError) return unified(error.code, error.publicMessage);
   if (error instanceof RequestValidationError) {
     const fields = error.items.map((item) => ({ field: item.loc.join('.'), message: item.msg }));
-    return json(422, { error: { code: 'VALIDATION_FAILED', message: 'Some fields are wrong', fields } });
-  }
-  if (error instanceof DomainError) {
-    return json(error.status, { error: { code: error.code, message: error.publicMessage } });
+    const body = `${FRAMES.VALIDATION_FAILED.unifiedHead}${encodeJson(ERROR_CATALOGUE.VALIDATION_FAILED.message)},"fields":${encodeJson(fields)}}}`;
+    return answer(422, JSON_TYPE, body);
   }
   return catchAll ? UNIFIED_500 : PLAIN_500;
 }
 
-function json(status: number, body: unknown, headers: Readonly<Record<string, string>> = {}): RenderedError {
-  return { status, headers, contentType: JSON_TYPE, body: encodeJson(body), unexpected: false };
+function unified(code: ErrorCode, message: string, headers?: Readonly<Record<string, string>>): RenderedError {
+  const frame = FRAMES[code];
+  return answer(frame.status, JSON_TYPE, `${frame.unifiedHead}${encodeJson(message)}}}`, headers);
+}
+
+/** RFC 9457 problem details: type, title, status, detail, and our wire code as the `code` member. */
+function renderProblem(error: unknown): RenderedError {
+  if (error instanceof HttpError) return problem(error.code, error.detail, '', error.headers);
+  if (error instanceof CodedError) return problem(error.code, error.publicMessage, '', error.headers);
+  if (error instanceof DomainError) return problem(error.code, error.publicMessage, '');
+  if (error instanceof RequestValidationError) {
+    const errors = `,"errors":${encodeJson(error.items.map(problemItem))}`;
+    return problem('VALIDATION_FAILED', ERROR_CATALOGUE.VALIDATION_FAILED.message, errors);
+  }
+  return PROBLEM_500;
+}
+
+function problem(code: ErrorCode, detail: string, extra: string, headers?: Readonly<Record<string, string>>): RenderedError {
+  const frame = FRAMES[code];
+  return answer(frame.status, PROBLEM_JSON_TYPE, `${frame.problemHead}${encodeJson(detail)}${frame.problemTail}${extra}}`, headers);
+}
+
+/**
+ * One item of a problem's `errors`, as in RFC 9457's own example: what is wrong (`detail`), where:
+ * `parameter` for a path parameter, `pointer` (a JSON Pointer, as a URI fragment) into the body
+ * otherwise, and pydantic's `type` of the failure.
+ */
+interface ProblemItem {
+  readonly detail: string;
+  readonly pointer?: string;
+  readonly parameter?: string;
+  readonly type: string;
+}
+
+function problemItem(item: ValidationItem): ProblemItem {
+  if (item.loc[0] === 'path') return { detail: item.msg, parameter: String(item.loc[1]), type: item.type };
+  // A JSON syntax error's loc names a character offset, not a member: it points at the whole body.
+  const members = item.type === 'json_invalid' ? [] : item.loc.slice(1);
+  return { detail: item.msg, pointer: jsonPointer(members), type: item.type };
+}
+
+/** `#/a/0`: RFC 6901's escapes (~0, ~1), then percent-encoding for the URI fragment. */
+function jsonPointer(members: readonly (string | number)[]): string {
+  let pointer = '#';
+  for (const member of members) {
+    pointer += `/${encodeURIComponent(String(member).replaceAll('~', '~0').replaceAll('/', '~1'))}`;
+  }
+  return pointer;
+}
+
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+function answer(status: number, contentType: string, body: string, headers: Readonly<Record<string, string>> = NO_HEADERS): RenderedError {
+  return { status, headers, contentType, body, unexpected: false };
 }

@@ -47,5 +47,5 @@ export function todoJson(todo: Todo): string {
   return `{"id":${todo.id},"title":${JSON.stringify(todo.title)},"done":${todo.done}}`;
 }
 
-export const todoNotFound = (): HttpError => new HttpError(404, 'Todo not found');
-export const todoAlreadyDone = (): HttpError => new HttpError(409, 'Todo is already done');
+export const todoNotFound = (): HttpError => new HttpError('HTTP_404', 'Todo not found');
+export const todoAlreadyDone = (): HttpError => new HttpError('HTTP_409', 'Todo is already done');

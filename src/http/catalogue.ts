@@ -1,0 +1,77 @@
+// Every error the services answer, by its stable wire code: one table that the error classes,
+// every error format and the OpenAPI schemas read, and that test/http/catalogue.test.ts checks
+// against the README's "Error catalogue" table, so that code, wire and docs cannot drift apart.
+//
+// Adding an error is one line here (then one row in the README):
+// - `status(…)` for an error that says no more than its HTTP status: its wire code is HTTP_<status>
+//   and, in problem details, its type is about:blank with the reason phrase as title;
+// - `own(…)` for a problem of our own: its wire code is its name, and in problem details it has a
+//   stable type URI (PROBLEM_TYPE_BASE + the code in kebab case) that /docs/problems explains.
+// Wire codes never change once published: clients branch on them.
+import { STATUS_CODES } from 'node:http';
+
+export interface CatalogueEntry {
+  readonly status: number;
+  /** Problem details' `title`: the reason phrase, or the problem's own short name. */
+  readonly title: string;
+  /**
+   * The public message: the fixed text, or, where an answer names a value, the text with the value's
+   * name in angle brackets. An HTTP_<status> error may carry a more precise text of its own (a 404's
+   * "Todo not found"); this one is what it says without one (by default the reason phrase).
+   */
+  readonly message: string;
+  /** A problem of our own (stable type URI), rather than one an HTTP status says all about. */
+  readonly own: boolean;
+  /** Own problems: what it means and what a client can do, shown at /docs/problems. */
+  readonly about?: string;
+}
+
+const status = (code: number, message?: string): CatalogueEntry => {
+  const reason = STATUS_CODES[code] ?? `HTTP ${code}`;
+  return { status: code, title: reason, message: message ?? reason, own: false };
+};
+const own = (code: number, title: string, message: string, about: string): CatalogueEntry => ({
+  status: code,
+  title,
+  message,
+  own: true,
+  about,
+});
+
+export const ERROR_CATALOGUE = {
+  HTTP_400: status(400, 'There was an error parsing the body'),
+  HTTP_401: status(401),
+  HTTP_404: status(404, 'Not Found'),
+  HTTP_405: status(405, 'Method Not Allowed'),
+  HTTP_409: status(409),
+  HTTP_413: status(413, 'Content Too Large'),
+  HTTP_503: status(503, 'Service Unavailable'),
+  VALIDATION_FAILED: own(422, 'Validation failed', 'Some fields are wrong',
+    'The request does not fit the declared schemas. Each item names what is wrong and where: a path parameter, or a JSON Pointer into the body. Fix the request; repeating it unchanged fails the same way.'),
+  NOT_ENOUGH_MONEY: own(400, 'Not enough money', 'Balance is <balance>, you asked for <wanted>',
+    'A withdrawal asked for more than the account holds. Nothing was taken. Ask for at most the balance the message names.'),
+  LIMITS_HIDDEN: own(403, 'Limits hidden', 'Only managers can see limits',
+    'The caller may not see account limits. Only managers can; there is no way to become one through this interface.'),
+  INTERNAL: status(500, 'Something went wrong on our side'),
+} as const satisfies Record<string, CatalogueEntry>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+/** The codes of errors that say no more than their status. */
+export type StatusCode = Extract<ErrorCode, `HTTP_${number}`>;
+/** The codes of our own problems. */
+export type OwnCode = Exclude<ErrorCode, StatusCode | 'INTERNAL'>;
+
+/**
+ * Problem types are relative URIs: a service does not know the origin its clients reach it by, and
+ * a relative reference resolves against the request's URL (RFC 9457 §3.1.1) to the page that
+ * explains it.
+ */
+export const PROBLEM_TYPE_BASE = '/docs/problems#';
+
+/** `about:blank` for an error its status says all about, else the problem's stable type URI. */
+export function problemType(code: ErrorCode): string {
+  return ERROR_CATALOGUE[code].own ? PROBLEM_TYPE_BASE + code.toLowerCase().replaceAll('_', '-') : 'about:blank';
+}
+
+export const catalogueEntries = (): [ErrorCode, CatalogueEntry][] =>
+  Object.entries(ERROR_CATALOGUE) as [ErrorCode, CatalogueEntry][];

@@ -1,0 +1,54 @@
+// The error catalogue is the one list of what the services can answer: the README's table must say
+// exactly what it holds, and every problem type it names must be explained where its URI points.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, test } from 'node:test';
+import { catalogueEntries, PROBLEM_TYPE_BASE, problemType } from '../../src/http/catalogue.js';
+import { get } from '../support/http.js';
+import { withServer } from '../support/server.js';
+
+const README = new URL('../../../README.md', import.meta.url);
+
+/** The rows of the README's "Error catalogue" table, cells without their backticks. */
+function readmeRows(): string[][] {
+  const text = readFileSync(README, 'utf8');
+  const start = text.indexOf('### Error catalogue');
+  assert.ok(start >= 0, 'the README has an "Error catalogue" section');
+  const section = text.slice(start, text.indexOf('\n#', start + 1));
+  return section
+    .split('\n')
+    .filter((line) => line.startsWith('| `'))
+    .map((line) =>
+      line
+        .slice(1, -1)
+        .split(' | ')
+        .map((cell) => cell.trim().replace(/^`(.*)`$/, '$1')),
+    );
+}
+
+describe('error catalogue', () => {
+  test("the README's error catalogue lists every entry with its status, problem type, title and message", () => {
+    const expected = catalogueEntries().map(([code, entry]) => [code, String(entry.status), problemType(code), entry.title, entry.message]);
+    assert.deepEqual(readmeRows(), expected);
+  });
+
+  test('an HTTP_<status> code answers with that status, and only own problems have a type URI', () => {
+    for (const [code, entry] of catalogueEntries()) {
+      if (code.startsWith('HTTP_')) assert.equal(code, `HTTP_${entry.status}`);
+      assert.equal(problemType(code) === 'about:blank', !entry.own, code);
+    }
+  });
+
+  test('every own problem type is explained at the page its URI points to', async () => {
+    await withServer({ service: 'bank' }, async (url) => {
+      const res = await get(url, PROBLEM_TYPE_BASE.slice(0, PROBLEM_TYPE_BASE.indexOf('#')));
+      assert.equal(res.status, 200);
+      assert.equal(res.headers['content-type'], 'text/html; charset=utf-8');
+      for (const [code, entry] of catalogueEntries().filter(([, e]) => e.own)) {
+        const anchor = problemType(code).slice(PROBLEM_TYPE_BASE.length);
+        assert.match(res.text, new RegExp(`<section id="${anchor}">\\s*<h2>${entry.title}</h2>`), code);
+        assert.ok(entry.about !== undefined && res.text.includes(entry.about.slice(0, 40)), `${code} is explained`);
+      }
+    });
+  });
+});
