@@ -44,7 +44,7 @@ export async function runPostgresPart(
   const db = `${serverUrl}/${database}`;
   const started: ServerProcess[] = [];
   try {
-    const instances: Record<ServiceRole, ServerProcess[]> = { todo: [], bank: [], 'bank-unified': [] };
+    const instances: Record<ServiceRole, ServerProcess[]> = { todo: [], 'todo-no-access-log': [], bank: [], 'bank-unified': [] };
     try {
       // One after another: the first instance of each creates the schema, the second finds it.
       for (let n = 1; n <= 2; n++) {
@@ -58,7 +58,7 @@ export async function runPostgresPart(
       return { skipped: `the service did not start on --db postgres:// (${describe(error)}).` };
     }
     const scenarios: ScenarioResult[] = [];
-    for (const scenario of scenariosToRun) {
+    for (const scenario of scenariosToRun.filter((s) => s.sqliteOnly !== true)) {
       log(`postgres: ${scenario.name}`);
       const servers = instances[scenario.service];
       const label = `${scenario.service === 'todo' ? 'to-do' : scenario.service === 'bank' ? 'bank' : 'bank unified'} · PostgreSQL`;

@@ -35,7 +35,12 @@ const POSTGRES_PLAN: RoundPlan = quick
   : { rounds: 3, duration_s: 2, warmup_s: 1, connections: CONNECTIONS };
 
 const log = (line: string): void => void process.stderr.write(`bench: ${line}\n`);
-const SERVICE_LABELS: Record<ServiceRole, string> = { todo: 'to-do · SQLite', bank: 'bank · SQLite FULL', 'bank-unified': 'bank unified · SQLite' };
+const SERVICE_LABELS: Record<ServiceRole, string> = {
+  todo: 'to-do · SQLite',
+  'todo-no-access-log': 'to-do · SQLite, no access log',
+  bank: 'bank · SQLite FULL',
+  'bank-unified': 'bank unified · SQLite',
+};
 
 async function main(): Promise<number> {
   const started = Date.now();
@@ -46,6 +51,7 @@ async function main(): Promise<number> {
     log('starting servers');
     const services: Record<ServiceRole, ServerProcess> = {
       todo: keep(await startService('todo', 'todo', `sqlite:${join(dir, 'todo.sqlite')}`)),
+      'todo-no-access-log': keep(await startService('todo-no-access-log', 'todo', `sqlite:${join(dir, 'todo-quiet.sqlite')}`, ['--access-log', 'off'])),
       bank: keep(await startService('bank', 'bank', `sqlite:${join(dir, 'bank.sqlite')}`)),
       'bank-unified': keep(await startService('bank-unified', 'bank', `sqlite:${join(dir, 'bank-unified.sqlite')}`, ['--errors', 'unified'])),
     };

@@ -14,7 +14,8 @@ export async function startService(
 ): Promise<ServerProcess> {
   const port = await freePort();
   const accounts = service === 'bank' ? ['--accounts', BENCH_ACCOUNTS] : [];
-  const args = [service, '--port', String(port), '--db', db, '--log-level', 'silent', ...accounts, ...options];
+  // As shipped: logs at info (one access line per request) and /metrics on; the lines go nowhere.
+  const args = [service, '--port', String(port), '--db', db, ...accounts, ...options];
   return startServerProcess(name, CLI, args, port);
 }
 

@@ -3,6 +3,7 @@
 import { ConfigError, readConfig, USAGE, type Config, type DbSpec, type ServiceName } from './config.js';
 import type { ServiceDefinition } from './http/service.js';
 import { createLogger, type Logger } from './log.js';
+import { createMetricsRegistry } from './metrics.js';
 import { startServer, type RunningServer } from './server.js';
 import { createBankService } from './bank/service.js';
 import { INITIAL_ACCOUNTS } from './bank/model.js';
@@ -41,41 +42,65 @@ async function main(): Promise<void> {
   const log = createLogger(config.logLevel);
   const running: RunningServer[] = [];
   // Installed before the first "listening" line: until a listener exists, SIGTERM kills the
-  // process outright, and a supervisor may send it as soon as it reads that line.
+  // process outright, and a supervisor may send it as soon as it reads that line. A repeated
+  // signal changes nothing: Ctrl-C under `npm start` reaches us twice, from the terminal and
+  // from npm, which passes on what it receives.
+  let stopping = false;
   const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
     log.info('shutting down', { signal });
     Promise.all(running.map((server) => server.close())).then(
-      () => process.exit(0),
+      async (reports) => {
+        log.info('shut down', { connectionsCut: reports.some((report) => report.connectionsCut) });
+        await log.close();
+        process.exit(0);
+      },
       (error: unknown) => fail(log, error),
     );
   };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
   try {
     for (const [index, service] of config.services.entries()) {
-      const definition = await createService(service, config, log);
+      const serviceLog = log.child({ service });
+      const metrics = config.metrics ? createMetricsRegistry() : undefined;
+      const definition = await createService(service, config, serviceLog);
       const server = await startServer(definition, {
         host: config.host,
         port: config.port === 0 ? 0 : config.port + index,
         errorFormat: { name: config.errors, catchAll: config.catchAll },
-        log,
+        log: serviceLog,
+        accessLog: config.accessLog,
+        metrics,
+        service,
       });
       running.push(server);
-      log.info('listening', { service, url: server.url, errors: config.errors, catchAll: config.catchAll });
+      // The store's kind only: a PostgreSQL URL may hold a password.
+      serviceLog.info('listening', {
+        version: definition.version,
+        url: server.url,
+        errors: config.errors,
+        catchAll: config.catchAll,
+        store: dbFor(service, config).kind,
+        accessLog: config.accessLog,
+        metrics: config.metrics,
+      });
     }
   } catch (error) {
     await Promise.allSettled(running.map((server) => server.close()));
-    fail(log, error);
+    await fail(log, error);
   }
 }
 
-function fail(log: Logger, error: unknown): never {
+async function fail(log: Logger, error: unknown): Promise<never> {
   if (error instanceof ConfigError) {
     process.stderr.write(`error: ${error.message}\n`);
     process.exit(2);
   }
   log.error('failed to start', { error });
   process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+  await log.close();
   process.exit(1);
 }
 

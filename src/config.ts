@@ -21,6 +21,10 @@ export interface Config {
   readonly catchAll: boolean;
   readonly accounts: ReadonlyMap<string, number> | undefined;
   readonly logLevel: LogLevel;
+  /** One info line per request; off leaves every other line as it is. */
+  readonly accessLog: boolean;
+  /** GET /metrics in the Prometheus text format. */
+  readonly metrics: boolean;
   /** SQLite only. OFF gives up durability; it exists so that benchmarks can measure what FULL costs. */
   readonly sqliteSynchronous: 'FULL' | 'OFF';
   readonly help: boolean;
@@ -46,6 +50,8 @@ Options (each also read from the environment variable shown):
   --catch-all          unified format: unhandled failures as a JSON 500 (SVC_CATCH_ALL=1)
   --accounts LIST      initial bank accounts, name=balance,... (SVC_ACCOUNTS, default alice=100,bob=5)
   --log-level LEVEL    info | warn | error | silent (SVC_LOG_LEVEL, default info)
+  --access-log on|off  one info line per request (SVC_ACCESS_LOG, default on)
+  --metrics on|off     GET /metrics for Prometheus (SVC_METRICS, default on)
   --sqlite-synchronous full | off: off loses acknowledged writes on a crash; for benchmarks
                        only (SVC_SQLITE_SYNCHRONOUS, default full)
   --help               this text
@@ -69,7 +75,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
       flags.set(name, true);
       continue;
     }
-    if (!['host', 'port', 'db', 'errors', 'accounts', 'log-level', 'sqlite-synchronous'].includes(name)) {
+    if (!['host', 'port', 'db', 'errors', 'accounts', 'log-level', 'access-log', 'metrics', 'sqlite-synchronous'].includes(name)) {
       throw new ConfigError(`unknown option --${name}`);
     }
     const value = inline ?? argv[++i];
@@ -103,6 +109,8 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
   if (catchAll && errors !== 'unified') throw new ConfigError('--catch-all belongs to the unified format: add --errors unified');
   const synchronous = (pick('sqlite-synchronous', 'SVC_SQLITE_SYNCHRONOUS') ?? 'full').toUpperCase();
   if (synchronous !== 'FULL' && synchronous !== 'OFF') throw new ConfigError('--sqlite-synchronous must be full or off');
+  const accessLog = onOff(pick('access-log', 'SVC_ACCESS_LOG') ?? 'on', 'access-log');
+  const metrics = onOff(pick('metrics', 'SVC_METRICS') ?? 'on', 'metrics');
   const dbText = pick('db', 'SVC_DB');
   const accountsText = pick('accounts', 'SVC_ACCOUNTS');
   const portText = pick('port', 'SVC_PORT');
@@ -120,6 +128,8 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     catchAll,
     accounts: accountsText === undefined ? undefined : parseAccounts(accountsText),
     logLevel: logLevel as LogLevel,
+    accessLog,
+    metrics,
     sqliteSynchronous: synchronous,
     help: flags.get('help') === true,
   };
@@ -128,6 +138,11 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
 function splitFlag(arg: string): [string, string | undefined] {
   const eq = arg.indexOf('=');
   return eq === -1 ? [arg.slice(2), undefined] : [arg.slice(2, eq), arg.slice(eq + 1)];
+}
+
+function onOff(text: string, flag: string): boolean {
+  if (text !== 'on' && text !== 'off') throw new ConfigError(`--${flag} must be on or off, not "${text}"`);
+  return text === 'on';
 }
 
 function parsePort(text: string): number {

@@ -1,12 +1,16 @@
-// One HTTP server for one service: its routes, the docs, the health checks, and a shutdown that
-// stops accepting, lets in-flight requests finish and then closes the store.
+// One HTTP server for one service: its routes, the docs, the health checks, the metrics, and a
+// shutdown that stops accepting, lets in-flight requests finish and then closes the store.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Registry } from 'prom-client';
 import { createRequestHandler } from './http/app.js';
 import type { BodyLimits } from './http/body.js';
 import { docsRoutes } from './http/docs.js';
 import { ServiceUnavailableError } from './http/errors.js';
+import { metricsRoute } from './http/metrics-route.js';
 import type { ErrorFormat } from './http/render.js';
+import { RequestMetrics } from './http/request-metrics.js';
+import { RequestObserver } from './http/request-observer.js';
 import { defineRoute, type Route } from './http/route.js';
 import type { ServiceDefinition } from './http/service.js';
 import type { Logger } from './log.js';
@@ -18,14 +22,26 @@ export interface ServerOptions {
   readonly host: string;
   readonly port: number;
   readonly errorFormat: ErrorFormat;
+  /** The service's logger: every line of this server, the access lines too, goes here. */
   readonly log: Logger;
+  /** One info line per request (default on). */
+  readonly accessLog?: boolean;
+  /** The service's metrics registry: request metrics join it and GET /metrics serves it. None: no /metrics. */
+  readonly metrics?: Registry;
+  /** The service's short name (todo, bank): its label in the metrics. */
+  readonly service: string;
+}
+
+export interface ShutdownReport {
+  /** True when the grace period ran out and connections still open were cut. */
+  readonly connectionsCut: boolean;
 }
 
 export interface RunningServer {
   readonly url: string;
   readonly port: number;
   /** Stops accepting, waits for in-flight requests (up to a grace period), closes the store. */
-  close(): Promise<void>;
+  close(): Promise<ShutdownReport>;
 }
 
 function healthRoutes(service: ServiceDefinition): Route[] {
@@ -54,21 +70,32 @@ export async function startServer(service: ServiceDefinition, options: ServerOpt
     components: service.components,
     errorFormat: options.errorFormat,
   });
+  const registry = options.metrics;
+  const shutdownState = { started: false };
   const handler = createRequestHandler({
-    routes: [...docs, ...service.routes, ...healthRoutes(service)],
+    routes: [...docs, ...service.routes, ...healthRoutes(service), ...(registry === undefined ? [] : [metricsRoute(registry)])],
     errorFormat: options.errorFormat,
     limits: BODY_LIMITS,
     log: options.log,
+    observer: new RequestObserver({
+      log: options.log,
+      accessLog: options.accessLog ?? true,
+      metrics: registry === undefined ? undefined : new RequestMetrics(options.service, registry),
+    }),
+    shutdown: shutdownState,
   });
   const server = createServer({ requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000 }, handler);
   await listen(server, options.host, options.port);
   const port = (server.address() as AddressInfo).port;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
-  let closing: Promise<void> | undefined;
+  let closing: Promise<ShutdownReport> | undefined;
   return {
     url: `http://${host}:${port}`,
     port,
-    close: () => (closing ??= shutdown(server, service)),
+    close: () => {
+      shutdownState.started = true;
+      return (closing ??= shutdown(server, service, options.log));
+    },
   };
 }
 
@@ -82,11 +109,19 @@ function listen(server: Server, host: string, port: number): Promise<void> {
   });
 }
 
-async function shutdown(server: Server, service: ServiceDefinition): Promise<void> {
+// Idle kept-alive connections are closed at once; busy ones answer with `Connection: close` (see
+// app.ts) and end with their answer, so the wait is for requests in flight, not for idle clients.
+async function shutdown(server: Server, service: ServiceDefinition, log: Logger): Promise<ShutdownReport> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
-  const grace = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+  let connectionsCut = false;
+  const grace = setTimeout(() => {
+    connectionsCut = true;
+    log.warn('shutdown grace period over: cutting the connections still open', { graceMs: SHUTDOWN_GRACE_MS });
+    server.closeAllConnections();
+  }, SHUTDOWN_GRACE_MS);
   await closed;
   clearTimeout(grace);
   await service.close();
+  return { connectionsCut };
 }

@@ -1,14 +1,19 @@
 // The request pipeline shared by every service: route, validate, call the handler, write the
-// answer, and send any error through the one renderer.
+// answer, and send any error through the one renderer. Every answer carries the request's id
+// (X-Request-Id) and is reported once to the observer (access line, metrics).
 //
-// Hot path: a request costs one call chain and, for an async handler, one promise of ours; no
-// async wrapper functions; the constant answer to an unknown path is rendered once; and invalid
-// input is handed back rather than thrown (a throw costs about as much as the rest of a 422).
-import type { IncomingMessage, ServerResponse } from 'node:http';
+// Hot path: a request costs one call chain, one small record of ours and, for an async handler,
+// one promise; no async wrapper functions; the constant answer to an unknown path is rendered
+// once; and invalid input is handed back rather than thrown (a throw costs about as much as the
+// rest of a 422).
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Logger } from '../log.js';
 import { decodeBody, readBody, type BodyLimits } from './body.js';
 import { methodNotAllowed, notFound, RequestValidationError } from './errors.js';
 import { JSON_TYPE, renderError, type ErrorFormat, type RenderedError } from './render.js';
+import { REQUEST_ID_HEADER, requestIdFor } from './request-id.js';
+import { UNMATCHED_ROUTE } from './request-metrics.js';
+import type { RequestObserver } from './request-observer.js';
 import type { Reply, Route } from './route.js';
 import { Router } from './routing.js';
 import type { Issues } from './schema.js';
@@ -18,87 +23,118 @@ export interface AppOptions {
   readonly errorFormat: ErrorFormat;
   readonly limits: BodyLimits;
   readonly log: Logger;
+  readonly observer: RequestObserver;
+  /** Set once the server stops: answers then say `Connection: close`, so that clients leave. */
+  readonly shutdown: { readonly started: boolean };
 }
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
+/** One request on its way through the pipeline, with what its answer and its report need. */
+interface Exchange {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly id: string;
+  readonly startedMs: number;
+  /** The matched route's template, or UNMATCHED_ROUTE. */
+  route: string;
+}
+
 export function createRequestHandler(options: AppOptions): RequestHandler {
   const router = new Router(options.routes);
-  const { errorFormat, limits, log } = options;
+  const { errorFormat, limits, log, observer, shutdown } = options;
   const notFoundAnswer = renderError(notFound(), errorFormat);
   const notFoundHeaders = answerHeaders(notFoundAnswer);
-  let requestCount = 0;
+  const notFoundBytes = Buffer.byteLength(notFoundAnswer.body);
+
+  /** Writes the whole answer and reports it. `bytes` is the body's length. */
+  function send(ex: Exchange, status: number, headers: OutgoingHttpHeaders | undefined, body: string | Buffer | undefined, bytes: number): void {
+    const { req, res } = ex;
+    if (shutdown.started) res.setHeader('Connection', 'close');
+    res.writeHead(status, headers);
+    res.end(body);
+    const method = req.method ?? 'GET';
+    observer.finished(method, req.url ?? '/', ex.route, status, method === 'HEAD' ? 0 : bytes, ex.id, ex.startedMs);
+  }
 
   /** Answers with the error in the active format. Never throws: it is the last stop of every failure. */
-  function fail(req: IncomingMessage, res: ServerResponse, requestNumber: number, error: unknown): void {
+  function fail(ex: Exchange, error: unknown): void {
+    const { req, res } = ex;
     try {
       const rendered = renderError(error, errorFormat);
       if (rendered.unexpected) {
-        log.error('unhandled failure', { requestId: requestId(requestNumber), method: req.method ?? 'GET', url: req.url, error });
+        log.error('unhandled failure', { requestId: ex.id, method: req.method ?? 'GET', url: req.url, error });
       }
       if (res.headersSent) {
         res.destroy();
+        observer.finished(req.method ?? 'GET', req.url ?? '/', ex.route, res.statusCode, 0, ex.id, ex.startedMs);
         return;
       }
-      res.writeHead(rendered.status, answerHeaders(rendered));
-      res.end(rendered.body);
+      send(ex, rendered.status, answerHeaders(rendered), rendered.body, Buffer.byteLength(rendered.body));
     } catch (failure) {
       // Rendering itself failed: still no crash, and nothing internal for the client.
-      log.error('failed to answer with an error', { requestId: requestId(requestNumber), error: failure });
+      log.error('failed to answer with an error', { requestId: ex.id, error: failure });
       if (res.headersSent) res.destroy();
-      else res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': 21 }).end('Internal Server Error');
+      else send(ex, 500, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': 21 }, 'Internal Server Error', 21);
     }
   }
 
-  function answer(req: IncomingMessage, res: ServerResponse, requestNumber: number, outcome: Reply | RequestValidationError): void {
-    if (outcome instanceof RequestValidationError) fail(req, res, requestNumber, outcome);
-    else writeReply(res, outcome);
+  function answer(ex: Exchange, outcome: Reply | RequestValidationError): void {
+    if (outcome instanceof RequestValidationError) fail(ex, outcome);
+    else writeReply(ex, outcome);
+  }
+
+  function writeReply(ex: Exchange, reply: Reply): void {
+    if (reply.status === 204 || reply.body === undefined) {
+      // D5: a 204 carries neither a body nor a Content-Type, even when the handler produced a value.
+      send(ex, reply.status, reply.status === 204 ? undefined : { 'Content-Length': 0 }, undefined, 0);
+      return;
+    }
+    const bytes = Buffer.byteLength(reply.body);
+    send(ex, reply.status, { 'Content-Type': reply.contentType ?? JSON_TYPE, 'Content-Length': bytes }, reply.body, bytes);
   }
 
   return (req, res) => {
-    requestCount += 1;
-    const requestNumber = requestCount;
+    const startedMs = performance.now();
+    const id = requestIdFor(req.headers['x-request-id']);
+    res.setHeader(REQUEST_ID_HEADER, id);
+    observer.started();
+    const ex: Exchange = { req, res, id, startedMs, route: UNMATCHED_ROUTE };
     try {
       const match = router.match(req.method ?? 'GET', req.url ?? '/');
       switch (match.kind) {
         case 'route': {
+          ex.route = match.route.path;
           const outcome = runRoute(match.route, match.params, req, limits);
           if (isPromise(outcome)) {
             outcome.then(
               (settled) => {
                 try {
-                  answer(req, res, requestNumber, settled);
+                  answer(ex, settled);
                 } catch (error) {
-                  fail(req, res, requestNumber, error);
+                  fail(ex, error);
                 }
               },
-              (error: unknown) => fail(req, res, requestNumber, error),
+              (error: unknown) => fail(ex, error),
             );
           } else {
-            answer(req, res, requestNumber, outcome);
+            answer(ex, outcome);
           }
           return;
         }
         case 'redirect':
-          res.writeHead(307, { Location: match.location, 'Content-Length': '0' });
-          res.end();
+          send(ex, 307, { Location: match.location, 'Content-Length': '0' }, undefined, 0);
           return;
         case 'method-not-allowed':
           throw methodNotAllowed(match.allow);
         case 'not-found':
-          res.writeHead(notFoundAnswer.status, notFoundHeaders);
-          res.end(notFoundAnswer.body);
+          send(ex, notFoundAnswer.status, notFoundHeaders, notFoundAnswer.body, notFoundBytes);
           return;
       }
     } catch (error) {
-      fail(req, res, requestNumber, error);
+      fail(ex, error);
     }
   };
-}
-
-const processTag = process.pid.toString(36);
-function requestId(requestNumber: number): string {
-  return `${processTag}-${requestNumber.toString(36)}`;
 }
 
 function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
@@ -144,18 +180,4 @@ function runRoute(
     if (issues.length > 0) return new RequestValidationError(issues);
     return route.handle({ params, body });
   });
-}
-
-function writeReply(res: ServerResponse, reply: Reply): void {
-  if (reply.status === 204 || reply.body === undefined) {
-    // D5: a 204 carries neither a body nor a Content-Type, even when the handler produced a value.
-    res.writeHead(reply.status, reply.status === 204 ? undefined : { 'Content-Length': 0 });
-    res.end();
-    return;
-  }
-  res.writeHead(reply.status, {
-    'Content-Type': reply.contentType ?? JSON_TYPE,
-    'Content-Length': Buffer.byteLength(reply.body),
-  });
-  res.end(reply.body);
 }

@@ -58,7 +58,7 @@ async function withLayer(format: ErrorFormat, body: (layer: Layer) => Promise<vo
     ready: async () => true, close: async () => undefined,
   };
   const server = await startServer(service, {
-    host: '127.0.0.1', port: 0, errorFormat: format, log: createLogger('info', (line) => logs.push(line)),
+    host: '127.0.0.1', port: 0, errorFormat: format, log: createLogger('info', (line) => logs.push(line)), service: 'things',
   });
   try {
     await body({ url: server.url, calls, logs });
@@ -246,7 +246,8 @@ describe('responses', () => {
     const entry = JSON.parse(logs.find((line) => line.includes('unhandled failure')) ?? '{}') as {
       requestId?: string; error?: { stack?: string };
     };
-    assert.match(entry.requestId ?? '', /^[0-9a-z]+-[0-9a-z]+$/);
+    assert.match(entry.requestId ?? '', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    assert.equal(entry.requestId, res.headers['x-request-id'], 'the id in the log is the one the client got');
     assert.match(entry.error?.stack ?? '', new RegExp(SECRET));
   });
 

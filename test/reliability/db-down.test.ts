@@ -10,6 +10,7 @@ import { get, json, postJson, send, type RawResponse } from '../support/http.js'
 import { createTestDatabase, postgresSkip, TEST_DATABASE_URL, type TestDatabase } from '../support/postgres.js';
 import { runCli, startServiceProcess, type ServiceProcess } from '../support/service-process.js';
 import { startTcpProxy, type CutMode, type TcpProxy } from '../support/tcp-proxy.js';
+import { suiteUnless } from '../support/suite.js';
 
 const ANSWER_BOUND_MS = 3_000;
 const RECOVERY_BOUND_MS = 5_000;
@@ -47,7 +48,7 @@ function assertUnavailable(answer: RawResponse, body: unknown, what: string): vo
   assert.equal(answer.headers['retry-after'], '1', what);
 }
 
-describe('PostgreSQL goes away and comes back', { skip }, () => {
+suiteUnless(skip, 'PostgreSQL goes away and comes back', () => {
   let database: TestDatabase;
   let proxy: TcpProxy;
   let todo: ServiceProcess;
@@ -113,7 +114,7 @@ describe('PostgreSQL goes away and comes back', { skip }, () => {
   });
 });
 
-describe('PostgreSQL unreachable at start', { skip }, () => {
+suiteUnless(skip, 'PostgreSQL unreachable at start', () => {
   let database: TestDatabase;
   let proxy: TcpProxy;
   let bank: ServiceProcess | undefined;

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { Ledger } from '../../src/bank/ledger.js';
 import { openLedger } from '../../src/bank/service.js';
 import { storeBackends, type FreshDatabase } from '../support/store-backends.js';
+import { suiteUnless } from '../support/suite.js';
 
 const ACCOUNTS: ReadonlyMap<string, number> = new Map([
   ['alice', 100],
@@ -14,7 +15,7 @@ const ACCOUNTS: ReadonlyMap<string, number> = new Map([
 ]);
 
 for (const backend of await storeBackends()) {
-  describe(`Ledger on ${backend.name}`, { skip: backend.skip }, () => {
+  suiteUnless(backend.skip, `Ledger on ${backend.name}`, () => {
     let fresh: FreshDatabase;
     let ledger: Ledger;
     const reopen = async (accounts: ReadonlyMap<string, number>): Promise<void> => {

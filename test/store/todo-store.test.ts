@@ -6,12 +6,13 @@ import { afterEach, beforeEach, describe, test } from 'node:test';
 import { openTodoStore } from '../../src/todo/service.js';
 import type { TodoStore } from '../../src/todo/store.js';
 import { storeBackends, type FreshDatabase } from '../support/store-backends.js';
+import { suiteUnless } from '../support/suite.js';
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 const item = (title: string, done = false) => ({ title, done });
 
 for (const backend of await storeBackends()) {
-  describe(`TodoStore on ${backend.name}`, { skip: backend.skip }, () => {
+  suiteUnless(backend.skip, `TodoStore on ${backend.name}`, () => {
     let fresh: FreshDatabase;
     let store: TodoStore;
     const reopen = async (): Promise<TodoStore> => {

@@ -3,7 +3,8 @@ import { INITIAL_ACCOUNTS } from '../../src/bank/model.js';
 import { createBankService } from '../../src/bank/service.js';
 import type { DbSpec } from '../../src/config.js';
 import type { ErrorFormat } from '../../src/http/render.js';
-import { createLogger, type Logger } from '../../src/log.js';
+import { createLogger, type Logger, type LogLevel } from '../../src/log.js';
+import { createMetricsRegistry } from '../../src/metrics.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { createTodoService } from '../../src/todo/service.js';
 
@@ -15,6 +16,12 @@ export interface TestServerOptions {
   readonly accounts?: ReadonlyMap<string, number>;
   /** Collects log lines instead of printing them. */
   readonly logLines?: string[];
+  /** With logLines: the level they are collected at (info by default). */
+  readonly logLevel?: LogLevel;
+  /** One line per request (on by default, as shipped). */
+  readonly accessLog?: boolean;
+  /** GET /metrics and the metrics behind it (off by default). */
+  readonly metrics?: boolean;
 }
 
 export async function startTestServer(options: TestServerOptions): Promise<RunningServer> {
@@ -25,8 +32,16 @@ export async function startTestServer(options: TestServerOptions): Promise<Runni
       ? await createTodoService(db)
       : await createBankService(db, options.accounts ?? INITIAL_ACCOUNTS, errorFormat);
   const lines = options.logLines;
-  const log: Logger = lines === undefined ? createLogger('silent') : createLogger('info', (line) => lines.push(line));
-  return startServer(service, { host: '127.0.0.1', port: 0, errorFormat, log });
+  const log: Logger = lines === undefined ? createLogger('silent') : createLogger(options.logLevel ?? 'info', (line) => lines.push(line));
+  return startServer(service, {
+    host: '127.0.0.1',
+    port: 0,
+    errorFormat,
+    log: log.child({ service: options.service }),
+    service: options.service,
+    accessLog: options.accessLog,
+    metrics: options.metrics === true ? createMetricsRegistry() : undefined,
+  });
 }
 
 /** Runs `body` against a fresh server, and closes the server whatever happens. */

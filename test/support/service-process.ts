@@ -77,8 +77,8 @@ function listeningUrl(line: string): string | undefined {
   try {
     const entry: unknown = JSON.parse(line);
     if (typeof entry !== 'object' || entry === null) return undefined;
-    const { message, url } = entry as { message?: unknown; url?: unknown };
-    return message === 'listening' && typeof url === 'string' ? url : undefined;
+    const { msg, url } = entry as { msg?: unknown; url?: unknown };
+    return msg === 'listening' && typeof url === 'string' ? url : undefined;
   } catch {
     return undefined;
   }

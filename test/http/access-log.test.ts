@@ -1,0 +1,88 @@
+// The logs as an operator's pipeline reads them: pino's JSON lines (numeric level, epoch time,
+// pid, hostname, msg) and one access line per request, which says what was asked and answered
+// and never what was in a body or a header other than the request id.
+import assert from 'node:assert/strict';
+import { hostname } from 'node:os';
+import { describe, test } from 'node:test';
+import { send } from '../support/http.js';
+import { FAILURE_TEXT, withFaultyService } from '../support/faulty-service.js';
+import { withServer } from '../support/server.js';
+
+type Line = Record<string, unknown>;
+const parse = (logs: readonly string[]): Line[] => logs.map((line) => JSON.parse(line) as Line);
+const accessLines = (logs: readonly string[]): Line[] => parse(logs).filter((line) => line.msg === 'request');
+
+/** The line without what differs from run to run, after checking that it is there and well formed. */
+function stable(line: Line): Line {
+  const { time, pid, hostname: host, durationMs, requestId, ...rest } = line;
+  assert.equal(typeof time, 'number');
+  assert.ok(Math.abs((time as number) - Date.now()) < 60_000, 'time is epoch milliseconds');
+  assert.equal(pid, process.pid);
+  assert.equal(host, hostname());
+  assert.equal(typeof durationMs, 'number');
+  assert.ok((durationMs as number) >= 0);
+  assert.equal(typeof requestId, 'string');
+  return rest;
+}
+
+describe('access log', () => {
+  test('one line per request at info: service, method, path, route template, status, duration, bytes, request id', async () => {
+    const logs: string[] = [];
+    await withServer({ service: 'todo', logLines: logs }, async (url) => {
+      await send(url, { method: 'GET', path: '/todos/1', headers: [['X-Request-Id', 'line-1']] });
+      await send(url, { method: 'GET', path: '/nowhere/at/all' });
+      await send(url, { method: 'HEAD', path: '/todos/1' });
+    });
+    const lines = accessLines(logs);
+    assert.equal(lines.length, 3);
+    assert.equal(lines[0]?.requestId, 'line-1');
+    assert.deepEqual(lines.map(stable), [
+      { level: 30, service: 'todo', method: 'GET', path: '/todos/1', route: '/todos/{todo_id}', status: 200, bytes: 40, msg: 'request' },
+      { level: 30, service: 'todo', method: 'GET', path: '/nowhere/at/all', route: 'unmatched', status: 404, bytes: 22, msg: 'request' },
+      { level: 30, service: 'todo', method: 'HEAD', path: '/todos/1', route: '/todos/{todo_id}', status: 200, bytes: 0, msg: 'request' },
+    ]);
+  });
+
+  test('never a body, a query or a header value other than the request id', async () => {
+    const logs: string[] = [];
+    await withServer({ service: 'todo', logLines: logs }, async (url) => {
+      await send(url, {
+        method: 'POST',
+        path: '/todos?token=query-secret',
+        headers: [['Content-Type', 'application/json'], ['Authorization', 'Bearer header-secret'], ['Cookie', 'cookie-secret'], ['User-Agent', 'agent-secret']],
+        body: '{"title":"body-secret"}',
+      });
+    });
+    const [line] = accessLines(logs);
+    assert.equal(line?.path, '/todos');
+    assert.equal(line?.status, 201);
+    for (const secret of ['query-secret', 'header-secret', 'cookie-secret', 'agent-secret', 'body-secret']) {
+      assert.ok(!logs.join('\n').includes(secret), secret);
+    }
+  });
+
+  test('--log-level warn silences the access line', async () => {
+    const logs: string[] = [];
+    await withServer({ service: 'todo', logLines: logs, logLevel: 'warn' }, async (url) => {
+      await send(url, { method: 'GET', path: '/todos/1' });
+    });
+    assert.deepEqual(logs, []);
+  });
+
+  test('--access-log off turns only the access line off', async () => {
+    await withFaultyService({ accessLog: false }, async (url, logs) => {
+      assert.equal((await send(url, { method: 'GET', path: '/boom' })).status, 500);
+      assert.deepEqual(parse(logs).map((line) => line.msg), ['unhandled failure']);
+    });
+  });
+
+  test('a line is pino\'s: numeric level (50 for an error), epoch time, pid, hostname, msg', async () => {
+    await withFaultyService({}, async (url, logs) => {
+      await send(url, { method: 'GET', path: '/boom', headers: [['X-Request-Id', 'shape']] });
+      const failure = parse(logs).find((line) => line.msg === 'unhandled failure');
+      const { error, ...rest } = failure ?? {};
+      assert.equal((error as { message?: unknown }).message, FAILURE_TEXT);
+      assert.deepEqual(stable({ ...rest, durationMs: 0 }), { level: 50, service: 'faulty', method: 'GET', url: '/boom', msg: 'unhandled failure' });
+    });
+  });
+});
