@@ -13,6 +13,8 @@ export interface ServiceProcess {
   readonly urls: readonly string[];
   /** Everything the process wrote so far, stdout and stderr. */
   output(): string;
+  /** Resolves once a log line with this `msg` has been written. */
+  logged(msg: string): Promise<void>;
   /** Sends the signal and waits for the process to end. */
   kill(signal?: NodeJS.Signals): Promise<void>;
   /** Resolves with the exit code (null when killed by a signal). */
@@ -25,21 +27,37 @@ export function runCli(args: readonly string[]): ChildProcess {
 
 /** Starts the CLI and resolves once `expectedServices` services have logged where they listen. */
 export function startServiceProcess(args: readonly string[], expectedServices = 1): Promise<ServiceProcess> {
-  const child = runCli(['--port', '0', ...args]);
+  return whenListening(runCli(['--port', '0', ...args]), expectedServices, START_TIMEOUT_MS);
+}
+
+const REPOSITORY = fileURLToPath(new URL('../../..', import.meta.url));
+/** `npm start` compiles the project first. */
+const NPM_START_TIMEOUT_MS = 120_000;
+
+/** `npm start -- args…` in the repository, as an operator runs it: the handle's pid is npm's. */
+export function startWithNpm(args: readonly string[], expectedServices = 1): Promise<ServiceProcess> {
+  const child = spawn('npm', ['start', '--silent', '--', '--port', '0', ...args], { cwd: REPOSITORY, stdio: ['ignore', 'pipe', 'pipe'] });
+  return whenListening(child, expectedServices, NPM_START_TIMEOUT_MS);
+}
+
+function whenListening(child: ChildProcess, expectedServices: number, timeoutMs: number): Promise<ServiceProcess> {
   let output = '';
   let pending = '';
   const urls: string[] = [];
+  const messages = new Set<string>();
+  const awaited = new Map<string, () => void>();
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`service did not start within ${START_TIMEOUT_MS} ms:\n${output}`));
-    }, START_TIMEOUT_MS);
+      reject(new Error(`service did not start within ${timeoutMs} ms:\n${output}`));
+    }, timeoutMs);
     const handle: ServiceProcess = {
       pid: child.pid ?? -1,
       urls,
       output: () => output,
+      logged: (msg) => (messages.has(msg) ? Promise.resolve() : new Promise((resolve) => awaited.set(msg, resolve))),
       exited,
       async kill(signal = 'SIGTERM') {
         if (child.exitCode === null && child.signalCode === null) child.kill(signal);
@@ -56,6 +74,11 @@ export function startServiceProcess(args: readonly string[], expectedServices = 
       const lines = pending.split('\n');
       pending = lines.pop() ?? '';
       for (const line of lines) {
+        const msg = messageOf(line);
+        if (msg !== undefined) {
+          messages.add(msg);
+          awaited.get(msg)?.();
+        }
         const url = listeningUrl(line);
         if (url === undefined) continue;
         urls.push(url);
@@ -70,6 +93,16 @@ export function startServiceProcess(args: readonly string[], expectedServices = 
       reject(new Error(`service exited with ${code} before it listened:\n${output}`));
     });
   });
+}
+
+function messageOf(line: string): string | undefined {
+  if (!line.startsWith('{')) return undefined;
+  try {
+    const { msg } = JSON.parse(line) as { msg?: unknown };
+    return typeof msg === 'string' ? msg : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function listeningUrl(line: string): string | undefined {
