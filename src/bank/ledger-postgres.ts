@@ -1,10 +1,14 @@
-// The ledger on PostgreSQL: the balance check and the decrement are one conditional UPDATE (the
-// row lock it takes queues concurrent withdrawals from any instance, and each re-checks the
-// balance it finds), and the schema refuses a negative balance outright, as a last line of defence.
+// The ledger on PostgreSQL. Withdrawals are group-committed (src/db/postgres-group-commit.ts): a
+// batch of them is one call of bank_withdraw_batch, which locks each account of the batch once, as
+// committed, decides its withdrawals in the order asked, writes each balance once and commits them
+// all together. The schema refuses a negative balance outright, as a last line of defence. Reads
+// that arrive together share one query.
+import { batchedReads } from '../db/postgres-batched-reads.js';
 import { openPostgres } from '../db/postgres.js';
+import { postgresGroupCommit } from '../db/postgres-group-commit.js';
 import type { Migration } from '../db/sqlite.js';
 import type { Logger } from '../log.js';
-import type { Ledger, WithdrawOutcome } from './ledger.js';
+import { withdrawalSize, type Ledger, type Withdrawal, type WithdrawOutcome } from './ledger.js';
 
 const MIGRATIONS: readonly Migration[] = [
   {
@@ -13,6 +17,47 @@ const MIGRATIONS: readonly Migration[] = [
       name TEXT PRIMARY KEY,
       balance BIGINT NOT NULL CHECK (balance >= 0)
     )`,
+  },
+  {
+    version: 2,
+    // taken[i]: true when withdrawal i was made, false when refused for want of money, NULL for an
+    // unknown account; balances[i]: the account's balance after it (NULL for an unknown account).
+    sql: `CREATE FUNCTION bank_withdraw_batch(names TEXT[], amounts BIGINT[], OUT taken BOOLEAN[], OUT balances BIGINT[])
+    LANGUAGE plpgsql AS $$
+    DECLARE
+      held TEXT[];       -- the batch's accounts that exist, in name order
+      current BIGINT[];  -- their balances as the batch goes on
+      slot INT[];        -- for each withdrawal, its account's place in held (NULL: unknown account)
+      s INT;
+    BEGIN
+      -- Each account once, in name order: batches of other instances lock in the same order, so
+      -- they queue behind this one instead of deadlocking, and FOR UPDATE reads the row as committed.
+      SELECT COALESCE(array_agg(locked.name ORDER BY locked.name), '{}'), COALESCE(array_agg(locked.balance ORDER BY locked.name), '{}')
+        INTO held, current
+        FROM (SELECT a.name, a.balance FROM accounts a WHERE a.name = ANY(names) ORDER BY a.name FOR UPDATE) AS locked;
+      SELECT array_agg(array_position(held, u.name) ORDER BY u.i) INTO slot
+        FROM unnest(names) WITH ORDINALITY AS u(name, i);
+      taken := '{}';
+      balances := '{}';
+      FOR i IN 1 .. COALESCE(cardinality(names), 0) LOOP
+        s := slot[i];
+        IF s IS NULL THEN
+          taken[i] := NULL;
+          balances[i] := NULL;
+        ELSIF current[s] >= amounts[i] THEN
+          current[s] := current[s] - amounts[i];
+          taken[i] := true;
+          balances[i] := current[s];
+        ELSE
+          taken[i] := false;
+          balances[i] := current[s];
+        END IF;
+      END LOOP;
+      UPDATE accounts a SET balance = b.balance
+        FROM unnest(held, current) AS b(name, balance)
+        WHERE a.name = b.name AND a.balance <> b.balance;
+    END
+    $$`,
   },
 ];
 
@@ -33,29 +78,44 @@ export async function openPostgresLedger(url: string, initialAccounts: ReadonlyM
     },
   });
 
-  async function balance(account: string): Promise<number | undefined> {
-    if (!storable(account)) return undefined;
-    const { rows } = await db.query<{ balance: string }>('SELECT balance FROM accounts WHERE name = $1', [account]);
-    const row = rows[0];
-    return row === undefined ? undefined : Number(row.balance);
-  }
+  const balances = batchedReads<string, number>(
+    async (names) => {
+      const { rows } = await db.query<{ name: string; balance: string }>('SELECT name, balance FROM accounts WHERE name = ANY($1::text[])', [
+        names,
+      ]);
+      return new Map(rows.map((row) => [row.name, Number(row.balance)]));
+    },
+    (name) => name.length * 3,
+  );
+
+  const withdrawals = postgresGroupCommit<Withdrawal, WithdrawOutcome>({
+    sizeOf: withdrawalSize,
+    async decide(batch) {
+      const { rows } = await db.query<{ taken: (boolean | null)[]; balances: (string | null)[] }>(
+        'SELECT taken, balances FROM bank_withdraw_batch($1::text[], $2::bigint[])',
+        [batch.map((w) => w.account), batch.map((w) => w.amount)],
+      );
+      const answer = rows[0];
+      if (answer === undefined || answer.taken.length !== batch.length) throw new Error('bank_withdraw_batch answered another number of withdrawals');
+      return answer.taken.map((taken, i): WithdrawOutcome => {
+        const balance = answer.balances[i];
+        if (taken === null || balance === null || balance === undefined) return { kind: 'unknown-account' };
+        return taken ? { kind: 'done', balance: Number(balance) } : { kind: 'insufficient', balance: Number(balance) };
+      });
+    },
+  });
 
   return {
-    balance,
-    async withdraw(account, amount): Promise<WithdrawOutcome> {
-      if (!storable(account)) return { kind: 'unknown-account' };
-      const { rows } = await db.query<{ balance: string }>(
-        'UPDATE accounts SET balance = balance - $1 WHERE name = $2 AND balance >= $1 RETURNING balance',
-        [amount, account],
-      );
-      const taken = rows[0];
-      if (taken !== undefined) return { kind: 'done', balance: Number(taken.balance) };
-      // Refused: tell an unknown account from too little money. Balances only ever go down, so
-      // the balance read now is still too small for this amount.
-      const now = await balance(account);
-      return now === undefined ? { kind: 'unknown-account' } : { kind: 'insufficient', balance: now };
+    async balance(account) {
+      return storable(account) ? balances.read(account) : undefined;
+    },
+    async withdraw(account, amount) {
+      return storable(account) ? withdrawals.write({ account, amount }) : { kind: 'unknown-account' };
     },
     ping: () => db.ping(),
-    close: () => db.close(),
+    async close() {
+      await Promise.all([withdrawals.close(), balances.close()]);
+      await db.close();
+    },
   };
 }

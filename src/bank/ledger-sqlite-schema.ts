@@ -15,11 +15,6 @@ export const LEDGER_MIGRATIONS: readonly Migration[] = [
 
 export const LEDGER_SERVICE = 'bank';
 
-export interface Withdrawal {
-  readonly account: string;
-  readonly amount: number;
-}
-
 export type BalanceQuery = (account: string) => number | undefined;
 
 export function prepareBalanceQuery(db: SqliteDatabase): BalanceQuery {

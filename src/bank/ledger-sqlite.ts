@@ -6,8 +6,8 @@
 import { GroupCommitWriter } from '../db/group-commit.js';
 import { openSqlite, sqliteAnswers } from '../db/sqlite.js';
 import { turnScopedReads } from '../db/sqlite-turn-reads.js';
-import type { Ledger, WithdrawOutcome } from './ledger.js';
-import { LEDGER_MIGRATIONS, LEDGER_SERVICE, prepareBalanceQuery, prepareWithdrawStep, type Withdrawal } from './ledger-sqlite-schema.js';
+import { withdrawalSize, type Ledger, type Withdrawal, type WithdrawOutcome } from './ledger.js';
+import { LEDGER_MIGRATIONS, LEDGER_SERVICE, prepareBalanceQuery, prepareWithdrawStep } from './ledger-sqlite-schema.js';
 
 export function openSqliteLedger(
   location: string,
@@ -49,7 +49,7 @@ export function openSqliteLedger(
   const writer = new GroupCommitWriter<Withdrawal, WithdrawOutcome>(
     new URL('./ledger-sqlite-worker.js', import.meta.url),
     { location, synchronous },
-    { onCommitted: reads.end },
+    { sizeOf: withdrawalSize, onCommitted: reads.end },
   );
   return {
     async balance(account) {

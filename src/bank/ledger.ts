@@ -6,6 +6,15 @@ export type WithdrawOutcome =
   | { readonly kind: 'unknown-account' }
   | { readonly kind: 'insufficient'; readonly balance: number };
 
+/** One withdrawal, as it waits in a group-commit batch. */
+export interface Withdrawal {
+  readonly account: string;
+  readonly amount: number;
+}
+
+/** A withdrawal's share of a batch's byte bound: its account name and amount on the wire. */
+export const withdrawalSize = (w: Withdrawal): number => w.account.length * 3 + 16;
+
 export interface Ledger {
   /** Undefined for an unknown account. */
   balance(account: string): Promise<number | undefined>;

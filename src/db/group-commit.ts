@@ -1,49 +1,47 @@
-// Group commit, the main thread's half: writes queue here, and whenever no batch is in flight the
-// queue goes to the writer thread as one batch. While that thread waits for the disk, new writes
-// gather for the next batch, so the fsyncs per second stay bounded whatever the request rate.
+// Group commit on SQLite, the main thread's half: writes queue in a Batcher (batcher.ts), and each
+// batch goes to the writer thread, which runs it as one transaction while this thread's event loop
+// goes on serving. The writer answers batches in the order they were sent.
 import { Worker } from 'node:worker_threads';
 import { ServiceUnavailableError } from '../http/errors.js';
+import { Batcher, type Settled } from './batcher.js';
 import type { FromWriter, GroupCommitSetup, ToWriter } from './group-commit-protocol.js';
 
-/** Bounds one transaction's length, and so the wait of the writes queued behind it. */
-const BATCH_OPS_MAX = 1024;
-/**
- * Two batches out at once: while the writer thread commits one (and waits for the disk), the next
- * is already there, so the thread goes from one commit to the next without waiting for this
- * thread's turn. The writer commits them one after the other, in order.
- */
-const BATCHES_IN_FLIGHT_MAX = 2;
+const LIMITS = {
+  opsMax: 1024,
+  /** Writes are small; this only keeps one pathological batch from holding a lot of memory twice. */
+  bytesMax: 4 * 1024 * 1024,
+  /**
+   * Two batches out at once: while the writer thread commits one (and waits for the disk), the
+   * next is already there, so the thread goes from one commit to the next without waiting for
+   * this thread's turn. The writer commits them one after the other, in order.
+   */
+  inFlightMax: 2,
+};
 
-interface Waiting<Op, Outcome> {
-  readonly op: Op;
-  resolve(outcome: Outcome): void;
+interface Answer<Outcome> {
+  resolve(results: readonly Settled<Outcome>[]): void;
   reject(error: Error): void;
 }
 
-export interface GroupCommitOptions {
+export interface GroupCommitOptions<Op> {
+  /** An operation's share of a batch's byte bound. */
+  readonly sizeOf: (op: Op) => number;
   /** Called when a batch is committed, before any of its writes is acknowledged. */
   readonly onCommitted?: () => void;
 }
 
 export class GroupCommitWriter<Op, Outcome> {
   private readonly worker: Worker;
-  private queue: Waiting<Op, Outcome>[] = [];
-  /** Batches sent and not yet answered, oldest first; the writer answers them in this order. */
-  private inFlight: (readonly Waiting<Op, Outcome>[])[] = [];
-  /** The number of the newest batch sent; the oldest in flight is batchNumber - inFlight.length + 1. */
+  private readonly batcher: Batcher<Op, Outcome>;
+  /** Batches sent and not yet answered, oldest first, by number. */
+  private readonly answers = new Map<number, Answer<Outcome>>();
   private batchNumber = 0;
-  private sendScheduled = false;
   /** Set once the writer thread is gone: every later write fails with it. */
   private broken: Error | undefined;
   private closing: Promise<void> | undefined;
-  private onDrained: (() => void) | undefined;
 
   /** `script` is the writer thread's module, one that calls serveGroupCommits(). */
-  constructor(
-    script: URL,
-    setup: GroupCommitSetup,
-    private readonly options: GroupCommitOptions = {},
-  ) {
+  constructor(script: URL, setup: GroupCommitSetup, options: GroupCommitOptions<Op>) {
     this.worker = new Worker(script, { workerData: setup });
     this.worker.on('message', (message: FromWriter<Outcome>) => this.settle(message));
     this.worker.on('error', (error) => this.fail(error));
@@ -52,6 +50,7 @@ export class GroupCommitWriter<Op, Outcome> {
     });
     // Idle, the writer must not keep the process alive; it is referenced while a batch is out.
     this.worker.unref();
+    this.batcher = new Batcher((ops) => this.send(ops), { ...LIMITS, ...options });
   }
 
   get healthy(): boolean {
@@ -62,10 +61,7 @@ export class GroupCommitWriter<Op, Outcome> {
     // The writer thread is gone: the store cannot take writes (and /readyz says so) until a restart.
     if (this.broken !== undefined) return Promise.reject(new ServiceUnavailableError());
     if (this.closing !== undefined) return Promise.reject(new Error('the store is closed'));
-    return new Promise((resolve, reject) => {
-      this.queue.push({ op, resolve, reject });
-      this.scheduleSend();
-    });
+    return this.batcher.submit(op);
   }
 
   /** Lets every queued write finish, then stops the writer thread, which closes its connection. */
@@ -75,9 +71,7 @@ export class GroupCommitWriter<Op, Outcome> {
 
   private async drainAndStop(): Promise<void> {
     this.worker.ref();
-    if (this.queue.length > 0 || this.inFlight.length > 0) {
-      await new Promise<void>((resolve) => (this.onDrained = resolve));
-    }
+    await this.batcher.drain();
     if (this.broken !== undefined) {
       await this.worker.terminate();
       return;
@@ -87,67 +81,46 @@ export class GroupCommitWriter<Op, Outcome> {
     await exited;
   }
 
-  // Waiting for the end of this turn of the event loop lets writes that arrived together share
-  // the first batch, instead of the first one going alone.
-  private scheduleSend(): void {
-    if (this.sendScheduled || this.inFlight.length >= BATCHES_IN_FLIGHT_MAX || this.queue.length === 0) return;
-    this.sendScheduled = true;
-    setImmediate(() => {
-      this.sendScheduled = false;
-      this.sendBatch();
-    });
-  }
-
-  private sendBatch(): void {
-    if (this.inFlight.length >= BATCHES_IN_FLIGHT_MAX || this.queue.length === 0 || this.broken !== undefined) return;
-    const batch = this.queue.length <= BATCH_OPS_MAX ? this.queue : this.queue.slice(0, BATCH_OPS_MAX);
-    this.queue = batch === this.queue ? [] : this.queue.slice(BATCH_OPS_MAX);
-    this.inFlight.push(batch);
+  private send(ops: readonly Op[]): Promise<readonly Settled<Outcome>[]> {
+    if (this.broken !== undefined) return Promise.reject(this.broken);
     this.batchNumber += 1;
+    const batch = this.batchNumber;
     this.worker.ref();
-    this.post({ kind: 'batch', batch: this.batchNumber, ops: batch.map((w) => w.op) });
+    this.post({ kind: 'batch', batch, ops });
+    return new Promise((resolve, reject) => this.answers.set(batch, { resolve, reject }));
   }
 
   private settle(message: FromWriter<Outcome>): void {
-    const oldest = this.batchNumber - this.inFlight.length + 1;
-    const batch = this.inFlight.shift();
-    if (batch === undefined || message.batch !== oldest) {
-      this.fail(new Error(`the database writer answered batch ${message.batch}, ${oldest} was expected`), batch);
+    const oldest = this.answers.keys().next().value;
+    const answer = this.answers.get(message.batch);
+    if (answer === undefined || message.batch !== oldest) {
+      this.fail(new Error(`the database writer answered batch ${message.batch}, ${String(oldest)} was expected`));
       return;
     }
-    if (this.inFlight.length === 0 && this.closing === undefined) this.worker.unref();
+    this.answers.delete(message.batch);
+    if (this.answers.size === 0 && this.closing === undefined) this.worker.unref();
     if (message.kind === 'committed') {
-      if (message.results.length !== batch.length) {
-        this.fail(new Error(`the database writer answered ${message.results.length} of ${batch.length} writes`), batch);
-        return;
-      }
-      this.options.onCommitted?.();
-      message.results.forEach((result, i) => {
-        const waiting = batch[i] as Waiting<Op, Outcome>;
-        if (result.ok) waiting.resolve(result.outcome);
-        else waiting.reject(Object.assign(new Error(result.message), { code: result.code }));
-      });
-    } else {
-      // Another process holding the write lock past the busy timeout is a passing condition: 503.
-      const busy = message.code !== undefined && /^SQLITE_(BUSY|LOCKED)/.test(message.code);
-      const error = busy
-        ? new ServiceUnavailableError()
-        : Object.assign(new Error(`batch not committed: ${message.message}`), { code: message.code });
-      for (const waiting of batch) waiting.reject(error);
+      answer.resolve(
+        message.results.map((result) =>
+          result.ok ? result : { ok: false, error: Object.assign(new Error(result.message), { code: result.code }) },
+        ),
+      );
+      return;
     }
-    // What queued meanwhile goes at the end of this turn, with whatever else arrives in it.
-    this.scheduleSend();
-    if (this.inFlight.length === 0 && this.queue.length === 0) this.onDrained?.();
+    // Another process holding the write lock past the busy timeout is a passing condition: 503.
+    const busy = message.code !== undefined && /^SQLITE_(BUSY|LOCKED)/.test(message.code);
+    answer.reject(
+      busy ? new ServiceUnavailableError() : Object.assign(new Error(`batch not committed: ${message.message}`), { code: message.code }),
+    );
   }
 
   /** The writer thread is unusable: nothing queued or in flight can be acknowledged any more. */
-  private fail(error: Error, answered: readonly Waiting<Op, Outcome>[] = []): void {
+  private fail(error: Error): void {
     this.broken ??= error;
-    const abandoned = [...answered, ...this.inFlight.flat(), ...this.queue];
-    this.inFlight = [];
-    this.queue = [];
-    for (const waiting of abandoned) waiting.reject(error);
-    this.onDrained?.();
+    const abandoned = [...this.answers.values()];
+    this.answers.clear();
+    for (const answer of abandoned) answer.reject(error);
+    this.batcher.abandonQueued(error);
   }
 
   private post(message: ToWriter<Op>): void {

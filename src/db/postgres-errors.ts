@@ -51,3 +51,9 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 export function translateDatabaseError(error: unknown): unknown {
   return isDatabaseUnavailable(error) ? new ServiceUnavailableError() : error;
 }
+
+/**
+ * An error the store already turned into a 503: the database could not be reached. Operations
+ * queued behind the one that met it would wait for nothing, so they fail with it at once.
+ */
+export const isOutage = (error: Error): boolean => error instanceof ServiceUnavailableError;

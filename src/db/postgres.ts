@@ -12,7 +12,9 @@ import type { Logger } from '../log.js';
 import { isDatabaseUnavailable, translateDatabaseError } from './postgres-errors.js';
 import type { Migration } from './sqlite.js';
 
-export type SqlValue = string | number | boolean | null;
+export type SqlScalar = string | number | boolean | null;
+/** Arrays go as PostgreSQL arrays: how a batch travels in one statement. */
+export type SqlValue = SqlScalar | readonly SqlScalar[];
 
 export interface SqlResult<R> {
   readonly rows: readonly R[];

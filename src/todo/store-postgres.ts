@@ -1,12 +1,21 @@
-// The to-do store on PostgreSQL, safe with several instances on one database. Creating takes a
-// transaction-scoped advisory lock, so ids are handed out one at a time: under READ COMMITTED
-// each statement sees what committed before it, so MAX(id) + 1 read after the lock is current.
-import { openPostgres, type PostgresDatabase, type SqlSession } from '../db/postgres.js';
+// The to-do store on PostgreSQL, safe with several instances on one database. Writes are
+// group-committed (src/db/postgres-group-commit.ts): a batch of them is one call of
+// todo_write_batch, which takes a transaction-scoped advisory lock and applies them in the order
+// asked. Every batch of every instance holds that lock, so ids are handed out one batch at a time
+// (under READ COMMITTED each statement sees what committed before it, so MAX(id) + 1 read after
+// the lock is current), and no two batches ever lock rows in opposite orders. Reads that arrive
+// together share one query.
+import { batchedReads } from '../db/postgres-batched-reads.js';
+import { openPostgres, type PostgresDatabase } from '../db/postgres.js';
+import { postgresGroupCommit } from '../db/postgres-group-commit.js';
 import type { Migration } from '../db/sqlite.js';
 import type { Logger } from '../log.js';
 import { exactId, INITIAL_TODO, type Todo, type TodoInput } from './model.js';
 import type { FinishOutcome, TodoStore } from './store.js';
 import { decodeTitle, encodeTitle } from './title.js';
+
+/** pg_advisory_xact_lock key that every batch of writes holds: any constant shared by all instances. */
+const ID_LOCK = 7_310_002;
 
 const MIGRATIONS: readonly Migration[] = [
   {
@@ -17,15 +26,77 @@ const MIGRATIONS: readonly Migration[] = [
       done BOOLEAN NOT NULL
     )`,
   },
+  {
+    version: 2,
+    // answers[i] says what write i did (created, replaced, removed, missing, finished,
+    // already-done); new_ids[i] is a created item's id; titles_out[i] a finished item's title.
+    sql: `CREATE FUNCTION todo_write_batch(kinds TEXT[], ids BIGINT[], titles TEXT[], dones BOOLEAN[],
+        OUT answers TEXT[], OUT new_ids BIGINT[], OUT titles_out TEXT[])
+    LANGUAGE plpgsql AS $$
+    DECLARE
+      new_id BIGINT;
+      finished_title TEXT;
+    BEGIN
+      PERFORM pg_advisory_xact_lock(${ID_LOCK});
+      answers := '{}';
+      new_ids := '{}';
+      titles_out := '{}';
+      FOR i IN 1 .. COALESCE(cardinality(kinds), 0) LOOP
+        new_ids[i] := NULL;
+        titles_out[i] := NULL;
+        CASE kinds[i]
+        WHEN 'create' THEN
+          INSERT INTO todos (id, title, done) SELECT COALESCE(MAX(t.id), 0) + 1, titles[i], dones[i] FROM todos t
+            RETURNING todos.id INTO new_id;
+          answers[i] := 'created';
+          new_ids[i] := new_id;
+        WHEN 'replace' THEN
+          UPDATE todos SET title = titles[i], done = dones[i] WHERE todos.id = ids[i];
+          IF FOUND THEN
+            answers[i] := 'replaced';
+          ELSE
+            INSERT INTO todos (id, title, done) VALUES (ids[i], titles[i], dones[i]);
+            answers[i] := 'created';
+          END IF;
+        WHEN 'remove' THEN
+          DELETE FROM todos WHERE todos.id = ids[i];
+          answers[i] := CASE WHEN FOUND THEN 'removed' ELSE 'missing' END;
+        WHEN 'finish' THEN
+          UPDATE todos SET done = true WHERE todos.id = ids[i] AND NOT todos.done RETURNING todos.title INTO finished_title;
+          IF FOUND THEN
+            answers[i] := 'finished';
+            titles_out[i] := finished_title;
+          ELSIF EXISTS (SELECT 1 FROM todos WHERE todos.id = ids[i]) THEN
+            answers[i] := 'already-done';
+          ELSE
+            answers[i] := 'missing';
+          END IF;
+        END CASE;
+      END LOOP;
+    END
+    $$`,
+  },
 ];
 
-/** pg_advisory_xact_lock key that every id-creating write holds: any constant shared by all instances. */
-const ID_LOCK = 7_310_002;
+/** Titles travel encoded (title.ts); an id is 0 where the write names none. */
+type TodoWrite =
+  | { readonly kind: 'create'; readonly title: string; readonly done: boolean }
+  | { readonly kind: 'replace'; readonly id: number; readonly title: string; readonly done: boolean }
+  | { readonly kind: 'remove'; readonly id: number }
+  | { readonly kind: 'finish'; readonly id: number };
+
+interface WriteAnswer {
+  readonly answer: string;
+  readonly newId: string | null;
+  readonly title: string | null;
+}
 
 interface TitleRow {
   readonly title: string;
   readonly done: boolean;
 }
+
+const writeSize = (write: TodoWrite): number => ('title' in write ? write.title.length * 3 : 0) + 32;
 
 export async function openPostgresTodoStore(url: string, log?: Logger): Promise<TodoStore> {
   const db: PostgresDatabase = await openPostgres({
@@ -41,67 +112,64 @@ export async function openPostgresTodoStore(url: string, log?: Logger): Promise<
       ]);
     },
   });
-  const lockIds = (session: SqlSession) => session.query('SELECT pg_advisory_xact_lock($1)', [ID_LOCK]);
+
+  const reads = batchedReads<number, TitleRow>(
+    async (ids) => {
+      const { rows } = await db.query<TitleRow & { id: string }>('SELECT id::text AS id, title, done FROM todos WHERE id = ANY($1::bigint[])', [ids]);
+      return new Map(rows.map((row) => [Number(row.id), row]));
+    },
+    () => 8,
+  );
+
+  const writes = postgresGroupCommit<TodoWrite, WriteAnswer>({
+    sizeOf: writeSize,
+    async decide(batch) {
+      const { rows } = await db.query<{ answers: string[]; new_ids: (string | null)[]; titles_out: (string | null)[] }>(
+        'SELECT answers, new_ids, titles_out FROM todo_write_batch($1::text[], $2::bigint[], $3::text[], $4::boolean[])',
+        [
+          batch.map((w) => w.kind),
+          batch.map((w) => ('id' in w ? w.id : 0)),
+          batch.map((w) => ('title' in w ? w.title : null)),
+          batch.map((w) => ('done' in w ? w.done : null)),
+        ],
+      );
+      const row = rows[0];
+      if (row === undefined || row.answers.length !== batch.length) throw new Error('todo_write_batch answered another number of writes');
+      return row.answers.map((answer, i) => ({ answer, newId: row.new_ids[i] ?? null, title: row.titles_out[i] ?? null }));
+    },
+  });
 
   return {
     async get(id) {
-      const { rows } = await db.query<TitleRow>('SELECT title, done FROM todos WHERE id = $1', [id]);
-      const row = rows[0];
+      const row = await reads.read(id);
       return row === undefined ? undefined : toTodo(id, row);
     },
     async create(input) {
-      const id = await db.transaction(async (session) => {
-        await lockIds(session);
-        const { rows } = await session.query<{ id: string }>(
-          'INSERT INTO todos (id, title, done) SELECT COALESCE(MAX(id), 0) + 1, $1, $2 FROM todos RETURNING id::text AS id',
-          [encodeTitle(input.title), input.done],
-        );
-        return rows[0]?.id;
-      });
-      if (id === undefined) throw new Error('INSERT … RETURNING returned no row');
-      return { id: exactId(BigInt(id)), title: input.title, done: input.done };
+      const { newId } = await writes.write({ kind: 'create', title: encodeTitle(input.title), done: input.done });
+      if (newId === null) throw new Error('todo_write_batch created an item without an id');
+      return { id: exactId(BigInt(newId)), title: input.title, done: input.done };
     },
     async replace(id, input: TodoInput) {
-      // The lock keeps a PUT of a new id from taking the id a concurrent POST has just computed;
-      // ON CONFLICT makes create-or-replace one statement, and xmax = 0 only on a fresh row.
-      const created = await db.transaction(async (session) => {
-        await lockIds(session);
-        const { rows } = await session.query<{ created: boolean }>(
-          `INSERT INTO todos (id, title, done) VALUES ($1, $2, $3)
-           ON CONFLICT (id) DO UPDATE SET title = EXCLUDED.title, done = EXCLUDED.done
-           RETURNING (xmax = 0) AS created`,
-          [id, encodeTitle(input.title), input.done],
-        );
-        return rows[0]?.created;
-      });
-      if (created === undefined) throw new Error('INSERT … ON CONFLICT … RETURNING returned no row');
-      return { todo: { id, title: input.title, done: input.done }, created };
+      const { answer } = await writes.write({ kind: 'replace', id, title: encodeTitle(input.title), done: input.done });
+      return { todo: { id, title: input.title, done: input.done }, created: answer === 'created' };
     },
     async remove(id) {
-      return (await db.query('DELETE FROM todos WHERE id = $1', [id])).rowCount > 0;
+      return (await writes.write({ kind: 'remove', id })).answer === 'removed';
     },
     async finish(id): Promise<FinishOutcome> {
-      // One statement: the row is locked as it is read, so "already done" and "missing" are decided
-      // on the same row version the update saw (READ COMMITTED would otherwise let a PUT slip between).
-      const { rows } = await db.query<{ was_done: boolean | null; title: string | null }>(
-        `WITH target AS (SELECT id, done FROM todos WHERE id = $1 FOR UPDATE),
-              finished AS (UPDATE todos SET done = true FROM target
-                           WHERE todos.id = target.id AND NOT target.done RETURNING todos.title)
-         SELECT (SELECT done FROM target) AS was_done, (SELECT title FROM finished) AS title`,
-        [id],
-      );
-      const row = rows[0];
-      if (row === undefined || row.was_done === null) return { kind: 'missing' };
-      if (row.was_done) return { kind: 'already-done' };
-      if (row.title === null) throw new Error('a todo that was not done was not finished');
-      return { kind: 'finished', todo: toTodo(id, { title: row.title, done: true }) };
+      const { answer, title } = await writes.write({ kind: 'finish', id });
+      if (answer === 'missing' || answer === 'already-done') return { kind: answer };
+      if (answer !== 'finished' || title === null) throw new Error(`todo_write_batch answered a finish with ${answer}`);
+      return { kind: 'finished', todo: toTodo(id, { title, done: true }) };
     },
     ping: () => db.ping(),
-    close: () => db.close(),
+    async close() {
+      await Promise.all([writes.close(), reads.close()]);
+      await db.close();
+    },
   };
 }
 
 function toTodo(id: number, row: TitleRow): Todo {
   return { id, title: decodeTitle(row.title), done: row.done };
 }
-

@@ -27,6 +27,9 @@ export type TodoWrite =
   | { readonly kind: 'remove'; readonly id: number }
   | { readonly kind: 'finish'; readonly id: number };
 
+/** A write's share of a batch's byte bound: its encoded title (at most 3 UTF-8 bytes a UTF-16 unit) and the rest. */
+export const todoWriteSize = (write: TodoWrite): number => ('title' in write ? write.title.length * 3 : 0) + 32;
+
 export type FinishRow = { readonly kind: 'finished'; readonly row: TodoRow } | { readonly kind: 'missing' } | { readonly kind: 'already-done' };
 
 /** What each write answers: the new id (a bigint, exact past 2^53), created?, removed?, the finish. */

@@ -16,6 +16,7 @@ import {
   type TodoWrite,
   type TodoWriteOutcome,
   type TodoWriteOutcomes,
+  todoWriteSize,
 } from './store-sqlite-schema.js';
 import { decodeTitle, encodeTitle } from './title.js';
 
@@ -48,7 +49,7 @@ export function openSqliteTodoStore(location: string, synchronous: 'FULL' | 'OFF
     const writer = new GroupCommitWriter<TodoWrite, TodoWriteOutcome>(
       new URL('./store-sqlite-worker.js', import.meta.url),
       { location, synchronous },
-      { onCommitted: reads.end },
+      { sizeOf: todoWriteSize, onCommitted: reads.end },
     );
     write = ((op: TodoWrite) => writer.write(op)) as Write;
     writerHealthy = () => writer.healthy;

@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { openSqliteLedger } from '../../src/bank/ledger-sqlite.js';
-import type { WithdrawOutcome } from '../../src/bank/ledger.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-group-commit-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -28,35 +27,6 @@ describe('group-commit SQLite ledger', () => {
       );
       for (const o of outcomes.filter((o) => o.kind !== 'done')) assert.deepEqual(o, { kind: 'insufficient', balance: 0 });
       assert.equal(await ledger.balance('alice'), 0);
-    } finally {
-      await ledger.close();
-    }
-  });
-
-  test('one batch with several accounts and every kind of outcome answers each in order', async () => {
-    const ledger = openSqliteLedger(freshFile(), new Map([['alice', 10], ['bob', 5]]));
-    try {
-      // Asked in one turn of the event loop, these share a batch and run in the order asked.
-      const outcomes = await Promise.all([
-        ledger.withdraw('alice', 3),
-        ledger.withdraw('bob', 6),
-        ledger.withdraw('carol', 1),
-        ledger.withdraw('alice', 7),
-        ledger.withdraw('alice', 1),
-        ledger.withdraw('bob', 5),
-      ]);
-      const expected: WithdrawOutcome[] = [
-        { kind: 'done', balance: 7 },
-        { kind: 'insufficient', balance: 5 },
-        { kind: 'unknown-account' },
-        { kind: 'done', balance: 0 },
-        { kind: 'insufficient', balance: 0 },
-        { kind: 'done', balance: 0 },
-      ];
-      assert.deepEqual(outcomes, expected);
-      assert.equal(await ledger.balance('alice'), 0);
-      assert.equal(await ledger.balance('bob'), 0);
-      assert.equal(await ledger.balance('carol'), undefined);
     } finally {
       await ledger.close();
     }

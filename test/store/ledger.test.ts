@@ -2,7 +2,7 @@
 // empty database, opened the way the service opens it.
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import type { Ledger } from '../../src/bank/ledger.js';
+import type { Ledger, WithdrawOutcome } from '../../src/bank/ledger.js';
 import { openLedger } from '../../src/bank/service.js';
 import { storeBackends, type FreshDatabase } from '../support/store-backends.js';
 import { suiteUnless } from '../support/suite.js';
@@ -67,6 +67,32 @@ for (const backend of await storeBackends()) {
 
     test('names with quotes and emoji work like any other', async () => {
       assert.deepEqual(await ledger.withdraw("zoë 💰 o'brien", 2), { kind: 'done', balance: 40 });
+    });
+
+    test('withdrawals asked together (one batch) are decided in the order asked, each with its own outcome', async () => {
+      const zoe = "zoë 💰 o'brien";
+      const outcomes = await Promise.all([
+        ledger.withdraw('alice', 30),
+        ledger.withdraw('bob', 6),
+        ledger.withdraw('carol', 1),
+        ledger.withdraw('alice', 70),
+        ledger.withdraw('alice', 1),
+        ledger.withdraw('bob', 5),
+        ledger.withdraw(zoe, 2),
+        ledger.withdraw('nul\u0000name', 1),
+      ]);
+      const expected: WithdrawOutcome[] = [
+        { kind: 'done', balance: 70 },
+        { kind: 'insufficient', balance: 5 },
+        { kind: 'unknown-account' },
+        { kind: 'done', balance: 0 },
+        { kind: 'insufficient', balance: 0 },
+        { kind: 'done', balance: 0 },
+        { kind: 'done', balance: 40 },
+        { kind: 'unknown-account' },
+      ];
+      assert.deepEqual(outcomes, expected);
+      assert.deepEqual(await Promise.all(['alice', 'bob', 'carol', zoe].map((name) => ledger.balance(name))), [0, 0, undefined, 40]);
     });
 
     test('balances up to 2^53-1 stay exact', async () => {

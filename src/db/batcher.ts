@@ -1,0 +1,163 @@
+// Group commit's queue, the same on every database: operations queue here, and whenever a batch
+// slot is free the queue leaves as one batch, handed to a runner that decides the whole batch in
+// one transaction (a SQLite writer thread, one PostgreSQL statement). While a batch is out, new
+// operations gather for the next one, so the commits per second stay bounded whatever the request
+// rate, and each commit's wait for the disk is shared by every operation of its batch.
+//
+// Each operation is answered only with its batch's answer: nothing is acknowledged before the
+// runner says the batch is committed, and a batch that fails fails every operation in it.
+
+/** One operation's answer inside a committed batch: its outcome, or the error that undid it alone. */
+export type Settled<Outcome> = { readonly ok: true; readonly outcome: Outcome } | { readonly ok: false; readonly error: Error };
+
+/**
+ * Decides and commits a batch; resolves with one answer per operation, in order, once the batch
+ * is committed. Rejecting fails the whole batch: none of it may be acknowledged.
+ */
+export type BatchRunner<Op, Outcome> = (ops: readonly Op[]) => Promise<readonly Settled<Outcome>[]>;
+
+export interface BatchLimits {
+  /** Bounds one transaction's length, and so the wait of the operations queued behind it. */
+  readonly opsMax: number;
+  /** Bounds one batch's size in memory and on the wire; an operation larger than this goes alone. */
+  readonly bytesMax: number;
+  /** Batches out at once: the next is ready when the previous commits, so the database never waits for us. */
+  readonly inFlightMax: number;
+}
+
+export interface BatcherOptions<Op> extends BatchLimits {
+  /** An operation's share of `bytesMax`: roughly its bytes on the wire. */
+  readonly sizeOf: (op: Op) => number;
+  /** Called when a batch is committed, before any of its operations is acknowledged. */
+  readonly onCommitted?: () => void;
+  /**
+   * True for a batch's failure that the queued operations would meet too (the database is gone):
+   * they fail with it at once, untried, instead of each waiting out its own time-out in turn.
+   */
+  readonly failsQueued?: (error: Error) => boolean;
+}
+
+interface Waiting<Op, Outcome> {
+  readonly op: Op;
+  readonly size: number;
+  resolve(outcome: Outcome): void;
+  reject(error: Error): void;
+}
+
+export class Batcher<Op, Outcome> {
+  private queue: Waiting<Op, Outcome>[] = [];
+  private inFlight = 0;
+  private sendScheduled = false;
+  private drained: (() => void)[] = [];
+  private closed = false;
+
+  constructor(
+    private readonly run: BatchRunner<Op, Outcome>,
+    private readonly options: BatcherOptions<Op>,
+  ) {}
+
+  get pending(): number {
+    return this.queue.length + this.inFlight;
+  }
+
+  submit(op: Op): Promise<Outcome> {
+    if (this.closed) return Promise.reject(new Error('the store is closed'));
+    return new Promise((resolve, reject) => {
+      this.queue.push({ op, size: this.options.sizeOf(op), resolve, reject });
+      this.scheduleSend();
+    });
+  }
+
+  /** Refuses new operations, and resolves once every one asked before is answered. */
+  close(): Promise<void> {
+    this.closed = true;
+    return this.drain();
+  }
+
+  /** Resolves once nothing is queued or in flight. */
+  drain(): Promise<void> {
+    if (this.pending === 0) return Promise.resolve();
+    return new Promise((resolve) => this.drained.push(resolve));
+  }
+
+  /** Fails everything still queued (not what is in flight: its runner answers it). */
+  abandonQueued(error: Error): void {
+    const abandoned = this.queue;
+    this.queue = [];
+    for (const waiting of abandoned) waiting.reject(error);
+    this.notifyIfDrained();
+  }
+
+  // Waiting for the end of this turn of the event loop lets operations that arrived together share
+  // the first batch, instead of the first one going alone.
+  private scheduleSend(): void {
+    if (this.sendScheduled || this.inFlight >= this.options.inFlightMax || this.queue.length === 0) return;
+    this.sendScheduled = true;
+    setImmediate(() => {
+      this.sendScheduled = false;
+      this.send();
+    });
+  }
+
+  private send(): void {
+    if (this.inFlight >= this.options.inFlightMax || this.queue.length === 0) return;
+    const batch = this.takeBatch();
+    this.inFlight += 1;
+    let answered: Promise<readonly Settled<Outcome>[]>;
+    try {
+      answered = this.run(batch.map((w) => w.op));
+    } catch (error) {
+      answered = Promise.reject(error);
+    }
+    answered.then(
+      (results) => this.settle(batch, results),
+      (error: unknown) => this.settle(batch, error instanceof Error ? error : new Error(String(error))),
+    );
+  }
+
+  /** The oldest operations, as many as the limits allow (always at least one). */
+  private takeBatch(): Waiting<Op, Outcome>[] {
+    const { opsMax, bytesMax } = this.options;
+    let count = 0;
+    let bytes = 0;
+    for (const waiting of this.queue) {
+      if (count === opsMax || (count > 0 && bytes + waiting.size > bytesMax)) break;
+      count += 1;
+      bytes += waiting.size;
+    }
+    if (count === this.queue.length) {
+      const all = this.queue;
+      this.queue = [];
+      return all;
+    }
+    return this.queue.splice(0, count);
+  }
+
+  private settle(batch: readonly Waiting<Op, Outcome>[], answer: readonly Settled<Outcome>[] | Error): void {
+    this.inFlight -= 1;
+    if (!(answer instanceof Error) && answer.length !== batch.length) {
+      answer = new Error(`the database answered ${answer.length} of ${batch.length} operations`);
+    }
+    if (answer instanceof Error) {
+      for (const waiting of batch) waiting.reject(answer);
+      if (this.options.failsQueued?.(answer) === true) this.abandonQueued(answer);
+    } else {
+      this.options.onCommitted?.();
+      answer.forEach((result, i) => {
+        const waiting = batch[i] as Waiting<Op, Outcome>;
+        if (result.ok) waiting.resolve(result.outcome);
+        else waiting.reject(result.error);
+      });
+    }
+    // What queued meanwhile goes at the end of this turn, with whatever else arrives in it.
+    this.scheduleSend();
+    this.notifyIfDrained();
+  }
+
+  private notifyIfDrained(): void {
+    if (this.pending > 0) return;
+    const waiting = this.drained;
+    this.drained = [];
+    for (const resolve of waiting) resolve();
+  }
+}

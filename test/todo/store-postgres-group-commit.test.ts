@@ -1,0 +1,120 @@
+// The PostgreSQL to-do store, where writes are group-committed by one statement per batch:
+// concurrent writes share batches yet answer as if each ran alone, a failing write fails alone,
+// and reads (which share queries too) see every acknowledged write.
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import pg from 'pg';
+import { openPostgresTodoStore } from '../../src/todo/store-postgres.js';
+import type { TodoStore } from '../../src/todo/store.js';
+import { createTestDatabase, postgresSkip, type TestDatabase } from '../support/postgres.js';
+
+const skip = await postgresSkip();
+
+describe('group-commit PostgreSQL to-do store', { skip }, () => {
+  const databases: TestDatabase[] = [];
+  after(() => Promise.all(databases.map((d) => d.drop())));
+  async function freshStore(): Promise<{ store: TodoStore; url: string }> {
+    const database = await createTestDatabase();
+    databases.push(database);
+    return { store: await openPostgresTodoStore(database.url), url: database.url };
+  }
+
+  test('100 concurrent creates take the ids 2 to 101, each once, and each is readable at once', async () => {
+    const { store } = await freshStore();
+    try {
+      const created = await Promise.all(Array.from({ length: 100 }, (_, i) => store.create({ title: `item ${i}`, done: i % 2 === 0 })));
+      assert.deepEqual(
+        created.map((t) => Number(t.id)).sort((a, b) => a - b),
+        Array.from({ length: 100 }, (_, i) => i + 2),
+      );
+      const read = await Promise.all(created.map((todo) => store.get(Number(todo.id))));
+      assert.deepEqual(read, created);
+    } finally {
+      await store.close();
+    }
+  });
+
+  test('two stores on one database creating at once never hand out an id twice', async () => {
+    const { store: first, url } = await freshStore();
+    const second = await openPostgresTodoStore(url);
+    try {
+      const created = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? first : second).create({ title: `${i}`, done: false })));
+      assert.deepEqual(
+        created.map((t) => Number(t.id)).sort((a, b) => a - b),
+        Array.from({ length: 200 }, (_, i) => i + 2),
+      );
+    } finally {
+      await Promise.all([first.close(), second.close()]);
+    }
+  });
+
+  test('a mixed batch answers each write in the order asked', async () => {
+    const { store } = await freshStore();
+    try {
+      const [replaced, createdAt5, removed, removedAgain, finished, finishedAgain, missing, next] = await Promise.all([
+        store.replace(1, { title: 'Buy oat milk', done: false }),
+        store.replace(5, { title: 'Five', done: true }),
+        store.remove(5),
+        store.remove(5),
+        store.finish(1),
+        store.finish(1),
+        store.finish(5),
+        store.create({ title: 'after "1" ✓', done: false }),
+      ]);
+      assert.deepEqual(replaced, { todo: { id: 1, title: 'Buy oat milk', done: false }, created: false });
+      assert.deepEqual(createdAt5, { todo: { id: 5, title: 'Five', done: true }, created: true });
+      assert.equal(removed, true);
+      assert.equal(removedAgain, false);
+      assert.deepEqual(finished, { kind: 'finished', todo: { id: 1, title: 'Buy oat milk', done: true } });
+      assert.deepEqual(finishedAgain, { kind: 'already-done' });
+      assert.deepEqual(missing, { kind: 'missing' });
+      assert.deepEqual(next, { id: 2, title: 'after "1" ✓', done: false });
+      assert.deepEqual(await Promise.all([store.get(1), store.get(2), store.get(5)]), [
+        { id: 1, title: 'Buy oat milk', done: true },
+        { id: 2, title: 'after "1" ✓', done: false },
+        undefined,
+      ]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  test('a create that fails fails alone; the rest of its batch is committed', async () => {
+    const { store, url } = await freshStore();
+    // With an item at the largest BIGINT, the next id is out of range: that create cannot be made.
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    await client.query(`INSERT INTO todos (id, title, done) VALUES (9223372036854775807, '"last"', false)`);
+    await client.end();
+    try {
+      const [created, replaced, finished] = await Promise.allSettled([
+        store.create({ title: 'one too many', done: false }),
+        store.replace(5, { title: 'Five', done: false }),
+        store.finish(1),
+      ]);
+      assert.equal(created?.status, 'rejected');
+      assert.match(String((created as PromiseRejectedResult).reason), /out of range/);
+      assert.deepEqual(replaced, { status: 'fulfilled', value: { todo: { id: 5, title: 'Five', done: false }, created: true } });
+      assert.deepEqual(finished, { status: 'fulfilled', value: { kind: 'finished', todo: { id: 1, title: 'Buy milk', done: true } } });
+      assert.deepEqual(await store.get(5), { id: 5, title: 'Five', done: false });
+    } finally {
+      await store.close();
+    }
+  });
+
+  test('close() while writes are queued finishes them, then refuses new ones; they survive a reopen', async () => {
+    const { store, url } = await freshStore();
+    const pending = Array.from({ length: 30 }, (_, i) => store.create({ title: `t${i}`, done: i % 2 === 0 }));
+    const closed = store.close();
+    assert.equal((await Promise.all(pending)).length, 30);
+    await closed;
+    await assert.rejects(store.create({ title: 'late', done: false }), /closed/);
+    const reopened = await openPostgresTodoStore(url);
+    try {
+      assert.equal((await reopened.get(31))?.title.startsWith('t'), true);
+      assert.equal(await reopened.get(32), undefined);
+    } finally {
+      await reopened.close();
+    }
+  });
+});
