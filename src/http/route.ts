@@ -37,6 +37,11 @@ export interface RouteDocs {
   readonly responses?: Readonly<Record<number, DocumentedResponse>>;
   /** False for an operation that never succeeds: its success status is then not documented. */
   readonly succeeds?: boolean;
+  /**
+   * What another 2xx the operation may answer with the same body means (PUT's 201). It is documented
+   * as the `2XX` range, since the contract fixes which three-digit codes a to-do operation lists.
+   */
+  readonly otherSuccess?: string;
   /** Docs pages and assets stay out of the OpenAPI document. */
   readonly hidden?: boolean;
 }

@@ -25,7 +25,7 @@ export function todoRoutes(store: TodoStore): Route[] {
       status: 200,
       params: byId,
       body: todoIn,
-      docs: { name: 'replace_todo', responseModel: 'Todo' },
+      docs: { name: 'replace_todo', responseModel: 'Todo', otherSuccess: 'Successful Response; 201 when the id did not exist and the item was created' },
       async handle({ params, body }) {
         const { todo, created } = await store.replace(params.todo_id, body);
         return jsonReply(created ? 201 : 200, todoJson(todo));

@@ -164,9 +164,12 @@ describe('documentation', () => {
     await docsServer.close();
   });
 
-  test('each operation lists exactly the codes of the spec table', async () => {
+  test('each operation lists exactly the codes of the spec table as three-digit keys', async () => {
     const doc = json(await get(docsServer.url, '/openapi.json')) as { paths: Record<string, Record<string, { responses: object }>> };
-    const codes = (method: string, path: string): string[] => Object.keys(doc.paths[path]?.[method]?.responses ?? {}).sort();
+    const codes = (method: string, path: string): string[] =>
+      Object.keys(doc.paths[path]?.[method]?.responses ?? {})
+        .filter((code) => /^\d{3}$/.test(code))
+        .sort();
     assert.deepEqual(codes('get', '/todos/{todo_id}'), ['200', '422']);
     assert.deepEqual(codes('put', '/todos/{todo_id}'), ['200', '422']);
     assert.deepEqual(codes('delete', '/todos/{todo_id}'), ['204', '422']);
@@ -174,6 +177,25 @@ describe('documentation', () => {
     assert.deepEqual(codes('delete', '/oops/{todo_id}'), ['204', '422']);
     assert.deepEqual(codes('post', '/todos/{todo_id}/done'), ['200', '422']);
     assert.deepEqual(codes('get', '/v2/todos/{todo_id}'), ['200', '404', '422']);
+  });
+
+  test("every other answer is described by ranges: PUT's 201 by 2XX, other errors by default", async () => {
+    const doc = json(await get(docsServer.url, '/openapi.json')) as { paths: Record<string, Record<string, { responses: object }>> };
+    const others = Object.entries(doc.paths).flatMap(([path, operations]) =>
+      Object.entries(operations).map(([method, operation]) => [
+        `${method} ${path}`,
+        Object.keys(operation.responses).filter((code) => !/^\d{3}$/.test(code)).sort(),
+      ]),
+    );
+    assert.deepEqual(Object.fromEntries(others), {
+      'get /todos/{todo_id}': ['default'],
+      'put /todos/{todo_id}': ['2XX', 'default'],
+      'delete /todos/{todo_id}': ['default'],
+      'post /todos': ['default'],
+      'delete /oops/{todo_id}': ['default'],
+      'post /todos/{todo_id}/done': ['default'],
+      'get /v2/todos/{todo_id}': ['default'],
+    });
   });
 
   test("v2's 404 is documented with the Message model and 'No todo with this id'", async () => {
