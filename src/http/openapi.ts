@@ -16,6 +16,7 @@ export interface OpenApiOptions {
   readonly errorFormat: ErrorFormat;
 }
 
+const LICENSE = { name: 'MIT', identifier: 'MIT' };
 const jsonContent = (schema: JsonSchema): JsonSchema => ({ 'application/json': { schema } });
 
 /** The plain-text 500 of an unhandled failure, when no catch-all renders it as JSON. */
@@ -118,7 +119,11 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
   const schemas = Object.fromEntries(Object.entries(used).sort(([a], [b]) => (a < b ? -1 : 1)));
   return {
     openapi: '3.1.0',
-    info: { title: options.title, version: options.version, description: describeErrors(format) },
+    info: { title: options.title, version: options.version, description: describeErrors(format), license: LICENSE },
+    // The document is served by the service it describes: its server is the origin it came from.
+    servers: [{ url: '/' }],
+    // No operation takes credentials (the contract's Authentication section); said, not left out.
+    security: [],
     paths: sortPaths(paths),
     components: { schemas },
   };
