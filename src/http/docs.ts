@@ -14,6 +14,18 @@ export type DocsOptions = OpenApiOptions;
 
 // ---------------------------------------------------------------- the pages
 
+/**
+ * ReDoc's side menu always shows its maker's logo, loaded from a CDN, and no option turns that off:
+ * the bundle we serve points it at an image inline instead, so that /redoc asks nothing of any
+ * other host. (A ReDoc that moves the logo elsewhere is caught by the browser test.)
+ */
+const REDOC_LOGO_URL = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
+const INLINE_LOGO = 'data:image/svg+xml,%3Csvg xmlns=%27http://www.w3.org/2000/svg%27 width=%2716%27 height=%2716%27/%3E';
+const offlineRedoc = (bundle: string): string => bundle.replaceAll(REDOC_LOGO_URL, INLINE_LOGO);
+
+/** Pages name an inline icon, so that a browser does not ask for /favicon.ico (a 404, a console error). */
+const FAVICON = '<link rel="icon" href="data:,">';
+
 const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -23,6 +35,7 @@ function swaggerPage(title: string): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
+${FAVICON}
 <link type="text/css" rel="stylesheet" href="/docs/swagger-ui.css">
 <title>${escapeHtml(title)} - Swagger UI</title>
 </head>
@@ -38,6 +51,8 @@ window.ui = SwaggerUIBundle({
   showExtensions: true,
   showCommonExtensions: true,
   oauth2RedirectUrl: window.location.origin + '/docs/oauth2-redirect',
+  // The default sends the document to an online validator for a badge: nothing leaves the service.
+  validatorUrl: null,
   presets: [SwaggerUIBundle.presets.apis, SwaggerUIBundle.SwaggerUIStandalonePreset],
 });
 </script>
@@ -52,6 +67,7 @@ function redocPage(title: string): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+${FAVICON}
 <title>${escapeHtml(title)} - ReDoc</title>
 <style>body { margin: 0; padding: 0; }</style>
 </head>
@@ -82,7 +98,7 @@ function problemsPage(title: string): string {
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<link rel="icon" href="data:,">
+${FAVICON}
 <title>${escapeHtml(title)} - problem types</title>
 </head>
 <body>
@@ -97,15 +113,19 @@ ${sections}
 
 // ---------------------------------------------------------------- the routes
 
+
 const require = createRequire(import.meta.url);
 const packageDir = (name: string): string => dirname(require.resolve(`${name}/package.json`));
 
-/** A file of an installed package, read on first use and kept; a failed read is tried again next time. */
-function packageFile(pkg: string, file: string, contentType: string): () => Promise<Reply> {
+/**
+ * A file of an installed package, read on first use and kept, optionally rewritten once; a failed
+ * read is tried again next time.
+ */
+function packageFile(pkg: string, file: string, contentType: string, rewrite?: (text: string) => string): () => Promise<Reply> {
   let cached: Promise<Reply> | undefined;
   return () =>
     (cached ??= readFile(join(packageDir(pkg), file)).then(
-      (body) => ({ status: 200, body, contentType }),
+      (body) => ({ status: 200, body: rewrite === undefined ? body : rewrite(body.toString('utf8')), contentType }),
       (error: unknown) => {
         cached = undefined;
         throw error;
@@ -131,6 +151,6 @@ export function docsRoutes(options: DocsOptions): Route[] {
     staticRoute('/docs/swagger-ui.css', packageFile('swagger-ui-dist', 'swagger-ui.css', 'text/css; charset=utf-8')),
     staticRoute('/docs/swagger-ui-bundle.js', packageFile('swagger-ui-dist', 'swagger-ui-bundle.js', 'text/javascript; charset=utf-8')),
     staticRoute('/redoc', () => ({ status: 200, body: redoc, contentType: HTML })),
-    staticRoute('/redoc/redoc.standalone.js', packageFile('redoc', 'bundles/redoc.standalone.js', 'text/javascript; charset=utf-8')),
+    staticRoute('/redoc/redoc.standalone.js', packageFile('redoc', 'bundles/redoc.standalone.js', 'text/javascript; charset=utf-8', offlineRedoc)),
   ];
 }
