@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // Starts the services named on the command line; `npm start` runs this with no arguments.
+import type { Registry } from 'prom-client';
 import { ConfigError, readConfig, USAGE, type Config, type DbSpec, type ServiceName } from './config.js';
 import type { ServiceDefinition } from './http/service.js';
 import { createLogger, type Logger } from './log.js';
 import { createMetricsRegistry } from './metrics.js';
+import { storeMetrics } from './store-metrics.js';
 import { startServer, type RunningServer } from './server.js';
 import { createBankService } from './bank/service.js';
 import { INITIAL_ACCOUNTS } from './bank/model.js';
@@ -13,8 +15,9 @@ function dbFor(service: ServiceName, config: Config): DbSpec {
   return config.db ?? { kind: 'sqlite', path: `./data/${service}.sqlite` };
 }
 
-async function createService(service: ServiceName, config: Config, log: Logger): Promise<ServiceDefinition> {
-  const storeOptions = { sqliteSynchronous: config.sqliteSynchronous, log };
+async function createService(service: ServiceName, config: Config, log: Logger, metrics: Registry | undefined): Promise<ServiceDefinition> {
+  const observer = metrics === undefined ? undefined : storeMetrics(service, metrics);
+  const storeOptions = { sqliteSynchronous: config.sqliteSynchronous, log, observer };
   switch (service) {
     case 'todo':
       return createTodoService(dbFor(service, config), storeOptions);
@@ -65,7 +68,7 @@ async function main(): Promise<void> {
     for (const [index, service] of config.services.entries()) {
       const serviceLog = log.child({ service });
       const metrics = config.metrics ? createMetricsRegistry() : undefined;
-      const definition = await createService(service, config, serviceLog);
+      const definition = await createService(service, config, serviceLog, metrics);
       const server = await startServer(definition, {
         host: config.host,
         port: config.port === 0 ? 0 : config.port + index,

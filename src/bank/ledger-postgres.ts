@@ -6,6 +6,7 @@
 import { batchedReads } from '../db/postgres-batched-reads.js';
 import { openPostgres } from '../db/postgres.js';
 import { postgresGroupCommit } from '../db/postgres-group-commit.js';
+import type { StoreObserver } from '../db/store-observer.js';
 import type { Migration } from '../db/sqlite.js';
 import type { Logger } from '../log.js';
 import { withdrawalSize, type Ledger, type Withdrawal, type WithdrawOutcome } from './ledger.js';
@@ -64,12 +65,18 @@ const MIGRATIONS: readonly Migration[] = [
 /** PostgreSQL text cannot hold NUL, so no account can be named with one (a path may: `%00`). */
 const storable = (name: string): boolean => !name.includes('\u0000');
 
-export async function openPostgresLedger(url: string, initialAccounts: ReadonlyMap<string, number>, log?: Logger): Promise<Ledger> {
+export async function openPostgresLedger(
+  url: string,
+  initialAccounts: ReadonlyMap<string, number>,
+  log?: Logger,
+  observer?: StoreObserver,
+): Promise<Ledger> {
   const db = await openPostgres({
     url,
     service: 'bank',
     migrations: MIGRATIONS,
     log,
+    observer,
     seed: async (seeding) => {
       for (const [name, balance] of initialAccounts) {
         if (!storable(name)) throw new Error('an account name holds a NUL character, which PostgreSQL cannot store');
@@ -90,6 +97,7 @@ export async function openPostgresLedger(url: string, initialAccounts: ReadonlyM
 
   const withdrawals = postgresGroupCommit<Withdrawal, WithdrawOutcome>({
     sizeOf: withdrawalSize,
+    observer,
     async decide(batch) {
       const { rows } = await db.query<{ taken: (boolean | null)[]; balances: (string | null)[] }>(
         'SELECT taken, balances FROM bank_withdraw_batch($1::text[], $2::bigint[])',

@@ -4,6 +4,7 @@
 // thread, so the event loop never waits for the disk. Reads stay on this thread's own connection,
 // which WAL lets read beside the writer.
 import { GroupCommitWriter } from '../db/group-commit.js';
+import type { StoreObserver } from '../db/store-observer.js';
 import { openSqlite, sqliteAnswers } from '../db/sqlite.js';
 import { turnScopedReads } from '../db/sqlite-turn-reads.js';
 import { withdrawalSize, type Ledger, type Withdrawal, type WithdrawOutcome } from './ledger.js';
@@ -13,6 +14,7 @@ export function openSqliteLedger(
   location: string,
   initialAccounts: ReadonlyMap<string, number>,
   synchronous: 'FULL' | 'OFF' = 'FULL',
+  observer?: StoreObserver,
 ): Ledger {
   const db = openSqlite({
     location,
@@ -49,7 +51,7 @@ export function openSqliteLedger(
   const writer = new GroupCommitWriter<Withdrawal, WithdrawOutcome>(
     new URL('./ledger-sqlite-worker.js', import.meta.url),
     { location, synchronous },
-    { sizeOf: withdrawalSize, onCommitted: reads.end },
+    { sizeOf: withdrawalSize, onCommitted: reads.end, observer },
   );
   return {
     async balance(account) {

@@ -14,9 +14,9 @@ export async function openLedger(db: DbSpec, accounts: ReadonlyMap<string, numbe
     case 'memory':
       return openSqliteLedger(':memory:', accounts);
     case 'sqlite':
-      return openSqliteLedger(db.path, accounts, options.sqliteSynchronous);
+      return openSqliteLedger(db.path, accounts, options.sqliteSynchronous, options.observer);
     case 'postgres':
-      return openPostgresLedger(db.url, accounts, options.log);
+      return openPostgresLedger(db.url, accounts, options.log, options.observer);
   }
 }
 

@@ -6,6 +6,7 @@
 //
 // Each operation is answered only with its batch's answer: nothing is acknowledged before the
 // runner says the batch is committed, and a batch that fails fails every operation in it.
+import type { StoreObserver } from './store-observer.js';
 
 /** One operation's answer inside a committed batch: its outcome, or the error that undid it alone. */
 export type Settled<Outcome> = { readonly ok: true; readonly outcome: Outcome } | { readonly ok: false; readonly error: Error };
@@ -35,6 +36,8 @@ export interface BatcherOptions<Op> extends BatchLimits {
    * they fail with it at once, untried, instead of each waiting out its own time-out in turn.
    */
   readonly failsQueued?: (error: Error) => boolean;
+  /** Told each batch's size and commit time, and shown the queue's depth. */
+  readonly observer?: StoreObserver;
 }
 
 interface Waiting<Op, Outcome> {
@@ -50,11 +53,15 @@ export class Batcher<Op, Outcome> {
   private sendScheduled = false;
   private drained: (() => void)[] = [];
   private closed = false;
+  /** performance.now() when the last batch was answered: a batch's commit starts no earlier. */
+  private lastSettledMs = 0;
 
   constructor(
     private readonly run: BatchRunner<Op, Outcome>,
     private readonly options: BatcherOptions<Op>,
-  ) {}
+  ) {
+    options.observer?.watchWriteQueue?.(() => this.pending);
+  }
 
   get pending(): number {
     return this.queue.length + this.inFlight;
@@ -103,6 +110,7 @@ export class Batcher<Op, Outcome> {
     if (this.inFlight >= this.options.inFlightMax || this.queue.length === 0) return;
     const batch = this.takeBatch();
     this.inFlight += 1;
+    const sentMs = performance.now();
     let answered: Promise<readonly Settled<Outcome>[]>;
     try {
       answered = this.run(batch.map((w) => w.op));
@@ -110,8 +118,8 @@ export class Batcher<Op, Outcome> {
       answered = Promise.reject(error);
     }
     answered.then(
-      (results) => this.settle(batch, results),
-      (error: unknown) => this.settle(batch, error instanceof Error ? error : new Error(String(error))),
+      (results) => this.settle(batch, results, sentMs),
+      (error: unknown) => this.settle(batch, error instanceof Error ? error : new Error(String(error)), sentMs),
     );
   }
 
@@ -133,8 +141,13 @@ export class Batcher<Op, Outcome> {
     return this.queue.splice(0, count);
   }
 
-  private settle(batch: readonly Waiting<Op, Outcome>[], answer: readonly Settled<Outcome>[] | Error): void {
+  private settle(batch: readonly Waiting<Op, Outcome>[], answer: readonly Settled<Outcome>[] | Error, sentMs: number): void {
     this.inFlight -= 1;
+    // Batches are committed one after the other: one sent while another was out began its commit
+    // when that one was answered, so the time before is queueing, not committing.
+    const nowMs = performance.now();
+    const commitMs = nowMs - Math.max(sentMs, this.lastSettledMs);
+    this.lastSettledMs = nowMs;
     if (!(answer instanceof Error) && answer.length !== batch.length) {
       answer = new Error(`the database answered ${answer.length} of ${batch.length} operations`);
     }
@@ -142,6 +155,7 @@ export class Batcher<Op, Outcome> {
       for (const waiting of batch) waiting.reject(answer);
       if (this.options.failsQueued?.(answer) === true) this.abandonQueued(answer);
     } else {
+      this.options.observer?.batchCommitted?.(batch.length, commitMs / 1000);
       this.options.onCommitted?.();
       answer.forEach((result, i) => {
         const waiting = batch[i] as Waiting<Op, Outcome>;

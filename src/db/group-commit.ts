@@ -4,6 +4,7 @@
 import { Worker } from 'node:worker_threads';
 import { ServiceUnavailableError } from '../http/errors.js';
 import { Batcher, type Settled } from './batcher.js';
+import type { StoreObserver } from './store-observer.js';
 import type { FromWriter, GroupCommitSetup, ToWriter } from './group-commit-protocol.js';
 
 const LIMITS = {
@@ -28,6 +29,7 @@ export interface GroupCommitOptions<Op> {
   readonly sizeOf: (op: Op) => number;
   /** Called when a batch is committed, before any of its writes is acknowledged. */
   readonly onCommitted?: () => void;
+  readonly observer?: StoreObserver;
 }
 
 export class GroupCommitWriter<Op, Outcome> {

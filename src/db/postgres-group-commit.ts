@@ -13,6 +13,7 @@
 // went away, a time-out) fails every operation in it: none of them may be acknowledged.
 import { isOutage } from './postgres-errors.js';
 import { Batcher, type Settled } from './batcher.js';
+import type { StoreObserver } from './store-observer.js';
 
 const LIMITS = {
   opsMax: 1024,
@@ -29,6 +30,7 @@ export interface PostgresGroupCommitOptions<Op, Outcome> {
   /** Decides and commits `ops` in one statement; one outcome per operation, in order. */
   readonly decide: (ops: readonly Op[]) => Promise<readonly Outcome[]>;
   readonly sizeOf: (op: Op) => number;
+  readonly observer?: StoreObserver;
 }
 
 export interface PostgresGroupCommit<Op, Outcome> {
@@ -59,7 +61,7 @@ export function postgresGroupCommit<Op, Outcome>(options: PostgresGroupCommitOpt
     return settled;
   }
 
-  const batcher = new Batcher<Op, Outcome>(run, { ...LIMITS, sizeOf: options.sizeOf, failsQueued: isOutage });
+  const batcher = new Batcher<Op, Outcome>(run, { ...LIMITS, sizeOf: options.sizeOf, failsQueued: isOutage, observer: options.observer });
   return { write: (op) => batcher.submit(op), close: () => batcher.close() };
 }
 

@@ -9,6 +9,7 @@
 // configuration error: opening fails and the process exits with the reason.
 import pg from 'pg';
 import type { Logger } from '../log.js';
+import type { StoreObserver } from './store-observer.js';
 import { isDatabaseUnavailable, translateDatabaseError } from './postgres-errors.js';
 import type { Migration } from './sqlite.js';
 
@@ -42,6 +43,8 @@ export interface PostgresOptions {
   /** Runs once, in the transaction that creates the schema, so data is seeded only into a new database. */
   readonly seed: (session: SqlSession) => Promise<void>;
   readonly log?: Logger;
+  /** Shown the pool's connections and told of each outage. */
+  readonly observer?: StoreObserver;
 }
 
 const POOL_MAX = 10;
@@ -72,7 +75,8 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresDa
     // The server default, stated so that no configuration elsewhere can weaken it unnoticed.
     options: '-c synchronous_commit=on',
   });
-  const health = healthLog(options.log, options.service);
+  const health = healthLog(options.log, options.service, options.observer);
+  options.observer?.watchPool?.(() => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }));
   // A pooled connection that breaks while idle is reported here; without a listener it would
   // crash the process. The pool drops it and opens a new one when the database is back.
   pool.on('error', (error) => health.down(error));
@@ -186,12 +190,13 @@ async function migrate(pool: pg.Pool, options: PostgresOptions): Promise<void> {
 }
 
 /** Logs the moment the database goes away and the moment it is back, not every failed request. */
-function healthLog(log: Logger | undefined, service: string): { down(error: unknown): void; up(): void } {
+function healthLog(log: Logger | undefined, service: string, observer: StoreObserver | undefined): { down(error: unknown): void; up(): void } {
   let reachable = true;
   return {
     down(error) {
       if (!reachable) return;
       reachable = false;
+      observer?.outage?.();
       log?.warn('database unreachable; answering 503 until it is back', {
         service,
         reason: error instanceof Error ? error.message : String(error),

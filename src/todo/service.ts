@@ -13,9 +13,9 @@ export async function openTodoStore(db: DbSpec, options: StoreOptions = {}): Pro
     case 'memory':
       return openSqliteTodoStore(':memory:');
     case 'sqlite':
-      return openSqliteTodoStore(db.path, options.sqliteSynchronous);
+      return openSqliteTodoStore(db.path, options.sqliteSynchronous, options.observer);
     case 'postgres':
-      return openPostgresTodoStore(db.url, options.log);
+      return openPostgresTodoStore(db.url, options.log, options.observer);
   }
 }
 

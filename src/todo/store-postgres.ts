@@ -8,6 +8,7 @@
 import { batchedReads } from '../db/postgres-batched-reads.js';
 import { openPostgres, type PostgresDatabase } from '../db/postgres.js';
 import { postgresGroupCommit } from '../db/postgres-group-commit.js';
+import type { StoreObserver } from '../db/store-observer.js';
 import type { Migration } from '../db/sqlite.js';
 import type { Logger } from '../log.js';
 import { exactId, INITIAL_TODO, type Todo, type TodoInput } from './model.js';
@@ -98,12 +99,13 @@ interface TitleRow {
 
 const writeSize = (write: TodoWrite): number => ('title' in write ? write.title.length * 3 : 0) + 32;
 
-export async function openPostgresTodoStore(url: string, log?: Logger): Promise<TodoStore> {
+export async function openPostgresTodoStore(url: string, log?: Logger, observer?: StoreObserver): Promise<TodoStore> {
   const db: PostgresDatabase = await openPostgres({
     url,
     service: 'todo',
     migrations: MIGRATIONS,
     log,
+    observer,
     seed: async (seeding) => {
       await seeding.query('INSERT INTO todos (id, title, done) VALUES ($1, $2, $3)', [
         String(INITIAL_TODO.id),
@@ -123,6 +125,7 @@ export async function openPostgresTodoStore(url: string, log?: Logger): Promise<
 
   const writes = postgresGroupCommit<TodoWrite, WriteAnswer>({
     sizeOf: writeSize,
+    observer,
     async decide(batch) {
       const { rows } = await db.query<{ answers: string[]; new_ids: (string | null)[]; titles_out: (string | null)[] }>(
         'SELECT answers, new_ids, titles_out FROM todo_write_batch($1::text[], $2::bigint[], $3::text[], $4::boolean[])',

@@ -3,6 +3,7 @@
 // (src/db/group-commit.ts): many per transaction and fsync, written by a worker thread, so the
 // event loop never waits for the disk. Reads stay on this thread's own connection.
 import { GroupCommitWriter } from '../db/group-commit.js';
+import type { StoreObserver } from '../db/store-observer.js';
 import { openSqlite, sqliteAnswers, type SqliteDatabase } from '../db/sqlite.js';
 import { directReads, turnScopedReads } from '../db/sqlite-turn-reads.js';
 import { exactId, INITIAL_TODO, type Todo, type TodoInput } from './model.js';
@@ -22,7 +23,7 @@ import { decodeTitle, encodeTitle } from './title.js';
 
 type Write = <K extends TodoWrite['kind']>(write: Extract<TodoWrite, { kind: K }>) => Promise<TodoWriteOutcomes[K]>;
 
-export function openSqliteTodoStore(location: string, synchronous: 'FULL' | 'OFF' = 'FULL'): TodoStore {
+export function openSqliteTodoStore(location: string, synchronous: 'FULL' | 'OFF' = 'FULL', observer?: StoreObserver): TodoStore {
   const db: SqliteDatabase = openSqlite({
     location,
     service: TODO_SERVICE,
@@ -49,7 +50,7 @@ export function openSqliteTodoStore(location: string, synchronous: 'FULL' | 'OFF
     const writer = new GroupCommitWriter<TodoWrite, TodoWriteOutcome>(
       new URL('./store-sqlite-worker.js', import.meta.url),
       { location, synchronous },
-      { sizeOf: todoWriteSize, onCommitted: reads.end },
+      { sizeOf: todoWriteSize, onCommitted: reads.end, observer },
     );
     write = ((op: TodoWrite) => writer.write(op)) as Write;
     writerHealthy = () => writer.healthy;

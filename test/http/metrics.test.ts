@@ -6,7 +6,9 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { get, json, send } from '../support/http.js';
+import { get, json, postJson, send } from '../support/http.js';
+import { startServiceProcess } from '../support/service-process.js';
+import { freshSqlite } from '../support/store-backends.js';
 import { withServer } from '../support/server.js';
 import { suiteUnless } from '../support/suite.js';
 
@@ -86,16 +88,57 @@ describe('metrics', () => {
     });
   });
 
+  test('group commits show as batch sizes and commit times; the write queue depth is there', async () => {
+    const file = await freshSqlite();
+    try {
+      await withServer({ service: 'todo', metrics: true, db: file.db }, async (url) => {
+        const before = await scrape(url);
+        assert.equal(sample(before, 'store_group_commit_batch_size_count', { service: 'todo' }), 0);
+        await Promise.all(Array.from({ length: 5 }, () => postJson(url, '/todos', '{"title":"counted"}')));
+        const after = await scrape(url);
+        const batches = sample(after, 'store_group_commit_batch_size_count', { service: 'todo' }) ?? 0;
+        assert.ok(batches >= 1 && batches <= 5, `${batches} batches`);
+        assert.equal(sample(after, 'store_group_commit_batch_size_sum', { service: 'todo' }), 5, 'five writes in all');
+        assert.equal(sample(after, 'store_group_commit_duration_seconds_count', { service: 'todo' }), batches);
+        assert.equal(sample(after, 'store_write_queue_depth', { service: 'todo' }), 0);
+      });
+    } finally {
+      await file.drop();
+    }
+  });
+
+  test('a PostgreSQL outage is counted once, and the pool is shown', async () => {
+    const started = await startServiceProcess(['todo', '--db', 'postgres://postgres@127.0.0.1:1/nowhere']);
+    try {
+      const url = started.urls[0] as string;
+      assert.equal((await get(url, '/todos/1')).status, 503);
+      const exposition = await scrape(url);
+      assert.equal(sample(exposition, 'store_outages_total', { service: 'todo' }), 1);
+      assert.equal(sample(exposition, 'store_pool_connections', { service: 'todo', state: 'idle' }), 0);
+      assert.equal(sample(exposition, 'store_pool_waiting', { service: 'todo' }), 0);
+    } finally {
+      await started.kill('SIGTERM');
+    }
+  });
+
   suiteUnless(promtoolSkip, 'the exposition, checked by promtool', () => {
-    test('promtool check metrics accepts /metrics of both services, with no lint problem', async () => {
+    test('promtool check metrics accepts /metrics of both services, store metrics included, with no lint problem', async () => {
       for (const service of ['todo', 'bank'] as const) {
-        await withServer({ service, metrics: true }, async (url) => {
-          await get(url, service === 'todo' ? '/todos/1' : '/accounts/alice');
-          await get(url, '/nowhere');
-          const { code, output } = await promtool(await scrape(url));
-          assert.equal(output, '', service);
-          assert.equal(code, 0, service);
-        });
+        const file = await freshSqlite();
+        try {
+          await withServer({ service, metrics: true, db: file.db }, async (url) => {
+            await get(url, service === 'todo' ? '/todos/1' : '/accounts/alice');
+            await send(url, { method: 'POST', path: service === 'todo' ? '/todos' : '/withdraw/alice/1', headers: [['Content-Type', 'application/json']], body: '{"title":"x"}' });
+            await get(url, '/nowhere');
+            const exposition = await scrape(url);
+            assert.match(exposition, /^store_group_commit_batch_size_count\{service="[a-z]+"\} 1$/m, service);
+            const { code, output } = await promtool(exposition);
+            assert.equal(output, '', service);
+            assert.equal(code, 0, service);
+          });
+        } finally {
+          await file.drop();
+        }
       }
     });
   });

@@ -5,6 +5,7 @@ import type { DbSpec } from '../../src/config.js';
 import type { ErrorFormat } from '../../src/http/render.js';
 import { createLogger, type Logger, type LogLevel } from '../../src/log.js';
 import { createMetricsRegistry } from '../../src/metrics.js';
+import { storeMetrics } from '../../src/store-metrics.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { createTodoService } from '../../src/todo/service.js';
 
@@ -27,10 +28,12 @@ export interface TestServerOptions {
 export async function startTestServer(options: TestServerOptions): Promise<RunningServer> {
   const errorFormat: ErrorFormat = { name: options.errors ?? 'default', catchAll: options.catchAll ?? false };
   const db = options.db ?? { kind: 'memory' };
+  const metrics = options.metrics === true ? createMetricsRegistry() : undefined;
+  const storeOptions = { observer: metrics === undefined ? undefined : storeMetrics(options.service, metrics) };
   const service =
     options.service === 'todo'
-      ? await createTodoService(db)
-      : await createBankService(db, options.accounts ?? INITIAL_ACCOUNTS, errorFormat);
+      ? await createTodoService(db, storeOptions)
+      : await createBankService(db, options.accounts ?? INITIAL_ACCOUNTS, errorFormat, storeOptions);
   const lines = options.logLines;
   const log: Logger = lines === undefined ? createLogger('silent') : createLogger(options.logLevel ?? 'info', (line) => lines.push(line));
   return startServer(service, {
@@ -40,7 +43,7 @@ export async function startTestServer(options: TestServerOptions): Promise<Runni
     log: log.child({ service: options.service }),
     service: options.service,
     accessLog: options.accessLog,
-    metrics: options.metrics === true ? createMetricsRegistry() : undefined,
+    metrics,
   });
 }
 
