@@ -85,11 +85,18 @@ export async function openPostgresLedger(
     },
   });
 
+  const selectBalances = db.prepared<{ name: string; balance: string }>(
+    'bank_balances',
+    'SELECT name, balance FROM accounts WHERE name = ANY($1::text[])',
+  );
+  const withdrawBatch = db.prepared<{ taken: (boolean | null)[]; balances: (string | null)[] }>(
+    'bank_withdraw_batch',
+    'SELECT taken, balances FROM bank_withdraw_batch($1::text[], $2::bigint[])',
+  );
+
   const balances = batchedReads<string, number>(
     async (names) => {
-      const { rows } = await db.query<{ name: string; balance: string }>('SELECT name, balance FROM accounts WHERE name = ANY($1::text[])', [
-        names,
-      ]);
+      const { rows } = await selectBalances([names]);
       return new Map(rows.map((row) => [row.name, Number(row.balance)]));
     },
     (name) => name.length * 3,
@@ -99,10 +106,7 @@ export async function openPostgresLedger(
     sizeOf: withdrawalSize,
     observer,
     async decide(batch) {
-      const { rows } = await db.query<{ taken: (boolean | null)[]; balances: (string | null)[] }>(
-        'SELECT taken, balances FROM bank_withdraw_batch($1::text[], $2::bigint[])',
-        [batch.map((w) => w.account), batch.map((w) => w.amount)],
-      );
+      const { rows } = await withdrawBatch([batch.map((w) => w.account), batch.map((w) => w.amount)]);
       const answer = rows[0];
       if (answer === undefined || answer.taken.length !== batch.length) throw new Error('bank_withdraw_batch answered another number of withdrawals');
       return answer.taken.map((taken, i): WithdrawOutcome => {

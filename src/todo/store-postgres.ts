@@ -115,9 +115,15 @@ export async function openPostgresTodoStore(url: string, log?: Logger, observer?
     },
   });
 
+  const selectTodos = db.prepared<TitleRow & { id: string }>('todo_select', 'SELECT id::text AS id, title, done FROM todos WHERE id = ANY($1::bigint[])');
+  const writeBatch = db.prepared<{ answers: string[]; new_ids: (string | null)[]; titles_out: (string | null)[] }>(
+    'todo_write_batch',
+    'SELECT answers, new_ids, titles_out FROM todo_write_batch($1::text[], $2::bigint[], $3::text[], $4::boolean[])',
+  );
+
   const reads = batchedReads<number, TitleRow>(
     async (ids) => {
-      const { rows } = await db.query<TitleRow & { id: string }>('SELECT id::text AS id, title, done FROM todos WHERE id = ANY($1::bigint[])', [ids]);
+      const { rows } = await selectTodos([ids]);
       return new Map(rows.map((row) => [Number(row.id), row]));
     },
     () => 8,
@@ -127,15 +133,12 @@ export async function openPostgresTodoStore(url: string, log?: Logger, observer?
     sizeOf: writeSize,
     observer,
     async decide(batch) {
-      const { rows } = await db.query<{ answers: string[]; new_ids: (string | null)[]; titles_out: (string | null)[] }>(
-        'SELECT answers, new_ids, titles_out FROM todo_write_batch($1::text[], $2::bigint[], $3::text[], $4::boolean[])',
-        [
-          batch.map((w) => w.kind),
-          batch.map((w) => ('id' in w ? w.id : 0)),
-          batch.map((w) => ('title' in w ? w.title : null)),
-          batch.map((w) => ('done' in w ? w.done : null)),
-        ],
-      );
+      const { rows } = await writeBatch([
+        batch.map((w) => w.kind),
+        batch.map((w) => ('id' in w ? w.id : 0)),
+        batch.map((w) => ('title' in w ? w.title : null)),
+        batch.map((w) => ('done' in w ? w.done : null)),
+      ]);
       const row = rows[0];
       if (row === undefined || row.answers.length !== batch.length) throw new Error('todo_write_batch answered another number of writes');
       return row.answers.map((answer, i) => ({ answer, newId: row.new_ids[i] ?? null, title: row.titles_out[i] ?? null }));
