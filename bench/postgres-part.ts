@@ -1,10 +1,13 @@
 // The same scenarios on the PostgreSQL store, with one instance and with two instances sharing one
-// fresh database (the connections split over both). No target: the figures stand beside SQLite's.
+// fresh database (the connections split over both), and pgbench's ceiling for the same statements
+// (pgbench.ts) on the same database.
 // Skipped, with the reason, when PostgreSQL cannot be reached or the service refuses postgres://.
 import type { ServerProcess } from './processes.js';
 import type { ScenarioResult } from './results.js';
 import type { RoundPlan, Subject } from './rounds.js';
 import type { BaselineRole, Scenario, ServiceRole } from './scenarios.js';
+import { POSTGRES_POOL_SIZE } from '../src/db/postgres.js';
+import { measureCeiling, type Ceiling } from './pgbench.js';
 import { runScenario } from './scenario-run.js';
 import { startService } from './servers.js';
 
@@ -65,18 +68,17 @@ export async function runPostgresPart(
       const one: Subject = { label: `${label} ×1`, servers: servers.slice(0, 1) };
       const two: Subject = { label: `${label} ×2`, servers };
       const baseline: Subject = { label: baselineLabel(scenario.baseline), servers: [baselines[scenario.baseline]] };
-      scenarios.push(
-        await runScenario(
-          'postgres',
-          scenario,
-          [
-            { kind: 'service', subject: one },
-            { kind: 'service', subject: two },
-            { kind: 'baseline', subject: baseline },
-          ],
-          plan,
-        ),
+      const result = await runScenario(
+        'postgres',
+        scenario,
+        [
+          { kind: 'service', subject: one },
+          { kind: 'service', subject: two },
+          { kind: 'baseline', subject: baseline },
+        ],
+        plan,
       );
+      scenarios.push(scenario.pgbenchScript === undefined ? result : withCeiling(result, await ceilingOf(db, scenario.pgbenchScript, plan, log)));
     }
     return { scenarios };
   } finally {
@@ -84,6 +86,21 @@ export async function runPostgresPart(
     await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined);
     await admin.end().catch(() => undefined);
   }
+}
+
+async function ceilingOf(db: string, script: string, plan: RoundPlan, log: (line: string) => void): Promise<Ceiling | { unavailable: string }> {
+  log(`postgres: pgbench ceiling, ${POSTGRES_POOL_SIZE} clients`);
+  try {
+    return await measureCeiling(db, script, { rounds: plan.rounds, duration_s: plan.duration_s, clients: POSTGRES_POOL_SIZE });
+  } catch (error) {
+    return { unavailable: `pgbench failed: ${describe(error)}` };
+  }
+}
+
+function withCeiling(result: ScenarioResult, ceiling: Ceiling | { unavailable: string }): ScenarioResult {
+  if ('unavailable' in ceiling) return { ...result, ceiling };
+  const rows = result.rows.map((row) => (row.kind === 'service' ? { ...row, ceilingRatio: row.requestsPerSec / ceiling.transactionsPerSec } : row));
+  return { ...result, rows, ceiling };
 }
 
 export function baselineLabel(role: BaselineRole): string {

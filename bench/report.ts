@@ -18,8 +18,8 @@ export function renderReport(results: BenchResults): string {
       'req/s is the median over rounds; p50/p99 are over every measured response; × baseline is the median of per-round ratios; ' +
       'peak RSS is the process high-water mark (VmHWM) so far in the run.',
     '',
-    '| Scenario | Expected | Server | req/s | p50 ms | p99 ms | Peak RSS MB | × baseline | Status |',
-    '|---|---:|---|---:|---:|---:|---:|---:|---|',
+    '| Scenario | Expected | Server | req/s | p50 ms | p99 ms | Peak RSS MB | × baseline | × pgbench | Status |',
+    '|---|---:|---|---:|---:|---:|---:|---:|---:|---|',
   );
   for (const scenario of results.scenarios) {
     scenario.rows.forEach((row, i) => lines.push(renderRow(scenario, row, i === 0)));
@@ -29,7 +29,13 @@ export function renderReport(results: BenchResults): string {
   const mismatches = results.scenarios.filter((s) => s.answerMismatch !== undefined);
   for (const s of mismatches) lines.push(`- ${s.name} (${s.part}): FAILED before load, ${s.answerMismatch}`);
   if (mismatches.length > 0) lines.push('');
-  lines.push('## Targets (SQLite part)', '', '| Target | Measured | Holds |', '|---|---|---|');
+  const ceilings = results.scenarios.filter((s) => s.ceiling !== undefined);
+  if (ceilings.length > 0) {
+    lines.push('× pgbench: req/s ÷ pgbench running the same statements, one request per transaction, on as many connections as the service pool holds, in the same run:', '');
+    for (const s of ceilings) lines.push(`- ${s.name}: ${describeCeiling(s)}`);
+    lines.push('');
+  }
+  lines.push('## Targets', '', '| Target | Measured | Holds |', '|---|---|---|');
   for (const t of results.targets) lines.push(`| ${t.target} | ${t.measured} | ${t.holds ? 'yes' : '**no**'} |`);
   lines.push('', 'Reproduce with `npm run bench` (about 7 minutes) or `npm run bench -- --quick` (under 2 minutes).', '');
   return lines.join('\n');
@@ -40,7 +46,15 @@ function renderRow(scenario: ScenarioResult, row: Row, first: boolean): string {
   const expected = first ? String(scenario.expectedStatus) : '';
   const rss = row.peakRss_bytes === undefined ? '–' : (row.peakRss_bytes / MiB).toFixed(0);
   const status = row.ok ? 'ok' : `**FAILED** ${describeFailure(scenario, row)}`;
-  return `| ${name} | ${expected} | ${row.label} | ${integer.format(row.requestsPerSec)} | ${row.p50_ms.toFixed(2)} | ${row.p99_ms.toFixed(2)} | ${rss} | ${row.baselineRatio.toFixed(2)} | ${status} |`;
+  const ceiling = row.ceilingRatio === undefined ? '–' : row.ceilingRatio.toFixed(2);
+  return `| ${name} | ${expected} | ${row.label} | ${integer.format(row.requestsPerSec)} | ${row.p50_ms.toFixed(2)} | ${row.p99_ms.toFixed(2)} | ${rss} | ${row.baselineRatio.toFixed(2)} | ${ceiling} | ${status} |`;
+}
+
+function describeCeiling(scenario: ScenarioResult): string {
+  const ceiling = scenario.ceiling;
+  if (ceiling === undefined) return 'none';
+  if ('unavailable' in ceiling) return ceiling.unavailable;
+  return `${integer.format(ceiling.transactionsPerSec)} transactions/s with ${ceiling.clients} clients, \`${ceiling.script.replace(/\n/g, ' ')}\``;
 }
 
 function describeFailure(scenario: ScenarioResult, row: Row): string {

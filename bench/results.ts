@@ -2,12 +2,15 @@
 // bench/results/<date>.json for every run, and bench/results/latest.md for the newest table.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, release, totalmem } from 'node:os';
+import type { Ceiling } from './pgbench.js';
 import type { RoundPlan, SubjectResult } from './rounds.js';
 
 export interface Row extends SubjectResult {
   readonly kind: 'service' | 'reference' | 'baseline';
   /** Median of per-round ratios to the baseline measured in the same rounds. */
   readonly baselineRatio: number;
+  /** PostgreSQL part: req/s ÷ the pgbench ceiling of the same statements, where the scenario has one. */
+  readonly ceilingRatio?: number;
   readonly ok: boolean;
 }
 
@@ -18,6 +21,8 @@ export interface ScenarioResult {
   /** Why the service's and the baseline's single answers differ, if they do (the scenario then fails). */
   readonly answerMismatch: string | undefined;
   readonly rows: readonly Row[];
+  /** PostgreSQL part: pgbench's figure for the same statements, one transaction each, or why there is none. */
+  readonly ceiling?: Ceiling | { readonly unavailable: string };
 }
 
 export interface TargetCheck {

@@ -2,7 +2,8 @@
 // node:http baseline, each in its own process, driven in one run with autocannon on loopback; then
 // the same on PostgreSQL when it is there. Prints the table, writes bench/results/. `--quick` makes
 // fewer and shorter rounds; `--skip-postgres` leaves the PostgreSQL part out; `--only TEXT` measures
-// only the scenarios whose name contains TEXT.
+// only the scenarios whose name contains TEXT, where a PostgreSQL scenario is named with
+// " (PostgreSQL)" after it, as in the table (so `--only "(PostgreSQL)"` runs the PostgreSQL part alone).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,7 +26,9 @@ const { values: flags } = parseArgs({
     only: { type: 'string' },
   },
 });
-const scenariosToRun = SCENARIOS.filter((s) => flags.only === undefined || s.name.includes(flags.only));
+const chosen = (name: string): boolean => flags.only === undefined || name.includes(flags.only);
+const sqliteScenarios = SCENARIOS.filter((s) => chosen(s.name));
+const postgresScenarios = SCENARIOS.filter((s) => chosen(`${s.name} (PostgreSQL)`));
 const quick = flags.quick === true;
 const SQLITE_PLAN: RoundPlan = quick
   ? { rounds: 2, duration_s: 1, warmup_s: 1, connections: CONNECTIONS }
@@ -65,7 +68,7 @@ async function main(): Promise<number> {
     };
 
     const scenarios: ScenarioResult[] = [];
-    for (const scenario of scenariosToRun) {
+    for (const scenario of sqliteScenarios) {
       log(`sqlite: ${scenario.name}`);
       const participants: Participant[] = [{ kind: 'service', subject: { label: SERVICE_LABELS[scenario.service], servers: [services[scenario.service]] } }];
       if (scenario.syncOffRatioMin !== undefined) {
@@ -78,7 +81,7 @@ async function main(): Promise<number> {
 
     let postgresSkipped: string | undefined = '--skip-postgres was given.';
     if (flags['skip-postgres'] !== true) {
-      const outcome = await runPostgresPart(scenariosToRun, baselines, POSTGRES_PLAN, log);
+      const outcome = await runPostgresPart(postgresScenarios, baselines, POSTGRES_PLAN, log);
       if ('skipped' in outcome) {
         postgresSkipped = outcome.skipped;
         log(`postgres part skipped: ${outcome.skipped}`);

@@ -20,6 +20,12 @@ export interface Scenario {
   readonly syncOffRatioMin?: number;
   /** Measured in the SQLite part only: what it shows does not depend on the database. */
   readonly sqliteOnly?: boolean;
+  /** PostgreSQL part: the statements of one such request, which pgbench runs one per transaction for the ceiling. */
+  readonly pgbenchScript?: string;
+  /** PostgreSQL part: least req/s of one instance as a multiple of that ceiling. */
+  readonly ceilingRatioMin?: number;
+  /** PostgreSQL part: least req/s of one instance as a fraction of the baseline's. */
+  readonly postgresBaselineRatioMin?: number;
 }
 
 const JSON_TYPE = 'application/json';
@@ -34,6 +40,8 @@ export const SCENARIOS: readonly Scenario[] = [
     bodyCheck: 'exact',
     // As shipped: access log on, metrics on.
     baselineRatioMin: 0.8,
+    pgbenchScript: 'SELECT title, done FROM todos WHERE id = 1;',
+    postgresBaselineRatioMin: 0.5,
   },
   {
     name: 'GET /todos/1, --access-log off',
@@ -52,6 +60,14 @@ export const SCENARIOS: readonly Scenario[] = [
     service: 'todo',
     baseline: 'baseline',
     bodyCheck: 'digits-aside',
+    // The create one transaction each: the id lock, then MAX(id) + 1, as before group commit.
+    pgbenchScript: [
+      'BEGIN;',
+      'SELECT pg_advisory_xact_lock(7310002);',
+      `INSERT INTO todos (id, title, done) SELECT COALESCE(MAX(id), 0) + 1, '"Buy bread"', false FROM todos RETURNING id;`,
+      'COMMIT;',
+    ].join('\n'),
+    ceilingRatioMin: 4,
   },
   {
     name: 'POST /todos, no title',
@@ -79,6 +95,8 @@ export const SCENARIOS: readonly Scenario[] = [
     baseline: 'baseline',
     bodyCheck: 'digits-aside',
     syncOffRatioMin: 0.8,
+    pgbenchScript: "UPDATE accounts SET balance = balance - 1 WHERE name = 'alice' AND balance >= 1 RETURNING balance;",
+    ceilingRatioMin: 4,
   },
   {
     name: 'POST /withdraw/alice/x, unified',
@@ -110,6 +128,8 @@ export const SCENARIOS: readonly Scenario[] = [
 
 /** Targets that hold for every service row of the SQLite part. */
 export const LATENCY_P99_MAX_MS = 10;
+/** The same for every service row of the PostgreSQL part, where each commit waits for the server's fsync. */
+export const POSTGRES_LATENCY_P99_MAX_MS = 50;
 export const PEAK_RSS_MAX_BYTES = 150 * 1024 * 1024;
 export const CONNECTIONS = 50;
 /** Large enough that a whole run of withdrawals of 1 never runs the account dry. */

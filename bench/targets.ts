@@ -1,7 +1,9 @@
 // The issue's targets, checked against one run: req/s ratios to the baseline, durable writes
-// against synchronous=OFF, p99 latency and peak memory of every service of the SQLite part.
+// against synchronous=OFF, p99 latency and peak memory of every service of the SQLite part; on
+// PostgreSQL, req/s against pgbench's ceiling and the baseline, p99 latency, and two instances
+// against one.
 import type { Row, ScenarioResult, TargetCheck } from './results.js';
-import { LATENCY_P99_MAX_MS, PEAK_RSS_MAX_BYTES, SCENARIOS } from './scenarios.js';
+import { LATENCY_P99_MAX_MS, PEAK_RSS_MAX_BYTES, POSTGRES_LATENCY_P99_MAX_MS, SCENARIOS } from './scenarios.js';
 import { medianRatio } from './rounds.js';
 
 const MiB = 1024 * 1024;
@@ -33,7 +35,7 @@ export function checkTargets(scenarios: readonly ScenarioResult[]): TargetCheck[
   const services: { scenario: string; row: Row }[] = sqlite.flatMap((s) =>
     s.rows.filter((r) => r.kind === 'service').map((row) => ({ scenario: s.name, row })),
   );
-  const slowest = services.reduce<{ scenario: string; row: Row } | undefined>((worst, x) => (worst === undefined || x.row.p99_ms > worst.row.p99_ms ? x : worst), undefined);
+  const slowest = slowestOf(services);
   if (slowest !== undefined) {
     checks.push({
       target: `p99 latency ≤ ${LATENCY_P99_MAX_MS} ms in every scenario`,
@@ -50,5 +52,51 @@ export function checkTargets(scenarios: readonly ScenarioResult[]): TargetCheck[
       holds: peak <= PEAK_RSS_MAX_BYTES,
     });
   }
+  return [...checks, ...checkPostgresTargets(scenarios.filter((s) => s.part === 'postgres'))];
+}
+
+function checkPostgresTargets(postgres: readonly ScenarioResult[]): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  for (const scenario of postgres) {
+    const spec = SCENARIOS.find((s) => s.name === scenario.name);
+    const [one, two] = scenario.rows.filter((r) => r.kind === 'service');
+    if (spec === undefined || one === undefined) continue;
+    if (spec.ceilingRatioMin !== undefined) {
+      checks.push({
+        target: `${scenario.name} (PostgreSQL): req/s ≥ ${spec.ceilingRatioMin} × pgbench ceiling`,
+        measured: one.ceilingRatio === undefined ? 'no ceiling measured' : one.ceilingRatio.toFixed(2),
+        holds: one.ceilingRatio !== undefined && one.ceilingRatio >= spec.ceilingRatioMin,
+      });
+    }
+    if (spec.postgresBaselineRatioMin !== undefined) {
+      checks.push({
+        target: `${scenario.name} (PostgreSQL): req/s ≥ ${spec.postgresBaselineRatioMin.toFixed(2)} × baseline`,
+        measured: one.baselineRatio.toFixed(2),
+        holds: one.baselineRatio >= spec.postgresBaselineRatioMin,
+      });
+    }
+    // Only where the database does the work: elsewhere a second instance measures the loopback.
+    if (spec.pgbenchScript !== undefined && two !== undefined) {
+      const ratio = medianRatio(two, one);
+      checks.push({
+        target: `${scenario.name} (PostgreSQL): two instances at least as fast as one`,
+        measured: `${ratio.toFixed(2)} × one`,
+        holds: ratio >= 1,
+      });
+    }
+  }
+  const slowest = slowestOf(postgres.flatMap((s) => s.rows.filter((r) => r.kind === 'service').map((row) => ({ scenario: s.name, row }))));
+  if (slowest !== undefined) {
+    checks.push({
+      target: `p99 latency ≤ ${POSTGRES_LATENCY_P99_MAX_MS} ms in every PostgreSQL scenario`,
+      measured: `worst ${slowest.row.p99_ms.toFixed(2)} ms (${slowest.scenario}, ${slowest.row.label})`,
+      holds: slowest.row.p99_ms <= POSTGRES_LATENCY_P99_MAX_MS,
+    });
+  }
   return checks;
+}
+
+/** The service row with the worst p99 latency. */
+function slowestOf(rows: readonly { scenario: string; row: Row }[]): { scenario: string; row: Row } | undefined {
+  return rows.reduce<{ scenario: string; row: Row } | undefined>((worst, x) => (worst === undefined || x.row.p99_ms > worst.row.p99_ms ? x : worst), undefined);
 }
