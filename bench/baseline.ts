@@ -1,9 +1,9 @@
 // The baseline: a bare node:http server that gives the benchmarked requests the same status and
 // the same JSON as our services, written the way one would by hand (a switch on the path,
 // JSON.parse, JSON.stringify, a Map for data), so that a ratio shows what our layers cost over it.
-// It runs as its own process:  node baseline.js --port N --errors default|unified --openapi FILE --accounts a=1
+// It runs as its own process:  node baseline.js --port N --errors default|unified|problem --openapi FILE --accounts a=1
 import { readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 
@@ -16,6 +16,7 @@ const { values: args } = parseArgs({
   },
 });
 const unified = args.errors === 'unified';
+const problem = args.errors === 'problem';
 const openapi = args.openapi === undefined ? undefined : readFileSync(args.openapi);
 
 interface Todo {
@@ -35,10 +36,23 @@ function send(res: ServerResponse, status: number, body: string | Buffer, conten
 }
 
 function sendError(res: ServerResponse, status: number, detail: string): void {
+  if (problem) {
+    const body = { type: 'about:blank', title: STATUS_CODES[status], status, detail, code: `HTTP_${status}` };
+    return send(res, status, JSON.stringify(body), 'application/problem+json');
+  }
   send(res, status, JSON.stringify(unified ? { error: { code: `HTTP_${status}`, message: detail } } : { detail }));
 }
 
 function sendValidation(res: ServerResponse, items: { type: string; loc: (string | number)[]; msg: string; input: unknown }[]): void {
+  if (problem) {
+    const errors = items.map((i) =>
+      i.loc[0] === 'path'
+        ? { detail: i.msg, parameter: i.loc[1], type: i.type }
+        : { detail: i.msg, pointer: `#/${i.loc.slice(1).join('/')}`, type: i.type },
+    );
+    const body = { type: '/docs/problems#validation-failed', title: 'Validation failed', status: 422, detail: 'Some fields are wrong', code: 'VALIDATION_FAILED', errors };
+    return send(res, 422, JSON.stringify(body), 'application/problem+json');
+  }
   const body = unified
     ? { error: { code: 'VALIDATION_FAILED', message: 'Some fields are wrong', fields: items.map((i) => ({ field: i.loc.join('.'), message: i.msg })) } }
     : { detail: items };

@@ -47,7 +47,7 @@ export async function runPostgresPart(
   const db = `${serverUrl}/${database}`;
   const started: ServerProcess[] = [];
   try {
-    const instances: Record<ServiceRole, ServerProcess[]> = { todo: [], 'todo-no-access-log': [], bank: [], 'bank-unified': [] };
+    const instances: Record<ServiceRole, ServerProcess[]> = { todo: [], 'todo-no-access-log': [], bank: [], 'bank-unified': [], 'bank-problem': [] };
     try {
       // One after another: the first instance of each creates the schema, the second finds it.
       for (let n = 1; n <= 2; n++) {
@@ -104,7 +104,7 @@ function withCeiling(result: ScenarioResult, ceiling: Ceiling | { unavailable: s
 }
 
 export function baselineLabel(role: BaselineRole): string {
-  return role === 'baseline' ? 'baseline' : 'baseline (unified)';
+  return role === 'baseline' ? 'baseline' : role === 'baseline-unified' ? 'baseline (unified)' : 'baseline (problem)';
 }
 
 function describe(error: unknown): string {

@@ -43,6 +43,7 @@ const SERVICE_LABELS: Record<ServiceRole, string> = {
   'todo-no-access-log': 'to-do · SQLite, no access log',
   bank: 'bank · SQLite FULL',
   'bank-unified': 'bank unified · SQLite',
+  'bank-problem': 'bank problem · SQLite',
 };
 
 async function main(): Promise<number> {
@@ -57,6 +58,7 @@ async function main(): Promise<number> {
       'todo-no-access-log': keep(await startService('todo-no-access-log', 'todo', `sqlite:${join(dir, 'todo-quiet.sqlite')}`, ['--access-log', 'off'])),
       bank: keep(await startService('bank', 'bank', `sqlite:${join(dir, 'bank.sqlite')}`)),
       'bank-unified': keep(await startService('bank-unified', 'bank', `sqlite:${join(dir, 'bank-unified.sqlite')}`, ['--errors', 'unified'])),
+      'bank-problem': keep(await startService('bank-problem', 'bank', `sqlite:${join(dir, 'bank-problem.sqlite')}`, ['--errors', 'problem'])),
     };
     const bankSyncOff = keep(await startService('bank-sync-off', 'bank', `sqlite:${join(dir, 'bank-off.sqlite')}`, ['--sqlite-synchronous', 'off']));
     // The baseline serves the very bytes our service serves for the document.
@@ -65,6 +67,7 @@ async function main(): Promise<number> {
     const baselines: Record<BaselineRole, ServerProcess> = {
       baseline: keep(await startBaseline('baseline', 'default', openapiFile)),
       'baseline-unified': keep(await startBaseline('baseline-unified', 'unified', openapiFile)),
+      'baseline-problem': keep(await startBaseline('baseline-problem', 'problem', openapiFile)),
     };
 
     const scenarios: ScenarioResult[] = [];

@@ -3,8 +3,8 @@
 import type { BenchRequest } from './load.js';
 
 /** The servers of the SQLite part; the PostgreSQL part maps todo, bank and bank-unified to its own. */
-export type ServiceRole = 'todo' | 'todo-no-access-log' | 'bank' | 'bank-unified';
-export type BaselineRole = 'baseline' | 'baseline-unified';
+export type ServiceRole = 'todo' | 'todo-no-access-log' | 'bank' | 'bank-unified' | 'bank-problem';
+export type BaselineRole = 'baseline' | 'baseline-unified' | 'baseline-problem';
 
 export interface Scenario {
   readonly name: string;
@@ -115,6 +115,28 @@ export const SCENARIOS: readonly Scenario[] = [
     baseline: 'baseline-unified',
     bodyCheck: 'exact',
     baselineRatioMin: 0.8,
+  },
+  // Problem details render from the same precomputed frames as the other formats: measured where it
+  // does not depend on the database.
+  {
+    name: 'POST /withdraw/alice/x, problem',
+    request: { method: 'POST', path: '/withdraw/alice/x' },
+    expectedStatus: 422,
+    service: 'bank-problem',
+    baseline: 'baseline-problem',
+    bodyCheck: 'exact',
+    baselineRatioMin: 0.8,
+    sqliteOnly: true,
+  },
+  {
+    name: 'GET /nowhere, problem',
+    request: { method: 'GET', path: '/nowhere' },
+    expectedStatus: 404,
+    service: 'bank-problem',
+    baseline: 'baseline-problem',
+    bodyCheck: 'exact',
+    baselineRatioMin: 0.8,
+    sqliteOnly: true,
   },
   {
     name: 'GET /openapi.json',
