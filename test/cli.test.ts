@@ -37,11 +37,25 @@ describe('command line', () => {
   test('a bad value is one line on stderr and exit code 2', async () => {
     for (const args of [
       ['--port', 'abc'], ['--errors', 'fancy'], ['--db', 'mysql://x'], ['--accounts', 'alice=-1'], ['nobank'],
-      ['--host='], ['all', '--port', '65535'], ['bank', '--catch-all'],
+      ['--host='], ['all', '--port', '65535'], ['bank', '--catch-all'], ['bank', '--errors', 'problem', '--catch-all'],
     ]) {
       const result = await run(args);
       assert.equal(result.code, 2, args.join(' '));
       assert.equal(result.stderr.trim().split('\n').length, 1, args.join(' '));
+    }
+  });
+
+  test('--errors problem makes both services answer RFC 9457 problems', async () => {
+    const started = await startServiceProcess(['all', '--db', 'memory', '--errors', 'problem', '--log-level', 'info'], 2);
+    try {
+      const [todo, bank] = started.urls as [string, string];
+      for (const [url, path, detail] of [[todo, '/todos/2', 'Todo not found'], [bank, '/accounts/zed', 'Account zed not found']] as const) {
+        const res = await get(url, path);
+        assert.equal(res.headers['content-type'], 'application/problem+json');
+        assert.deepEqual(json(res), { type: 'about:blank', title: 'Not Found', status: 404, detail, code: 'HTTP_404' });
+      }
+    } finally {
+      await started.kill('SIGTERM');
     }
   });
 
