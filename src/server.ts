@@ -12,11 +12,14 @@ import type { ErrorFormat } from './http/render.js';
 import { RequestMetrics } from './http/request-metrics.js';
 import { RequestObserver } from './http/request-observer.js';
 import { defineRoute, type Route } from './http/route.js';
+import { assertRouteTable } from './http/route-table.js';
 import type { ServiceDefinition } from './http/service.js';
 import type { Logger } from './log.js';
 
 export const BODY_LIMITS: BodyLimits = { bodyBytesMax: 1024 * 1024, nestingDepthMax: 512 };
 const SHUTDOWN_GRACE_MS = 10_000;
+/** Node's own limits on a connection; the shortest one bounds how long a dead connection lingers. */
+export const CONNECTION_TIMEOUTS = { requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000 } as const;
 
 export interface ServerOptions {
   readonly host: string;
@@ -72,8 +75,10 @@ export async function startServer(service: ServiceDefinition, options: ServerOpt
   });
   const registry = options.metrics;
   const shutdownState = { started: false };
+  const operational = [...healthRoutes(service), ...(registry === undefined ? [] : [metricsRoute(registry)])];
+  assertRouteTable({ service: service.routes, builtIn: [...docs, ...operational] });
   const handler = createRequestHandler({
-    routes: [...docs, ...service.routes, ...healthRoutes(service), ...(registry === undefined ? [] : [metricsRoute(registry)])],
+    routes: [...docs, ...service.routes, ...operational],
     errorFormat: options.errorFormat,
     limits: BODY_LIMITS,
     log: options.log,
@@ -84,7 +89,7 @@ export async function startServer(service: ServiceDefinition, options: ServerOpt
     }),
     shutdown: shutdownState,
   });
-  const server = createServer({ requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000 }, handler);
+  const server = createServer(CONNECTION_TIMEOUTS, handler);
   await listen(server, options.host, options.port);
   const port = (server.address() as AddressInfo).port;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;

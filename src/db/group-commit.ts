@@ -7,7 +7,8 @@ import { Batcher, type Settled } from './batcher.js';
 import type { StoreObserver } from './store-observer.js';
 import type { FromWriter, GroupCommitSetup, ToWriter } from './group-commit-protocol.js';
 
-const LIMITS = {
+/** Exported so that tests can go past each limit by exactly as much as they need to. */
+export const GROUP_COMMIT_LIMITS = {
   opsMax: 1024,
   /** Writes are small; this only keeps one pathological batch from holding a lot of memory twice. */
   bytesMax: 4 * 1024 * 1024,
@@ -52,7 +53,7 @@ export class GroupCommitWriter<Op, Outcome> {
     });
     // Idle, the writer must not keep the process alive; it is referenced while a batch is out.
     this.worker.unref();
-    this.batcher = new Batcher((ops) => this.send(ops), { ...LIMITS, ...options });
+    this.batcher = new Batcher((ops) => this.send(ops), { ...GROUP_COMMIT_LIMITS, ...options });
   }
 
   get healthy(): boolean {

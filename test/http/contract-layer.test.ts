@@ -1,14 +1,17 @@
 // The HTTP contract layer on its own: a real server with routes that know nothing of to-dos or
 // money, one test per rule the layer promises (shared/DESIGN.md and the contract's general rules).
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { describe, test } from 'node:test';
 import type { ErrorFormat } from '../../src/http/render.js';
 import { defineRoute, jsonReply, type Route } from '../../src/http/route.js';
 import { boolField, intParam, model, strField } from '../../src/http/schema.js';
 import type { ServiceDefinition } from '../../src/http/service.js';
 import { createLogger } from '../../src/log.js';
-import { startServer } from '../../src/server.js';
-import { get, json, postJson, send, type RawResponse } from '../support/http.js';
+import { BODY_LIMITS, CONNECTION_TIMEOUTS, startServer } from '../../src/server.js';
+import { get, json, pick, postJson, send, type RawResponse } from '../support/http.js';
+import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 
 const SECRET = 'password=swordfish';
 const thing = model('Thing', { name: strField('Name'), ok: boolField('Ok', false) });
@@ -75,7 +78,7 @@ const detail = (res: RawResponse): unknown => (json(res) as { detail: unknown })
 const post = (url: string, body: string | Buffer, contentType?: string): Promise<RawResponse> =>
   send(url, { method: 'POST', path: '/things', headers: contentType === undefined ? [] : [['Content-Type', contentType]], body });
 
-describe('routing rules', () => {
+describe('routing rules', { timeout: SUITE_TIMEOUT_MS }, () => {
   layerTest('an unknown path is 404 {"detail":"Not Found"}, whatever the method', async ({ url }) => {
     for (const method of ['GET', 'POST', 'PATCH', 'DELETE']) {
       const res = await send(url, { method, path: '/nothing/here' });
@@ -129,7 +132,7 @@ describe('routing rules', () => {
   });
 });
 
-describe('body decoding', () => {
+describe('body decoding', { timeout: SUITE_TIMEOUT_MS }, () => {
   layerTest('JSON media types are application/json and application/*+json, in any case, with parameters', async ({ url }) => {
     for (const type of ['application/json', 'APPLICATION/JSON', 'application/json; charset=utf-8', 'application/vnd.api+json']) {
       assert.equal((await post(url, '{"name":"x"}', type)).status, 201, type);
@@ -189,15 +192,78 @@ describe('body decoding', () => {
     assert.equal((await get(url, '/things/1')).status, 200);
   });
 
-  layerTest('a body past 1 MiB is refused with 413 in the error format', async ({ url, calls }) => {
-    const res = await post(url, `{"name":"${'x'.repeat(1024 * 1024)}"}`, 'application/json');
+});
+
+describe('limits at their boundaries', { timeout: SUITE_TIMEOUT_MS }, () => {
+  const { bodyBytesMax, nestingDepthMax } = BODY_LIMITS;
+  /** A valid Thing whose JSON is exactly `bytes` long. */
+  const thingOfBytes = (bytes: number): Buffer => {
+    const frame = '{"name":"","ok":true}';
+    return Buffer.from(`{"name":"${'x'.repeat(bytes - frame.length)}","ok":true}`);
+  };
+  const TOO_LARGE_HEADERS = { 'content-type': 'application/json', 'content-length': '30', connection: 'close' };
+
+  for (const chunked of [false, true]) {
+    const how = chunked ? 'sent chunked' : 'with its Content-Length';
+    layerTest(`a body of exactly 1 MiB is accepted (${how})`, async ({ url, calls }) => {
+      const body = thingOfBytes(bodyBytesMax);
+      assert.equal(body.length, 1024 * 1024);
+      const res = await send(url, { method: 'POST', path: '/things', headers: [['Content-Type', 'application/json']], body, chunked });
+      assert.equal(res.status, 201);
+      assert.equal(res.text, body.toString());
+      assert.deepEqual(calls.map((name) => name.length), [bodyBytesMax - 21]);
+    });
+
+    layerTest(`a body of 1 MiB + 1 byte is refused with 413 "Content Too Large", Connection: close, and nothing runs (${how})`, async ({ url, calls }) => {
+      const res = await send(url, { method: 'POST', path: '/things', headers: [['Content-Type', 'application/json']], body: thingOfBytes(bodyBytesMax + 1), chunked });
+      assert.equal(res.status, 413);
+      assert.equal(res.text, '{"detail":"Content Too Large"}');
+      assert.deepEqual(pick(res.headers, Object.keys(TOO_LARGE_HEADERS)), TOO_LARGE_HEADERS);
+      assert.deepEqual(calls, []);
+    });
+  }
+
+  layerTest('the 413 is in the unified format when that is active', async ({ url }) => {
+    const res = await send(url, { method: 'POST', path: '/things', headers: [['Content-Type', 'application/json']], body: thingOfBytes(bodyBytesMax + 1) });
     assert.equal(res.status, 413);
-    assert.deepEqual(json(res), { detail: 'Content Too Large' });
-    assert.deepEqual(calls, []);
+    assert.equal(res.text, '{"error":{"code":"HTTP_413","message":"Content Too Large"}}');
+    assert.equal(res.headers.connection, 'close');
+  }, UNIFIED);
+
+  layerTest('the 413 closes the connection: the server ends the socket at once, with the body still unsent', async ({ url }) => {
+    const socket = connect(Number(new URL(url).port), '127.0.0.1');
+    const received: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    socket.write(`POST /things HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\nContent-Type: application/json\r\nContent-Length: ${bodyBytesMax + 1}\r\n\r\n`);
+    // A server that kept the connection would wait for the body until a timeout, and its shortest
+    // timeout (keep-alive) is the bound here: closing at once means long before it.
+    try {
+      await once(socket, 'end', { signal: AbortSignal.timeout(CONNECTION_TIMEOUTS.keepAliveTimeout) });
+    } catch {
+      assert.fail(`the connection was still open ${CONNECTION_TIMEOUTS.keepAliveTimeout} ms after the 413`);
+    } finally {
+      socket.destroy();
+    }
+    const text = Buffer.concat(received).toString();
+    assert.match(text, /^HTTP\/1\.1 413 /);
+    assert.match(text, /\r\nConnection: close\r\n/i);
+    assert.ok(text.endsWith('\r\n\r\n{"detail":"Content Too Large"}'), text);
+  });
+
+  layerTest('JSON nested exactly 512 deep is accepted, 513 deep is 400 "There was an error parsing the body"', async ({ url, calls }) => {
+    // The object itself is the first level; the arrays inside "extra" are the others.
+    const nested = (depth: number): string => `{"name":"deep","extra":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`;
+    const accepted = await post(url, nested(nestingDepthMax), 'application/json');
+    assert.equal(accepted.status, 201);
+    assert.equal(accepted.text, '{"name":"deep","ok":false}');
+    const refused = await post(url, nested(nestingDepthMax + 1), 'application/json');
+    assert.equal(refused.status, 400);
+    assert.equal(refused.text, '{"detail":"There was an error parsing the body"}');
+    assert.deepEqual(calls, ['deep']);
   });
 });
 
-describe('validation', () => {
+describe('validation', { timeout: SUITE_TIMEOUT_MS }, () => {
   layerTest('all errors of one request are listed together, path before body, fields in declaration order', async ({ url }) => {
     const res = await send(url, { method: 'PUT', path: '/things/abc', headers: [['Content-Type', 'application/json']], body: '{"name": 5, "ok": "maybe"}' });
     assert.equal(res.status, 422);
@@ -230,7 +296,7 @@ describe('validation', () => {
   });
 });
 
-describe('responses', () => {
+describe('responses', { timeout: SUITE_TIMEOUT_MS }, () => {
   layerTest('a 204 carries neither a body nor a Content-Type, even when the handler produced a value (D5)', async ({ url }) => {
     const res = await send(url, { method: 'DELETE', path: '/things/1' });
     assert.equal(res.status, 204);

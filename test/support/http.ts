@@ -7,6 +7,8 @@ export interface RawRequest {
   readonly path: string;
   readonly headers?: readonly (readonly [string, string])[];
   readonly body?: string | Buffer;
+  /** Sends the body in two chunks without a Content-Length (Transfer-Encoding: chunked). */
+  readonly chunked?: boolean;
 }
 
 export interface RawResponse {
@@ -22,7 +24,7 @@ export function send(baseUrl: string, req: RawRequest): Promise<RawResponse> {
   const headers: Record<string, string> = { Host: url.host };
   for (const [name, value] of req.headers ?? []) headers[name] = value;
   const body = req.body === undefined ? undefined : Buffer.isBuffer(req.body) ? req.body : Buffer.from(req.body, 'utf8');
-  if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-length')) {
+  if (body !== undefined && req.chunked !== true && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-length')) {
     headers['Content-Length'] = String(body.length);
   }
   return new Promise((resolve, reject) => {
@@ -40,7 +42,11 @@ export function send(baseUrl: string, req: RawRequest): Promise<RawResponse> {
     );
     outgoing.setTimeout(15_000, () => outgoing.destroy(new Error('request timed out')));
     outgoing.on('error', reject);
-    if (body !== undefined && body.length > 0) outgoing.write(body);
+    if (body !== undefined && body.length > 0) {
+      const half = req.chunked === true ? body.length >> 1 : body.length;
+      outgoing.write(body.subarray(0, half));
+      if (half < body.length) outgoing.write(body.subarray(half));
+    }
     outgoing.end();
   });
 }
@@ -50,3 +56,8 @@ export const get = (baseUrl: string, path: string): Promise<RawResponse> => send
 export const postJson = (baseUrl: string, path: string, body: string, method = 'POST'): Promise<RawResponse> =>
   send(baseUrl, { method, path, headers: [['Content-Type', 'application/json']], body });
 export const json = (res: RawResponse): unknown => JSON.parse(res.text);
+
+/** The named headers of a response (lower-case names), for a full comparison of the ones a promise is about. */
+export function pick(headers: RawResponse['headers'], names: readonly string[]): Record<string, string | string[] | undefined> {
+  return Object.fromEntries(names.map((name) => [name, headers[name]]));
+}
