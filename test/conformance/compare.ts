@@ -1,7 +1,9 @@
 // How a response is judged against a recorded one: status, body, and the headers of note
 // (media type, Allow as a set, WWW-Authenticate, Location exactly, no Content-Type on a 204).
-import { decodeJson } from '../../src/http/json-decode.js';
-import { PyFloat, type JsonValue } from '../../src/http/json-value.js';
+// The oracle is independent of the code under test: bodies are read with lossless-json, never with
+// the project's own decoder (a bug there would read both sides alike and pass), and their exact
+// length is compared with the recorded `body_bytes`, so spacing and escapes count too.
+import { isLosslessNumber, parse } from 'lossless-json';
 import type { RawResponse } from '../support/http.js';
 import type { CorpusCase } from './corpus.js';
 
@@ -43,9 +45,9 @@ export function differences(expected: CorpusCase, actual: RawResponse): string[]
   if (want.body_kind === 'empty' && actual.body.length > 0) out.push(`expected no body, got ${actual.text.slice(0, 200)}`);
   if (want.body_kind === 'text' && actual.text !== want.text) out.push(`body ${JSON.stringify(actual.text)}, expected ${JSON.stringify(want.text)}`);
   if (want.body_kind === 'json') {
-    let got: JsonValue | undefined;
+    let got: unknown;
     try {
-      got = decodeJson(actual.body, 1000);
+      got = parse(actual.text);
     } catch {
       out.push(`body is not JSON: ${actual.text.slice(0, 200)}`);
     }
@@ -54,6 +56,7 @@ export function differences(expected: CorpusCase, actual: RawResponse): string[]
       if (diff !== undefined) out.push(`body ${diff}`);
     }
   }
+  if (!isHead && actual.body.length !== want.body_bytes) out.push(`body of ${actual.body.length} bytes, recorded ${want.body_bytes}: ${actual.text.slice(0, 200)}`);
 
   const wantType = wantHeaders.get('content-type');
   if (want.body_kind !== 'empty' || isHead) {
@@ -71,42 +74,37 @@ export function differences(expected: CorpusCase, actual: RawResponse): string[]
   return out;
 }
 
-/** Strict equality: same types (an int is not a float), same key order, exact integers. */
-function jsonDiff(want: JsonValue, got: JsonValue, path: string): string | undefined {
-  const show = (v: JsonValue): string => JSON.stringify(jsonToPlain(v), (_k, x: unknown) => (typeof x === 'bigint' ? `${x}n` : x));
+/** Strict equality: numbers as written (an int is not a float, big integers exact), keys in the same order. */
+function jsonDiff(want: unknown, got: unknown, path: string): string | undefined {
   const mismatch = `${path}: got ${show(got)}, expected ${show(want)}`;
-  if (want instanceof Map) {
-    if (!(got instanceof Map)) return mismatch;
-    const wantKeys = [...want.keys()];
-    const gotKeys = [...got.keys()];
-    if (wantKeys.join('\u0000') !== gotKeys.join('\u0000')) return `${path}: keys [${gotKeys}], expected [${wantKeys}]`;
-    for (const key of wantKeys) {
-      const diff = jsonDiff(want.get(key) as JsonValue, got.get(key) as JsonValue, `${path}.${key}`);
-      if (diff !== undefined) return diff;
-    }
-    return undefined;
-  }
+  if (isLosslessNumber(want)) return isLosslessNumber(got) && got.value === want.value ? undefined : mismatch;
   if (Array.isArray(want)) {
     if (!Array.isArray(got) || got.length !== want.length) return mismatch;
     for (let i = 0; i < want.length; i++) {
-      const diff = jsonDiff(want[i] as JsonValue, got[i] as JsonValue, `${path}[${i}]`);
+      const diff = jsonDiff(want[i], got[i], `${path}[${i}]`);
       if (diff !== undefined) return diff;
     }
     return undefined;
   }
-  if (want instanceof PyFloat) return got instanceof PyFloat && got.value === want.value ? undefined : mismatch;
-  if (typeof want === 'number' || typeof want === 'bigint') {
-    return (typeof got === 'number' || typeof got === 'bigint') && BigInt(got) === BigInt(want) ? undefined : mismatch;
+  if (isObject(want)) {
+    if (!isObject(got)) return mismatch;
+    const wantKeys = Object.keys(want);
+    const gotKeys = Object.keys(got);
+    if (wantKeys.join('\u0000') !== gotKeys.join('\u0000')) return `${path}: keys [${gotKeys}], expected [${wantKeys}]`;
+    for (const key of wantKeys) {
+      const diff = jsonDiff(want[key], got[key], `${path}.${key}`);
+      if (diff !== undefined) return diff;
+    }
+    return undefined;
   }
   return want === got ? undefined : mismatch;
 }
 
-function jsonToPlain(value: JsonValue): unknown {
-  if (value instanceof Map) return Object.fromEntries([...value].map(([k, v]) => [k, jsonToPlain(v)]));
-  if (Array.isArray(value)) return value.map(jsonToPlain);
-  if (value instanceof PyFloat) return value.value;
-  return value;
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !isLosslessNumber(value);
 }
+
+const show = (value: unknown): string => JSON.stringify(value, (_key, v: unknown) => (isLosslessNumber(v) ? v.value : v));
 
 interface OpenApiLike {
   readonly paths?: Record<string, Record<string, { responses?: Record<string, unknown> }>>;

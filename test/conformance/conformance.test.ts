@@ -6,6 +6,7 @@ import { send } from '../support/http.js';
 import { startTestServer, type TestServerOptions } from '../support/server.js';
 import { differences } from './compare.js';
 import { loadSequences, type CorpusCase } from './corpus.js';
+import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 
 const TARGETS: Readonly<Record<string, TestServerOptions>> = {
   todo: { service: 'todo' },
@@ -21,7 +22,7 @@ function label(c: CorpusCase): string {
 }
 
 for (const sequence of loadSequences()) {
-  describe(`conformance ${sequence.id}: ${sequence.title} (${sequence.target})`, () => {
+  describe(`conformance ${sequence.id}: ${sequence.title} (${sequence.target})`, { timeout: SUITE_TIMEOUT_MS }, () => {
     test('every recorded answer is given, in order, on a fresh server', async (t) => {
       const options = TARGETS[sequence.target];
       assert.ok(options, `unknown target ${sequence.target}`);
