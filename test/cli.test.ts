@@ -9,6 +9,7 @@ import { request } from 'node:http';
 import { describe, test } from 'node:test';
 import { get, json, postJson, send } from './support/http.js';
 import { runCli, startServiceProcess } from './support/service-process.js';
+import { PROCESS_SUITE_TIMEOUT_MS } from './support/time-limits.js';
 
 interface Finished {
   readonly code: number | null;
@@ -26,7 +27,7 @@ async function run(args: readonly string[]): Promise<Finished> {
   return { code, stdout, stderr };
 }
 
-describe('command line', () => {
+describe('command line', { timeout: PROCESS_SUITE_TIMEOUT_MS }, () => {
   test('an unknown option is one line on stderr and exit code 2', async () => {
     const result = await run(['--bogus']);
     assert.equal(result.code, 2);
@@ -87,8 +88,14 @@ describe('command line', () => {
     const target = new URL(started.urls[0] as string);
     const body = '{"title":"in flight"}';
     const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
+      // Expect: 100-continue makes the server say when it has the request in hand: only then is
+      // the request in flight, and only then comes SIGTERM; the body follows once the process
+      // has logged that it is shutting down.
       const req = request(
-        { host: target.hostname, port: target.port, method: 'POST', path: '/todos', headers: { 'Content-Type': 'application/json', 'Content-Length': body.length } },
+        {
+          host: target.hostname, port: target.port, method: 'POST', path: '/todos',
+          headers: { 'Content-Type': 'application/json', 'Content-Length': body.length, Expect: '100-continue' },
+        },
         (res) => {
           let text = '';
           res.on('data', (chunk: Buffer) => (text += chunk.toString()));
@@ -96,12 +103,12 @@ describe('command line', () => {
         },
       );
       req.on('error', reject);
-      // Half the body now, SIGTERM while the server waits for the rest, then the rest.
-      req.write(body.slice(0, 5));
-      setTimeout(() => {
+      req.once('continue', () => {
+        req.write(body.slice(0, 5));
         process.kill(started.pid, 'SIGTERM');
-        setTimeout(() => req.end(body.slice(5)), 200);
-      }, 200);
+        void started.logged('shutting down').then(() => req.end(body.slice(5)));
+      });
+      req.flushHeaders();
     });
     const res = await answer;
     assert.equal(res.status, 201);

@@ -4,6 +4,7 @@ import { describe, test } from 'node:test';
 import { CRASH_SECRET } from '../../src/bank/model.js';
 import { get, json, send, type RawResponse } from '../support/http.js';
 import { withServer, type TestServerOptions } from '../support/server.js';
+import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 
 const DEFAULT: TestServerOptions = { service: 'bank', errors: 'default' };
 const UNIFIED: TestServerOptions = { service: 'bank', errors: 'unified' };
@@ -17,7 +18,7 @@ const withdraw = (url: string, account: string, amount: string | number): Promis
 const balanceOf = async (url: string, account: string): Promise<number> =>
   (json(await get(url, `/accounts/${account}`)) as { balance: number }).balance;
 
-describe('accounts (every format)', () => {
+describe('accounts (every format)', { timeout: SUITE_TIMEOUT_MS }, () => {
   for (const options of [DEFAULT, UNIFIED, CATCH_ALL]) {
     const mode = `${options.errors}${options.catchAll === true ? ' + catch-all' : ''}`;
     onBank(`[${mode}] the bank starts with alice 100 and bob 5`, options, async (url) => {
@@ -42,7 +43,7 @@ describe('accounts (every format)', () => {
   }
 });
 
-describe('default format', () => {
+describe('default format', { timeout: SUITE_TIMEOUT_MS }, () => {
   onBank('an unknown account is 404 "Account <name> not found", for reads and withdrawals alike', DEFAULT, async (url) => {
     for (const res of [await get(url, '/accounts/zed'), await withdraw(url, 'zed', 1)]) {
       assert.equal(res.status, 404);
@@ -95,7 +96,7 @@ describe('default format', () => {
   });
 });
 
-describe('unified format', () => {
+describe('unified format', { timeout: SUITE_TIMEOUT_MS }, () => {
   onBank('a string detail becomes {error:{code:"HTTP_<status>", message}}', UNIFIED, async (url) => {
     const res = await get(url, '/accounts/zed');
     assert.equal(res.status, 404);
@@ -156,7 +157,7 @@ describe('unified format', () => {
   });
 });
 
-describe('documentation', () => {
+describe('documentation', { timeout: SUITE_TIMEOUT_MS }, () => {
   type Doc = {
     paths: Record<string, Record<string, { responses: Record<string, { headers?: object; content?: Record<string, { schema: unknown }> }> }>>;
   };
@@ -184,7 +185,7 @@ describe('documentation', () => {
   });
 });
 
-describe('atomic withdrawals', () => {
+describe('atomic withdrawals', { timeout: SUITE_TIMEOUT_MS }, () => {
   onBank('200 simultaneous withdrawals of 1 from 100: exactly 100 succeed and the balance ends at 0', UNIFIED, async (url) => {
     const answers = await Promise.all(Array.from({ length: 200 }, () => withdraw(url, 'alice', 1)));
     const succeeded = answers.filter((res) => res.status === 200);

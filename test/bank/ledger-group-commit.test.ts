@@ -8,13 +8,14 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { openSqliteLedger } from '../../src/bank/ledger-sqlite.js';
+import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-group-commit-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 let files = 0;
 const freshFile = (): string => join(dir, `bank-${++files}.sqlite`);
 
-describe('group-commit SQLite ledger', () => {
+describe('group-commit SQLite ledger', { timeout: SUITE_TIMEOUT_MS }, () => {
   test('200 concurrent withdrawals of 1 from 100: exactly 100 succeed and the balance ends at 0', async () => {
     const ledger = openSqliteLedger(freshFile(), new Map([['alice', 100]]));
     try {

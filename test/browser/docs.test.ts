@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { withServer } from '../support/server.js';
-import { suiteUnless } from '../support/suite.js';
+import { processSuiteUnless } from '../support/suite.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const required = process.env.REQUIRE_BROWSER === '1';
@@ -66,7 +66,7 @@ async function openOffline(browser: BrowserContext, url: string): Promise<Offlin
   return { foreign, errors, page };
 }
 
-suiteUnless(skip, 'documentation in a browser', () => {
+processSuiteUnless(skip, 'documentation in a browser', () => {
   test('Swagger UI at /docs renders every operation with its documented codes, offline', () =>
     withServer({ service: 'todo' }, (url) =>
       withBrowser(async (browser) => {

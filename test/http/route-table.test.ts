@@ -72,7 +72,7 @@ describe('route table assertions at start-up', { timeout: SUITE_TIMEOUT_MS }, ()
       ready: async () => true, close: async () => undefined,
     };
     await assert.rejects(
-      startServer(service, { host: '127.0.0.1', port: 0, errorFormat: { name: 'default', catchAll: false }, log: createLogger('silent') }),
+      startServer(service, { host: '127.0.0.1', port: 0, errorFormat: { name: 'default', catchAll: false }, log: createLogger('silent'), service: 't' }),
       { name: 'RouteTableError', message: 'the built-in route GET /docs overlaps the service route GET /docs: one would answer requests meant for the other' },
     );
   });

@@ -8,7 +8,7 @@ import { get, json, postJson, send, type RawResponse } from '../support/http.js'
 import { seededRandom, subsetSums } from '../support/load.js';
 import { startServiceProcess, type ServiceProcess } from '../support/service-process.js';
 import { storeBackends, type FreshDatabase } from '../support/store-backends.js';
-import { suiteUnless } from '../support/suite.js';
+import { processSuiteUnless } from '../support/suite.js';
 
 const CYCLES = 10;
 const WORKERS = 16;
@@ -100,7 +100,7 @@ async function balances(bankUrl: string): Promise<Map<string, number>> {
 }
 
 for (const backend of await storeBackends()) {
-  suiteUnless(backend.skip, `kill -9 while writing, on ${backend.name}`, () => {
+  processSuiteUnless(backend.skip, `kill -9 while writing, on ${backend.name}`, () => {
     let fresh: FreshDatabase;
     before(async () => {
       fresh = await backend.fresh();

@@ -10,7 +10,7 @@ import { get, json, postJson, send, type RawResponse } from '../support/http.js'
 import { createTestDatabase, postgresSkip, TEST_DATABASE_URL, type TestDatabase } from '../support/postgres.js';
 import { runCli, startServiceProcess, type ServiceProcess } from '../support/service-process.js';
 import { startTcpProxy, type CutMode, type TcpProxy } from '../support/tcp-proxy.js';
-import { suiteUnless } from '../support/suite.js';
+import { processSuiteUnless } from '../support/suite.js';
 
 const ANSWER_BOUND_MS = 3_000;
 const RECOVERY_BOUND_MS = 5_000;
@@ -48,7 +48,7 @@ function assertUnavailable(answer: RawResponse, body: unknown, what: string): vo
   assert.equal(answer.headers['retry-after'], '1', what);
 }
 
-suiteUnless(skip, 'PostgreSQL goes away and comes back', () => {
+processSuiteUnless(skip, 'PostgreSQL goes away and comes back', () => {
   let database: TestDatabase;
   let proxy: TcpProxy;
   let todo: ServiceProcess;
@@ -114,7 +114,7 @@ suiteUnless(skip, 'PostgreSQL goes away and comes back', () => {
   });
 });
 
-suiteUnless(skip, 'PostgreSQL unreachable at start', () => {
+processSuiteUnless(skip, 'PostgreSQL unreachable at start', () => {
   let database: TestDatabase;
   let proxy: TcpProxy;
   let bank: ServiceProcess | undefined;

@@ -8,7 +8,7 @@ import { get, json, postJson, send } from '../support/http.js';
 import { runBounded, seededRandom } from '../support/load.js';
 import { createTestDatabase, postgresSkip, type TestDatabase } from '../support/postgres.js';
 import { startServiceProcess, type ServiceProcess } from '../support/service-process.js';
-import { suiteUnless } from '../support/suite.js';
+import { processSuiteUnless } from '../support/suite.js';
 
 const INSTANCES = 4;
 const ACCOUNTS: ReadonlyMap<string, number> = new Map([
@@ -48,7 +48,7 @@ function useInstances(service: 'bank' | 'todo'): { databaseUrl: string; instance
   return fixture;
 }
 
-suiteUnless(skip, 'four bank instances on one PostgreSQL database', () => {
+processSuiteUnless(skip, 'four bank instances on one PostgreSQL database', () => {
   const fixture = useInstances('bank');
 
   test('2,000 concurrent withdrawals: no overdraft, every acknowledged one applied, no refused one applied', async () => {
@@ -82,7 +82,7 @@ suiteUnless(skip, 'four bank instances on one PostgreSQL database', () => {
   });
 });
 
-suiteUnless(skip, 'four to-do instances on one PostgreSQL database', () => {
+processSuiteUnless(skip, 'four to-do instances on one PostgreSQL database', () => {
   const fixture = useInstances('todo');
 
   test('concurrent POSTs and PUTs: unique ids, each POST one more than an existing id, nothing else stored', async () => {

@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import { get, json, postJson, send } from '../support/http.js';
 import { runBounded, seededRandom } from '../support/load.js';
 import { startServiceProcess, type ServiceProcess } from '../support/service-process.js';
+import { PROCESS_SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 
 async function withInstances(service: 'bank' | 'todo', extra: readonly string[], body: (urls: string[]) => Promise<void>): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'shared-sqlite-'));
@@ -23,7 +24,7 @@ async function withInstances(service: 'bank' | 'todo', extra: readonly string[],
   }
 }
 
-test('two bank processes on one SQLite file: no overdraft, every acknowledged withdrawal applied, both agree', () =>
+test('two bank processes on one SQLite file: no overdraft, every acknowledged withdrawal applied, both agree', { timeout: PROCESS_SUITE_TIMEOUT_MS }, () =>
   withInstances('bank', ['--accounts', 'alpha=3000,beta=500'], async (urls) => {
     const random = seededRandom(11);
     const plan = Array.from({ length: 1000 }, () => ({ account: random(0, 1) === 0 ? 'alpha' : 'beta', amount: random(1, 9) }));
@@ -46,7 +47,7 @@ test('two bank processes on one SQLite file: no overdraft, every acknowledged wi
     }
   }));
 
-test('two to-do processes on one SQLite file: concurrent creates get unique ids, exactly the acknowledged ones', () =>
+test('two to-do processes on one SQLite file: concurrent creates get unique ids, exactly the acknowledged ones', { timeout: PROCESS_SUITE_TIMEOUT_MS }, () =>
   withInstances('todo', [], async (urls) => {
     const answers = await runBounded(400, 60, (i) => postJson(urls[i % 2] as string, '/todos', JSON.stringify({ title: `t${i}` })));
     const ids = answers.map((res) => {

@@ -6,13 +6,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { openSqliteTodoStore } from '../../src/todo/store-sqlite.js';
+import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'todo-group-commit-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 let files = 0;
 const freshFile = (): string => join(dir, `todo-${++files}.sqlite`);
 
-describe('group-commit SQLite to-do store', () => {
+describe('group-commit SQLite to-do store', { timeout: SUITE_TIMEOUT_MS }, () => {
   test('100 concurrent creates take the ids 2 to 101, each once, and each is readable at once', async () => {
     const store = openSqliteTodoStore(freshFile());
     try {

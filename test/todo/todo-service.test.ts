@@ -5,13 +5,14 @@ import { after, before, describe, test } from 'node:test';
 import type { RunningServer } from '../../src/server.js';
 import { get, json, postJson, send } from '../support/http.js';
 import { startTestServer, withServer } from '../support/server.js';
+import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 
 /** A test on a fresh to-do server. */
 const onTodo = (name: string, body: (url: string) => Promise<void>): void => {
   test(name, () => withServer({ service: 'todo' }, body));
 };
 
-describe('to-do resource', () => {
+describe('to-do resource', { timeout: SUITE_TIMEOUT_MS }, () => {
   onTodo('at start the store holds item 1, not done', async (url) => {
     const res = await get(url, '/todos/1');
     assert.equal(res.status, 200);
@@ -100,7 +101,7 @@ describe('to-do resource', () => {
   });
 });
 
-describe('to-do states', () => {
+describe('to-do states', { timeout: SUITE_TIMEOUT_MS }, () => {
   onTodo('finishing an open item is 200 with done true', async (url) => {
     const res = await send(url, { method: 'POST', path: '/todos/1/done' });
     assert.equal(res.status, 200);
@@ -128,7 +129,7 @@ describe('to-do states', () => {
   });
 });
 
-describe('versioned read', () => {
+describe('versioned read', { timeout: SUITE_TIMEOUT_MS }, () => {
   onTodo('GET /v2/todos/{id} is 200 with the item, 404 when missing, 422 for a non-integer', async (url) => {
     assert.equal((await get(url, '/v2/todos/1')).status, 200);
     assert.deepEqual(json(await get(url, '/v2/todos/2')), { detail: 'Todo not found' });
@@ -136,7 +137,7 @@ describe('versioned read', () => {
   });
 });
 
-describe('concurrency', () => {
+describe('concurrency', { timeout: SUITE_TIMEOUT_MS }, () => {
   onTodo('concurrent POSTs never get the same id', async (url) => {
     const answers = await Promise.all(
       Array.from({ length: 100 }, (_, i) => postJson(url, '/todos', JSON.stringify({ title: `t${i}` }))),
@@ -155,7 +156,7 @@ describe('concurrency', () => {
   });
 });
 
-describe('documentation', () => {
+describe('documentation', { timeout: SUITE_TIMEOUT_MS }, () => {
   let docsServer: RunningServer;
   before(async () => {
     docsServer = await startTestServer({ service: 'todo' });
