@@ -5,7 +5,7 @@
 // cuts the database) would multiply the run time and cannot report what they cover.
 //
 //   npm run mutation                           every area, one after the other, then the score
-//   MUTATION_AREAS='db stores' npm run mutation  some areas (the names below)
+//   MUTATION_AREAS='db-sqlite stores' npm run mutation  some areas (the names below)
 //
 // Each area keeps an incremental file, so a rerun only tests the mutants whose code or tests changed.
 const area = process.env.MUTATION_AREA ?? '';
@@ -19,11 +19,12 @@ const storeTests = ['.build/test/store/*.test.js', ...sqliteTests];
 // the contract tests pin down more precisely, at a fraction of the time per mutant.
 const httpTests = ['.build/test/http/!(hostile-input).test.js', '.build/test/conformance/*.test.js', ...serviceTests];
 export const areas = {
-  'http-contract': { mutate: ['src/http/{app,body,errors,render,route,routing,service}.ts'], tests: httpTests },
+  'http-contract': { mutate: ['src/http/{body,catalogue,errors,render,route,route-table,routing}.ts'], tests: httpTests },
+  'http-pipeline': { mutate: ['src/http/{app,metrics-route,request-id,request-metrics,request-observer}.ts'], tests: httpTests },
   'http-json': { mutate: ['src/http/json-*.ts'], tests: httpTests },
   'http-lax': { mutate: ['src/http/{lax,schema}.ts'], tests: httpTests },
   'http-docs': { mutate: ['src/http/docs.ts'], tests: httpTests },
-  'db-sqlite': { mutate: ['src/db/{group-commit,group-commit-worker,group-commit-protocol,sqlite,sqlite-turn-reads}.ts'], tests: sqliteTests },
+  'db-sqlite': { mutate: ['src/db/{batcher,group-commit,group-commit-worker,group-commit-protocol,sqlite,sqlite-turn-reads,store-options}.ts'], tests: sqliteTests },
   'db-postgres': { mutate: ['src/db/postgres*.ts'], tests: ['.build/test/store/*.test.js'] },
   stores: { mutate: ['src/todo/store-*.ts', 'src/bank/ledger-*.ts'], tests: [...storeTests, ...serviceTests] },
 };
