@@ -6,6 +6,7 @@ import { Agent, request, type IncomingHttpHeaders } from 'node:http';
 import { describe, test } from 'node:test';
 import { readConfig } from '../src/config.js';
 import { startServiceProcess, startWithNpm, type ServiceProcess } from './support/service-process.js';
+import { PROCESS_SUITE_TIMEOUT_MS } from './support/time-limits.js';
 
 interface Answer {
   readonly status: number;
@@ -60,7 +61,7 @@ function isAlive(pid: number): boolean {
 
 const TODO_BODY = '{"title":"in flight"}';
 
-describe('starting', () => {
+describe('starting', { timeout: PROCESS_SUITE_TIMEOUT_MS }, () => {
   test('the start line says the service, version, pid, address, error format and store kind, and never a password', async () => {
     const started = await startServiceProcess(['todo', '--db', 'postgres://operator:hunter2@127.0.0.1:1/nowhere', '--errors', 'unified']);
     try {
@@ -88,7 +89,7 @@ describe('starting', () => {
   });
 });
 
-describe('stopping', () => {
+describe('stopping', { timeout: PROCESS_SUITE_TIMEOUT_MS }, () => {
   test('shutdown logs its start (with the signal) and its end (whether connections were cut), then exits 0', async () => {
     const started = await startServiceProcess(['todo', '--db', 'memory']);
     await started.kill('SIGTERM');

@@ -8,10 +8,11 @@ import { openPostgresLedger } from '../../src/bank/ledger-postgres.js';
 import { ServiceUnavailableError } from '../../src/http/errors.js';
 import type { Ledger } from '../../src/bank/ledger.js';
 import { createTestDatabase, postgresSkip, type TestDatabase } from '../support/postgres.js';
+import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 
 const skip = await postgresSkip();
 
-describe('group-commit PostgreSQL ledger', { skip }, () => {
+describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, () => {
   const databases: TestDatabase[] = [];
   after(() => Promise.all(databases.map((d) => d.drop())));
   async function freshLedger(accounts: Record<string, number>): Promise<{ ledger: Ledger; url: string }> {

@@ -14,13 +14,14 @@ import type * as BankUnified from './types/bank-unified.js';
 import type * as TodoDefault from './types/todo-default.js';
 import type * as TodoProblem from './types/todo-problem.js';
 import type * as TodoUnified from './types/todo-unified.js';
+import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 
 /** Past 2^53-1 no path can name an id (D2), yet the generated type (a number) allows it: a typed 422. */
 const UNSAFE_ID = 2 ** 53;
 const byId = (todo_id: number) => ({ params: { path: { todo_id } } });
 const milk = { id: 1, title: 'Buy milk', done: false };
 
-describe('a client generated from the to-do documents', () => {
+describe('a client generated from the to-do documents', { timeout: SUITE_TIMEOUT_MS }, () => {
   test('default format: every operation succeeds and fails through its generated types', () =>
     withServer({ service: 'todo', errors: 'default' }, async (url) => {
       const client = createClient<TodoDefault.paths>({ baseUrl: url });
@@ -103,7 +104,7 @@ describe('a client generated from the to-do documents', () => {
     }));
 });
 
-describe('a client generated from the bank documents', () => {
+describe('a client generated from the bank documents', { timeout: SUITE_TIMEOUT_MS }, () => {
   test('default format: 404, 401 with its header, 403 with its coded detail, 422, and the plain 500s', () =>
     withServer({ service: 'bank', errors: 'default' }, async (url) => {
       const client = createClient<BankDefault.paths>({ baseUrl: url });

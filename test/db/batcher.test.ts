@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Batcher, type Settled } from '../../src/db/batcher.js';
+import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 
 /** A runner that records every batch and answers each op with itself doubled, or an error for a negative op. */
 function recordingRunner(): { batches: number[][]; run: (ops: readonly number[]) => Promise<readonly Settled<number>[]> } {
@@ -18,7 +19,7 @@ function recordingRunner(): { batches: number[][]; run: (ops: readonly number[])
 
 const limits = { opsMax: 100, bytesMax: 1000, inFlightMax: 1, sizeOf: () => 1 };
 
-describe('Batcher', () => {
+describe('Batcher', { timeout: SUITE_TIMEOUT_MS }, () => {
   test('operations asked in one turn share one batch, in the order asked, each with its own outcome', async () => {
     const runner = recordingRunner();
     const batcher = new Batcher(runner.run, limits);

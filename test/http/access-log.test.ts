@@ -7,6 +7,7 @@ import { describe, test } from 'node:test';
 import { send } from '../support/http.js';
 import { FAILURE_TEXT, withFaultyService } from '../support/faulty-service.js';
 import { withServer } from '../support/server.js';
+import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 
 type Line = Record<string, unknown>;
 const parse = (logs: readonly string[]): Line[] => logs.map((line) => JSON.parse(line) as Line);
@@ -25,7 +26,7 @@ function stable(line: Line): Line {
   return rest;
 }
 
-describe('access log', () => {
+describe('access log', { timeout: SUITE_TIMEOUT_MS }, () => {
   test('one line per request at info: service, method, path, route template, status, duration, bytes, request id', async () => {
     const logs: string[] = [];
     await withServer({ service: 'todo', logLines: logs }, async (url) => {

@@ -6,6 +6,7 @@ import { describe, test } from 'node:test';
 import { catalogueEntries, PROBLEM_TYPE_BASE, problemType } from '../../src/http/catalogue.js';
 import { get } from '../support/http.js';
 import { withServer } from '../support/server.js';
+import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 
 const README = new URL('../../../README.md', import.meta.url);
 
@@ -26,7 +27,7 @@ function readmeRows(): string[][] {
     );
 }
 
-describe('error catalogue', () => {
+describe('error catalogue', { timeout: SUITE_TIMEOUT_MS }, () => {
   test("the README's error catalogue lists every entry with its status, problem type, title and message", () => {
     const expected = catalogueEntries().map(([code, entry]) => [code, String(entry.status), problemType(code), entry.title, entry.message]);
     assert.deepEqual(readmeRows(), expected);

@@ -11,6 +11,7 @@ import { startServiceProcess } from '../support/service-process.js';
 import { freshSqlite } from '../support/store-backends.js';
 import { withServer } from '../support/server.js';
 import { suiteUnless } from '../support/suite.js';
+import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 
 const PROMTOOL = '/usr/bin/promtool';
 const promtoolSkip = existsSync(PROMTOOL) ? false : `no ${PROMTOOL}: install Debian's prometheus package to check the exposition`;
@@ -47,7 +48,7 @@ async function promtool(exposition: string): Promise<{ code: number | null; outp
 
 const GET_TODO = { service: 'todo', method: 'GET', route: '/todos/{todo_id}', status: '200' };
 
-describe('metrics', () => {
+describe('metrics', { timeout: SUITE_TIMEOUT_MS }, () => {
   test('http_requests_total and http_request_duration_seconds move with each request, by service, method, route template and status', async () => {
     await withServer({ service: 'todo', metrics: true }, async (url) => {
       const before = await scrape(url);

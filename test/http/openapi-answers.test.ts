@@ -9,6 +9,7 @@ import { loadSequences, type CorpusSequence } from '../conformance/corpus.js';
 import { get, json, send } from '../support/http.js';
 import { OpenApiChecker } from '../support/openapi-check.js';
 import { startTestServer, type TestServerOptions } from '../support/server.js';
+import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 
 interface Mode {
   readonly name: string;
@@ -31,7 +32,7 @@ const MODES: readonly Mode[] = [
 
 const sequences = loadSequences();
 
-describe('every answer of a documented operation validates against its own /openapi.json', () => {
+describe('every answer of a documented operation validates against its own /openapi.json', { timeout: SUITE_TIMEOUT_MS }, () => {
   for (const mode of MODES) {
     test(mode.name, async () => {
       const found: string[] = [];

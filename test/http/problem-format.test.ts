@@ -5,6 +5,7 @@ import { describe, test } from 'node:test';
 import { CRASH_SECRET } from '../../src/bank/model.js';
 import { json, postJson, send, type RawResponse } from '../support/http.js';
 import { withServer } from '../support/server.js';
+import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 
 const bank = (body: (url: string) => Promise<void>): Promise<void> => withServer({ service: 'bank', errors: 'problem' }, body);
 const todo = (body: (url: string) => Promise<void>): Promise<void> => withServer({ service: 'todo', errors: 'problem' }, body);
@@ -18,7 +19,7 @@ function assertProblem(res: RawResponse, status: number, body: unknown): void {
 
 const INT_PARSING = 'Input should be a valid integer, unable to parse string as an integer';
 
-describe('problem details (--errors problem)', () => {
+describe('problem details (--errors problem)', { timeout: SUITE_TIMEOUT_MS }, () => {
   test('an error that says no more than its status is about:blank, titled with the reason phrase', () =>
     bank(async (url) => {
       assertProblem(await call(url, 'GET', '/accounts/zed'), 404, {

@@ -6,12 +6,13 @@ import { describe, test } from 'node:test';
 import { send, type RawRequest, type RawResponse } from '../support/http.js';
 import { FAILURE_TEXT, withFaultyService } from '../support/faulty-service.js';
 import { withServer } from '../support/server.js';
+import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 const withId = (req: RawRequest, id: string): RawRequest => ({ ...req, headers: [...(req.headers ?? []), ['X-Request-Id', id]] });
 
-describe('request ids', () => {
+describe('request ids', { timeout: SUITE_TIMEOUT_MS }, () => {
   test('every answer carries X-Request-Id: success, 201, 204, 307, 404, 405, 413, 422, HEAD and the docs', async () => {
     await withServer({ service: 'todo' }, async (url) => {
       const requests: [RawRequest, number][] = [

@@ -7,10 +7,11 @@ import pg from 'pg';
 import { openPostgresTodoStore } from '../../src/todo/store-postgres.js';
 import type { TodoStore } from '../../src/todo/store.js';
 import { createTestDatabase, postgresSkip, type TestDatabase } from '../support/postgres.js';
+import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 
 const skip = await postgresSkip();
 
-describe('group-commit PostgreSQL to-do store', { skip }, () => {
+describe('group-commit PostgreSQL to-do store', { skip, timeout: SUITE_TIMEOUT_MS }, () => {
   const databases: TestDatabase[] = [];
   after(() => Promise.all(databases.map((d) => d.drop())));
   async function freshStore(): Promise<{ store: TodoStore; url: string }> {
