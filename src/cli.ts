@@ -17,7 +17,7 @@ function dbFor(service: ServiceName, config: Config): DbSpec {
 
 async function createService(service: ServiceName, config: Config, log: Logger, metrics: Registry | undefined): Promise<ServiceDefinition> {
   const observer = metrics === undefined ? undefined : storeMetrics(service, metrics);
-  const storeOptions = { sqliteSynchronous: config.sqliteSynchronous, log, observer };
+  const storeOptions = { sqliteSynchronous: config.sqliteSynchronous, log, observer, poolSize: config.dbPoolSize, poolWaitMs: config.dbPoolWaitMs };
   switch (service) {
     case 'todo':
       return createTodoService(dbFor(service, config), storeOptions);

@@ -27,6 +27,10 @@ export interface Config {
   readonly metrics: boolean;
   /** SQLite only. OFF gives up durability; it exists so that benchmarks can measure what FULL costs. */
   readonly sqliteSynchronous: 'FULL' | 'OFF';
+  /** PostgreSQL: connections each service keeps at most; undefined for the store's default. */
+  readonly dbPoolSize: number | undefined;
+  /** PostgreSQL: how long a request may wait for a pooled connection; undefined for the default. */
+  readonly dbPoolWaitMs: number | undefined;
   readonly help: boolean;
 }
 
@@ -54,6 +58,10 @@ Options (each also read from the environment variable shown):
   --metrics on|off     GET /metrics for Prometheus (SVC_METRICS, default on)
   --sqlite-synchronous full | off: off loses acknowledged writes on a crash; for benchmarks
                        only (SVC_SQLITE_SYNCHRONOUS, default full)
+  --db-pool-size N     PostgreSQL: connections each service keeps, 1 to 1000 (SVC_DB_POOL_SIZE,
+                       default 10)
+  --db-pool-wait-ms MS PostgreSQL: how long a request waits for a free connection before a 503,
+                       1 to 30000 (SVC_DB_POOL_WAIT_MS, default 10000)
   --help               this text
 `;
 
@@ -75,7 +83,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
       flags.set(name, true);
       continue;
     }
-    if (!['host', 'port', 'db', 'errors', 'accounts', 'log-level', 'access-log', 'metrics', 'sqlite-synchronous'].includes(name)) {
+    if (!['host', 'port', 'db', 'errors', 'accounts', 'log-level', 'access-log', 'metrics', 'sqlite-synchronous', 'db-pool-size', 'db-pool-wait-ms'].includes(name)) {
       throw new ConfigError(`unknown option --${name}`);
     }
     const value = inline ?? argv[++i];
@@ -114,6 +122,8 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
   const dbText = pick('db', 'SVC_DB');
   const accountsText = pick('accounts', 'SVC_ACCOUNTS');
   const portText = pick('port', 'SVC_PORT');
+  const poolSizeText = pick('db-pool-size', 'SVC_DB_POOL_SIZE');
+  const poolWaitText = pick('db-pool-wait-ms', 'SVC_DB_POOL_WAIT_MS');
 
   const port = portText === undefined ? DEFAULT_PORTS[services[0] as ServiceName] : parsePort(portText);
   // The services take consecutive ports (0 lets the system choose for each).
@@ -131,6 +141,8 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     accessLog,
     metrics,
     sqliteSynchronous: synchronous,
+    dbPoolSize: poolSizeText === undefined ? undefined : parseBounded(poolSizeText, '--db-pool-size', 1, 1000),
+    dbPoolWaitMs: poolWaitText === undefined ? undefined : parseBounded(poolWaitText, '--db-pool-wait-ms', 1, 30_000),
     help: flags.get('help') === true,
   };
 }
@@ -149,6 +161,12 @@ function parsePort(text: string): number {
   const port = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
   if (!(port >= 0 && port <= 65535)) throw new ConfigError(`--port must be a number from 0 to 65535, not "${text}"`);
   return port;
+}
+
+function parseBounded(text: string, flag: string, min: number, max: number): number {
+  const value = /^\d{1,6}$/.test(text) ? Number(text) : NaN;
+  if (!(value >= min && value <= max)) throw new ConfigError(`${flag} must be a whole number from ${min} to ${max}, not "${text}"`);
+  return value;
 }
 
 export function parseDb(text: string): DbSpec {

@@ -15,6 +15,7 @@ import { defineRoute, type Route } from './http/route.js';
 import { assertRouteTable } from './http/route-table.js';
 import type { ServiceDefinition } from './http/service.js';
 import type { Logger } from './log.js';
+import { answerForStoreError } from './store-answers.js';
 
 export const BODY_LIMITS: BodyLimits = { bodyBytesMax: 1024 * 1024, nestingDepthMax: 512 };
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -88,6 +89,7 @@ export async function startServer(service: ServiceDefinition, options: ServerOpt
       metrics: registry === undefined ? undefined : new RequestMetrics(options.service, registry),
     }),
     shutdown: shutdownState,
+    translateError: answerForStoreError,
   });
   const server = createServer(CONNECTION_TIMEOUTS, handler);
   await listen(server, options.host, options.port);

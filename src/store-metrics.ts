@@ -2,10 +2,14 @@
 // to (src/db knows nothing of prom-client). Batches are a few hundred a second at most, so
 // prom-client's own observe() is cheap enough here; depths and pool counts are read at scrape time.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { StoreFault } from './db/store-errors.js';
 import type { PoolStats, StoreObserver } from './db/store-observer.js';
 
 const BATCH_SIZE_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
 const COMMIT_BUCKETS_S = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+/** From a free connection at once to the longest --db-pool-wait-ms. */
+const POOL_WAIT_BUCKETS_S = [0, 0.001, 0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+const FAULTS: readonly StoreFault[] = ['unavailable', 'busy', 'saturated', 'full', 'read-only', 'corrupt'];
 
 export function storeMetrics(service: string, registry: Registry): StoreObserver {
   const labels = { service };
@@ -26,10 +30,24 @@ export function storeMetrics(service: string, registry: Registry): StoreObserver
     registers,
   });
   const outages = new Counter({ name: 'store_outages_total', help: 'Times the database became unreachable', labelNames, registers });
+  const faults = new Counter({
+    name: 'store_faults_total',
+    help: 'Store operations that failed for a database fault, by fault: unavailable, busy, saturated (pool wait too long), full, read-only, corrupt',
+    labelNames: ['service', 'fault'],
+    registers,
+  });
+  const poolWait = new Histogram({
+    name: 'store_pool_wait_seconds',
+    help: 'PostgreSQL: how long an operation waited for a pooled connection (saturation shows as a shift to the right)',
+    labelNames,
+    buckets: POOL_WAIT_BUCKETS_S,
+    registers,
+  });
   // Every series exists from the start, so that a rate() or an alert sees 0 rather than nothing.
   batchSize.zero(labels);
   commitTime.zero(labels);
   outages.inc(labels, 0);
+  for (const fault of FAULTS) faults.inc({ service, fault }, 0);
 
   return {
     batchCommitted(writes, commitSeconds) {
@@ -71,6 +89,12 @@ export function storeMetrics(service: string, registry: Registry): StoreObserver
     },
     outage() {
       outages.inc(labels);
+    },
+    fault(fault) {
+      faults.inc({ service, fault });
+    },
+    poolWaited(waitedMs) {
+      poolWait.observe(labels, waitedMs / 1000);
     },
   };
 }

@@ -6,9 +6,8 @@
 import { batchedReads } from '../db/postgres-batched-reads.js';
 import { openPostgres } from '../db/postgres.js';
 import { postgresGroupCommit } from '../db/postgres-group-commit.js';
-import type { StoreObserver } from '../db/store-observer.js';
-import type { Migration } from '../db/sqlite.js';
-import type { Logger } from '../log.js';
+import type { Migration } from '../db/migrations.js';
+import type { StoreOptions } from '../db/store-options.js';
 import { withdrawalSize, type Ledger, type Withdrawal, type WithdrawOutcome } from './ledger.js';
 
 const MIGRATIONS: readonly Migration[] = [
@@ -65,18 +64,15 @@ const MIGRATIONS: readonly Migration[] = [
 /** PostgreSQL text cannot hold NUL, so no account can be named with one (a path may: `%00`). */
 const storable = (name: string): boolean => !name.includes('\u0000');
 
-export async function openPostgresLedger(
-  url: string,
-  initialAccounts: ReadonlyMap<string, number>,
-  log?: Logger,
-  observer?: StoreObserver,
-): Promise<Ledger> {
+export async function openPostgresLedger(url: string, initialAccounts: ReadonlyMap<string, number>, options: StoreOptions = {}): Promise<Ledger> {
   const db = await openPostgres({
     url,
     service: 'bank',
     migrations: MIGRATIONS,
-    log,
-    observer,
+    log: options.log,
+    observer: options.observer,
+    poolSize: options.poolSize,
+    poolWaitMs: options.poolWaitMs,
     seed: async (seeding) => {
       for (const [name, balance] of initialAccounts) {
         if (!storable(name)) throw new Error('an account name holds a NUL character, which PostgreSQL cannot store');
@@ -104,7 +100,7 @@ export async function openPostgresLedger(
 
   const withdrawals = postgresGroupCommit<Withdrawal, WithdrawOutcome>({
     sizeOf: withdrawalSize,
-    observer,
+    observer: options.observer,
     async decide(batch) {
       const { rows } = await withdrawBatch([batch.map((w) => w.account), batch.map((w) => w.amount)]);
       const answer = rows[0];

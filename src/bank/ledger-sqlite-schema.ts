@@ -1,7 +1,8 @@
 // The ledger's SQLite schema and its one write, shared by the in-thread ledger and the group-commit
 // worker so that both take money by exactly the same statements.
-import type { Migration, SqliteDatabase } from '../db/sqlite.js';
-import type { WithdrawOutcome } from './ledger.js';
+import type { Migration } from '../db/migrations.js';
+import type { SqliteDatabase } from '../db/sqlite.js';
+import type { Withdrawal, WithdrawOutcome } from './ledger.js';
 
 export const LEDGER_MIGRATIONS: readonly Migration[] = [
   {
@@ -27,12 +28,12 @@ export function prepareBalanceQuery(db: SqliteDatabase): BalanceQuery {
  * conditional UPDATE; only when it takes nothing is the balance read, to tell an unknown account
  * from insufficient funds (the same transaction, so that balance is the one the UPDATE saw).
  */
-export function prepareWithdrawStep(db: SqliteDatabase): (account: string, amount: number) => WithdrawOutcome {
+export function prepareWithdrawal(db: SqliteDatabase): (withdrawal: Withdrawal) => WithdrawOutcome {
   const takeMoney = db.prepare<[number, string, number], { balance: number }>(
     'UPDATE accounts SET balance = balance - ? WHERE name = ? AND balance >= ? RETURNING balance',
   );
   const balanceOf = prepareBalanceQuery(db);
-  return (account, amount) => {
+  return ({ account, amount }) => {
     const taken = takeMoney.get(amount, account, amount);
     if (taken !== undefined) return { kind: 'done', balance: taken.balance };
     const balance = balanceOf(account);

@@ -1,73 +1,36 @@
 // The ledger on SQLite: the balance check and the decrement are one conditional UPDATE, and the
-// schema refuses a negative balance outright, as a last line of defence. On a file, withdrawals are
-// group-committed (src/db/group-commit.ts): many per transaction and fsync, written by a worker
-// thread, so the event loop never waits for the disk. Reads stay on this thread's own connection,
-// which WAL lets read beside the writer.
-import { GroupCommitWriter } from '../db/group-commit.js';
-import type { StoreObserver } from '../db/store-observer.js';
-import { openSqlite, sqliteAnswers } from '../db/sqlite.js';
-import { turnScopedReads } from '../db/sqlite-turn-reads.js';
+// schema refuses a negative balance outright, as a last line of defence. The scaffold
+// (src/db/sqlite-store.ts) runs the withdrawals: group-committed by a worker thread on a file, so
+// the event loop never waits for the disk; reads stay on this thread's own connection, which WAL
+// lets read beside the writer.
+import { openSqliteStore } from '../db/sqlite-store.js';
+import type { StoreOptions } from '../db/store-options.js';
 import { withdrawalSize, type Ledger, type Withdrawal, type WithdrawOutcome } from './ledger.js';
-import { LEDGER_MIGRATIONS, LEDGER_SERVICE, prepareBalanceQuery, prepareWithdrawStep } from './ledger-sqlite-schema.js';
+import { LEDGER_MIGRATIONS, LEDGER_SERVICE, prepareBalanceQuery, prepareWithdrawal } from './ledger-sqlite-schema.js';
 
-export function openSqliteLedger(
-  location: string,
-  initialAccounts: ReadonlyMap<string, number>,
-  synchronous: 'FULL' | 'OFF' = 'FULL',
-  observer?: StoreObserver,
-): Ledger {
-  const db = openSqlite({
+export async function openSqliteLedger(location: string, initialAccounts: ReadonlyMap<string, number>, options: StoreOptions = {}): Promise<Ledger> {
+  const store = await openSqliteStore<Withdrawal, WithdrawOutcome>({
     location,
     service: LEDGER_SERVICE,
     migrations: LEDGER_MIGRATIONS,
-    synchronous,
     seed: (seeding) => {
       const insert = seeding.prepare<[string, number]>('INSERT INTO accounts (name, balance) VALUES (?, ?)');
       for (const [name, balance] of initialAccounts) insert.run(name, balance);
     },
+    prepareWrites: prepareWithdrawal,
+    sizeOf: withdrawalSize,
+    writerScript: new URL('./ledger-sqlite-worker.js', import.meta.url),
+    synchronous: options.sqliteSynchronous,
+    log: options.log,
+    observer: options.observer,
   });
-  const balanceOf = prepareBalanceQuery(db);
-
-  // A worker cannot open this thread's :memory: database, and there is no disk to wait for anyway.
-  if (location === ':memory:') {
-    const withdraw = db.transaction(prepareWithdrawStep(db));
-    return {
-      async balance(account) {
-        return balanceOf(account);
-      },
-      async withdraw(account, amount) {
-        return withdraw.immediate(account, amount);
-      },
-      async ping() {
-        return sqliteAnswers(db, location);
-      },
-      async close() {
-        db.close();
-      },
-    };
-  }
-
-  const reads = turnScopedReads(db);
-  const writer = new GroupCommitWriter<Withdrawal, WithdrawOutcome>(
-    new URL('./ledger-sqlite-worker.js', import.meta.url),
-    { location, synchronous },
-    { sizeOf: withdrawalSize, onCommitted: reads.end, observer },
-  );
+  const balanceOf = prepareBalanceQuery(store.db);
   return {
     async balance(account) {
-      return reads.read(() => balanceOf(account));
+      return store.read(() => balanceOf(account));
     },
-    withdraw: (account, amount) => writer.write({ account, amount }),
-    async ping() {
-      return writer.healthy && sqliteAnswers(db, location);
-    },
-    async close() {
-      try {
-        await writer.close();
-      } finally {
-        reads.end();
-        db.close();
-      }
-    },
+    withdraw: (account, amount) => store.write({ account, amount }),
+    ping: () => store.ready(),
+    close: () => store.close(),
   };
 }

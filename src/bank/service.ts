@@ -12,11 +12,11 @@ import { bankRoutes } from './routes.js';
 export async function openLedger(db: DbSpec, accounts: ReadonlyMap<string, number>, options: StoreOptions = {}): Promise<Ledger> {
   switch (db.kind) {
     case 'memory':
-      return openSqliteLedger(':memory:', accounts);
+      return openSqliteLedger(':memory:', accounts, options);
     case 'sqlite':
-      return openSqliteLedger(db.path, accounts, options.sqliteSynchronous, options.observer);
+      return openSqliteLedger(db.path, accounts, options);
     case 'postgres':
-      return openPostgresLedger(db.url, accounts, options.log, options.observer);
+      return openPostgresLedger(db.url, accounts, options);
   }
 }
 

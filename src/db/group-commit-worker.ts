@@ -5,21 +5,21 @@
 // goes on) fails alone; if SQLite had to roll back the whole transaction, or COMMIT fails, every
 // operation of the batch fails, since none of them is on disk.
 import { parentPort, workerData } from 'node:worker_threads';
-import { openSqlite, type Migration, type SqliteDatabase } from './sqlite.js';
+import { connectSqlite, type SqliteDatabase } from './sqlite.js';
 import { errorCode, errorMessage, type FromWriter, type GroupCommitSetup, type OpResult, type ToWriter } from './group-commit-protocol.js';
 
-export interface Writer<Op, Outcome> {
-  readonly db: SqliteDatabase;
-  /** Runs inside the batch's transaction; throws to fail this operation. */
-  apply(op: Op): Outcome;
-}
+/** Prepares a store's writes on a connection; each runs inside a write transaction, and throws to fail alone. */
+export type PrepareWrites<Op, Outcome> = (db: SqliteDatabase) => (op: Op) => Outcome;
 
 class TransactionLost extends Error {}
 
-export function serveGroupCommits<Op, Outcome>(open: (setup: GroupCommitSetup) => Writer<Op, Outcome>): void {
+export function serveGroupCommits<Op, Outcome>(prepare: PrepareWrites<Op, Outcome>): void {
   const port = parentPort;
   if (port === null) throw new Error('a group-commit writer runs only as a worker thread');
-  const { db, apply } = open(workerData as GroupCommitSetup);
+  const setup = workerData as GroupCommitSetup;
+  // The main thread migrated and seeded the database before starting this thread.
+  const db = connectSqlite(setup.location, setup.synchronous);
+  const apply = prepare(db);
 
   // Nested inside the batch's transaction this runs in a SAVEPOINT: an operation that fails is
   // undone whole, however many statements it had run, and the rest of the batch goes on.
@@ -50,18 +50,5 @@ export function serveGroupCommits<Op, Outcome>(open: (setup: GroupCommitSetup) =
       reply = { kind: 'failed', batch: message.batch, message: errorMessage(error), code: errorCode(error) };
     }
     port.postMessage(reply);
-  });
-}
-
-/** The writer thread's connection. The main thread migrated and seeded the database before starting this thread. */
-export function openWriterDatabase(setup: GroupCommitSetup, service: string, migrations: readonly Migration[]): SqliteDatabase {
-  return openSqlite({
-    location: setup.location,
-    service,
-    migrations,
-    synchronous: setup.synchronous,
-    seed: () => {
-      throw new Error(`the ${service} writer found no schema: it never creates one`);
-    },
   });
 }

@@ -2,10 +2,11 @@
 // batch goes to the writer thread, which runs it as one transaction while this thread's event loop
 // goes on serving. The writer answers batches in the order they were sent.
 import { Worker } from 'node:worker_threads';
-import { ServiceUnavailableError } from '../http/errors.js';
 import { Batcher, type Settled } from './batcher.js';
 import type { StoreObserver } from './store-observer.js';
 import type { FromWriter, GroupCommitSetup, ToWriter } from './group-commit-protocol.js';
+import { sqliteStoreError } from './sqlite-errors.js';
+import { StoreUnavailableError } from './store-errors.js';
 
 /** Exported so that tests can go past each limit by exactly as much as they need to. */
 export const GROUP_COMMIT_LIMITS = {
@@ -46,10 +47,18 @@ export class GroupCommitWriter<Op, Outcome> {
   /** `script` is the writer thread's module, one that calls serveGroupCommits(). */
   constructor(script: URL, setup: GroupCommitSetup, options: GroupCommitOptions<Op>) {
     this.worker = new Worker(script, { workerData: setup });
-    this.worker.on('message', (message: FromWriter<Outcome>) => this.settle(message));
-    this.worker.on('error', (error) => this.fail(error));
+    this.worker.on('message', (message: FromWriter<Outcome>) => {
+      // An event handler that throws would take the process down: a reply that cannot be settled
+      // breaks the writer instead, and every write still waiting fails with a store error.
+      try {
+        this.settle(message);
+      } catch (error) {
+        this.fail(new StoreUnavailableError(`the database writer's reply could not be settled: ${error instanceof Error ? error.message : String(error)}`, error));
+      }
+    });
+    this.worker.on('error', (error) => this.fail(new StoreUnavailableError(`the database writer failed: ${error.message}`, error)));
     this.worker.on('exit', (code) => {
-      if (this.closing === undefined) this.fail(new Error(`the database writer stopped (exit code ${code})`));
+      if (this.closing === undefined) this.fail(new StoreUnavailableError(`the database writer stopped (exit code ${code})`));
     });
     // Idle, the writer must not keep the process alive; it is referenced while a batch is out.
     this.worker.unref();
@@ -62,7 +71,7 @@ export class GroupCommitWriter<Op, Outcome> {
 
   write(op: Op): Promise<Outcome> {
     // The writer thread is gone: the store cannot take writes (and /readyz says so) until a restart.
-    if (this.broken !== undefined) return Promise.reject(new ServiceUnavailableError());
+    if (this.broken !== undefined) return Promise.reject(this.broken);
     if (this.closing !== undefined) return Promise.reject(new Error('the store is closed'));
     return this.batcher.submit(op);
   }
@@ -97,7 +106,7 @@ export class GroupCommitWriter<Op, Outcome> {
     const oldest = this.answers.keys().next().value;
     const answer = this.answers.get(message.batch);
     if (answer === undefined || message.batch !== oldest) {
-      this.fail(new Error(`the database writer answered batch ${message.batch}, ${String(oldest)} was expected`));
+      this.fail(new StoreUnavailableError(`the database writer answered batch ${message.batch}, ${String(oldest)} was expected`));
       return;
     }
     this.answers.delete(message.batch);
@@ -105,15 +114,15 @@ export class GroupCommitWriter<Op, Outcome> {
     if (message.kind === 'committed') {
       answer.resolve(
         message.results.map((result) =>
-          result.ok ? result : { ok: false, error: Object.assign(new Error(result.message), { code: result.code }) },
+          result.ok ? result : { ok: false, error: sqliteStoreError(result.code, result.message) ?? Object.assign(new Error(result.message), { code: result.code }) },
         ),
       );
       return;
     }
-    // Another process holding the write lock past the busy timeout is a passing condition: 503.
-    const busy = message.code !== undefined && /^SQLITE_(BUSY|LOCKED)/.test(message.code);
+    // A busy lock, a full disk, a read-only file …: a store error that says which; else a plain error.
     answer.reject(
-      busy ? new ServiceUnavailableError() : Object.assign(new Error(`batch not committed: ${message.message}`), { code: message.code }),
+      sqliteStoreError(message.code, `batch not committed: ${message.message}`) ??
+        Object.assign(new Error(`batch not committed: ${message.message}`), { code: message.code }),
     );
   }
 

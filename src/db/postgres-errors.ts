@@ -1,7 +1,15 @@
-// Which failures of `pg` mean "the database cannot be reached right now" (the client should retry:
-// 503), as opposed to a bug or a broken rule (500). The list is explicit on purpose: a TypeError
-// or a constraint violation must stay a 500 and be logged, never be hidden behind a 503.
-import { ServiceUnavailableError } from '../http/errors.js';
+// Which failures of `pg` are the database's fault, and which kind (see store-errors.ts), as opposed
+// to a bug or a broken rule, which stays a plain error (a 500, logged). The lists are explicit on
+// purpose: a TypeError or a constraint violation must never hide behind a 503.
+import {
+  StoreBusyError,
+  StoreCorruptError,
+  StoreError,
+  StoreFullError,
+  StoreReadOnlyError,
+  StoreSaturatedError,
+  StoreUnavailableError,
+} from './store-errors.js';
 
 /** Socket-level failures Node reports while connecting or talking to the server. */
 const NETWORK_CODES = new Set([
@@ -28,32 +36,56 @@ const CLIENT_MESSAGES = new Set([
   'Client was closed and is not queryable',
 ]);
 
-/** SQLSTATEs the server sends when it is going away, overloaded, or gave up waiting. */
-function isTransientSqlState(code: string): boolean {
+type Make = (message: string, cause: unknown) => StoreError;
+const unavailable: Make = (m, c) => new StoreUnavailableError(`the database is unavailable: ${m}`, c);
+const busy: Make = (m, c) => new StoreBusyError(`the database gave up waiting: ${m}`, c);
+
+/**
+ * SQLSTATEs, most specific first: an exact code, else its two-character class. Exported so that a
+ * table-driven test can pin each row.
+ */
+export const SQLSTATE_FAULTS: readonly (readonly [string, Make])[] = [
+  ['53100', (m, c) => new StoreFullError(`the database server's disk is full: ${m}`, c)], // disk_full
+  ['53300', (m, c) => new StoreSaturatedError(`the database server has no connection left: ${m}`, c)], // too_many_connections
+  ['25006', (m, c) => new StoreReadOnlyError(`the database refuses writes: ${m}`, c)], // read_only_sql_transaction
+  ['XX001', (m, c) => new StoreCorruptError(`the database is corrupt: ${m}`, c)], // data_corrupted
+  ['XX002', (m, c) => new StoreCorruptError(`the database is corrupt: ${m}`, c)], // index_corrupted
+  ['57014', busy], // query_canceled: statement_timeout or lock wait cut short
+  ['40001', busy], // serialization_failure
+  ['40P01', busy], // deadlock_detected
+  ['55P03', busy], // lock_not_available (lock_timeout)
+  ['08', unavailable], // connection exception
+  ['53', unavailable], // insufficient resources (out of memory, …)
+  ['57', unavailable], // operator intervention: admin shutdown, crash shutdown, cannot connect now
+  ['58', unavailable], // system error: I/O failure on the server
+];
+
+function sqlStateFault(code: string): Make | undefined {
   return (
-    code.startsWith('08') || // connection exception
-    code.startsWith('53') || // insufficient resources, e.g. too many connections
-    code.startsWith('57') || // operator intervention: shutdown, cannot connect now, statement timeout
-    code === '40001' || // serialization failure
-    code === '40P01' || // deadlock detected
-    code === '55P03' // lock not available (lock_timeout)
+    SQLSTATE_FAULTS.find(([key]) => key === code)?.[1] ??
+    SQLSTATE_FAULTS.find(([key]) => key.length === 2 && code.startsWith(key))?.[1]
   );
 }
 
-export function isDatabaseUnavailable(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
+/** The store error for a failure of pg, or undefined when it is not the database's fault. */
+export function postgresStoreError(error: unknown): StoreError | undefined {
+  if (error instanceof StoreError) return error;
+  if (!(error instanceof Error)) return undefined;
   const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && (NETWORK_CODES.has(code) || isTransientSqlState(code))) return true;
-  return CLIENT_MESSAGES.has(error.message);
+  if (typeof code === 'string') {
+    if (NETWORK_CODES.has(code)) return unavailable(error.message, error);
+    if (/^[0-9A-Z]{5}$/.test(code)) return sqlStateFault(code)?.(error.message, error);
+  }
+  return CLIENT_MESSAGES.has(error.message) ? unavailable(error.message, error) : undefined;
 }
 
-/** A 503 for an outage, the error itself for anything else. */
-export function translateDatabaseError(error: unknown): unknown {
-  return isDatabaseUnavailable(error) ? new ServiceUnavailableError() : error;
+/** A store error for a database fault; any other error unchanged. */
+export function translatePostgresError(error: unknown): unknown {
+  return postgresStoreError(error) ?? error;
 }
 
 /**
- * An error the store already turned into a 503: the database could not be reached. Operations
- * queued behind the one that met it would wait for nothing, so they fail with it at once.
+ * The database could not be reached: operations queued behind the one that met it would wait for
+ * nothing, so they fail with it at once. (Busy or saturated is not this: a queue behind those drains.)
  */
-export const isOutage = (error: Error): boolean => error instanceof ServiceUnavailableError;
+export const isOutage = (error: Error): boolean => error instanceof StoreUnavailableError;

@@ -1,7 +1,8 @@
 // Opening a PostgreSQL database the way every store here needs it: a bounded pool with time-outs on
 // everything (connecting, waiting for a pooled connection, each statement), synchronous_commit on so
 // that an acknowledged write is on the server's disk, versioned migrations that several instances
-// may run at once, and every outage turned into a 503 rather than a hang or a 500.
+// may run at once, and every database fault turned into a store error (store-errors.ts) rather than
+// a hang or a crash.
 //
 // Unreachable at start: the store still opens (the service starts and answers 503, /readyz says
 // not ready) and migrates on the first request that finds the database back. A database that
@@ -9,9 +10,12 @@
 // configuration error: opening fails and the process exits with the reason.
 import pg from 'pg';
 import type { Logger } from '../log.js';
+import { runMigrations, WRITE_PROBE_STATEMENTS, type Migration, type MigrationSession } from './migrations.js';
+import { PoolGate } from './pool-gate.js';
+import { postgresStoreError } from './postgres-errors.js';
+import { StoreUnavailableError } from './store-errors.js';
+import { StoreHealth } from './store-health.js';
 import type { StoreObserver } from './store-observer.js';
-import { isDatabaseUnavailable, translateDatabaseError } from './postgres-errors.js';
-import type { Migration } from './sqlite.js';
 
 export type SqlScalar = string | number | boolean | null;
 /** Arrays go as PostgreSQL arrays: how a batch travels in one statement. */
@@ -35,7 +39,7 @@ export interface PostgresDatabase extends SqlSession {
   prepared<R extends object>(name: string, text: string): (values: readonly SqlValue[]) => Promise<SqlResult<R>>;
   /** Runs `work` between BEGIN and COMMIT on one connection; any failure rolls it all back. */
   transaction<T>(work: (session: SqlSession) => Promise<T>): Promise<T>;
-  /** True when the database answers within a short time and the schema is in place. */
+  /** True when the database answers within a short time, the schema is in place and writes work. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -48,13 +52,21 @@ export interface PostgresOptions {
   /** Runs once, in the transaction that creates the schema, so data is seeded only into a new database. */
   readonly seed: (session: SqlSession) => Promise<void>;
   readonly log?: Logger;
-  /** Shown the pool's connections and told of each outage. */
   readonly observer?: StoreObserver;
+  /** Connections this service keeps at most (POSTGRES_POOL_SIZE). */
+  readonly poolSize?: number;
+  /** How long an operation may wait for one of them before it fails as saturation (POOL_WAIT_MS_DEFAULT). */
+  readonly poolWaitMs?: number;
 }
 
-/** Connections per store; the benchmark gives pgbench as many for its ceiling. */
+/** Connections per store unless --db-pool-size says otherwise; the benchmark gives pgbench as many for its ceiling. */
 export const POSTGRES_POOL_SIZE = 10;
-/** Also bounds the wait for a free pooled connection when all ten are busy. */
+/**
+ * A burst queues rather than fails: 5,000 withdrawals at once take a few seconds on ten connections,
+ * well within the 30 s a request may take. Connecting has its own, short bound (CONNECT_TIMEOUT_MS).
+ */
+export const POOL_WAIT_MS_DEFAULT = 10_000;
+/** Opening one connection: a server that does not accept within this is unavailable. */
 const CONNECT_TIMEOUT_MS = 1_500;
 /** Server side: a statement (or a lock wait) running longer than this is cancelled. */
 const STATEMENT_TIMEOUT_MS = 1_500;
@@ -68,9 +80,10 @@ const PING_TIMEOUT_MS = 1_000;
 const MIGRATION_LOCK = 7_310_001;
 
 export async function openPostgres(options: PostgresOptions): Promise<PostgresDatabase> {
+  const size = options.poolSize ?? POSTGRES_POOL_SIZE;
   const pool = new pg.Pool({
     connectionString: options.url,
-    max: POSTGRES_POOL_SIZE,
+    max: size,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     idleTimeoutMillis: IDLE_CONNECTION_MS,
     statement_timeout: STATEMENT_TIMEOUT_MS,
@@ -81,11 +94,23 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresDa
     // The server default, stated so that no configuration elsewhere can weaken it unnoticed.
     options: '-c synchronous_commit=on',
   });
-  const health = healthLog(options.log, options.service, options.observer);
-  options.observer?.watchPool?.(() => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }));
+  const { service, observer } = options;
+  const health = new StoreHealth(options.log, observer);
+  // The gate lets at most `size` operations at the pool, so pg-pool itself never queues: its
+  // time-out then bounds only connecting, and a long wait is saturation, not an outage.
+  const gate = new PoolGate({
+    size,
+    waitMs: options.poolWaitMs ?? POOL_WAIT_MS_DEFAULT,
+    onWaited: observer?.poolWaited === undefined ? undefined : (ms) => observer.poolWaited?.(ms),
+  });
+  // The waiting happens at the gate: pg-pool's own queue stays empty.
+  observer?.watchPool?.(() => ({ total: pool.totalCount, idle: pool.idleCount, waiting: gate.usage.waiting }));
   // A pooled connection that breaks while idle is reported here; without a listener it would
   // crash the process. The pool drops it and opens a new one when the database is back.
-  pool.on('error', (error) => health.down(error));
+  pool.on('error', (error) => {
+    const fault = postgresStoreError(error);
+    if (fault !== undefined) health.failed(fault);
+  });
 
   let migrated: Promise<void> | undefined;
   const ensureSchema = (): Promise<void> =>
@@ -94,51 +119,99 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresDa
       throw error;
     }));
 
-  /** Runs one step against the database; an outage becomes a 503, and is logged once. */
-  async function guarded<T>(step: () => Promise<T>): Promise<T> {
+  /**
+   * While the database is unavailable, one operation at a time tries it and the others fail at once:
+   * otherwise each wave of operations that gets a pooled turn would wait out its own connect
+   * time-out, and a client would wait several of them for its 503.
+   */
+  let trying = false;
+  /** Pings waiting for any operation to succeed: under a queue, the sign that the database works through it. */
+  const answerWaiters = new Set<() => void>();
+
+  /** Runs one step with a turn at the pool; a database fault becomes a store error, and is reported once. */
+  async function guarded<T>(kind: 'read' | 'write', step: () => Promise<T>): Promise<T> {
+    let release: (() => void) | undefined;
+    let trial = false;
     try {
+      if (health.unavailable) {
+        if (trying) throw new StoreUnavailableError('the database is unavailable; another request is trying it');
+        trying = trial = true;
+      }
+      release = await gate.acquire();
+      // It went away while this one waited for a turn: a trial of its own would make its wait longer still.
+      if (health.unavailable && !trial) throw new StoreUnavailableError('the database became unavailable while this request waited');
       await ensureSchema();
       const result = await step();
-      health.up();
+      health.succeeded(kind);
+      for (const notify of answerWaiters) notify();
+      answerWaiters.clear();
       return result;
     } catch (error) {
-      if (isDatabaseUnavailable(error)) health.down(error);
-      throw translateDatabaseError(error);
+      const fault = postgresStoreError(error);
+      if (fault === undefined) throw error;
+      health.failed(fault);
+      throw fault;
+    } finally {
+      if (trial) trying = false;
+      release?.();
     }
   }
 
   try {
     await ensureSchema();
   } catch (error) {
-    if (!isDatabaseUnavailable(error)) {
+    const fault = postgresStoreError(error);
+    // Unreachable at start: the service starts, answers 503 and migrates once the database is back.
+    if (fault === undefined || fault.fault === 'corrupt' || fault.fault === 'read-only') {
       await pool.end();
-      throw error;
+      throw fault ?? error;
     }
-    health.down(error);
+    health.failed(fault);
   }
 
+  /** While writes fail, readiness tries one that changes nothing, to see whether they work again. */
+  const probeWrites = (): Promise<unknown> =>
+    guarded('write', () =>
+      inTransaction(pool, async (session) => {
+        for (const statement of WRITE_PROBE_STATEMENTS) await session.query(statement);
+      }),
+    );
+
   return {
-    query: (text, values) => guarded(() => runQuery(pool, text, values)),
-    prepared: (name, text) => (values) => guarded(() => runQuery(pool, text, values, name)),
-    transaction: (work) => guarded(() => inTransaction(pool, work)),
+    query: (text, values) => guarded(kindOf(text), () => runQuery(pool, text, values)),
+    prepared: (name, text) => {
+      const kind = kindOf(text);
+      return (values) => guarded(kind, () => runQuery(pool, text, values, name));
+    },
+    transaction: (work) => guarded('write', () => inTransaction(pool, work)),
     async ping() {
       let timer: NodeJS.Timeout | undefined;
+      let notify: (() => void) | undefined;
       const timeout = new Promise<boolean>((resolve) => {
         timer = setTimeout(() => resolve(false), PING_TIMEOUT_MS);
       });
-      const answer = guarded(() => runQuery(pool, 'SELECT 1')).then(
-        () => true,
+      const check = health.awaitingWrite ? probeWrites() : guarded('read', () => runQuery(pool, 'SELECT 1'));
+      const answers: Promise<unknown>[] = [check];
+      // With every connection busy and operations queued, the ping waits behind them; any of them
+      // succeeding meanwhile shows as well that the database answers (saturation, not an outage).
+      if (!health.awaitingWrite) answers.push(new Promise<void>((resolve) => answerWaiters.add((notify = resolve))));
+      const answer = Promise.race(answers).then(
+        () => health.ready,
         () => false,
       );
       try {
         return await Promise.race([answer, timeout]);
       } finally {
         clearTimeout(timer);
+        if (notify !== undefined) answerWaiters.delete(notify);
       }
     },
     close: () => pool.end(),
   };
 }
+
+/** A statement that only reads says nothing about whether writes work again (see StoreHealth). */
+const kindOf = (text: string): 'read' | 'write' => (/^\s*SELECT\b/i.test(text) ? 'read' : 'write');
 
 async function runQuery<R extends object>(
   runner: pg.Pool | pg.PoolClient,
@@ -175,45 +248,32 @@ async function inTransaction<T>(pool: pg.Pool, work: (session: SqlSession) => Pr
   }
 }
 
-async function migrate(pool: pg.Pool, options: PostgresOptions): Promise<void> {
-  const steps = [...options.migrations].sort((a, b) => a.version - b.version);
-  await inTransaction(pool, async (session) => {
-    // Instances starting together queue here: one creates the schema, the others find it done.
-    await session.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-    await session.query(
-      'CREATE TABLE IF NOT EXISTS schema_migrations (service TEXT NOT NULL, version INTEGER NOT NULL, PRIMARY KEY (service, version))',
-    );
-    const { rows } = await session.query<{ version: number | null }>(
-      'SELECT MAX(version) AS version FROM schema_migrations WHERE service = $1',
-      [options.service],
-    );
-    const current = rows[0]?.version ?? 0;
-    for (const step of steps) {
-      if (step.version <= current) continue;
-      await session.query(step.sql);
-      await session.query('INSERT INTO schema_migrations (service, version) VALUES ($1, $2)', [options.service, step.version]);
-    }
-    if (current === 0) await options.seed(session);
+function migrate(pool: pg.Pool, options: PostgresOptions): Promise<void> {
+  const sessionOf = (runner: SqlSession): MigrationSession => ({
+    dialect: 'postgres',
+    exec: async (sql) => void (await runner.query(sql)),
+    all: async <R extends object>(sql: string, params: readonly (string | number)[]) => [...(await runner.query<R>(sql, params)).rows],
   });
-}
-
-/** Logs the moment the database goes away and the moment it is back, not every failed request. */
-function healthLog(log: Logger | undefined, service: string, observer: StoreObserver | undefined): { down(error: unknown): void; up(): void } {
-  let reachable = true;
-  return {
-    down(error) {
-      if (!reachable) return;
-      reachable = false;
-      observer?.outage?.();
-      log?.warn('database unreachable; answering 503 until it is back', {
-        service,
-        reason: error instanceof Error ? error.message : String(error),
-      });
+  /** The locked transaction's session, which the seed writes through. */
+  let locked: SqlSession | undefined;
+  return runMigrations(
+    {
+      session: sessionOf({ query: (text, values) => runQuery(pool, text, values) }),
+      locked: (work) =>
+        inTransaction(pool, async (session) => {
+          // Instances starting together queue here: one creates the schema, the others find it done.
+          await session.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+          locked = session;
+          await work(sessionOf(session));
+        }),
     },
-    up() {
-      if (reachable) return;
-      reachable = true;
-      log?.info('database reachable again', { service });
+    {
+      service: options.service,
+      migrations: options.migrations,
+      seed: () => {
+        if (locked === undefined) throw new Error('the seed runs only inside the migration transaction');
+        return options.seed(locked);
+      },
     },
-  };
+  );
 }

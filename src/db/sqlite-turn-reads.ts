@@ -11,6 +11,10 @@
 //
 // Only for a connection that never writes while a snapshot is open: here, writes go to the
 // group-commit worker's connection.
+//
+// Ending a snapshot can fail too (a damaged file, an I/O error), and it often runs from
+// setImmediate, where a throw would take the process down: such a failure is handed to `onError`
+// and the transaction is rolled back instead, so the next read begins afresh.
 import type { SqliteDatabase } from './sqlite.js';
 
 export interface TurnReads {
@@ -20,14 +24,24 @@ export interface TurnReads {
   end(): void;
 }
 
-export function turnScopedReads(db: SqliteDatabase): TurnReads {
+export function turnScopedReads(db: SqliteDatabase, onError: (error: unknown) => void): TurnReads {
   const begin = db.prepare('BEGIN');
   const commit = db.prepare('COMMIT');
   let open = false;
   const end = (): void => {
     if (!open) return;
     open = false;
-    if (db.open && db.inTransaction) commit.run();
+    if (!db.open || !db.inTransaction) return;
+    try {
+      commit.run();
+    } catch (error) {
+      onError(error);
+      try {
+        if (db.inTransaction) db.exec('ROLLBACK');
+      } catch (rollbackError) {
+        onError(rollbackError);
+      }
+    }
   };
   return {
     read(read) {

@@ -4,13 +4,11 @@
 import Database from 'better-sqlite3';
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { runMigrations, type Migration, type MigrationSession } from './migrations.js';
+import { translateSqliteError } from './sqlite-errors.js';
+import { StoreCorruptError } from './store-errors.js';
 
 export type SqliteDatabase = Database.Database;
-
-export interface Migration {
-  readonly version: number;
-  readonly sql: string;
-}
 
 export interface SqliteOptions {
   /** `:memory:` for a throw-away database. */
@@ -25,34 +23,89 @@ export interface SqliteOptions {
   readonly busyTimeoutMs?: number;
 }
 
-export function openSqlite(options: SqliteOptions): SqliteDatabase {
-  if (options.location !== ':memory:') mkdirSync(dirname(options.location), { recursive: true });
-  const db = new Database(options.location);
-  db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
-  db.pragma('journal_mode = WAL');
-  db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
-  db.pragma('foreign_keys = ON');
-  migrate(db, options);
-  return db;
+/** Opens, checks and migrates; a damaged, unreadable or read-only file fails here with a store error. */
+export async function openSqlite(options: SqliteOptions): Promise<SqliteDatabase> {
+  try {
+    if (options.location !== ':memory:') mkdirSync(dirname(options.location), { recursive: true });
+    const db = connectSqlite(options.location, options.synchronous, options.busyTimeoutMs);
+    try {
+      checkIntact(db, options.location);
+      await migrate(db, options);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    return db;
+  } catch (error) {
+    throw translateSqliteError(error);
+  }
 }
 
-function migrate(db: SqliteDatabase, options: SqliteOptions): void {
-  const steps = [...options.migrations].sort((a, b) => a.version - b.version);
-  // IMMEDIATE takes the write lock first: instances starting together migrate one after another.
-  db.transaction(() => {
-    db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (service TEXT NOT NULL, version INTEGER NOT NULL, PRIMARY KEY (service, version)) STRICT');
-    const row = db
-      .prepare<[string], { version: number | null }>('SELECT MAX(version) AS version FROM schema_migrations WHERE service = ?')
-      .get(options.service);
-    const current = row?.version ?? 0;
-    const record = db.prepare<[string, number]>('INSERT INTO schema_migrations (service, version) VALUES (?, ?)');
-    for (const step of steps) {
-      if (step.version <= current) continue;
-      db.exec(step.sql);
-      record.run(options.service, step.version);
-    }
-    if (current === 0) options.seed(db);
-  }).immediate();
+/** Up to this size the whole file is checked at start; a larger one gets the header and schema read only. */
+const QUICK_CHECK_BYTES_MAX = 64 * 1024 * 1024;
+
+/**
+ * A damaged file stops the start with the reason, rather than failing requests one by one later.
+ * Opening has read the header (a bad one is SQLITE_NOTADB); this reads the schema, and for a file
+ * small enough to check quickly, every page (quick_check: b-tree structure and records, without
+ * the index cross-check of integrity_check, so linear in the file's size).
+ */
+function checkIntact(db: SqliteDatabase, location: string): void {
+  db.prepare('SELECT count(*) FROM sqlite_schema').get();
+  if (location === ':memory:' || (statSync(location, { throwIfNoEntry: false })?.size ?? 0) > QUICK_CHECK_BYTES_MAX) return;
+  const findings = db.prepare<[], { quick_check: string }>('PRAGMA quick_check(1)').all();
+  const first = findings[0]?.quick_check;
+  if (first !== 'ok') throw new StoreCorruptError(`the database is corrupt: quick_check found "${first ?? 'nothing'}"`);
+  // The check read every page into this connection's cache; the store reads afresh from the file.
+  db.pragma('shrink_memory');
+}
+
+/** A connection with this project's settings, to a database another connection has migrated. */
+export function connectSqlite(location: string, synchronous: 'FULL' | 'NORMAL' | 'OFF' = 'FULL', busyTimeoutMs = 5000): SqliteDatabase {
+  const db = new Database(location);
+  try {
+    db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+    db.pragma('journal_mode = WAL');
+    db.pragma(`synchronous = ${synchronous}`);
+    db.pragma('foreign_keys = ON');
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+function migrate(db: SqliteDatabase, options: SqliteOptions): Promise<void> {
+  const session: MigrationSession = {
+    dialect: 'sqlite',
+    exec: (sql) => void db.exec(sql),
+    all: <R extends object>(sql: string, params: readonly (string | number)[]) => runStatement<R>(db, sql, params),
+  };
+  return runMigrations(
+    {
+      session,
+      // IMMEDIATE takes the write lock first: instances starting together migrate one after another.
+      // Nothing else uses this connection while it opens, so the transaction may span the awaits.
+      async locked(work) {
+        db.exec('BEGIN IMMEDIATE');
+        try {
+          await work(session);
+          db.exec('COMMIT');
+        } catch (error) {
+          if (db.inTransaction) db.exec('ROLLBACK');
+          throw error;
+        }
+      },
+    },
+    { service: options.service, migrations: options.migrations, seed: () => options.seed(db) },
+  );
+}
+
+function runStatement<R extends object>(db: SqliteDatabase, sql: string, params: readonly (string | number)[]): R[] {
+  const statement = db.prepare<unknown[], R>(sql);
+  if (statement.reader) return statement.all(...params);
+  statement.run(...params);
+  return [];
 }
 
 /**

@@ -5,8 +5,12 @@ import type { StoreObserver } from './store-observer.js';
 export interface StoreOptions {
   /** SQLite only: FULL (the default) puts every acknowledged write on disk; OFF is for benchmarks. */
   readonly sqliteSynchronous?: 'FULL' | 'OFF';
-  /** Where a store reports that its database went away or came back (PostgreSQL). */
+  /** Where a store reports, once per change, that its database went away, refuses writes or is back. */
   readonly log?: Logger;
-  /** Who keeps the store's metrics (group commits, write queue, pool, outages). */
+  /** Who keeps the store's metrics (group commits, write queue, pool, outages, faults). */
   readonly observer?: StoreObserver;
+  /** PostgreSQL only: connections each store keeps at most. */
+  readonly poolSize?: number;
+  /** PostgreSQL only: how long an operation may wait for a pooled connection before it fails as saturation. */
+  readonly poolWaitMs?: number;
 }

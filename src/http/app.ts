@@ -26,6 +26,11 @@ export interface AppOptions {
   readonly observer: RequestObserver;
   /** Set once the server stops: answers then say `Connection: close`, so that clients leave. */
   readonly shutdown: { readonly started: boolean };
+  /**
+   * Failures of the layers below that this layer cannot know (a store's fault), turned into an
+   * error it renders; anything it does not recognise it returns unchanged.
+   */
+  readonly translateError?: (error: unknown) => unknown;
 }
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -43,6 +48,7 @@ interface Exchange {
 export function createRequestHandler(options: AppOptions): RequestHandler {
   const router = new Router(options.routes);
   const { errorFormat, limits, log, observer, shutdown } = options;
+  const translate = options.translateError ?? ((error: unknown) => error);
   const notFoundAnswer = renderError(notFound(), errorFormat);
   const notFoundType = notFoundAnswer.contentType;
   const notFoundBytes = Buffer.byteLength(notFoundAnswer.body);
@@ -64,7 +70,7 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
   function fail(ex: Exchange, error: unknown): void {
     const { req, res } = ex;
     try {
-      const rendered = renderError(error, errorFormat);
+      const rendered = renderError(translate(error), errorFormat);
       if (rendered.unexpected) {
         log.error('unhandled failure', { requestId: ex.id, method: req.method ?? 'GET', url: req.url, error });
       }

@@ -11,11 +11,11 @@ import { openPostgresTodoStore } from './store-postgres.js';
 export async function openTodoStore(db: DbSpec, options: StoreOptions = {}): Promise<TodoStore> {
   switch (db.kind) {
     case 'memory':
-      return openSqliteTodoStore(':memory:');
+      return openSqliteTodoStore(':memory:', options);
     case 'sqlite':
-      return openSqliteTodoStore(db.path, options.sqliteSynchronous, options.observer);
+      return openSqliteTodoStore(db.path, options);
     case 'postgres':
-      return openPostgresTodoStore(db.url, options.log, options.observer);
+      return openPostgresTodoStore(db.url, options);
   }
 }
 

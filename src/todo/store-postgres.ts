@@ -8,9 +8,8 @@
 import { batchedReads } from '../db/postgres-batched-reads.js';
 import { openPostgres, type PostgresDatabase } from '../db/postgres.js';
 import { postgresGroupCommit } from '../db/postgres-group-commit.js';
-import type { StoreObserver } from '../db/store-observer.js';
-import type { Migration } from '../db/sqlite.js';
-import type { Logger } from '../log.js';
+import type { Migration } from '../db/migrations.js';
+import type { StoreOptions } from '../db/store-options.js';
 import { exactId, INITIAL_TODO, type Todo, type TodoInput } from './model.js';
 import type { FinishOutcome, TodoStore } from './store.js';
 import { decodeTitle, encodeTitle } from './title.js';
@@ -99,13 +98,15 @@ interface TitleRow {
 
 const writeSize = (write: TodoWrite): number => ('title' in write ? write.title.length * 3 : 0) + 32;
 
-export async function openPostgresTodoStore(url: string, log?: Logger, observer?: StoreObserver): Promise<TodoStore> {
+export async function openPostgresTodoStore(url: string, options: StoreOptions = {}): Promise<TodoStore> {
   const db: PostgresDatabase = await openPostgres({
     url,
     service: 'todo',
     migrations: MIGRATIONS,
-    log,
-    observer,
+    log: options.log,
+    observer: options.observer,
+    poolSize: options.poolSize,
+    poolWaitMs: options.poolWaitMs,
     seed: async (seeding) => {
       await seeding.query('INSERT INTO todos (id, title, done) VALUES ($1, $2, $3)', [
         String(INITIAL_TODO.id),
@@ -131,7 +132,7 @@ export async function openPostgresTodoStore(url: string, log?: Logger, observer?
 
   const writes = postgresGroupCommit<TodoWrite, WriteAnswer>({
     sizeOf: writeSize,
-    observer,
+    observer: options.observer,
     async decide(batch) {
       const { rows } = await writeBatch([
         batch.map((w) => w.kind),

@@ -1,6 +1,7 @@
 // The to-do store's SQLite schema and its writes, shared by the in-thread store and the
 // group-commit writer thread so that both change data by exactly the same statements.
-import type { Migration, SqliteDatabase } from '../db/sqlite.js';
+import type { Migration } from '../db/migrations.js';
+import type { SqliteDatabase } from '../db/sqlite.js';
 
 export const TODO_MIGRATIONS: readonly Migration[] = [
   {

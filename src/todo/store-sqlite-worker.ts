@@ -1,9 +1,6 @@
 // The to-do store's group-commit writer thread: it owns the write connection, and applies each
 // write of a batch with the same statements as the in-thread store (store-sqlite-schema.ts).
-import { openWriterDatabase, serveGroupCommits } from '../db/group-commit-worker.js';
-import { prepareTodoWrites, TODO_MIGRATIONS, TODO_SERVICE, type TodoWrite, type TodoWriteOutcome } from './store-sqlite-schema.js';
+import { serveGroupCommits } from '../db/group-commit-worker.js';
+import { prepareTodoWrites, type TodoWrite, type TodoWriteOutcome } from './store-sqlite-schema.js';
 
-serveGroupCommits<TodoWrite, TodoWriteOutcome>((setup) => {
-  const db = openWriterDatabase(setup, TODO_SERVICE, TODO_MIGRATIONS);
-  return { db, apply: prepareTodoWrites(db) };
-});
+serveGroupCommits<TodoWrite, TodoWriteOutcome>(prepareTodoWrites);

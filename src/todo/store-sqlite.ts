@@ -1,65 +1,47 @@
 // The to-do store on SQLite. Every write is one statement or one transaction under SQLite's write
-// lock, so each method is atomic within and across processes. On a file, writes are group-committed
-// (src/db/group-commit.ts): many per transaction and fsync, written by a worker thread, so the
-// event loop never waits for the disk. Reads stay on this thread's own connection.
-import { GroupCommitWriter } from '../db/group-commit.js';
-import type { StoreObserver } from '../db/store-observer.js';
-import { openSqlite, sqliteAnswers, type SqliteDatabase } from '../db/sqlite.js';
-import { directReads, turnScopedReads } from '../db/sqlite-turn-reads.js';
+// lock, so each method is atomic within and across processes. The scaffold (src/db/sqlite-store.ts)
+// runs them: group-committed by a worker thread on a file, so the event loop never waits for the
+// disk. Reads stay on this thread's own connection.
+import { openSqliteStore } from '../db/sqlite-store.js';
+import type { StoreOptions } from '../db/store-options.js';
 import { exactId, INITIAL_TODO, type Todo, type TodoInput } from './model.js';
 import type { TodoStore } from './store.js';
 import {
   prepareTodoRead,
   prepareTodoWrites,
+  todoWriteSize,
   TODO_MIGRATIONS,
   TODO_SERVICE,
   type TodoRow,
   type TodoWrite,
   type TodoWriteOutcome,
   type TodoWriteOutcomes,
-  todoWriteSize,
 } from './store-sqlite-schema.js';
 import { decodeTitle, encodeTitle } from './title.js';
 
 type Write = <K extends TodoWrite['kind']>(write: Extract<TodoWrite, { kind: K }>) => Promise<TodoWriteOutcomes[K]>;
 
-export function openSqliteTodoStore(location: string, synchronous: 'FULL' | 'OFF' = 'FULL', observer?: StoreObserver): TodoStore {
-  const db: SqliteDatabase = openSqlite({
+export async function openSqliteTodoStore(location: string, options: StoreOptions = {}): Promise<TodoStore> {
+  const store = await openSqliteStore<TodoWrite, TodoWriteOutcome>({
     location,
     service: TODO_SERVICE,
     migrations: TODO_MIGRATIONS,
-    synchronous,
     seed: (seeding) => {
       seeding.prepare('INSERT INTO todos (id, title, done) VALUES (?, ?, ?)').run(INITIAL_TODO.id, encodeTitle(INITIAL_TODO.title), 0);
     },
+    prepareWrites: prepareTodoWrites,
+    sizeOf: todoWriteSize,
+    writerScript: new URL('./store-sqlite-worker.js', import.meta.url),
+    synchronous: options.sqliteSynchronous,
+    log: options.log,
+    observer: options.observer,
   });
-  const readRow = prepareTodoRead(db);
-
-  let write: Write;
-  let writerHealthy: () => boolean;
-  let closeWriter: () => Promise<void>;
-  let reads = directReads;
-  if (location === ':memory:') {
-    // A worker cannot open this thread's :memory: database, and there is no disk to wait for anyway.
-    const inThread = db.transaction(prepareTodoWrites(db));
-    write = ((op: TodoWrite) => Promise.resolve(inThread.immediate(op))) as Write;
-    writerHealthy = () => true;
-    closeWriter = async () => undefined;
-  } else {
-    reads = turnScopedReads(db);
-    const writer = new GroupCommitWriter<TodoWrite, TodoWriteOutcome>(
-      new URL('./store-sqlite-worker.js', import.meta.url),
-      { location, synchronous },
-      { sizeOf: todoWriteSize, onCommitted: reads.end, observer },
-    );
-    write = ((op: TodoWrite) => writer.write(op)) as Write;
-    writerHealthy = () => writer.healthy;
-    closeWriter = () => writer.close();
-  }
+  const readRow = prepareTodoRead(store.db);
+  const write = ((op: TodoWrite) => store.write(op)) as Write;
 
   return {
     async get(id) {
-      const row = reads.read(() => readRow(id));
+      const row = store.read(() => readRow(id));
       return row === undefined ? undefined : toTodo(id, row);
     },
     async create(input) {
@@ -77,17 +59,8 @@ export function openSqliteTodoStore(location: string, synchronous: 'FULL' | 'OFF
       const outcome = await write({ kind: 'finish', id });
       return outcome.kind === 'finished' ? { kind: 'finished', todo: toTodo(id, outcome.row) } : outcome;
     },
-    async ping() {
-      return writerHealthy() && sqliteAnswers(db, location);
-    },
-    async close() {
-      try {
-        await closeWriter();
-      } finally {
-        reads.end();
-        db.close();
-      }
-    },
+    ping: () => store.ready(),
+    close: () => store.close(),
   };
 }
 

@@ -17,7 +17,7 @@ const freshFile = (): string => join(dir, `bank-${++files}.sqlite`);
 
 describe('group-commit SQLite ledger', { timeout: SUITE_TIMEOUT_MS }, () => {
   test('200 concurrent withdrawals of 1 from 100: exactly 100 succeed and the balance ends at 0', async () => {
-    const ledger = openSqliteLedger(freshFile(), new Map([['alice', 100]]));
+    const ledger = await openSqliteLedger(freshFile(), new Map([['alice', 100]]));
     try {
       const outcomes = await Promise.all(Array.from({ length: 200 }, () => ledger.withdraw('alice', 1)));
       const done = outcomes.filter((o) => o.kind === 'done');
@@ -35,10 +35,10 @@ describe('group-commit SQLite ledger', { timeout: SUITE_TIMEOUT_MS }, () => {
 
   test('acknowledged withdrawals survive a close and reopen; the seed is not applied twice', async () => {
     const file = freshFile();
-    const first = openSqliteLedger(file, new Map([['alice', 1000]]));
+    const first = await openSqliteLedger(file, new Map([['alice', 1000]]));
     await Promise.all(Array.from({ length: 30 }, () => first.withdraw('alice', 10)));
     await first.close();
-    const second = openSqliteLedger(file, new Map([['alice', 1000], ['bob', 1]]));
+    const second = await openSqliteLedger(file, new Map([['alice', 1000], ['bob', 1]]));
     try {
       assert.equal(await second.balance('alice'), 700);
       assert.equal(await second.balance('bob'), undefined);
@@ -50,7 +50,7 @@ describe('group-commit SQLite ledger', { timeout: SUITE_TIMEOUT_MS }, () => {
 
   test('close() while withdrawals are queued finishes them all, then refuses new ones', async () => {
     const file = freshFile();
-    const ledger = openSqliteLedger(file, new Map([['alice', 1000]]));
+    const ledger = await openSqliteLedger(file, new Map([['alice', 1000]]));
     const pending = Array.from({ length: 50 }, () => ledger.withdraw('alice', 1));
     const closed = ledger.close();
     const outcomes = await Promise.all(pending);
@@ -58,7 +58,7 @@ describe('group-commit SQLite ledger', { timeout: SUITE_TIMEOUT_MS }, () => {
     assert.equal(outcomes.filter((o) => o.kind === 'done').length, 50);
     await assert.rejects(ledger.withdraw('alice', 1), /closed/);
     assert.equal(await ledger.ping(), false);
-    const reopened = openSqliteLedger(file, new Map());
+    const reopened = await openSqliteLedger(file, new Map());
     try {
       assert.equal(await reopened.balance('alice'), 950);
     } finally {
@@ -68,7 +68,7 @@ describe('group-commit SQLite ledger', { timeout: SUITE_TIMEOUT_MS }, () => {
 
   test('a withdrawal that fails alone fails alone; the rest of its batch is committed', async () => {
     const file = freshFile();
-    const ledger = openSqliteLedger(file, new Map([['alice', 100], ['bob', 100]]));
+    const ledger = await openSqliteLedger(file, new Map([['alice', 100], ['bob', 100]]));
     // The trigger aborts bob's UPDATE statement only: SQLite undoes that statement, the transaction goes on.
     const saboteur = new Database(file);
     saboteur.exec(`CREATE TRIGGER refuse_bob BEFORE UPDATE ON accounts WHEN NEW.name = 'bob'
@@ -92,7 +92,7 @@ describe('group-commit SQLite ledger', { timeout: SUITE_TIMEOUT_MS }, () => {
 
   test('a batch whose COMMIT fails fails every withdrawal in it, and none of them is applied', async () => {
     const file = freshFile();
-    const ledger = openSqliteLedger(file, new Map([['alice', 100], ['bob', 100]]));
+    const ledger = await openSqliteLedger(file, new Map([['alice', 100], ['bob', 100]]));
     // A deferred foreign key is checked at COMMIT: a withdrawal from bob makes the commit fail.
     const saboteur = new Database(file);
     saboteur.exec(`

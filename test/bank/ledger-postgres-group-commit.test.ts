@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { openPostgresLedger } from '../../src/bank/ledger-postgres.js';
-import { ServiceUnavailableError } from '../../src/http/errors.js';
+import { StoreUnavailableError } from '../../src/db/store-errors.js';
 import type { Ledger } from '../../src/bank/ledger.js';
 import { createTestDatabase, postgresSkip, type TestDatabase } from '../support/postgres.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
@@ -100,7 +100,7 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
     }
   });
 
-  test('a batch that is not committed fails every withdrawal in it with a 503, and none of them is applied', async () => {
+  test('a batch that is not committed fails every withdrawal in it as unavailable (a 503), and none of them is applied', async () => {
     const { ledger, url } = await freshLedger({ alice: 100, bob: 100 });
     // A withdrawal from bob ends the connection mid-transaction: PostgreSQL rolls the batch back.
     await sql(
@@ -113,7 +113,7 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
       const results = await Promise.allSettled([ledger.withdraw('alice', 1), ledger.withdraw('bob', 1), ledger.withdraw('alice', 2)]);
       for (const result of results) {
         assert.equal(result.status, 'rejected');
-        assert.ok((result as PromiseRejectedResult).reason instanceof ServiceUnavailableError);
+        assert.ok((result as PromiseRejectedResult).reason instanceof StoreUnavailableError);
       }
       assert.equal(await ledger.balance('alice'), 100);
       assert.equal(await ledger.balance('bob'), 100);

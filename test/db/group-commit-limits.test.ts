@@ -23,7 +23,7 @@ describe('group commit at its limits', { timeout: SUITE_TIMEOUT_MS }, () => {
 
   test(`${queued} withdrawals queued at once (more than two batches of ${batchOpsMax}) are each applied once, in the order asked`, async () => {
     const file = freshFile();
-    const ledger = openSqliteLedger(file, new Map([['alice', queued + 5]]));
+    const ledger = await openSqliteLedger(file, new Map([['alice', queued + 5]]));
     try {
       const outcomes = await Promise.all(Array.from({ length: queued }, () => ledger.withdraw('alice', 1)));
       assert.deepEqual(outcomes, Array.from({ length: queued }, (_, i) => ({ kind: 'done', balance: queued + 4 - i })));
@@ -31,7 +31,7 @@ describe('group commit at its limits', { timeout: SUITE_TIMEOUT_MS }, () => {
     } finally {
       await ledger.close();
     }
-    const reopened = openSqliteLedger(file, new Map());
+    const reopened = await openSqliteLedger(file, new Map());
     try {
       assert.equal(await reopened.balance('alice'), 5, 'every acknowledged withdrawal is on disk');
     } finally {
@@ -40,7 +40,7 @@ describe('group commit at its limits', { timeout: SUITE_TIMEOUT_MS }, () => {
   });
 
   test(`${queued} creates queued at once take the ids 2 to ${queued + 1}, in the order asked, and each is stored`, async () => {
-    const store = openSqliteTodoStore(freshFile());
+    const store = await openSqliteTodoStore(freshFile());
     try {
       const created = await Promise.all(Array.from({ length: queued }, (_, i) => store.create({ title: `t${i}`, done: i % 2 === 0 })));
       assert.deepEqual(created, Array.from({ length: queued }, (_, i) => ({ id: i + 2, title: `t${i}`, done: i % 2 === 0 })));
@@ -52,7 +52,7 @@ describe('group commit at its limits', { timeout: SUITE_TIMEOUT_MS }, () => {
   });
 
   test('a read right after an acknowledged write sees it, though other reads keep a snapshot open in every turn', async () => {
-    const store = openSqliteTodoStore(freshFile());
+    const store = await openSqliteTodoStore(freshFile());
     // A reader in every turn: whenever an acknowledgement arrives, this turn's read snapshot is
     // already open, and only ending it on the acknowledgement lets the next read see the write.
     let reading = true;
@@ -80,7 +80,7 @@ describe('group commit at its limits', { timeout: SUITE_TIMEOUT_MS }, () => {
   });
 
   test('a balance read right after an acknowledged withdrawal shows it, though other reads keep a snapshot open in every turn', async () => {
-    const ledger = openSqliteLedger(freshFile(), new Map([['alice', 1000]]));
+    const ledger = await openSqliteLedger(freshFile(), new Map([['alice', 1000]]));
     let reading = true;
     const readEveryTurn = (): void => {
       if (!reading) return;

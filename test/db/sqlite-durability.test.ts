@@ -7,15 +7,14 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { LEDGER_MIGRATIONS, LEDGER_SERVICE } from '../../src/bank/ledger-sqlite-schema.js';
 import { readConfig } from '../../src/config.js';
-import { openWriterDatabase } from '../../src/db/group-commit-worker.js';
-import { openSqlite } from '../../src/db/sqlite.js';
+import { connectSqlite, openSqlite } from '../../src/db/sqlite.js';
 
 const FULL = 2; // PRAGMA synchronous: 0 OFF, 1 NORMAL, 2 FULL
 
-function withDatabaseFile(body: (location: string) => void): void {
+async function withDatabaseFile(body: (location: string) => Promise<void>): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'durability-'));
   try {
-    body(join(dir, 'bank.sqlite'));
+    await body(join(dir, 'bank.sqlite'));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -26,9 +25,10 @@ test('the services run SQLite with synchronous=FULL unless told otherwise', () =
 });
 
 test('the group-commit writer connection, which does every write, is in WAL mode with synchronous=FULL', () =>
-  withDatabaseFile((location) => {
-    const main = openSqlite({ location, service: LEDGER_SERVICE, migrations: LEDGER_MIGRATIONS, seed: () => undefined });
-    const writer = openWriterDatabase({ location, synchronous: 'FULL' }, LEDGER_SERVICE, LEDGER_MIGRATIONS);
+  withDatabaseFile(async (location) => {
+    const main = await openSqlite({ location, service: LEDGER_SERVICE, migrations: LEDGER_MIGRATIONS, seed: () => undefined });
+    // The writer thread opens its connection with exactly this call (group-commit-worker.ts).
+    const writer = connectSqlite(location, 'FULL');
     try {
       assert.equal(writer.pragma('synchronous', { simple: true }), FULL);
       assert.equal(writer.pragma('journal_mode', { simple: true }), 'wal');

@@ -21,13 +21,19 @@ export interface ServiceProcess {
   readonly exited: Promise<number | null>;
 }
 
-export function runCli(args: readonly string[]): ChildProcess {
-  return spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+/** Who the process runs as, when not as the test's own user (a test run as root needs this to meet file permissions). */
+export interface RunAs {
+  readonly uid: number;
+  readonly gid: number;
+}
+
+export function runCli(args: readonly string[], runAs?: RunAs): ChildProcess {
+  return spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], ...runAs });
 }
 
 /** Starts the CLI and resolves once `expectedServices` services have logged where they listen. */
-export function startServiceProcess(args: readonly string[], expectedServices = 1): Promise<ServiceProcess> {
-  return whenListening(runCli(['--port', '0', ...args]), expectedServices, START_TIMEOUT_MS);
+export function startServiceProcess(args: readonly string[], expectedServices = 1, runAs?: RunAs): Promise<ServiceProcess> {
+  return whenListening(runCli(['--port', '0', ...args], runAs), expectedServices, START_TIMEOUT_MS);
 }
 
 const REPOSITORY = fileURLToPath(new URL('../../..', import.meta.url));

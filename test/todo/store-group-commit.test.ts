@@ -15,7 +15,7 @@ const freshFile = (): string => join(dir, `todo-${++files}.sqlite`);
 
 describe('group-commit SQLite to-do store', { timeout: SUITE_TIMEOUT_MS }, () => {
   test('100 concurrent creates take the ids 2 to 101, each once, and each is readable at once', async () => {
-    const store = openSqliteTodoStore(freshFile());
+    const store = await openSqliteTodoStore(freshFile());
     try {
       const created = await Promise.all(Array.from({ length: 100 }, (_, i) => store.create({ title: `item ${i}`, done: false })));
       assert.deepEqual(
@@ -29,7 +29,7 @@ describe('group-commit SQLite to-do store', { timeout: SUITE_TIMEOUT_MS }, () =>
   });
 
   test('20 concurrent finishes of one item: exactly one finishes it, the others find it done', async () => {
-    const store = openSqliteTodoStore(freshFile());
+    const store = await openSqliteTodoStore(freshFile());
     try {
       const outcomes = await Promise.all(Array.from({ length: 20 }, () => store.finish(1)));
       assert.equal(outcomes.filter((o) => o.kind === 'finished').length, 1);
@@ -41,7 +41,7 @@ describe('group-commit SQLite to-do store', { timeout: SUITE_TIMEOUT_MS }, () =>
   });
 
   test('a mixed batch answers each write in the order asked', async () => {
-    const store = openSqliteTodoStore(freshFile());
+    const store = await openSqliteTodoStore(freshFile());
     try {
       const [replaced, createdAt5, removed, removedAgain, finished] = await Promise.all([
         store.replace(1, { title: 'Buy oat milk', done: false }),
@@ -62,13 +62,13 @@ describe('group-commit SQLite to-do store', { timeout: SUITE_TIMEOUT_MS }, () =>
 
   test('close() while writes are queued finishes them; they survive a reopen', async () => {
     const file = freshFile();
-    const store = openSqliteTodoStore(file);
+    const store = await openSqliteTodoStore(file);
     const pending = Array.from({ length: 30 }, (_, i) => store.create({ title: `t${i}`, done: i % 2 === 0 }));
     const closed = store.close();
     assert.equal((await Promise.all(pending)).length, 30);
     await closed;
     await assert.rejects(store.create({ title: 'late', done: false }), /closed/);
-    const reopened = openSqliteTodoStore(file);
+    const reopened = await openSqliteTodoStore(file);
     try {
       assert.deepEqual(await reopened.get(31), { id: 31, title: 't29', done: false });
       assert.equal(await reopened.get(32), undefined);
