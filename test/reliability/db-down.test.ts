@@ -94,7 +94,7 @@ processSuiteUnless(skip, 'PostgreSQL goes away and comes back', () => {
     assert.equal((await get(bankUrl(), '/healthz')).status, 200, 'the process itself lives');
     assert.equal((await get(todoUrl(), '/healthz')).status, 200, 'the process itself lives');
 
-    proxy.restore();
+    await proxy.restore();
     const [bankReady, todoReady] = await Promise.all([waitUntilReady(bankUrl()), waitUntilReady(todoUrl())]);
     assert.equal((await send(bankUrl(), { method: 'POST', path: '/withdraw/alice/1' })).status, 200);
     assert.equal((await postJson(todoUrl(), '/todos', '{"title":"after"}')).status, 201);
@@ -103,6 +103,7 @@ processSuiteUnless(skip, 'PostgreSQL goes away and comes back', () => {
 
   test('connections torn down: 503 in both formats within 3 s, then served again without a restart', outage('reset'));
   test('connections gone silent: 503 in both formats within 3 s, then served again without a restart', outage('silent'));
+  test('connections refused (server down, host up): 503 in both formats within 3 s, then served again without a restart', outage('refuse'));
 
   test('the outages were logged, and neither process died', async () => {
     assert.equal(await Promise.race([todo.exited, bank.exited, Promise.resolve('alive')]), 'alive');
@@ -135,7 +136,7 @@ processSuiteUnless(skip, 'PostgreSQL unreachable at start', () => {
     const url = bank.urls[0] as string;
     assertUnavailable((await get(url, '/readyz')), DEFAULT_503, '/readyz');
     assertUnavailable((await get(url, '/accounts/alice')), DEFAULT_503, 'read');
-    proxy.restore();
+    await proxy.restore();
     await waitUntilReady(url);
     assert.deepEqual(json(await get(url, '/accounts/alice')), { account: 'alice', balance: 100 });
   });

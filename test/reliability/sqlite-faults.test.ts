@@ -221,3 +221,34 @@ describe('a read-only SQLite file', () => {
     assert.doesNotMatch(bank.output(), /unhandled failure|"stack"/);
   });
 });
+
+describe('another process holds the SQLite write lock', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sqlite-busy-'));
+  const file = join(dir, 'bank.sqlite');
+  let bank: ServiceProcess;
+  const url = (): string => bank.urls[0] as string;
+
+  before(async () => {
+    bank = await startServiceProcess(['bank', '--db', `sqlite:${file}`, '--errors', 'unified', '--accounts', 'alice=100']);
+  });
+  after(async () => {
+    await bank?.kill();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('a withdrawal that waits past the busy timeout answers 503 with Retry-After, and nothing is taken', async () => {
+    // This test process is the other process: it takes the write lock and keeps it.
+    const other = new Database(file);
+    try {
+      other.exec('BEGIN IMMEDIATE');
+      assertUnavailable(await send(url(), { method: 'POST', path: '/withdraw/alice/1' }), UNIFIED_503, 'the withdrawal behind the lock');
+      other.exec('ROLLBACK');
+    } finally {
+      other.close();
+    }
+    assert.deepEqual(json(await get(url(), '/accounts/alice')), { account: 'alice', balance: 100 });
+    assert.equal((await send(url(), { method: 'POST', path: '/withdraw/alice/1' })).status, 200);
+    await bank.logged('database busy: an operation waited too long for a lock');
+    assert.doesNotMatch(bank.output(), /unhandled failure|"stack"/);
+  });
+});

@@ -4,16 +4,19 @@
 //                   as with a host that has vanished (the client can only time out).
 //   cut('silent') — open connections stay up but nothing passes any more, as with a network that
 //                   drops packets; new ones are ignored too.
+//   cut('refuse') — every open connection is torn down and the port stops listening, so a new
+//                   connection is refused at once, as with a server that is down on a live host.
 //   restore()     — new connections are forwarded again; silenced ones resume, as a healed
 //                   network delivers what was held back (ignored ones stay dead).
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 
-export type CutMode = 'reset' | 'silent';
+export type CutMode = 'reset' | 'silent' | 'refuse';
 
 export interface TcpProxy {
   readonly port: number;
   cut(mode: CutMode): void;
-  restore(): void;
+  /** Resolves once new connections are forwarded again. */
+  restore(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -49,6 +52,17 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('proxy has no port');
+  let listening = true;
+  /** Listening again on the same port after a refusal; the port was ours a moment ago. */
+  const relisten = (): Promise<void> =>
+    new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(address.port, '127.0.0.1', () => {
+        server.off('error', reject);
+        listening = true;
+        resolve();
+      });
+    });
 
   return {
     port: address.port,
@@ -56,7 +70,7 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
       forwarding = false;
       for (const pair of pairs) {
         const { client, upstream } = pair;
-        if (mode === 'reset') {
+        if (mode === 'reset' || mode === 'refuse') {
           client.destroy();
           upstream.destroy();
         } else {
@@ -67,8 +81,14 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
           silenced.add(pair);
         }
       }
+      if (mode === 'refuse' && listening) {
+        listening = false;
+        server.close();
+        for (const socket of sockets) socket.destroy();
+      }
     },
-    restore() {
+    async restore() {
+      if (!listening) await relisten();
       forwarding = true;
       for (const { client, upstream } of silenced) {
         client.pipe(upstream);
@@ -80,7 +100,7 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     },
     async close() {
       for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (listening) await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
 }

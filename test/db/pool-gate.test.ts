@@ -1,0 +1,62 @@
+// The wait for a pooled connection: at most `size` turns out at once, the rest served in order, and a
+// wait past the bound fails as saturation, with the usage reported to an observer at every change.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { PoolGate, type PoolUsage } from '../../src/db/pool-gate.js';
+import { StoreSaturatedError } from '../../src/db/store-errors.js';
+
+test('no more than `size` turns are out at once; the others are granted in the order they asked', async () => {
+  const gate = new PoolGate({ size: 2, waitMs: 10_000 });
+  const granted: number[] = [];
+  const releases = await Promise.all([gate.acquire(), gate.acquire()]);
+  const waiting = [2, 3, 4].map((n) => gate.acquire().then((release) => (granted.push(n), release)));
+  assert.deepEqual(gate.usage, { inUse: 2, waiting: 3, size: 2 });
+  releases[0]?.();
+  releases[1]?.();
+  const [third, fourth] = await Promise.all(waiting.slice(0, 2));
+  assert.deepEqual(granted, [2, 3]);
+  assert.deepEqual(gate.usage, { inUse: 2, waiting: 1, size: 2 });
+  third?.();
+  const fifth = await waiting[2];
+  fourth?.();
+  fifth?.();
+  assert.deepEqual(granted, [2, 3, 4]);
+  assert.deepEqual(gate.usage, { inUse: 0, waiting: 0, size: 2 });
+});
+
+test('a turn given back twice counts once', async () => {
+  const gate = new PoolGate({ size: 1, waitMs: 10_000 });
+  const release = await gate.acquire();
+  release();
+  release();
+  assert.deepEqual(gate.usage, { inUse: 0, waiting: 0, size: 1 });
+});
+
+test('a wait past waitMs fails with StoreSaturatedError, leaves the queue, and the others keep their place', async () => {
+  const gate = new PoolGate({ size: 1, waitMs: 20 });
+  const release = await gate.acquire();
+  await assert.rejects(gate.acquire(), (error: unknown) => error instanceof StoreSaturatedError && error.code === 'STORE_SATURATED');
+  assert.deepEqual(gate.usage, { inUse: 1, waiting: 0, size: 1 });
+  release();
+  const again = await gate.acquire();
+  again();
+});
+
+test('the observer sees every change of usage and each wait', async () => {
+  const usages: PoolUsage[] = [];
+  const waits: number[] = [];
+  const gate = new PoolGate({ size: 1, waitMs: 10_000, onUsage: (usage) => usages.push(usage), onWaited: (ms) => waits.push(ms) });
+  const first = await gate.acquire();
+  const second = gate.acquire();
+  first();
+  (await second)();
+  assert.deepEqual(usages, [
+    { inUse: 1, waiting: 0, size: 1 },
+    { inUse: 1, waiting: 1, size: 1 },
+    { inUse: 1, waiting: 0, size: 1 },
+    { inUse: 0, waiting: 0, size: 1 },
+  ]);
+  assert.equal(waits.length, 2);
+  assert.equal(waits[0], 0);
+  assert.ok((waits[1] ?? -1) >= 0);
+});
