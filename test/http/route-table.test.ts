@@ -66,6 +66,11 @@ describe('route table assertions at start-up', { timeout: SUITE_TIMEOUT_MS }, ()
     assertRouteTable({ service: [route('POST', '/{name}', { name }), route('GET', '/docs/{name}/x', { name })], builtIn: [route('GET', '/docs')] });
   });
 
+  test('a placeholder never matches an empty segment, so "/" overlaps no "/{name}"', () => {
+    assertRouteTable({ service: [route('GET', '/{name}', { name })], builtIn: [route('GET', '/')] });
+    assertRouteTable({ service: [route('GET', '/')], builtIn: [route('GET', '/{name}', { name })] });
+  });
+
   test('a server whose service declares /docs does not start, and says why', async () => {
     const service: ServiceDefinition = {
       title: 't', version: '0', components: {}, routes: [route('GET', '/docs')],
