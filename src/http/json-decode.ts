@@ -131,16 +131,25 @@ function isContinuation(byte: number): boolean {
   return (byte & 0xc0) === 0x80;
 }
 
+const utf16leDecoder = new TextDecoder('utf-16le', { fatal: true, ignoreBOM: true });
+const utf16beDecoder = new TextDecoder('utf-16be', { fatal: true, ignoreBOM: true });
+
 /** Python's UTF-16 decoder with surrogatepass: pairs join, lone surrogates pass, an odd byte fails. */
 function decodeUtf16(bytes: Uint8Array, littleEndian: boolean): DecodedText {
   if (bytes.length % 2 !== 0) throw undecodable('utf-16', bytes.length - 1);
+  try {
+    // The native decoder gives the same text whenever it accepts the bytes: UTF-16 code units are
+    // exactly what Python joins or keeps apart, so no pair is split.
+    return { text: (littleEndian ? utf16leDecoder : utf16beDecoder).decode(bytes), splitPairs: null };
+  } catch {
+    // It refuses lone surrogates, which surrogatepass lets through: decode unit by unit.
+  }
   const out = new CodeUnitWriter(bytes.length / 2);
   for (let i = 0; i < bytes.length; i += 2) {
     const lo = bytes[littleEndian ? i : i + 1] ?? 0;
     const hi = bytes[littleEndian ? i + 1 : i] ?? 0;
     out.push((hi << 8) | lo);
   }
-  // UTF-16 code units are exactly what Python joins or keeps apart, so no pair is split.
   return { text: out.finish().text, splitPairs: null };
 }
 
@@ -228,6 +237,12 @@ function codePointIndex(decoded: DecodedText, unit: number): number {
 
 // ---------------------------------------------------------------------------------------------
 // Text to value: scan_once_unicode and friends, with an explicit stack instead of recursion.
+//
+// Every JSON body goes through here and a hostile client picks the body's shape, so each kind of
+// token has a fast path and none is slow: the open container is held in typed locals rather than
+// looked up on the stack, small integers are summed digit by digit (no slice, no Number()), a string
+// without escapes is one slice, and a string with escapes is checked here (that is where Python's
+// messages and positions come from) and then decoded by JSON.parse, whose escapes are Python's.
 
 /** A syntax error positioned in UTF-16 code units; decodeJson turns it into Python's position. */
 class UnitSyntaxError extends Error {
@@ -250,7 +265,6 @@ const MINUS = 0x2d;
 const DOT = 0x2e;
 const SLASH = 0x2f;
 const DIGIT_0 = 0x30;
-const DIGIT_1 = 0x31;
 const DIGIT_9 = 0x39;
 const COLON = 0x3a;
 const UPPER_E = 0x45;
@@ -264,107 +278,146 @@ const RIGHT_BRACE = 0x7d;
 
 /** Python refuses to turn longer digit strings into an int (sys.get_int_max_str_digits()). */
 const INT_MAX_STR_DIGITS = 4300;
+/** Up to this many digits an integer summed in a double is exact. */
+const EXACT_DIGITS_MAX = 15;
 
-/** Where the last scanString / scanNumber stopped; module variables spare a tuple per token. */
+/** Where the last readString / readNumber stopped; a module variable spares a tuple per token. */
 let scanEnd = 0;
-/** The key scanMemberKey read. */
-let scannedKey = '';
+
+/**
+ * The elements of the arrays being read, innermost last: an array's items are collected here and
+ * copied out in one slice when it closes, so no array grows item by item. Kept between calls so that
+ * it does not grow anew for every body; parseText clears what it used, to hold on to no input.
+ */
+const scratch: (JsonValue | undefined)[] = [];
+
+/**
+ * `{}` decodes to this one empty object. Decoded values are read-only (JsonObject is a ReadonlyMap),
+ * so sharing it is safe, and a body of 300k `{}` costs no Map each.
+ */
+const EMPTY_OBJECT: JsonObject = new Map();
 
 function parseText(s: string, depthMax: number): JsonValue {
   const n = s.length;
-  // Open containers, innermost last; keys[k] is the pending key when containers[k] is an object.
-  const containers: (JsonValue[] | JsonObject)[] = [];
-  const keys: string[] = [];
+  // The innermost open container is an array whose items start at scratch[arrayStart] (inArray),
+  // or `object` with its pending `key`, or neither at the top level. Enclosing containers wait in
+  // `parents`: an array as the index where its items start, an object as itself, its key in `parentKeys`.
+  const parents: (number | Map<string, JsonValue>)[] = [];
+  const parentKeys: string[] = [];
+  let inArray = false;
+  let arrayStart = 0;
+  let object: Map<string, JsonValue> | null = null;
+  let key = '';
+  let top = 0;
+  let used = 0;
+  let depth = 0;
   let i = skipWhitespace(s, 0);
   let value: JsonValue;
 
-  for (;;) {
-    // One term at i, as scan_once_unicode reads it.
-    if (i >= n) throw new UnitSyntaxError('Expecting value', i);
-    const c = s.charCodeAt(i);
-    if (c === QUOTE) {
-      value = scanString(s, i + 1);
-      i = scanEnd;
-    } else if (c === LEFT_BRACE || c === LEFT_BRACKET) {
-      // Python's recursion check happens on entering the container, before reading its content.
-      if (containers.length >= depthMax) {
-        throw new BodyEncodingError(`JSON nesting deeper than ${depthMax}`);
-      }
-      i = skipWhitespace(s, i + 1);
-      if (c === LEFT_BRACKET) {
-        if (i < n && s.charCodeAt(i) === RIGHT_BRACKET) {
+  try {
+    for (;;) {
+      // One term at i, as scan_once_unicode reads it.
+      const c = i < n ? s.charCodeAt(i) : -1;
+      if (c === QUOTE) {
+        value = readString(s, i);
+        i = scanEnd;
+      } else if ((c >= DIGIT_0 && c <= DIGIT_9) || c === MINUS) {
+        // NaN, Infinity and -Infinity fail here or below as "Expecting value": deviation D6.
+        value = readNumber(s, i);
+        i = scanEnd;
+      } else if (c === LEFT_BRACKET || c === LEFT_BRACE) {
+        // Python's recursion check happens on entering the container, before reading its content.
+        if (depth >= depthMax) throw new BodyEncodingError(`JSON nesting deeper than ${depthMax}`);
+        i = skipWhitespace(s, i + 1);
+        const d = i < n ? s.charCodeAt(i) : -1;
+        if (c === LEFT_BRACKET && d === RIGHT_BRACKET) {
           value = [];
           i++;
-        } else {
-          containers.push([]);
-          continue;
-        }
-      } else if (i < n && s.charCodeAt(i) === RIGHT_BRACE) {
-        value = new Map();
-        i++;
-      } else {
-        i = scanMemberKey(s, i);
-        keys.push(scannedKey);
-        containers.push(new Map());
-        continue;
-      }
-    } else if (c === 0x6e && i + 3 < n && matches(s, i + 1, 'ull')) {
-      value = null;
-      i += 4;
-    } else if (c === 0x74 && i + 3 < n && matches(s, i + 1, 'rue')) {
-      value = true;
-      i += 4;
-    } else if (c === 0x66 && i + 4 < n && matches(s, i + 1, 'alse')) {
-      value = false;
-      i += 5;
-    } else {
-      // NaN, Infinity and -Infinity land here too and fail as numbers: deviation D6.
-      value = scanNumber(s, i);
-      i = scanEnd;
-    }
-
-    // Hand the finished value to its container; close every container that ends right after it.
-    for (;;) {
-      const top = containers[containers.length - 1];
-      if (top === undefined) {
-        i = skipWhitespace(s, i);
-        if (i !== n) throw new UnitSyntaxError('Extra data', i);
-        return value;
-      }
-      i = skipWhitespace(s, i);
-      const d = i < n ? s.charCodeAt(i) : -1;
-      if (Array.isArray(top)) {
-        top.push(value);
-        if (d === RIGHT_BRACKET) {
-          containers.pop();
-          value = top;
+        } else if (c === LEFT_BRACE && d === RIGHT_BRACE) {
+          value = EMPTY_OBJECT;
           i++;
+        } else {
+          if (c === LEFT_BRACE) i = readMemberKey(s, i);
+          if (inArray) parents.push(arrayStart);
+          else if (object !== null) {
+            parents.push(object);
+            parentKeys.push(key);
+          }
+          depth++;
+          inArray = c === LEFT_BRACKET;
+          if (inArray) {
+            arrayStart = top;
+            object = null;
+          } else {
+            object = new Map();
+            key = scannedKey;
+          }
           continue;
         }
-        if (d !== COMMA) throw new UnitSyntaxError("Expecting ',' delimiter", i);
-        i = skipWhitespace(s, i + 1);
-        break;
+      } else if (c === 0x6e && s.startsWith('null', i)) {
+        value = null;
+        i += 4;
+      } else if (c === 0x74 && s.startsWith('true', i)) {
+        value = true;
+        i += 4;
+      } else if (c === 0x66 && s.startsWith('false', i)) {
+        value = false;
+        i += 5;
+      } else {
+        throw new UnitSyntaxError('Expecting value', i);
       }
-      top.set(keys.pop() ?? '', value);
-      if (d === RIGHT_BRACE) {
-        containers.pop();
-        value = top;
-        i++;
-        continue;
-      }
-      if (d !== COMMA) throw new UnitSyntaxError("Expecting ',' delimiter", i);
-      i = scanMemberKey(s, skipWhitespace(s, i + 1));
-      keys.push(scannedKey);
-      break;
-    }
-  }
-}
 
-function matches(s: string, i: number, word: string): boolean {
-  for (let k = 0; k < word.length; k++) {
-    if (s.charCodeAt(i + k) !== word.charCodeAt(k)) return false;
+      // Hand the finished value to its container; close every container that ends right after it.
+      for (;;) {
+        if (inArray) {
+          scratch[top++] = value;
+          i = skipWhitespace(s, i);
+          const d = i < n ? s.charCodeAt(i) : -1;
+          if (d === COMMA) {
+            i = skipWhitespace(s, i + 1);
+            break;
+          }
+          if (d !== RIGHT_BRACKET) throw new UnitSyntaxError("Expecting ',' delimiter", i);
+          value = scratch.slice(arrayStart, top) as JsonValue[];
+          if (top > used) used = top;
+          top = arrayStart;
+        } else if (object !== null) {
+          object.set(key, value);
+          i = skipWhitespace(s, i);
+          const d = i < n ? s.charCodeAt(i) : -1;
+          if (d === COMMA) {
+            i = readMemberKey(s, skipWhitespace(s, i + 1));
+            key = scannedKey;
+            break;
+          }
+          if (d !== RIGHT_BRACE) throw new UnitSyntaxError("Expecting ',' delimiter", i);
+          value = object;
+        } else {
+          i = skipWhitespace(s, i);
+          if (i !== n) throw new UnitSyntaxError('Extra data', i);
+          return value;
+        }
+        // The container just closed is the value; its parent becomes the open container.
+        i++;
+        depth--;
+        const parent = parents.pop();
+        if (parent === undefined) {
+          inArray = false;
+          object = null;
+        } else if (typeof parent === 'number') {
+          inArray = true;
+          arrayStart = parent;
+          object = null;
+        } else {
+          inArray = false;
+          object = parent;
+          key = parentKeys.pop() ?? '';
+        }
+      }
+    }
+  } finally {
+    scratch.fill(undefined, 0, Math.max(used, top));
   }
-  return true;
 }
 
 function skipWhitespace(s: string, i: number): number {
@@ -377,166 +430,168 @@ function skipWhitespace(s: string, i: number): number {
   return i;
 }
 
-/** Reads `"key"`, the colon and the whitespace after it; returns where the member's value starts. */
-function scanMemberKey(s: string, i: number): number {
+/** The key readMemberKey read. */
+let scannedKey = '';
+
+/** Reads `"key"`, the colon and the whitespace after it into scannedKey; returns where the member's value starts. */
+function readMemberKey(s: string, i: number): number {
   const n = s.length;
   if (i >= n || s.charCodeAt(i) !== QUOTE) {
     throw new UnitSyntaxError('Expecting property name enclosed in double quotes', i);
   }
-  scannedKey = scanString(s, i + 1);
+  scannedKey = readString(s, i);
   i = skipWhitespace(s, scanEnd);
   if (i >= n || s.charCodeAt(i) !== COLON) throw new UnitSyntaxError("Expecting ':' delimiter", i);
   return skipWhitespace(s, i + 1);
 }
 
-/** scanstring_unicode with strict=True; `start` is just past the opening quote. */
-function scanString(s: string, start: number): string {
+/** scanstring_unicode with strict=True; `quote` is the opening quote's index. */
+function readString(s: string, quote: number): string {
   const n = s.length;
-  const begin = start - 1;
-  let out = '';
-  let chunkStart = start;
-  let i = start;
-  for (;;) {
-    let c = 0;
-    for (; i < n; i++) {
-      c = s.charCodeAt(i);
-      if (c === QUOTE || c === BACKSLASH) break;
-      if (c < 0x20) throw new UnitSyntaxError('Invalid control character at', i);
-    }
-    if (i >= n) throw new UnitSyntaxError('Unterminated string starting at', begin);
+  for (let i = quote + 1; i < n; i++) {
+    const c = s.charCodeAt(i);
     if (c === QUOTE) {
       scanEnd = i + 1;
-      return chunkStart === start ? s.slice(start, i) : out + s.slice(chunkStart, i);
+      return s.slice(quote + 1, i);
     }
-    out += s.slice(chunkStart, i);
+    if (c === BACKSLASH) return readEscapedString(s, quote, i);
+    if (c < SPACE) throw new UnitSyntaxError('Invalid control character at', i);
+  }
+  throw new UnitSyntaxError('Unterminated string starting at', quote);
+}
+
+/**
+ * The rest of a string from its first backslash: every escape is checked where CPython checks it
+ * (and reported where CPython reports it), then JSON.parse decodes the whole token. Its escapes mean
+ * what Python's mean, surrogates included: an escaped pair joins, a lone escaped surrogate stays a
+ * lone UTF-16 code unit (deviation D7), and a high surrogate before a non-surrogate escape stays alone.
+ */
+function readEscapedString(s: string, quote: number, backslash: number): string {
+  const n = s.length;
+  let i = backslash;
+  for (;;) {
     i++;
-    if (i === n) throw new UnitSyntaxError('Unterminated string starting at', begin);
-    c = s.charCodeAt(i);
-    if (c !== LOWER_U) {
-      const unescaped = simpleEscape(c);
-      if (unescaped === '') throw new UnitSyntaxError('Invalid \\escape', i - 1);
-      out += unescaped;
+    if (i === n) throw new UnitSyntaxError('Unterminated string starting at', quote);
+    const c = s.charCodeAt(i);
+    if (c === LOWER_U) {
+      // CPython wants four hex digits and one more character after them, and names the 'u'.
+      if (i + 5 >= n || !isHex4(s, i + 1)) throw new UnitSyntaxError('Invalid \\uXXXX escape', i);
+      i += 5;
+    } else if (isSimpleEscape(c)) {
       i++;
     } else {
-      // i is at the 'u'; CPython reports every \u problem at the 'u' of the escape concerned.
-      const digits = i + 1;
-      if (digits + 4 >= n) throw new UnitSyntaxError('Invalid \\uXXXX escape', i);
-      const unit = hex4(s, digits);
-      if (unit < 0) throw new UnitSyntaxError('Invalid \\uXXXX escape', i);
-      i = digits + 4;
-      if (
-        unit >= 0xd800 &&
-        unit <= 0xdbff &&
-        i + 6 < n &&
-        s.charCodeAt(i) === BACKSLASH &&
-        s.charCodeAt(i + 1) === LOWER_U
-      ) {
-        const low = hex4(s, i + 2);
-        if (low < 0) throw new UnitSyntaxError('Invalid \\uXXXX escape', i + 1);
-        if (low >= 0xdc00 && low <= 0xdfff) {
-          out += String.fromCharCode(unit, low);
-          i += 6;
-        } else {
-          // Not a pair: the second escape is read again on its own in the next round.
-          out += String.fromCharCode(unit);
-        }
-      } else {
-        // A lone surrogate stays a lone UTF-16 code unit: deviation D7.
-        out += String.fromCharCode(unit);
-      }
+      throw new UnitSyntaxError('Invalid \\escape', i - 1);
     }
-    chunkStart = i;
+    for (; ; i++) {
+      if (i >= n) throw new UnitSyntaxError('Unterminated string starting at', quote);
+      const d = s.charCodeAt(i);
+      if (d === QUOTE) {
+        scanEnd = i + 1;
+        return JSON.parse(s.slice(quote, i + 1)) as string;
+      }
+      if (d === BACKSLASH) break;
+      if (d < SPACE) throw new UnitSyntaxError('Invalid control character at', i);
+    }
   }
 }
 
-function simpleEscape(c: number): string {
-  switch (c) {
-    case QUOTE:
-      return '"';
-    case BACKSLASH:
-      return '\\';
-    case SLASH:
-      return '/';
-    case 0x62:
-      return '\b';
-    case 0x66:
-      return '\f';
-    case 0x6e:
-      return '\n';
-    case 0x72:
-      return '\r';
-    case 0x74:
-      return '\t';
-    default:
-      return '';
-  }
+function isSimpleEscape(c: number): boolean {
+  return (
+    c === QUOTE || c === BACKSLASH || c === SLASH || c === 0x62 || c === 0x66 || c === 0x6e || c === 0x72 || c === 0x74
+  );
 }
 
-/** The value of four hex digits at i, or -1 if any of them is not one. */
-function hex4(s: string, i: number): number {
-  let v = 0;
+function isHex4(s: string, i: number): boolean {
   for (let k = i; k < i + 4; k++) {
-    const c = s.charCodeAt(k);
-    let d: number;
-    if (c >= DIGIT_0 && c <= DIGIT_9) d = c - DIGIT_0;
-    else if (c >= 0x61 && c <= 0x66) d = c - 0x61 + 10;
-    else if (c >= 0x41 && c <= 0x46) d = c - 0x41 + 10;
-    else return -1;
-    v = (v << 4) | d;
+    const c = s.charCodeAt(k) | 0x20; // lower-cases A-F and leaves digits as they are
+    if (!((c >= DIGIT_0 && c <= DIGIT_9) || (c >= 0x61 && c <= 0x66))) return false;
   }
-  return v;
+  return true;
 }
 
-function isDigit(c: number): boolean {
-  return c >= DIGIT_0 && c <= DIGIT_9;
-}
-
-/** _match_number_unicode: an int or a float, else "Expecting value" at the token's start. */
-function scanNumber(s: string, start: number): JsonValue {
+/** _match_number_unicode for a token that starts with '-' or a digit: an int or a float, else "Expecting value". */
+function readNumber(s: string, start: number): JsonValue {
   const n = s.length;
   const last = n - 1;
   let i = start;
-  let c = s.charCodeAt(i);
-  if (c === MINUS) {
+  const negative = s.charCodeAt(i) === MINUS;
+  if (negative) i++;
+  // The digits are summed as they are read; past the end charCodeAt gives NaN, which is no digit.
+  let mantissa = s.charCodeAt(i) - DIGIT_0;
+  if (mantissa === 0) {
     i++;
-    if (i >= n) throw new UnitSyntaxError('Expecting value', start);
-    c = s.charCodeAt(i);
-  }
-  if (c >= DIGIT_1 && c <= DIGIT_9) {
-    i++;
-    while (i < n && isDigit(s.charCodeAt(i))) i++;
-  } else if (c === DIGIT_0) {
-    i++;
+  } else if (mantissa >= 1 && mantissa <= 9) {
+    for (i++; i < n; i++) {
+      const d = s.charCodeAt(i) - DIGIT_0;
+      if (d < 0 || d > 9) break;
+      mantissa = mantissa * 10 + d;
+    }
   } else {
     throw new UnitSyntaxError('Expecting value', start);
   }
   const intEnd = i;
+  // A '.' or an 'e' belongs to the number only with a digit after it (and not as the last character).
+  let c = i < last ? s.charCodeAt(i) : -1;
   let isFloat = false;
-  // A '.' or 'e' counts only with a digit after it; otherwise the number ends before it.
-  if (i < last && s.charCodeAt(i) === DOT && isDigit(s.charCodeAt(i + 1))) {
+  let exponent10 = 0;
+  if (c === DOT && isDigit(s.charCodeAt(i + 1))) {
     isFloat = true;
-    i += 2;
-    while (i < n && isDigit(s.charCodeAt(i))) i++;
+    const fractionStart = ++i;
+    for (; i < n; i++) {
+      const d = s.charCodeAt(i) - DIGIT_0;
+      if (d < 0 || d > 9) break;
+      mantissa = mantissa * 10 + d;
+    }
+    exponent10 = fractionStart - i;
+    c = i < last ? s.charCodeAt(i) : -1;
   }
-  if (i < last && (s.charCodeAt(i) === LOWER_E || s.charCodeAt(i) === UPPER_E)) {
-    const eStart = i;
-    i++;
-    if (i < last && (s.charCodeAt(i) === MINUS || s.charCodeAt(i) === PLUS)) i++;
-    while (i < n && isDigit(s.charCodeAt(i))) i++;
-    if (isDigit(s.charCodeAt(i - 1))) isFloat = true;
-    else i = eStart;
+  if (c === LOWER_E || c === UPPER_E) {
+    let j = i + 1;
+    const sign = s.charCodeAt(j);
+    if (j < last && (sign === MINUS || sign === PLUS)) j++;
+    const digitsStart = j;
+    let written = 0;
+    for (; j < n; j++) {
+      const d = s.charCodeAt(j) - DIGIT_0;
+      if (d < 0 || d > 9) break;
+      written = written * 10 + d;
+    }
+    if (j > digitsStart) {
+      isFloat = true;
+      i = j;
+      exponent10 += sign === MINUS ? -written : written;
+    }
   }
-  scanEnd = i;
-  const token = s.slice(start, i);
-  if (isFloat) return new PyFloat(Number(token));
-  const digitCount = intEnd - start - (s.charCodeAt(start) === MINUS ? 1 : 0);
-  if (digitCount <= 15) {
-    // `+ 0` turns the -0 of "-0" into Python's int 0.
-    return Number(token) + 0;
+  if (isFloat) {
+    scanEnd = i;
+    return new PyFloat(floatOf(s, start, i, negative, mantissa, exponent10));
   }
+  scanEnd = intEnd;
+  // A sum of digits is exact while it stays safe, and one that passed 2^53 never rounds back below it.
+  if (mantissa <= Number.MAX_SAFE_INTEGER) return negative ? 0 - mantissa : mantissa; // 0 - 0 is Python's int 0
+  const digitCount = intEnd - start - (negative ? 1 : 0);
   if (digitCount > INT_MAX_STR_DIGITS) {
     throw new BodyEncodingError(`integer of ${digitCount} digits exceeds the limit of ${INT_MAX_STR_DIGITS}`);
   }
-  const big = BigInt(token);
-  return big >= -BigInt(Number.MAX_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big;
+  return BigInt(s.slice(start, intEnd));
+}
+
+/** Exact powers of ten: every one up to 10^22 is a double. */
+const POWERS_OF_TEN = Array.from({ length: 23 }, (_, k) => Number(`1e${k}`));
+
+/**
+ * float(token), correctly rounded. When the digits form a safe integer and the power of ten is exact,
+ * one multiplication or division rounds once and so gives the correctly rounded value (Clinger's fast
+ * path); anything else goes to Number(), which rounds correctly too but costs a slice and a parse.
+ */
+function floatOf(s: string, start: number, end: number, negative: boolean, mantissa: number, exponent10: number): number {
+  if (mantissa <= Number.MAX_SAFE_INTEGER && exponent10 >= -22 && exponent10 <= 22) {
+    const magnitude = exponent10 < 0 ? mantissa / (POWERS_OF_TEN[-exponent10] as number) : mantissa * (POWERS_OF_TEN[exponent10] as number);
+    return negative ? -magnitude : magnitude;
+  }
+  return Number(s.slice(start, end));
+}
+
+function isDigit(c: number): boolean {
+  return c >= DIGIT_0 && c <= DIGIT_9;
 }

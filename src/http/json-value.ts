@@ -7,8 +7,11 @@ export class PyFloat {
   constructor(readonly value: number) {}
 }
 
-/** An object of JSON: keys in first-insertion order, a repeated key keeps its place and takes the last value. */
-export type JsonObject = Map<string, JsonValue>;
+/**
+ * An object of JSON: keys in first-insertion order, a repeated key keeps its place and takes the last
+ * value. Read-only: a decoded body is input, and the decoder may share one value between places.
+ */
+export type JsonObject = ReadonlyMap<string, JsonValue>;
 
 /**
  * A decoded JSON value. Integers are `number` while safe, `bigint` beyond 2^53-1;
