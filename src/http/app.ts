@@ -9,7 +9,7 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Logger } from '../log.js';
 import { decodeBody, readBody, type BodyLimits } from './body.js';
-import { methodNotAllowed, notFound, RequestValidationError } from './errors.js';
+import { ClientAbortError, methodNotAllowed, notFound, RequestValidationError } from './errors.js';
 import { JSON_TYPE, renderError, type ErrorFormat, type RenderedError } from './render.js';
 import { REQUEST_ID_HEADER, requestIdFor } from './request-id.js';
 import { UNMATCHED_ROUTE } from './request-metrics.js';
@@ -34,6 +34,9 @@ export interface AppOptions {
 }
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** The status reported (never sent) for a request its client abandoned mid-body. */
+const CLIENT_CLOSED_REQUEST = 499;
 
 /** One request on its way through the pipeline, with what its answer and its report need. */
 interface Exchange {
@@ -69,6 +72,13 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
   /** Answers with the error in the active format. Never throws: it is the last stop of every failure. */
   function fail(ex: Exchange, error: unknown): void {
     const { req, res } = ex;
+    if (error instanceof ClientAbortError) {
+      // Nobody is left to answer, and the fault is not ours: its access line (499, nginx's "client
+      // closed request") is all the log says of it.
+      res.destroy();
+      observer.finished(req.method ?? 'GET', req.url ?? '/', ex.route, CLIENT_CLOSED_REQUEST, 0, ex.id, ex.startedMs);
+      return;
+    }
     try {
       const rendered = renderError(translate(error), errorFormat);
       if (rendered.unexpected) {

@@ -1,6 +1,6 @@
 // Request bodies: read within a limit, then decoded the way FastAPI decodes a body for a model.
 import type { IncomingMessage } from 'node:http';
-import { bodyNotParsable, bodyTooLarge, RequestValidationError } from './errors.js';
+import { bodyNotParsable, bodyTooLarge, ClientAbortError, RequestValidationError } from './errors.js';
 import { BodyEncodingError, decodeJson, JsonSyntaxError } from './json-decode.js';
 import type { JsonValue } from './json-value.js';
 
@@ -18,7 +18,7 @@ export type DecodedBody =
 const ABSENT: DecodedBody = { kind: 'absent' };
 const EMPTY = Buffer.alloc(0);
 
-/** Collects the body, refusing (413) as soon as it grows past the limit. */
+/** Collects the body, refusing (413) as soon as it grows past the limit; a client that leaves mid-body is a ClientAbortError. */
 export function readBody(req: IncomingMessage, bodyBytesMax: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (declared > bodyBytesMax) return Promise.reject(bodyTooLarge());
@@ -36,7 +36,8 @@ export function readBody(req: IncomingMessage, bodyBytesMax: number): Promise<Bu
       chunks.push(chunk);
     });
     req.on('end', () => resolve(chunks.length === 0 ? EMPTY : chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
-    req.on('error', reject);
+    // A request stream fails only when its connection does before the body is whole: the client left.
+    req.on('error', () => reject(new ClientAbortError()));
   });
 }
 

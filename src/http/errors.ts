@@ -90,6 +90,21 @@ export class ServiceUnavailableError extends HttpError {
   }
 }
 
+/**
+ * The client went away before its request was whole (it closed the connection mid-body). Not a fault
+ * of ours and nobody to answer: the pipeline logs it as info, once, without a stack.
+ */
+export class ClientAbortError extends Error {
+  readonly code = 'CLIENT_ABORTED';
+  constructor() {
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    super('the client closed the connection before the request was complete');
+    Error.stackTraceLimit = stackTraceLimit;
+    this.name = 'ClientAbortError';
+  }
+}
+
 export const notFound = (): HttpError => new HttpError('HTTP_404');
 export const methodNotAllowed = (allow: string): HttpError => new HttpError('HTTP_405', undefined, { Allow: allow });
 /** Bytes that are not text in the declared encoding, or nesting past the limit: the reference's 400. */
