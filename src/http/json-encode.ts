@@ -7,14 +7,32 @@ import { PyFloat } from './json-value.js';
 
 /** Serialise like Python's json.dumps(v, ensure_ascii=False, separators=(",", ":")) – compact, non-ASCII kept raw. */
 export function encodeJson(value: unknown): string {
-  return encodeValue(value, []);
+  return encodeValue(value, 0, Infinity);
 }
 
-/** `open` holds the containers being written, to refuse a cycle instead of recursing forever. */
-function encodeValue(value: unknown, open: object[]): string {
+/**
+ * A value to be written in at most about `charsMax` characters (an echo of client input in a 422):
+ * past that, strings are cut and arrays and objects keep only their first members. It stays valid
+ * JSON of the same shape; what is cut off is simply not there.
+ */
+export class Bounded {
+  constructor(
+    readonly value: unknown,
+    readonly charsMax: number,
+  ) {}
+}
+
+/**
+ * Deeper than this is a cycle (or nothing we write): decoded input is at most 512 deep and our own
+ * bodies add a few levels. A depth count refuses a cycle at the cost of one comparison a container.
+ */
+const NESTING_MAX = 1000;
+
+/** `room`: how many characters the value may still take (Infinity outside a Bounded). */
+function encodeValue(value: unknown, depth: number, room: number): string {
   switch (typeof value) {
     case 'string':
-      return JSON.stringify(value);
+      return room === Infinity ? JSON.stringify(value) : encodeCutString(value, room);
     case 'number':
       return Number.isFinite(value) ? String(value + 0) : 'null';
     case 'bigint':
@@ -24,32 +42,60 @@ function encodeValue(value: unknown, open: object[]): string {
     case 'object':
       if (value === null) return 'null';
       if (value instanceof PyFloat) return pyFloatRepr(value.value);
-      return encodeContainer(value, open);
+      if (value instanceof Bounded) return encodeValue(value.value, depth, Math.min(room, value.charsMax));
+      return encodeContainer(value, depth + 1, room);
     default:
       // undefined, functions and symbols have no JSON form; JSON.stringify writes null in their place.
       return 'null';
   }
 }
 
+/** The string, cut so that its JSON form takes at most `room` characters (at least the quotes). */
+function encodeCutString(value: string, room: number): string {
+  let text = value;
+  let encoded = JSON.stringify(text);
+  while (encoded.length > room && text.length > 0) {
+    // Escapes make some characters longer than one: cut in proportion, then check again.
+    let keep = Math.min(text.length - 1, Math.floor((text.length * Math.max(room - 2, 0)) / (encoded.length - 2)));
+    // Never keep half of a surrogate pair.
+    const last = text.charCodeAt(keep - 1);
+    if (keep > 0 && last >= 0xd800 && last <= 0xdbff) keep--;
+    text = text.slice(0, keep);
+    encoded = JSON.stringify(text);
+  }
+  return encoded;
+}
+
 // Objects are walked by key (Object.keys, Map.forEach) rather than by entry arrays: error bodies are
-// encoded on every 4xx, and the per-entry arrays were most of the encoder's cost.
-function encodeContainer(value: object, open: object[]): string {
-  if (open.includes(value)) throw new TypeError('Circular reference detected');
-  open.push(value);
+// encoded on every 4xx, and the per-entry arrays were most of the encoder's cost. Inside a Bounded, a
+// container keeps whole members while they fit its room; only a first member too large alone is cut.
+function encodeContainer(value: object, depth: number, room: number): string {
+  if (depth > NESTING_MAX) throw new TypeError('Circular reference detected (or nesting too deep)');
   let out: string;
   if (Array.isArray(value)) {
     out = '[';
     for (let k = 0; k < value.length; k++) {
-      if (k > 0) out += ',';
-      out += encodeValue(value[k], open);
+      const item = encodeValue(value[k], depth, room);
+      if (k > 0) {
+        if (out.length + item.length + 2 > room) break;
+        out += ',';
+      }
+      out += item;
     }
     out += ']';
   } else if (value instanceof Map) {
     out = '{';
+    let full = false;
     (value as Map<unknown, unknown>).forEach((member, key) => {
-      if (!hasJsonForm(member)) return;
-      if (out.length > 1) out += ',';
-      out += JSON.stringify(String(key)) + ':' + encodeValue(member, open);
+      if (full || !hasJsonForm(member)) return;
+      const name = room === Infinity ? JSON.stringify(String(key)) : encodeCutString(String(key), room);
+      const entry = `${name}:${encodeValue(member, depth, room - name.length - 1)}`;
+      if (out.length > 1) {
+        full = out.length + entry.length + 2 > room;
+        if (full) return;
+        out += ',';
+      }
+      out += entry;
     });
     out += '}';
   } else {
@@ -59,11 +105,10 @@ function encodeContainer(value: object, open: object[]): string {
       const member = record[key];
       if (!hasJsonForm(member)) continue;
       if (out.length > 1) out += ',';
-      out += memberName(key) + encodeValue(member, open);
+      out += memberName(key) + encodeValue(member, depth, room - out.length);
     }
     out += '}';
   }
-  open.pop();
   return out;
 }
 

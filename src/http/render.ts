@@ -7,7 +7,7 @@
 // concatenation around its own text.
 import { catalogueEntries, ERROR_CATALOGUE, problemType, type ErrorCode } from './catalogue.js';
 import { CodedError, DomainError, HttpError, RequestValidationError, type ValidationItem } from './errors.js';
-import { encodeJson } from './json-encode.js';
+import { Bounded, encodeJson } from './json-encode.js';
 
 export const ERROR_FORMAT_NAMES = ['default', 'unified', 'problem'] as const;
 export type ErrorFormatName = (typeof ERROR_FORMAT_NAMES)[number];
@@ -88,9 +88,20 @@ function renderDefault(error: unknown): RenderedError {
     const body = `{"detail":{"code":${encodeJson(error.code)},"message":${encodeJson(error.publicMessage)}}}`;
     return answer(error.status, JSON_TYPE, body, error.headers);
   }
-  if (error instanceof RequestValidationError) return answer(422, JSON_TYPE, encodeJson({ detail: error.items }));
+  if (error instanceof RequestValidationError) return answer(422, JSON_TYPE, encodeJson({ detail: error.items.map(withBoundedInput) }));
   // DomainErrors are deliberately not recognised here, as in the reference: they are the plain 500.
   return PLAIN_500;
+}
+
+/**
+ * The reference echoes a rejected input whole; we echo at most this many characters of each (a
+ * 1 MiB body would otherwise come back once per item): what a client needs to see what it sent,
+ * at a cost that does not grow with the body.
+ */
+export const ECHO_CHARS_MAX = 64 * 1024;
+
+function withBoundedInput(item: ValidationItem): ValidationItem {
+  return { ...item, input: new Bounded(item.input, ECHO_CHARS_MAX) };
 }
 
 function renderUnified(error: unknown, catchAll: boolean): RenderedError {

@@ -289,6 +289,27 @@ describe('validation', { timeout: SUITE_TIMEOUT_MS }, () => {
     }
   });
 
+  layerTest('a rejected input is echoed whole up to 64 KiB, and cut to that size, keeping its shape, beyond', async ({ url }) => {
+    const small = { other: 'x'.repeat(1000), list: [1, 2.5, null] };
+    assert.deepEqual(detail(await post(url, JSON.stringify(small), 'application/json')), [
+      { type: 'missing', loc: ['body', 'name'], msg: 'Field required', input: small },
+    ]);
+    // Nearly 1 MiB, missing "name" and with a bad "ok": the reference would echo it twice.
+    const items = Array.from({ length: 50_000 }, (_, k) => `item ${k}`);
+    const big = `{"items": ${JSON.stringify(items)}, "ok": ${JSON.stringify(items.slice(0, 20_000))}}`;
+    const res = await post(url, big, 'application/json');
+    assert.equal(res.status, 422);
+    assert.ok(res.body.length < 2 * 64 * 1024 + 1024, `a 422 of ${res.body.length} bytes`);
+    const [missing, notBool] = detail(res) as { type: string; input: unknown }[];
+    assert.equal(missing?.type, 'missing');
+    const echoed = missing?.input as { items: string[] };
+    assert.deepEqual(Object.keys(echoed), ['items']);
+    assert.ok(echoed.items.length > 1000 && echoed.items.length < items.length, `${echoed.items.length} items echoed`);
+    assert.deepEqual(echoed.items, items.slice(0, echoed.items.length));
+    assert.equal(notBool?.type, 'bool_type');
+    assert.ok(Array.isArray(notBool.input) && notBool.input.length < 20_000);
+  });
+
   layerTest('a rejected request changes nothing', async ({ url, calls }) => {
     await post(url, '{"name": 1}', 'application/json');
     await post(url, '{"name": "x"', 'application/json');

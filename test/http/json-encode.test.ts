@@ -2,7 +2,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { encodeJson } from '../../src/http/json-encode.js';
+import { Bounded, encodeJson } from '../../src/http/json-encode.js';
 import { PyFloat } from '../../src/http/json-value.js';
 
 test('constants are written as null, true and false', () => {
@@ -97,4 +97,29 @@ test('a circular structure is refused', () => {
 test('a value shared by two branches is written twice', () => {
   const shared = [1];
   assert.equal(encodeJson([shared, shared]), '[[1],[1]]');
+});
+
+test('a Bounded value is written whole when it fits', () => {
+  const value = new Map<string, unknown>([['a', [1, 'two', null]]]);
+  assert.equal(encodeJson({ input: new Bounded(value, 100) }), '{"input":{"a":[1,"two",null]}}');
+});
+
+test('a Bounded array keeps its first items, and a Bounded string its first characters, within the room', () => {
+  const encoded = encodeJson(new Bounded(Array.from({ length: 1000 }, (_, k) => k), 50));
+  assert.ok(encoded.length <= 55, encoded);
+  assert.deepEqual(JSON.parse(encoded), Array.from({ length: (JSON.parse(encoded) as number[]).length }, (_, k) => k));
+  assert.equal(encodeJson(new Bounded('abcdefghij', 7)), '"abcde"');
+});
+
+test('a Bounded string is never cut inside a surrogate pair or an escape', () => {
+  assert.equal(encodeJson(new Bounded('😀😀😀', 5)), '"😀"');
+  assert.equal(encodeJson(new Bounded('\u0001\u0001\u0001', 10)), '"\\u0001"');
+});
+
+test('a Bounded object stops adding members once its room is used, and cuts long keys', () => {
+  const value = new Map(Array.from({ length: 100 }, (_, k) => [`key${k}`, k] as const));
+  const encoded = encodeJson(new Bounded(value, 40));
+  assert.ok(encoded.length <= 50, encoded);
+  assert.ok(encoded.startsWith('{"key0":0,"key1":1'), encoded);
+  assert.equal(encodeJson(new Bounded(new Map([['k'.repeat(100), 1]]), 10)), '{"kkkkkkkk":1}');
 });
