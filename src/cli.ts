@@ -7,6 +7,7 @@ import { createLogger, type Logger } from './log.js';
 import { createMetricsRegistry } from './metrics.js';
 import { storeMetrics } from './store-metrics.js';
 import { startServer, type RunningServer } from './server.js';
+import { connectionsMaxFor } from './http/connection-guard.js';
 import { createBankService } from './bank/service.js';
 import { INITIAL_ACCOUNTS } from './bank/model.js';
 import { createTodoService } from './todo/service.js';
@@ -64,6 +65,8 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  // The services of this process share its open-file limit.
+  const connectionsMax = connectionsMaxFor(config.services.length);
   try {
     for (const [index, service] of config.services.entries()) {
       const serviceLog = log.child({ service });
@@ -77,6 +80,7 @@ async function main(): Promise<void> {
         accessLog: config.accessLog,
         metrics,
         service,
+        connectionsMax,
       });
       running.push(server);
       // The store's kind only: a PostgreSQL URL may hold a password.

@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { createRequestHandler } from './http/app.js';
+import { connectionsMaxFor, guardConnections, SILENT_MS } from './http/connection-guard.js';
 import type { BodyLimits } from './http/body.js';
 import { docsRoutes } from './http/docs.js';
 import { ServiceUnavailableError } from './http/errors.js';
@@ -19,8 +20,17 @@ import { answerForStoreError } from './store-answers.js';
 
 export const BODY_LIMITS: BodyLimits = { bodyBytesMax: 1024 * 1024, nestingDepthMax: 512 };
 const SHUTDOWN_GRACE_MS = 10_000;
-/** Node's own limits on a connection; the shortest one bounds how long a dead connection lingers. */
-export const CONNECTION_TIMEOUTS = { requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000 } as const;
+/**
+ * Node's own limits on a connection; the shortest one bounds how long a dead connection lingers.
+ * Node checks the header and request limits every connectionsCheckingInterval (30 s by default),
+ * which let a slow client hold its connection for up to 40 s; checked every second, it holds 10–11 s.
+ */
+export const CONNECTION_TIMEOUTS = {
+  requestTimeout: 30_000,
+  headersTimeout: 10_000,
+  keepAliveTimeout: 5_000,
+  connectionsCheckingInterval: 1_000,
+} as const;
 
 export interface ServerOptions {
   readonly host: string;
@@ -34,6 +44,8 @@ export interface ServerOptions {
   readonly metrics?: Registry;
   /** The service's short name (todo, bank): its label in the metrics. */
   readonly service: string;
+  /** Client connections open at once; by default all the open-file limit allows one server. */
+  readonly connectionsMax?: number;
 }
 
 export interface ShutdownReport {
@@ -92,6 +104,7 @@ export async function startServer(service: ServiceDefinition, options: ServerOpt
     translateError: answerForStoreError,
   });
   const server = createServer(CONNECTION_TIMEOUTS, handler);
+  guardConnections(server, { connectionsMax: options.connectionsMax ?? connectionsMaxFor(1), silentMs: SILENT_MS });
   await listen(server, options.host, options.port);
   const port = (server.address() as AddressInfo).port;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;

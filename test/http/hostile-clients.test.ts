@@ -1,10 +1,13 @@
 // Clients that misbehave at the connection level: they leave in the middle of a body, or open
 // connections and send nothing. Neither is a fault of the server, and neither may lock others out.
 import assert from 'node:assert/strict';
-import { connect } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
 import { describe, test } from 'node:test';
-import { postJson } from '../support/http.js';
+import { SILENT_MS } from '../../src/http/connection-guard.js';
+import { get, postJson } from '../support/http.js';
 import { withServer } from '../support/server.js';
+import { startServiceProcess } from '../support/service-process.js';
 
 /** Sends the head of a POST announcing 1,000 body bytes, ten of them, and closes the connection. */
 function leaveMidBody(url: string, path: string): Promise<void> {
@@ -26,6 +29,26 @@ async function eventually(check: () => boolean, what: string, timeout_ms = 10_00
     if (Date.now() > deadline) assert.fail(`not within ${timeout_ms} ms: ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
+}
+
+/** Opens a connection and sends nothing; resolves once it is established (the server may close it later). */
+function openSilent(url: string): Promise<Socket> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: hostname, port: Number(port) });
+    socket.once('connect', () => {
+      // Closed by the server from here on is the point; a reset is one way of being closed.
+      socket.on('error', () => undefined);
+      resolve(socket);
+    });
+    socket.once('error', reject);
+  });
+}
+
+/** This process's own soft limit on open files (Linux), to tell a too-small limit from a failure. */
+function ownOpenFilesMax(): number {
+  const limit = /^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1];
+  return limit === undefined ? Infinity : Number(limit);
 }
 
 interface LogEntry {
@@ -55,4 +78,38 @@ describe('hostile clients', () => {
       }
     });
   });
+
+  test('1,500 silent connections against a server under ulimit -n 1024 leave requests answering within a second', async () => {
+    const floodSize = 1_500;
+    assert.ok(ownOpenFilesMax() > floodSize + 200, 'this test opens 1,500 connections itself: raise ulimit -n of the test run');
+    const server = await startServiceProcess(['todo', '--db', 'memory'], 1, { openFilesMax: 1024 });
+    const flood: Socket[] = [];
+    try {
+      const url = server.urls[0] as string;
+      for (let k = 0; k < floodSize; k++) flood.push(await openSilent(url));
+      // More keep coming while normal requests are made, each on a new connection.
+      for (let round = 0; round < 20; round++) {
+        for (let k = 0; k < 25; k++) flood.push(await openSilent(url));
+        const started = performance.now();
+        const res = await get(url, '/todos/1');
+        const elapsed_ms = performance.now() - started;
+        assert.equal(res.status, 200, `round ${round}`);
+        assert.ok(elapsed_ms < 1_000, `round ${round}: answered after ${elapsed_ms.toFixed(0)} ms`);
+      }
+      assert.equal(server.output().includes('"level":"error"'), false, server.output().slice(0, 2000));
+    } finally {
+      for (const socket of flood) socket.destroy();
+      await server.kill();
+    }
+  });
+
+  test('a connection that sends nothing is closed after a few seconds, not the 10 to 40 of Node\'s defaults', () =>
+    withServer({ service: 'todo' }, async (url) => {
+      const socket = await openSilent(url);
+      const opened = performance.now();
+      await new Promise((resolve) => socket.once('close', resolve));
+      const elapsed_ms = performance.now() - opened;
+      assert.ok(elapsed_ms >= SILENT_MS - 100 && elapsed_ms < SILENT_MS + 2_500, `closed after ${elapsed_ms.toFixed(0)} ms`);
+      assert.equal((await get(url, '/todos/1')).status, 200);
+    }));
 });

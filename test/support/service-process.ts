@@ -1,7 +1,7 @@
 // A service as a real OS process: the compiled CLI (which `npm test` builds into .build/), started
 // with --port 0. The process logs the address it took, one JSON line per service, and that is
 // how the test learns its URLs: no guessing of free ports.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
@@ -27,13 +27,23 @@ export interface RunAs {
   readonly gid: number;
 }
 
-export function runCli(args: readonly string[], runAs?: RunAs): ChildProcess {
-  return spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], ...runAs });
+export interface ProcessOptions extends Partial<RunAs> {
+  /** The soft limit on open files the process starts with (the shell's `ulimit -n`). */
+  readonly openFilesMax?: number;
+}
+
+export function runCli(args: readonly string[], options: ProcessOptions = {}): ChildProcess {
+  const { openFilesMax, ...runAs } = options;
+  const spawnOptions: SpawnOptions = { stdio: ['ignore', 'pipe', 'pipe'], ...runAs };
+  if (openFilesMax === undefined) return spawn(process.execPath, [CLI, ...args], spawnOptions);
+  // exec keeps the process id, so that signals reach node itself and not the shell.
+  const script = `ulimit -n ${openFilesMax} && exec "$0" "$@"`;
+  return spawn('sh', ['-c', script, process.execPath, CLI, ...args], spawnOptions);
 }
 
 /** Starts the CLI and resolves once `expectedServices` services have logged where they listen. */
-export function startServiceProcess(args: readonly string[], expectedServices = 1, runAs?: RunAs): Promise<ServiceProcess> {
-  return whenListening(runCli(['--port', '0', ...args], runAs), expectedServices, START_TIMEOUT_MS);
+export function startServiceProcess(args: readonly string[], expectedServices = 1, options: ProcessOptions = {}): Promise<ServiceProcess> {
+  return whenListening(runCli(['--port', '0', ...args], options), expectedServices, START_TIMEOUT_MS);
 }
 
 const REPOSITORY = fileURLToPath(new URL('../../..', import.meta.url));
