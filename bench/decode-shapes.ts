@@ -54,6 +54,8 @@ export function decodeShapes(): DecodeShape[] {
     utf8('one long non-ASCII string', `"${'é😀'.repeat(Math.floor((MIB - 2) / 6))}"`),
     utf8('an object of 100k short keys', repeated('{', (k) => `"k${k}":${k % 10}`, ',', '}')),
     utf8('small objects with the same keys', repeated('[', (k) => `{"id":${k},"ok":true}`, ',', ']')),
+    utf8('150k one-member objects', repeated('[', () => '{"":0}', ',', ']')),
+    utf8('200k one-item arrays', repeated('[', () => '[0]', ',', ']')),
     utf8('nesting 512 deep, repeated', repeated('[', () => `${'['.repeat(511)}${']'.repeat(511)}`, ',', ']')),
     utf8('short floats', repeated('[', (k) => `${k % 100}.${k % 7}5`, ',', ']')),
     utf8('long floats and exponents', repeated('[', (k) => `${(k * 1.2345678901234567e-7).toExponential()}`, ',', ']')),
