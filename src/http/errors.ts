@@ -92,7 +92,7 @@ export class ServiceUnavailableError extends HttpError {
 
 /**
  * The client went away before its request was whole (it closed the connection mid-body). Not a fault
- * of ours and nobody to answer: the pipeline logs it as info, once, without a stack.
+ * of ours and nobody to answer: the pipeline reports it in the request's access line (as 499), no stack.
  */
 export class ClientAbortError extends Error {
   readonly code = 'CLIENT_ABORTED';
