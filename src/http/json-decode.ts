@@ -3,7 +3,7 @@
 // Deliberate deviations: NaN / Infinity / -Infinity are rejected ("Expecting value"), and nesting
 // is capped by depthMax instead of Python's recursion limit.
 
-import { PyFloat, type JsonObject, type JsonValue } from './json-value.js';
+import { JsonObject, PyFloat, type JsonValue } from './json-value.js';
 
 /** Python's json.JSONDecodeError: msg exactly as CPython 3.11 words it, pos = offset in code points of the decoded text. */
 export class JsonSyntaxError extends Error {
@@ -285,29 +285,31 @@ const EXACT_DIGITS_MAX = 15;
 let scanEnd = 0;
 
 /**
- * The elements of the arrays being read, innermost last: an array's items are collected here and
- * copied out in one slice when it closes, so no array grows item by item. Kept between calls so that
- * it does not grow anew for every body; parseText clears what it used, to hold on to no input.
+ * The members of the containers being read, innermost last: an array's items, an object's keys and
+ * values side by side. A container copies its part out in one slice when it closes, so nothing grows
+ * item by item. Kept between calls so that it does not grow anew for every body; parseText clears
+ * what it used, to hold on to no input.
  */
 const scratch: (JsonValue | undefined)[] = [];
 
-/**
- * `{}` decodes to this one empty object. Decoded values are read-only (JsonObject is a ReadonlyMap),
- * so sharing it is safe, and a body of 300k `{}` costs no Map each.
- */
-const EMPTY_OBJECT: JsonObject = new Map();
+/** `{}` decodes to this one empty object: decoded objects are read-only, so sharing it is safe. */
+const EMPTY_OBJECT = new JsonObject([]);
+
+/** Up to this many keys a new key is checked against the others one by one; beyond, through a Map. */
+const KEYS_SCANNED_MAX = 8;
 
 function parseText(s: string, depthMax: number): JsonValue {
   const n = s.length;
-  // The innermost open container is an array whose items start at scratch[arrayStart] (inArray),
-  // or `object` with its pending `key`, or neither at the top level. Enclosing containers wait in
-  // `parents`: an array as the index where its items start, an object as itself, its key in `parentKeys`.
-  const parents: (number | Map<string, JsonValue>)[] = [];
-  const parentKeys: string[] = [];
-  let inArray = false;
-  let arrayStart = 0;
-  let object: Map<string, JsonValue> | null = null;
-  let key = '';
+  // The innermost open container's members start at scratch[start]. In an object, `slot` is where
+  // the pending value goes (a repeated key's value replaces the earlier one in its place), and
+  // `keyIndex` finds a key's slot once the object has too many keys to scan. At the top level
+  // `slot` is TOP; in an array it is ARRAY. Enclosing containers wait on the parent stacks.
+  const parentStarts: number[] = [];
+  const parentSlots: number[] = [];
+  const parentIndexes: (Map<string, number> | null)[] = [];
+  let start = 0;
+  let slot = TOP;
+  let keyIndex: Map<string, number> | null = null;
   let top = 0;
   let used = 0;
   let depth = 0;
@@ -338,19 +340,18 @@ function parseText(s: string, depthMax: number): JsonValue {
           i++;
         } else {
           if (c === LEFT_BRACE) i = readMemberKey(s, i);
-          if (inArray) parents.push(arrayStart);
-          else if (object !== null) {
-            parents.push(object);
-            parentKeys.push(key);
-          }
+          parentStarts.push(start);
+          parentSlots.push(slot);
+          parentIndexes.push(keyIndex);
           depth++;
-          inArray = c === LEFT_BRACKET;
-          if (inArray) {
-            arrayStart = top;
-            object = null;
+          start = top;
+          keyIndex = null;
+          if (c === LEFT_BRACKET) {
+            slot = ARRAY;
           } else {
-            object = new Map();
-            key = scannedKey;
+            slot = placeKey(scannedKey, start, top, null);
+            keyIndex = placedIndex;
+            top += 2;
           }
           continue;
         }
@@ -369,7 +370,7 @@ function parseText(s: string, depthMax: number): JsonValue {
 
       // Hand the finished value to its container; close every container that ends right after it.
       for (;;) {
-        if (inArray) {
+        if (slot === ARRAY) {
           scratch[top++] = value;
           i = skipWhitespace(s, i);
           const d = i < n ? s.charCodeAt(i) : -1;
@@ -378,20 +379,20 @@ function parseText(s: string, depthMax: number): JsonValue {
             break;
           }
           if (d !== RIGHT_BRACKET) throw new UnitSyntaxError("Expecting ',' delimiter", i);
-          value = scratch.slice(arrayStart, top) as JsonValue[];
-          if (top > used) used = top;
-          top = arrayStart;
-        } else if (object !== null) {
-          object.set(key, value);
+          value = scratch.slice(start, top) as JsonValue[];
+        } else if (slot !== TOP) {
+          scratch[slot] = value;
           i = skipWhitespace(s, i);
           const d = i < n ? s.charCodeAt(i) : -1;
           if (d === COMMA) {
             i = readMemberKey(s, skipWhitespace(s, i + 1));
-            key = scannedKey;
+            slot = placeKey(scannedKey, start, top, keyIndex);
+            keyIndex = placedIndex;
+            if (slot === top + 1) top += 2;
             break;
           }
           if (d !== RIGHT_BRACE) throw new UnitSyntaxError("Expecting ',' delimiter", i);
-          value = object;
+          value = new JsonObject(scratch.slice(start, top) as JsonValue[]);
         } else {
           i = skipWhitespace(s, i);
           if (i !== n) throw new UnitSyntaxError('Extra data', i);
@@ -400,24 +401,49 @@ function parseText(s: string, depthMax: number): JsonValue {
         // The container just closed is the value; its parent becomes the open container.
         i++;
         depth--;
-        const parent = parents.pop();
-        if (parent === undefined) {
-          inArray = false;
-          object = null;
-        } else if (typeof parent === 'number') {
-          inArray = true;
-          arrayStart = parent;
-          object = null;
-        } else {
-          inArray = false;
-          object = parent;
-          key = parentKeys.pop() ?? '';
-        }
+        if (top > used) used = top;
+        top = start;
+        start = parentStarts.pop() ?? 0;
+        slot = parentSlots.pop() ?? TOP;
+        keyIndex = parentIndexes.pop() ?? null;
       }
     }
   } finally {
     scratch.fill(undefined, 0, Math.max(used, top));
   }
+}
+
+/** `slot` at the top level, and in an array (an object's slots are scratch indexes). */
+const TOP = -1;
+const ARRAY = -2;
+
+/** The key index placeKey used or made. */
+let placedIndex: Map<string, number> | null = null;
+
+/**
+ * Where the value of `key` goes in the object whose members are scratch[start..top): the slot after
+ * the key if it is there already (Python keeps its place and takes the last value), else top + 1,
+ * with the key written at top (the caller then moves top on by two). Past KEYS_SCANNED_MAX keys, a
+ * Map from key to slot spares a scan per key; it is handed back in placedIndex.
+ */
+function placeKey(key: string, start: number, top: number, index: Map<string, number> | null): number {
+  placedIndex = index;
+  if (index === null) {
+    for (let k = start; k < top; k += 2) {
+      if (scratch[k] === key) return k + 1;
+    }
+    scratch[top] = key;
+    if (top - start < 2 * KEYS_SCANNED_MAX) return top + 1;
+    index = new Map();
+    for (let k = start; k <= top; k += 2) index.set(scratch[k] as string, k + 1);
+    placedIndex = index;
+    return top + 1;
+  }
+  const known = index.get(key);
+  if (known !== undefined) return known;
+  scratch[top] = key;
+  index.set(key, top + 1);
+  return top + 1;
 }
 
 function skipWhitespace(s: string, i: number): number {

@@ -3,7 +3,7 @@
 // lowercase \u00xx, everything else raw) except for lone surrogates: Python writes them raw and then
 // fails to encode the body as UTF-8, JSON.stringify writes \udxxx. We keep the escape (deviation D7).
 
-import { PyFloat } from './json-value.js';
+import { JsonObject, PyFloat } from './json-value.js';
 
 /** Serialise like Python's json.dumps(v, ensure_ascii=False, separators=(",", ":")) – compact, non-ASCII kept raw. */
 export function encodeJson(value: unknown): string {
@@ -83,10 +83,10 @@ function encodeContainer(value: object, depth: number, room: number): string {
       out += item;
     }
     out += ']';
-  } else if (value instanceof Map) {
+  } else if (value instanceof JsonObject || value instanceof Map) {
     out = '{';
     let full = false;
-    (value as Map<unknown, unknown>).forEach((member, key) => {
+    (value as ReadonlyMap<unknown, unknown>).forEach((member, key) => {
       if (full || !hasJsonForm(member)) return;
       const name = room === Infinity ? JSON.stringify(String(key)) : encodeCutString(String(key), room);
       const entry = `${name}:${encodeValue(member, depth, room - name.length - 1)}`;

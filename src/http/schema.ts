@@ -1,7 +1,7 @@
 // Schemas declared once: each checks input with the reference's (pydantic's) rules and error items,
 // and describes itself as JSON Schema for the OpenAPI document.
 import type { ValidationItem } from './errors.js';
-import type { JsonObject, JsonValue } from './json-value.js';
+import { JsonObject, type JsonValue } from './json-value.js';
 import { boolFromJson, constraintMessage, MESSAGES, readIntText } from './lax.js';
 
 export type Loc = readonly (string | number)[];
@@ -139,7 +139,7 @@ export function model<F extends Fields>(name: string, fields: F): ModelSpec<Mode
         issues.push({ type: 'missing', loc, msg: MESSAGES.missing, input: null });
         return undefined;
       }
-      if (!(body instanceof Map)) {
+      if (!(body instanceof JsonObject)) {
         issues.push({ type: 'model_attributes_type', loc, msg: MESSAGES.model_attributes_type, input: body });
         return undefined;
       }

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { PyFloat, type JsonValue } from '../../src/http/json-value.js';
+import { JsonObject, PyFloat, type JsonValue } from '../../src/http/json-value.js';
 import {
   MESSAGES,
   boolFromJson,
@@ -46,7 +46,7 @@ function assertBools(cases: readonly (readonly [JsonValue, boolean | string])[])
 function describe(value: JsonValue): string {
   if (value instanceof PyFloat) return `PyFloat(${value.value})`;
   if (typeof value === 'bigint') return `${value}n`;
-  if (value instanceof Map) return 'Map';
+  if (value instanceof JsonObject) return 'JsonObject';
   return JSON.stringify(value);
 }
 
@@ -425,8 +425,8 @@ test('bool: null, arrays and objects are bool_type (validate_bool)', () => {
     [null, 'bool_type'],
     [[], 'bool_type'],
     [[true], 'bool_type'],
-    [new Map<string, JsonValue>(), 'bool_type'],
-    [new Map<string, JsonValue>([['a', 1]]), 'bool_type'],
+    [new JsonObject([]), 'bool_type'],
+    [JsonObject.fromEntries([['a', 1]]), 'bool_type'],
   ]);
 });
 

@@ -3,7 +3,7 @@
 // the reference's recorded answers before the fast decoder replaced it. Text in, value or error out;
 // positions are UTF-16 code units (the test turns them into code points).
 import { BodyEncodingError } from '../../src/http/json-decode.js';
-import { PyFloat, type JsonValue } from '../../src/http/json-value.js';
+import { JsonObject, PyFloat, type JsonValue } from '../../src/http/json-value.js';
 
 export class ReferenceSyntaxError extends Error {
   constructor(
@@ -79,7 +79,7 @@ function parseText(s: string, depthMax: number): JsonValue {
           continue;
         }
       } else if (i < n && s.charCodeAt(i) === RIGHT_BRACE) {
-        value = new Map();
+        value = new JsonObject([]);
         i++;
       } else {
         i = scanMemberKey(s, i);
@@ -127,7 +127,7 @@ function parseText(s: string, depthMax: number): JsonValue {
       top.set(keys.pop() ?? '', value);
       if (d === RIGHT_BRACE) {
         containers.pop();
-        value = top;
+        value = JsonObject.fromEntries(top);
         i++;
         continue;
       }
