@@ -18,7 +18,7 @@ function dbFor(service: ServiceName, config: Config): DbSpec {
 
 async function createService(service: ServiceName, config: Config, log: Logger, metrics: Registry | undefined): Promise<ServiceDefinition> {
   const observer = metrics === undefined ? undefined : storeMetrics(service, metrics);
-  const storeOptions = { sqliteSynchronous: config.sqliteSynchronous, log, observer, poolSize: config.dbPoolSize, poolWaitMs: config.dbPoolWaitMs };
+  const storeOptions = { sqliteSynchronous: config.sqliteSynchronous, log, observer, poolSize: config.dbPoolSize, poolWaitMs: config.dbPoolWaitMs, idempotencyTtlMs: config.idempotencyTtlMs };
   switch (service) {
     case 'todo':
       return createTodoService(dbFor(service, config), storeOptions);
@@ -81,6 +81,7 @@ async function main(): Promise<void> {
         metrics,
         service,
         connectionsMax,
+        idempotency: { required: config.requireIdempotencyKey, ttlMs: config.idempotencyTtlMs },
       });
       running.push(server);
       // The store's kind only: a PostgreSQL URL may hold a password.

@@ -31,6 +31,10 @@ export interface Config {
   readonly dbPoolSize: number | undefined;
   /** PostgreSQL: how long a request may wait for a pooled connection; undefined for the default. */
   readonly dbPoolWaitMs: number | undefined;
+  /** The operations that take an Idempotency-Key refuse a request without one. */
+  readonly requireIdempotencyKey: boolean;
+  /** How long a recorded answer replays for its key. */
+  readonly idempotencyTtlMs: number;
   readonly help: boolean;
 }
 
@@ -62,6 +66,11 @@ Options (each also read from the environment variable shown):
                        default 10)
   --db-pool-wait-ms MS PostgreSQL: how long a request waits for a free connection before a 503,
                        1 to 30000 (SVC_DB_POOL_WAIT_MS, default 10000)
+  --require-idempotency-key
+                       POST /todos and POST /withdraw/... refuse a request without an
+                       Idempotency-Key header (SVC_REQUIRE_IDEMPOTENCY_KEY=1)
+  --idempotency-ttl H  hours an Idempotency-Key replays its answer before it is pruned
+                       (SVC_IDEMPOTENCY_TTL, default 24)
   --help               this text
 `;
 
@@ -78,12 +87,12 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
       continue;
     }
     const [name, inline] = splitFlag(arg);
-    if (name === 'help' || name === 'catch-all') {
+    if (name === 'help' || name === 'catch-all' || name === 'require-idempotency-key') {
       if (inline !== undefined) throw new ConfigError(`--${name} takes no value`);
       flags.set(name, true);
       continue;
     }
-    if (!['host', 'port', 'db', 'errors', 'accounts', 'log-level', 'access-log', 'metrics', 'sqlite-synchronous', 'db-pool-size', 'db-pool-wait-ms'].includes(name)) {
+    if (!['host', 'port', 'db', 'errors', 'accounts', 'log-level', 'access-log', 'metrics', 'sqlite-synchronous', 'db-pool-size', 'db-pool-wait-ms', 'idempotency-ttl'].includes(name)) {
       throw new ConfigError(`unknown option --${name}`);
     }
     const value = inline ?? argv[++i];
@@ -113,6 +122,12 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     throw new ConfigError('SVC_CATCH_ALL must be 1 or 0');
   }
   const catchAll = flags.get('catch-all') === true || catchAllEnv === '1' || catchAllEnv === 'true';
+  const requireKeyEnv = env.SVC_REQUIRE_IDEMPOTENCY_KEY;
+  if (requireKeyEnv !== undefined && !['', '0', '1', 'true', 'false'].includes(requireKeyEnv)) {
+    throw new ConfigError('SVC_REQUIRE_IDEMPOTENCY_KEY must be 1 or 0');
+  }
+  const requireIdempotencyKey = flags.get('require-idempotency-key') === true || requireKeyEnv === '1' || requireKeyEnv === 'true';
+  const ttlText = pick('idempotency-ttl', 'SVC_IDEMPOTENCY_TTL');
   // Problem details always answer a failure with a JSON problem, so the option would change nothing there.
   if (catchAll && errors !== 'unified') throw new ConfigError('--catch-all belongs to the unified format: add --errors unified');
   const synchronous = (pick('sqlite-synchronous', 'SVC_SQLITE_SYNCHRONOUS') ?? 'full').toUpperCase();
@@ -143,8 +158,24 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     sqliteSynchronous: synchronous,
     dbPoolSize: poolSizeText === undefined ? undefined : parseBounded(poolSizeText, '--db-pool-size', 1, 1000),
     dbPoolWaitMs: poolWaitText === undefined ? undefined : parseBounded(poolWaitText, '--db-pool-wait-ms', 1, 30_000),
+    requireIdempotencyKey,
+    idempotencyTtlMs: ttlText === undefined ? IDEMPOTENCY_TTL_HOURS_DEFAULT * HOUR_MS : parseTtl(ttlText),
     help: flags.get('help') === true,
   };
+}
+
+const HOUR_MS = 60 * 60 * 1000;
+const IDEMPOTENCY_TTL_HOURS_DEFAULT = 24;
+/** A year: keys kept longer would only grow the table. */
+const IDEMPOTENCY_TTL_HOURS_MAX = 24 * 366;
+
+/** Hours, a decimal number (0.5 is half an hour), more than 0. */
+function parseTtl(text: string): number {
+  const hours = /^\d+(\.\d+)?$/.test(text) ? Number(text) : NaN;
+  if (!(hours > 0 && hours <= IDEMPOTENCY_TTL_HOURS_MAX)) {
+    throw new ConfigError(`--idempotency-ttl must be a number of hours above 0 and at most ${IDEMPOTENCY_TTL_HOURS_MAX}, not "${text}"`);
+  }
+  return Math.round(hours * HOUR_MS);
 }
 
 function splitFlag(arg: string): [string, string | undefined] {

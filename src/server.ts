@@ -9,6 +9,7 @@ import type { BodyLimits } from './http/body.js';
 import { docsRoutes } from './http/docs.js';
 import { ServiceUnavailableError } from './http/errors.js';
 import { metricsRoute } from './http/metrics-route.js';
+import type { IdempotencyPolicy } from './http/idempotency.js';
 import type { ErrorFormat } from './http/render.js';
 import { RequestMetrics } from './http/request-metrics.js';
 import { RequestObserver } from './http/request-observer.js';
@@ -46,6 +47,8 @@ export interface ServerOptions {
   readonly service: string;
   /** Client connections open at once; by default all the open-file limit allows one server. */
   readonly connectionsMax?: number;
+  /** Idempotency-Key on the operations that take one: optional and kept 24 hours unless set. */
+  readonly idempotency?: IdempotencyPolicy;
 }
 
 export interface ShutdownReport {
@@ -102,6 +105,7 @@ export async function startServer(service: ServiceDefinition, options: ServerOpt
     }),
     shutdown: shutdownState,
     translateError: answerForStoreError,
+    idempotency: options.idempotency,
   });
   const server = createServer(CONNECTION_TIMEOUTS, handler);
   guardConnections(server, { connectionsMax: options.connectionsMax ?? connectionsMaxFor(1), silentMs: SILENT_MS });

@@ -1,14 +1,24 @@
 // The ledger on PostgreSQL. Withdrawals are group-committed (src/db/postgres-group-commit.ts): a
 // batch of them is one call of bank_withdraw_batch, which locks each account of the batch once, as
 // committed, decides its withdrawals in the order asked, writes each balance once and commits them
-// all together. The schema refuses a negative balance outright, as a last line of defence. Reads
-// that arrive together share one query.
+// all together; the same statement appends each withdrawal made to the journal. The schema refuses a
+// negative balance outright, as a last line of defence. Reads that arrive together share one query.
+//
+// A keyed withdrawal is one transaction of its own: the key is claimed (idempotency-postgres.ts),
+// the money taken with its journal row, the answer recorded. It locks its one account row like a
+// batch does, so the two queue behind each other.
+import { idempotencyTableSql } from '../db/idempotency-records.js';
+import { postgresKeyRecords } from '../db/idempotency-postgres.js';
 import { batchedReads } from '../db/postgres-batched-reads.js';
-import { openPostgres } from '../db/postgres.js';
+import { openPostgres, type SqlSession } from '../db/postgres.js';
 import { postgresGroupCommit } from '../db/postgres-group-commit.js';
 import type { Migration } from '../db/migrations.js';
 import type { StoreOptions } from '../db/store-options.js';
+import type { ErrorFormat } from '../http/render.js';
 import { withdrawalSize, type Ledger, type Withdrawal, type WithdrawOutcome } from './ledger.js';
+import { withdrawalAnswer } from './withdrawal-answer.js';
+
+const KEYS_TABLE = 'bank_idempotency_keys';
 
 const MIGRATIONS: readonly Migration[] = [
   {
@@ -59,12 +69,57 @@ const MIGRATIONS: readonly Migration[] = [
     END
     $$`,
   },
+  {
+    // The journal is append-only: the triggers refuse to change, remove or truncate a row.
+    version: 3,
+    sql: `CREATE TABLE withdrawals (
+      id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+      account TEXT NOT NULL REFERENCES accounts (name),
+      amount BIGINT NOT NULL CHECK (amount > 0),
+      balance_after BIGINT NOT NULL CHECK (balance_after >= 0),
+      idempotency_key TEXT,
+      at TIMESTAMPTZ NOT NULL DEFAULT now()
+    );
+    CREATE FUNCTION withdrawals_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'the withdrawal journal is append-only'; END $$;
+    CREATE TRIGGER withdrawals_not_changed BEFORE UPDATE OR DELETE ON withdrawals
+      FOR EACH ROW EXECUTE FUNCTION withdrawals_append_only();
+    CREATE TRIGGER withdrawals_not_truncated BEFORE TRUNCATE ON withdrawals
+      FOR EACH STATEMENT EXECUTE FUNCTION withdrawals_append_only();
+    ${idempotencyTableSql(KEYS_TABLE, 'BIGINT', '')}`,
+  },
 ];
+
+/**
+ * A batch and its journal rows in one statement, so one commit: the function decides and writes the
+ * balances, and the rows of the withdrawals it made (taken[i] true) are appended in the order asked.
+ */
+const WITHDRAW_BATCH = `WITH batch AS (
+    SELECT taken, balances FROM bank_withdraw_batch($1::text[], $2::bigint[])
+  ), journal AS (
+    INSERT INTO withdrawals (account, amount, balance_after)
+    SELECT u.account, u.amount, u.balance FROM batch, unnest($1::text[], $2::bigint[], batch.balances, batch.taken) AS u(account, amount, balance, taken)
+    WHERE u.taken
+  )
+  SELECT taken, balances FROM batch`;
+
+/** One keyed withdrawal: the conditional decrement and its journal row, in one statement. */
+const TAKE_MONEY = `WITH taken AS (
+    UPDATE accounts SET balance = balance - $1 WHERE name = $2 AND balance >= $1 RETURNING balance
+  ), journal AS (
+    INSERT INTO withdrawals (account, amount, balance_after, idempotency_key) SELECT $2, $1, balance, $3 FROM taken
+  )
+  SELECT balance FROM taken`;
 
 /** PostgreSQL text cannot hold NUL, so no account can be named with one (a path may: `%00`). */
 const storable = (name: string): boolean => !name.includes('\u0000');
 
-export async function openPostgresLedger(url: string, initialAccounts: ReadonlyMap<string, number>, options: StoreOptions = {}): Promise<Ledger> {
+export async function openPostgresLedger(
+  url: string,
+  initialAccounts: ReadonlyMap<string, number>,
+  options: StoreOptions = {},
+  format: ErrorFormat = { name: 'default', catchAll: false },
+): Promise<Ledger> {
   const db = await openPostgres({
     url,
     service: 'bank',
@@ -86,8 +141,8 @@ export async function openPostgresLedger(url: string, initialAccounts: ReadonlyM
     'SELECT name, balance FROM accounts WHERE name = ANY($1::text[])',
   );
   const withdrawBatch = db.prepared<{ taken: (boolean | null)[]; balances: (string | null)[] }>(
-    'bank_withdraw_batch',
-    'SELECT taken, balances FROM bank_withdraw_batch($1::text[], $2::bigint[])',
+    'bank_withdraw_batch_journaled',
+    WITHDRAW_BATCH,
   );
 
   const balances = batchedReads<string, number>(
@@ -113,6 +168,19 @@ export async function openPostgresLedger(url: string, initialAccounts: ReadonlyM
     },
   });
 
+  const keys = postgresKeyRecords(KEYS_TABLE);
+  async function withdrawIn(session: SqlSession, account: string, amount: number, key: string): Promise<WithdrawOutcome> {
+    if (!storable(account)) return { kind: 'unknown-account' };
+    const { rows } = await session.query<{ balance: string }>(TAKE_MONEY, [amount, account, key]);
+    const taken = rows[0];
+    if (taken !== undefined) return { kind: 'done', balance: Number(taken.balance) };
+    // Refused: tell an unknown account from too little money. Balances only ever go down, so the
+    // balance read now is still too small for this amount.
+    const { rows: found } = await session.query<{ balance: string }>('SELECT balance FROM accounts WHERE name = $1', [account]);
+    const now = found[0];
+    return now === undefined ? { kind: 'unknown-account' } : { kind: 'insufficient', balance: Number(now.balance) };
+  }
+
   return {
     async balance(account) {
       return storable(account) ? balances.read(account) : undefined;
@@ -120,6 +188,14 @@ export async function openPostgresLedger(url: string, initialAccounts: ReadonlyM
     async withdraw(account, amount) {
       return storable(account) ? withdrawals.write({ account, amount }) : { kind: 'unknown-account' };
     },
+    withdrawOnce: (account, amount, key) =>
+      db.transaction(async (session) => {
+        const claimed = await keys.claim(session, key);
+        if (claimed !== undefined) return claimed;
+        const outcome = await withdrawIn(session, account, amount, key.key);
+        return keys.record(session, key, withdrawalAnswer(format, account, amount, outcome));
+      }),
+    pruneKeys: (expiredBeforeMs) => keys.prune(db, expiredBeforeMs),
     ping: () => db.ping(),
     async close() {
       await Promise.all([withdrawals.close(), balances.close()]);

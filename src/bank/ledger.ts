@@ -1,5 +1,8 @@
 // What the bank routes need from storage. A withdrawal is one atomic step that checks and takes
-// the money together: no overdraft and no lost update, whatever the concurrency.
+// the money together: no overdraft and no lost update, whatever the concurrency. Every withdrawal
+// that takes money appends a row to the withdrawal journal in the same step, so that for every
+// account the initial balance minus the sum of its journal is its balance.
+import type { KeyedWrite, StoredOutcome } from '../db/idempotency-records.js';
 
 export type WithdrawOutcome =
   | { readonly kind: 'done'; readonly balance: number }
@@ -19,6 +22,13 @@ export interface Ledger {
   /** Undefined for an unknown account. */
   balance(account: string): Promise<number | undefined>;
   withdraw(account: string, amount: number): Promise<WithdrawOutcome>;
+  /**
+   * A withdrawal under an idempotency key: it runs only if the key has no live record, and its
+   * answer (withdrawal-answer.ts) is recorded with the key in the same transaction.
+   */
+  withdrawOnce(account: string, amount: number, key: KeyedWrite): Promise<StoredOutcome>;
+  /** Deletes a bounded batch of key records recorded before `expiredBeforeMs`; returns how many. */
+  pruneKeys(expiredBeforeMs: number): Promise<number>;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }

@@ -1,5 +1,6 @@
 // The bank endpoints. Three of them fail on purpose, so that every error path can be seen.
 // Each documents exactly the answers it gives (D10), in the active error format.
+import { keyedReply } from '../http/idempotency.js';
 import { defineRoute, jsonReply, type DocumentedResponse, type Route } from '../http/route.js';
 import type { Ledger } from './ledger.js';
 import {
@@ -70,7 +71,9 @@ export function bankRoutes(ledger: Ledger): Route[] {
           400: { description: 'The balance is smaller than the amount', model: 'business' },
         },
       },
-      async handle({ params }) {
+      idempotent: true,
+      async handle({ params, idempotency }) {
+        if (idempotency !== undefined) return keyedReply(idempotency, await ledger.withdrawOnce(params.account, params.amount, idempotency));
         const outcome = await ledger.withdraw(params.account, params.amount);
         switch (outcome.kind) {
           case 'done':

@@ -1,6 +1,8 @@
 // The banking service assembled: its ledger on the configured database, its routes, its title.
 import type { DbSpec } from '../config.js';
+import { startKeyPruning } from '../db/idempotency-pruning.js';
 import type { StoreOptions } from '../db/store-options.js';
+import { DEFAULT_IDEMPOTENCY_TTL_MS } from '../http/idempotency.js';
 import type { ErrorFormat } from '../http/render.js';
 import type { ServiceDefinition } from '../http/service.js';
 import type { Ledger } from './ledger.js';
@@ -9,14 +11,22 @@ import { openPostgresLedger } from './ledger-postgres.js';
 import { ACCOUNT_SCHEMA } from './model.js';
 import { bankRoutes } from './routes.js';
 
-export async function openLedger(db: DbSpec, accounts: ReadonlyMap<string, number>, options: StoreOptions = {}): Promise<Ledger> {
+const DEFAULT_FORMAT: ErrorFormat = { name: 'default', catchAll: false };
+
+/** `format` is the one a keyed withdrawal's recorded answer is rendered in. */
+export async function openLedger(
+  db: DbSpec,
+  accounts: ReadonlyMap<string, number>,
+  options: StoreOptions = {},
+  format: ErrorFormat = DEFAULT_FORMAT,
+): Promise<Ledger> {
   switch (db.kind) {
     case 'memory':
-      return openSqliteLedger(':memory:', accounts, options);
+      return openSqliteLedger(':memory:', accounts, options, format);
     case 'sqlite':
-      return openSqliteLedger(db.path, accounts, options);
+      return openSqliteLedger(db.path, accounts, options, format);
     case 'postgres':
-      return openPostgresLedger(db.url, accounts, options);
+      return openPostgresLedger(db.url, accounts, options, format);
   }
 }
 
@@ -31,13 +41,17 @@ export async function createBankService(
   format: ErrorFormat,
   options: StoreOptions = {},
 ): Promise<ServiceDefinition> {
-  const ledger = await openLedger(db, accounts, options);
+  const ledger = await openLedger(db, accounts, options, format);
+  const pruning = startKeyPruning((before) => ledger.pruneKeys(before), options.idempotencyTtlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS, options.log);
   return {
     title: titleFor(format),
     version: '0.1.0',
     routes: bankRoutes(ledger),
     components: { Account: ACCOUNT_SCHEMA },
     ready: () => ledger.ping(),
-    close: () => ledger.close(),
+    async close() {
+      await pruning.stop();
+      await ledger.close();
+    },
   };
 }

@@ -13,4 +13,6 @@ export interface StoreOptions {
   readonly poolSize?: number;
   /** PostgreSQL only: how long an operation may wait for a pooled connection before it fails as saturation. */
   readonly poolWaitMs?: number;
+  /** How long idempotency keys are kept; expired ones are pruned in the background. */
+  readonly idempotencyTtlMs?: number;
 }

@@ -10,6 +10,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import type { Logger } from '../log.js';
 import { decodeBody, readBody, type BodyLimits } from './body.js';
 import { ClientAbortError, methodNotAllowed, notFound, RequestValidationError } from './errors.js';
+import { DEFAULT_IDEMPOTENCY_TTL_MS, IdempotencyGate, type IdempotencyPolicy } from './idempotency.js';
 import { JSON_TYPE, renderError, type ErrorFormat, type RenderedError } from './render.js';
 import { REQUEST_ID_HEADER, requestIdFor } from './request-id.js';
 import { UNMATCHED_ROUTE } from './request-metrics.js';
@@ -31,6 +32,8 @@ export interface AppOptions {
    * error it renders; anything it does not recognise it returns unchanged.
    */
   readonly translateError?: (error: unknown) => unknown;
+  /** For routes marked idempotent; by default keys are optional and kept 24 hours. */
+  readonly idempotency?: IdempotencyPolicy;
 }
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -52,6 +55,7 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
   const router = new Router(options.routes);
   const { errorFormat, limits, log, observer, shutdown } = options;
   const translate = options.translateError ?? ((error: unknown) => error);
+  const gate = new IdempotencyGate(options.idempotency ?? { required: false, ttlMs: DEFAULT_IDEMPOTENCY_TTL_MS });
   const notFoundAnswer = renderError(notFound(), errorFormat);
   const notFoundType = notFoundAnswer.contentType;
   const notFoundBytes = Buffer.byteLength(notFoundAnswer.body);
@@ -110,7 +114,7 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
       return;
     }
     const bytes = Buffer.byteLength(reply.body);
-    send(ex, reply.status, { 'Content-Type': reply.contentType ?? JSON_TYPE, 'Content-Length': bytes, 'X-Request-Id': ex.id }, reply.body, bytes);
+    send(ex, reply.status, { ...reply.headers, 'Content-Type': reply.contentType ?? JSON_TYPE, 'Content-Length': bytes, 'X-Request-Id': ex.id }, reply.body, bytes);
   }
 
   return (req, res) => {
@@ -123,7 +127,7 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
       switch (match.kind) {
         case 'route': {
           ex.route = match.route.path;
-          const outcome = runRoute(match.route, match.params, req, limits);
+          const outcome = runRoute(match.route, match.params, req, limits, gate);
           if (isPromise(outcome)) {
             outcome.then(
               (settled) => {
@@ -177,6 +181,7 @@ function runRoute(
   rawParams: Readonly<Record<string, string>>,
   req: IncomingMessage,
   limits: BodyLimits,
+  gate: IdempotencyGate,
 ): Reply | RequestValidationError | Promise<Reply | RequestValidationError> {
   const issues: Issues = [];
   const params: Record<string, unknown> = {};
@@ -186,7 +191,8 @@ function runRoute(
   const bodySpec = route.body;
   if (bodySpec === undefined) {
     if (issues.length > 0) return new RequestValidationError(issues);
-    return route.handle({ params, body: undefined });
+    const input = { params, body: undefined };
+    return route.idempotent ? gate.run(route, input, req, undefined) : route.handle(input);
   }
   return readBody(req, limits.bodyBytesMax).then((bytes) => {
     // As in the reference, the body is decoded before anything is validated: a JSON syntax error
@@ -197,6 +203,6 @@ function runRoute(
         ? bodySpec.fromRawText(decoded.text, ['body'], issues)
         : bodySpec.fromBody(decoded.kind === 'json' ? decoded.value : undefined, ['body'], issues);
     if (issues.length > 0) return new RequestValidationError(issues);
-    return route.handle({ params, body });
+    return route.idempotent ? gate.run(route, { params, body }, req, bytes) : route.handle({ params, body });
   });
 }

@@ -52,6 +52,16 @@ export const ERROR_CATALOGUE = {
     'A withdrawal asked for more than the account holds. Nothing was taken. Ask for at most the balance the message names.'),
   LIMITS_HIDDEN: own(403, 'Limits hidden', 'Only managers can see limits',
     'The caller may not see account limits. Only managers can; there is no way to become one through this interface.'),
+  IDEMPOTENCY_KEY_INVALID: own(400, 'Invalid Idempotency-Key',
+    'Idempotency-Key must be one key of 1 to 255 printable ASCII characters, sent once, as a quoted string such as "8e03978e-40d5-43e8-bc93-6894a57f9324" or bare',
+    'The Idempotency-Key header is not one key of 1 to 255 printable ASCII characters. Nothing ran. Send one field, a quoted string (the draft\'s form) or the bare key, and keep it for every retry of this request.'),
+  IDEMPOTENCY_KEY_REQUIRED: own(400, 'Idempotency-Key required',
+    'This operation needs an Idempotency-Key header: one key of 1 to 255 printable ASCII characters, such as "8e03978e-40d5-43e8-bc93-6894a57f9324"',
+    'The service was started with --require-idempotency-key, and this creating write came without a key. Nothing ran. Make up a new key (a UUID) for the request, and send the same one with every retry of it.'),
+  IDEMPOTENCY_KEY_IN_FLIGHT: own(409, 'Request in flight', 'A request with this Idempotency-Key is still running; retry it later',
+    'A request with the same key is still running, on this instance or another. Nothing ran twice. Retry after the Retry-After seconds: you then get its answer.'),
+  IDEMPOTENCY_KEY_REUSED: own(422, 'Idempotency-Key reused', 'This Idempotency-Key was used for another request (another method, path or body)',
+    'The key was recorded for a request with another method, path or body. Nothing ran. A key names one request: use a new key for a new request.'),
   INTERNAL: status(500, 'Something went wrong on our side'),
 } as const satisfies Record<string, CatalogueEntry>;
 

@@ -1,5 +1,6 @@
 // What a service declares about one operation: method, path, inputs (schemas), success status,
 // documented responses and the handler. The contract layer does the rest.
+import type { IdempotencyRequest } from './idempotency.js';
 import type { ModelSpec, ParamSpec } from './schema.js';
 
 export interface Reply {
@@ -8,6 +9,9 @@ export interface Reply {
   readonly body?: string | Buffer;
   /** Defaults to application/json. */
   readonly contentType?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Set on a keyed write's answer: the request it was recorded for, when, and whether this is a replay. */
+  readonly recorded?: { readonly fingerprint: string; readonly recordedAtMs: number; readonly replayed: boolean };
 }
 
 /**
@@ -49,6 +53,8 @@ export interface RouteDocs {
 export interface RouteInput<P, B> {
   readonly params: P;
   readonly body: B;
+  /** On an `idempotent` route, the request's Idempotency-Key, when it sent one. */
+  readonly idempotency?: IdempotencyRequest;
 }
 
 type ParamSpecs<P> = { readonly [K in keyof P]: ParamSpec<P[K]> };
@@ -60,6 +66,8 @@ export interface RouteSpec<P, B> {
   readonly params: ParamSpecs<P>;
   readonly body?: ModelSpec<B>;
   readonly docs: RouteDocs;
+  /** Takes an Idempotency-Key (idempotency.ts): the handler records its answer with its write. */
+  readonly idempotent?: boolean;
   handle(input: RouteInput<P, B>): Reply | Promise<Reply>;
 }
 
@@ -71,6 +79,7 @@ export interface Route {
   readonly params: readonly (readonly [name: string, spec: ParamSpec<unknown>])[];
   readonly body: ModelSpec<unknown> | undefined;
   readonly docs: RouteDocs;
+  readonly idempotent: boolean;
   handle(input: RouteInput<Record<string, unknown>, unknown>): Reply | Promise<Reply>;
 }
 
@@ -82,6 +91,7 @@ export function defineRoute<P, B = undefined>(spec: RouteSpec<P, B>): Route {
     params: Object.entries(spec.params) as [string, ParamSpec<unknown>][],
     body: spec.body as ModelSpec<unknown> | undefined,
     docs: spec.docs,
+    idempotent: spec.idempotent ?? false,
     handle: spec.handle as Route['handle'],
   };
 }

@@ -1,4 +1,5 @@
 // The to-do endpoints: parse (done by the declared schemas), call the store, pick the status.
+import { keyedReply } from '../http/idempotency.js';
 import { defineRoute, jsonReply, type Reply, type Route } from '../http/route.js';
 import { todoAlreadyDone, todoIdParam, todoIn, todoJson, todoNotFound } from './model.js';
 import type { TodoStore } from './store.js';
@@ -49,7 +50,9 @@ export function todoRoutes(store: TodoStore): Route[] {
       params: {},
       body: todoIn,
       docs: { name: 'create_todo', responseModel: 'Todo' },
-      async handle({ body }) {
+      idempotent: true,
+      async handle({ body, idempotency }) {
+        if (idempotency !== undefined) return keyedReply(idempotency, await store.createOnce(body, idempotency));
         return jsonReply(201, todoJson(await store.create(body)));
       },
     }),

@@ -4,7 +4,10 @@
 // asked. Every batch of every instance holds that lock, so ids are handed out one batch at a time
 // (under READ COMMITTED each statement sees what committed before it, so MAX(id) + 1 read after
 // the lock is current), and no two batches ever lock rows in opposite orders. Reads that arrive
-// together share one query.
+// together share one query. A keyed create is one transaction of its own, under the same lock:
+// the key is claimed (idempotency-postgres.ts), the item created, the answer recorded.
+import { idempotencyTableSql } from '../db/idempotency-records.js';
+import { postgresKeyRecords } from '../db/idempotency-postgres.js';
 import { batchedReads } from '../db/postgres-batched-reads.js';
 import { openPostgres, type PostgresDatabase } from '../db/postgres.js';
 import { postgresGroupCommit } from '../db/postgres-group-commit.js';
@@ -12,10 +15,12 @@ import type { Migration } from '../db/migrations.js';
 import type { StoreOptions } from '../db/store-options.js';
 import { exactId, INITIAL_TODO, type Todo, type TodoInput } from './model.js';
 import type { FinishOutcome, TodoStore } from './store.js';
+import { createdAnswer } from './created-answer.js';
 import { decodeTitle, encodeTitle } from './title.js';
 
 /** pg_advisory_xact_lock key that every batch of writes holds: any constant shared by all instances. */
 const ID_LOCK = 7_310_002;
+const KEYS_TABLE = 'todo_idempotency_keys';
 
 const MIGRATIONS: readonly Migration[] = [
   {
@@ -76,6 +81,7 @@ const MIGRATIONS: readonly Migration[] = [
     END
     $$`,
   },
+  { version: 3, sql: idempotencyTableSql(KEYS_TABLE, 'BIGINT', '') },
 ];
 
 /** Titles travel encoded (title.ts); an id is 0 where the write names none. */
@@ -146,6 +152,8 @@ export async function openPostgresTodoStore(url: string, options: StoreOptions =
     },
   });
 
+  const keys = postgresKeyRecords(KEYS_TABLE);
+
   return {
     async get(id) {
       const row = await reads.read(id);
@@ -156,6 +164,20 @@ export async function openPostgresTodoStore(url: string, options: StoreOptions =
       if (newId === null) throw new Error('todo_write_batch created an item without an id');
       return { id: exactId(BigInt(newId)), title: input.title, done: input.done };
     },
+    createOnce: (input, key) =>
+      db.transaction(async (session) => {
+        const claimed = await keys.claim(session, key);
+        if (claimed !== undefined) return claimed;
+        await session.query('SELECT pg_advisory_xact_lock($1)', [ID_LOCK]);
+        const { rows } = await session.query<{ id: string }>(
+          'INSERT INTO todos (id, title, done) SELECT COALESCE(MAX(id), 0) + 1, $1, $2 FROM todos RETURNING id::text AS id',
+          [encodeTitle(input.title), input.done],
+        );
+        const id = rows[0]?.id;
+        if (id === undefined) throw new Error('INSERT … RETURNING returned no row');
+        return keys.record(session, key, createdAnswer(BigInt(id), encodeTitle(input.title), input.done));
+      }),
+    pruneKeys: (expiredBeforeMs) => keys.prune(db, expiredBeforeMs),
     async replace(id, input: TodoInput) {
       const { answer } = await writes.write({ kind: 'replace', id, title: encodeTitle(input.title), done: input.done });
       return { todo: { id, title: input.title, done: input.done }, created: answer === 'created' };

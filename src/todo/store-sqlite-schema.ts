@@ -1,7 +1,12 @@
 // The to-do store's SQLite schema and its writes, shared by the in-thread store and the
 // group-commit writer thread so that both change data by exactly the same statements.
+import { idempotencyTableSql, type KeyedWrite, type StoredOutcome } from '../db/idempotency-records.js';
+import { prepareKeyRecords } from '../db/idempotency-sqlite.js';
 import type { Migration } from '../db/migrations.js';
 import type { SqliteDatabase } from '../db/sqlite.js';
+import { createdAnswer } from './created-answer.js';
+
+export const TODO_KEYS_TABLE = 'todo_idempotency_keys';
 
 export const TODO_MIGRATIONS: readonly Migration[] = [
   {
@@ -12,6 +17,7 @@ export const TODO_MIGRATIONS: readonly Migration[] = [
       done INTEGER NOT NULL CHECK (done IN (0, 1))
     ) STRICT`,
   },
+  { version: 2, sql: idempotencyTableSql(TODO_KEYS_TABLE, 'INTEGER', ' STRICT') },
 ];
 
 export const TODO_SERVICE = 'todo';
@@ -26,10 +32,13 @@ export type TodoWrite =
   | { readonly kind: 'create'; readonly title: string; readonly done: number }
   | { readonly kind: 'replace'; readonly id: number; readonly title: string; readonly done: number }
   | { readonly kind: 'remove'; readonly id: number }
-  | { readonly kind: 'finish'; readonly id: number };
+  | { readonly kind: 'finish'; readonly id: number }
+  | { readonly kind: 'create-once'; readonly title: string; readonly done: number; readonly key: KeyedWrite }
+  | { readonly kind: 'prune-keys'; readonly expiredBeforeMs: number };
 
 /** A write's share of a batch's byte bound: its encoded title (at most 3 UTF-8 bytes a UTF-16 unit) and the rest. */
-export const todoWriteSize = (write: TodoWrite): number => ('title' in write ? write.title.length * 3 : 0) + 32;
+export const todoWriteSize = (write: TodoWrite): number =>
+  ('title' in write ? write.title.length * 3 : 0) + ('key' in write ? write.key.key.length + write.key.fingerprint.length : 0) + 32;
 
 export type FinishRow = { readonly kind: 'finished'; readonly row: TodoRow } | { readonly kind: 'missing' } | { readonly kind: 'already-done' };
 
@@ -39,6 +48,8 @@ export interface TodoWriteOutcomes {
   readonly replace: boolean;
   readonly remove: boolean;
   readonly finish: FinishRow;
+  readonly 'create-once': StoredOutcome;
+  readonly 'prune-keys': number;
 }
 export type TodoWriteOutcome = TodoWriteOutcomes[keyof TodoWriteOutcomes];
 
@@ -58,14 +69,21 @@ export function prepareTodoWrites(db: SqliteDatabase): (write: TodoWrite) => Tod
   const remove = db.prepare<[number]>('DELETE FROM todos WHERE id = ?');
   const markDone = db.prepare<[number], TodoRow>('UPDATE todos SET done = 1 WHERE id = ? AND done = 0 RETURNING title, done');
   const exists = db.prepare<[number], { one: number }>('SELECT 1 AS one FROM todos WHERE id = ?');
+  const keys = prepareKeyRecords(db, TODO_KEYS_TABLE);
+  const createNext = (title: string, done: number): bigint => {
+    const row = insertNext.get(title, done);
+    if (row === undefined) throw new Error('INSERT … RETURNING returned no row');
+    return row.id;
+  };
 
   return (write) => {
     switch (write.kind) {
-      case 'create': {
-        const row = insertNext.get(write.title, write.done);
-        if (row === undefined) throw new Error('INSERT … RETURNING returned no row');
-        return row.id;
-      }
+      case 'create':
+        return createNext(write.title, write.done);
+      case 'create-once':
+        return keys.find(write.key) ?? keys.record(write.key, createdAnswer(createNext(write.title, write.done), write.title, write.done));
+      case 'prune-keys':
+        return keys.prune(write.expiredBeforeMs);
       case 'replace':
         if (update.run(write.title, write.done, write.id).changes > 0) return false;
         insert.run(write.id, write.title, write.done);
@@ -80,3 +98,4 @@ export function prepareTodoWrites(db: SqliteDatabase): (write: TodoWrite) => Tod
     }
   };
 }
+

@@ -55,6 +55,8 @@ export async function openSqliteTodoStore(location: string, options: StoreOption
     async remove(id) {
       return write({ kind: 'remove', id });
     },
+    createOnce: (input, key) => write({ kind: 'create-once', title: encodeTitle(input.title), done: input.done ? 1 : 0, key }),
+    pruneKeys: (expiredBeforeMs) => write({ kind: 'prune-keys', expiredBeforeMs }),
     async finish(id) {
       const outcome = await write({ kind: 'finish', id });
       return outcome.kind === 'finished' ? { kind: 'finished', todo: toTodo(id, outcome.row) } : outcome;

@@ -1,5 +1,6 @@
 // What the to-do routes need from storage. Each method is one atomic step: no caller ever reads
 // and then writes, so that concurrent requests (and several instances) cannot interleave badly.
+import type { KeyedWrite, StoredOutcome } from '../db/idempotency-records.js';
 import type { Todo, TodoInput } from './model.js';
 
 export type FinishOutcome =
@@ -16,6 +17,13 @@ export interface TodoStore {
   /** True when an item was removed. */
   remove(id: number): Promise<boolean>;
   finish(id: number): Promise<FinishOutcome>;
+  /**
+   * A create under an idempotency key: it runs only if the key has no live record, and its answer
+   * (201 and the new item) is recorded with the key in the same transaction.
+   */
+  createOnce(input: TodoInput, key: KeyedWrite): Promise<StoredOutcome>;
+  /** Deletes a bounded batch of key records recorded before `expiredBeforeMs`; returns how many. */
+  pruneKeys(expiredBeforeMs: number): Promise<number>;
   /** True when the database answers (for /readyz). */
   ping(): Promise<boolean>;
   close(): Promise<void>;
