@@ -21,8 +21,12 @@ export interface RawResponse {
 
 export function send(baseUrl: string, req: RawRequest): Promise<RawResponse> {
   const url = new URL(baseUrl);
-  const headers: Record<string, string> = { Host: url.host };
-  for (const [name, value] of req.headers ?? []) headers[name] = value;
+  const headers: Record<string, string | string[]> = { Host: url.host };
+  // A name given twice is sent as two field lines.
+  for (const [name, value] of req.headers ?? []) {
+    const earlier = headers[name];
+    headers[name] = earlier === undefined ? value : [earlier, value].flat();
+  }
   const body = req.body === undefined ? undefined : Buffer.isBuffer(req.body) ? req.body : Buffer.from(req.body, 'utf8');
   if (body !== undefined && req.chunked !== true && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-length')) {
     headers['Content-Length'] = String(body.length);

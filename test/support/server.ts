@@ -2,6 +2,7 @@
 import { INITIAL_ACCOUNTS } from '../../src/bank/model.js';
 import { createBankService } from '../../src/bank/service.js';
 import type { DbSpec } from '../../src/config.js';
+import type { IdempotencyPolicy } from '../../src/http/idempotency.js';
 import type { ErrorFormat } from '../../src/http/render.js';
 import { createLogger, type Logger, type LogLevel } from '../../src/log.js';
 import { createMetricsRegistry } from '../../src/metrics.js';
@@ -23,13 +24,14 @@ export interface TestServerOptions {
   readonly accessLog?: boolean;
   /** GET /metrics and the metrics behind it (off by default). */
   readonly metrics?: boolean;
+  readonly idempotency?: IdempotencyPolicy;
 }
 
 export async function startTestServer(options: TestServerOptions): Promise<RunningServer> {
   const errorFormat: ErrorFormat = { name: options.errors ?? 'default', catchAll: options.catchAll ?? false };
   const db = options.db ?? { kind: 'memory' };
   const metrics = options.metrics === true ? createMetricsRegistry() : undefined;
-  const storeOptions = { observer: metrics === undefined ? undefined : storeMetrics(options.service, metrics) };
+  const storeOptions = { observer: metrics === undefined ? undefined : storeMetrics(options.service, metrics), idempotencyTtlMs: options.idempotency?.ttlMs };
   const service =
     options.service === 'todo'
       ? await createTodoService(db, storeOptions)
@@ -44,6 +46,7 @@ export async function startTestServer(options: TestServerOptions): Promise<Runni
     service: options.service,
     accessLog: options.accessLog,
     metrics,
+    idempotency: options.idempotency,
   });
 }
 
