@@ -88,6 +88,7 @@ export async function startServer(service: ServiceDefinition, options: ServerOpt
     routes: service.routes,
     components: service.components,
     errorFormat: options.errorFormat,
+    idempotencyKeyRequired: options.idempotency?.required,
   });
   const registry = options.metrics;
   const shutdownState = { started: false };

@@ -3,6 +3,7 @@
 // it (test/http/openapi-answers.test.ts replays the conformance cases to prove it).
 import { catalogueEntries, problemType } from './catalogue.js';
 import { ERROR_SCHEMAS, schemaRef } from './error-schemas.js';
+import { idempotencyKeyParameter, keyAnswersResponse, REPLAYED_HEADER_DOC, REUSED_KEY_DESCRIPTION } from './idempotency-docs.js';
 import type { ErrorFormat } from './render.js';
 import type { DocumentedResponse, Route } from './route.js';
 import type { JsonSchema } from './schema.js';
@@ -14,6 +15,8 @@ export interface OpenApiOptions {
   /** Schemas the routes name as their response models. */
   readonly components: Readonly<Record<string, JsonSchema>>;
   readonly errorFormat: ErrorFormat;
+  /** Idempotent operations refuse a request without an Idempotency-Key. */
+  readonly idempotencyKeyRequired?: boolean;
 }
 
 const LICENSE = { name: 'MIT', identifier: 'MIT' };
@@ -85,9 +88,9 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
   for (const route of options.routes) {
     if (route.docs.hidden === true) continue;
     const operation: Record<string, unknown> = { summary: titleCase(route.docs.name), operationId: camelCase(route.docs.name) };
-    if (route.params.length > 0) {
-      operation.parameters = route.params.map(([name, spec]) => ({ name, in: 'path', required: true, schema: spec.jsonSchema }));
-    }
+    const parameters: Record<string, unknown>[] = route.params.map(([name, spec]) => ({ name, in: 'path', required: true, schema: spec.jsonSchema }));
+    if (route.idempotent) parameters.push(idempotencyKeyParameter(options.idempotencyKeyRequired === true));
+    if (parameters.length > 0) operation.parameters = parameters;
     if (route.body !== undefined) {
       used[route.body.name] = route.body.jsonSchema;
       operation.requestBody = { content: jsonContent(schemaRef(route.body.name)), required: true };
@@ -96,7 +99,11 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
     const model = route.docs.responseModel;
     const success = (description: string): Record<string, unknown> =>
       route.status === 204 ? { description } : { description, content: jsonContent(model === undefined ? {} : component(model)) };
-    if (route.docs.succeeds !== false) responses[String(route.status)] = success('Successful Response');
+    if (route.docs.succeeds !== false) {
+      responses[String(route.status)] = route.idempotent
+        ? { ...success('Successful Response'), headers: REPLAYED_HEADER_DOC }
+        : success('Successful Response');
+    }
     if (route.docs.otherSuccess !== undefined) responses['2XX'] = success(route.docs.otherSuccess);
     for (const [status, extra] of Object.entries(route.docs.responses ?? {})) {
       const [code, response] = documented(Number(status), extra);
@@ -104,6 +111,13 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
     }
     if (route.params.length > 0 || route.body !== undefined) {
       responses['422'] = { description: 'Validation Error', content: errorContent(errors.validation) };
+    }
+    if (route.idempotent) {
+      errorContent(errors.validation);
+      const reused = errorContent(errors.codedError);
+      const either = { anyOf: [schemaRef(errors.validation), schemaRef(errors.codedError)] };
+      responses['422'] = { description: REUSED_KEY_DESCRIPTION, content: { [errors.mediaType]: { schema: either } } };
+      responses['4XX'] = keyAnswersResponse(reused);
     }
     responses.default = otherErrors();
     operation.responses = responses;
@@ -152,7 +166,7 @@ function describeErrors(format: ErrorFormat): string {
   }
 }
 
-/** Operations in the order the routes declare them; response keys sorted (three-digit codes, 2XX, default). */
+/** Operations in the order the routes declare them; response keys sorted (three-digit codes, 2XX, 4XX, default). */
 function sortPaths(paths: Record<string, Record<string, unknown>>): Record<string, Record<string, unknown>> {
   for (const operations of Object.values(paths)) {
     for (const operation of Object.values(operations) as { responses: Record<string, unknown> }[]) {

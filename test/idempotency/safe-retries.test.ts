@@ -173,6 +173,26 @@ for (const backend of await storeBackends()) {
       assert.equal(invalid.status, 400);
     });
 
+    test('/openapi.json documents the Idempotency-Key header and its answers on both operations, with the contract\'s codes kept', async () => {
+      type Operation = { parameters?: { name: string; in: string; required: boolean }[]; responses: Record<string, { headers?: object }> };
+      const operation = async (url: string, path: string): Promise<Operation> =>
+        ((json(await get(url, '/openapi.json')) as { paths: Record<string, { post: Operation }> }).paths[path]?.post as Operation);
+      for (const [url, path, codes] of [
+        [bank.url, '/withdraw/{account}/{amount}', ['200', '404', '422', '500']],
+        [unified.url, '/withdraw/{account}/{amount}', ['200', '400', '404', '422']],
+        [todo.url, '/todos', ['201', '422']],
+      ] as const) {
+        const doc = await operation(url, path);
+        const header = doc.parameters?.find((p) => p.name === 'Idempotency-Key');
+        assert.deepEqual({ in: header?.in, required: header?.required }, { in: 'header', required: false }, path);
+        assert.deepEqual(Object.keys(doc.responses).filter((k) => /^\d{3}$/.test(k)).sort(), codes, `${path}: the contract's codes`);
+        assert.ok(doc.responses['4XX'] !== undefined, `${path}: the key's 400 and 409 as a range`);
+        assert.ok(doc.responses[codes[0]]?.headers !== undefined, `${path}: Idempotent-Replayed on the success`);
+      }
+      const required = await operation(strict.url, '/withdraw/{account}/{amount}');
+      assert.equal(required.parameters?.find((p) => p.name === 'Idempotency-Key')?.required, true);
+    });
+
     test('a keyed to-do create refused by validation (422) is not recorded', async () => {
       const key = freshKey();
       assert.equal((await create(todo.url, '{"done":true}', key)).status, 422);

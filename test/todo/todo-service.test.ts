@@ -192,7 +192,7 @@ describe('documentation', { timeout: SUITE_TIMEOUT_MS }, () => {
       'get /todos/{todo_id}': ['default'],
       'put /todos/{todo_id}': ['2XX', 'default'],
       'delete /todos/{todo_id}': ['default'],
-      'post /todos': ['default'],
+      'post /todos': ['4XX', 'default'],
       'delete /oops/{todo_id}': ['default'],
       'post /todos/{todo_id}/done': ['default'],
       'get /v2/todos/{todo_id}': ['default'],

@@ -1,0 +1,44 @@
+// How an idempotent operation is documented: the Idempotency-Key header parameter, the
+// Idempotent-Replayed header of a replay, and the answers the key adds. The contract fixes each
+// operation's three-digit codes (the to-do table, and D10 for the bank), so the key's 400 and 409
+// are described by a `4XX` range, and its 422 joins the validation 422 as another body it may have.
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_LENGTH_MAX } from './idempotency-key.js';
+import type { JsonSchema } from './schema.js';
+
+export function idempotencyKeyParameter(required: boolean): Record<string, unknown> {
+  return {
+    name: IDEMPOTENCY_KEY_HEADER,
+    in: 'header',
+    required,
+    description:
+      `Makes a retry safe: the first request with a key runs and its answer is recorded with its write; the same request ` +
+      `with the same key gets that answer again (Idempotent-Replayed: true) and runs nothing. A structured-field string ` +
+      `("8e03978e-40d5-43e8-bc93-6894a57f9324") or the bare key, 1 to ${IDEMPOTENCY_KEY_LENGTH_MAX} printable ASCII characters; ` +
+      'kept 24 hours unless the service says otherwise (see the README, "Retrying safely").',
+    // A quoted key is two characters longer than the key.
+    schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_LENGTH_MAX + 2, pattern: '^[\\x20-\\x7e]+$' },
+  };
+}
+
+export const REPLAYED_HEADER_DOC: Record<string, unknown> = {
+  'Idempotent-Replayed': {
+    description: 'Present (true) when this answer is the recorded answer of an earlier request with the same Idempotency-Key.',
+    schema: { type: 'string', const: 'true' },
+  },
+};
+
+/** The 4XX range: what the key adds beside the operation's listed codes. */
+export function keyAnswersResponse(content: JsonSchema): Record<string, unknown> {
+  return {
+    description:
+      'Idempotency-Key answers: 400 for a key that is not 1 to 255 printable ASCII characters (or a missing one, when keys ' +
+      'are required), 409 (with Retry-After) while a request with the same key is still running. A recorded answer ' +
+      'replays with its own status, whatever it is.',
+    headers: {
+      'Retry-After': { description: 'On a 409: seconds after which to send the same request again.', schema: { type: 'string' } },
+    },
+    content,
+  };
+}
+
+export const REUSED_KEY_DESCRIPTION = 'Validation Error, or an Idempotency-Key already used for another request (another method, path or body)';
