@@ -113,11 +113,16 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
       responses['422'] = { description: 'Validation Error', content: errorContent(errors.validation) };
     }
     if (route.idempotent) {
+      // Marks the schemas used; the bodies below name them by $ref.
       errorContent(errors.validation);
-      const reused = errorContent(errors.codedError);
-      const either = { anyOf: [schemaRef(errors.validation), schemaRef(errors.codedError)] };
-      responses['422'] = { description: REUSED_KEY_DESCRIPTION, content: { [errors.mediaType]: { schema: either } } };
-      responses['4XX'] = keyAnswersResponse(reused);
+      errorContent(errors.error);
+      errorContent(errors.codedError);
+      const oneOf = (names: readonly string[]): JsonSchema => ({
+        [errors.mediaType]: { schema: { anyOf: [...new Set(names)].map(schemaRef) } },
+      });
+      responses['422'] = { description: REUSED_KEY_DESCRIPTION, content: oneOf([errors.validation, errors.codedError]) };
+      // The range also covers the operation's other 4xx (a body that cannot be parsed, 413), as `default` did.
+      responses['4XX'] = keyAnswersResponse(oneOf([errors.error, errors.codedError]));
     }
     responses.default = otherErrors();
     operation.responses = responses;

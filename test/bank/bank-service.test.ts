@@ -145,13 +145,13 @@ describe('unified format', { timeout: SUITE_TIMEOUT_MS }, () => {
     assert.deepEqual(json(res), { error: { code: 'INTERNAL', message: 'Something went wrong on our side' } });
     assert.doesNotMatch(res.text, new RegExp(CRASH_SECRET));
   });
-  onBank('the documented 422 body is the unified envelope', UNIFIED, async (url) => {
+  onBank('the documented 422 body is the unified envelope (or, for a reused Idempotency-Key, the unified error)', UNIFIED, async (url) => {
     const doc = json(await get(url, '/openapi.json')) as {
-      paths: Record<string, Record<string, { responses: Record<string, { content: Record<string, { schema: { $ref: string } }> }> }>>;
+      paths: Record<string, Record<string, { responses: Record<string, { content: Record<string, { schema: { anyOf: { $ref: string }[] } }> }> }>>;
       components: { schemas: Record<string, { properties: Record<string, unknown> }> };
     };
-    const ref = doc.paths['/withdraw/{account}/{amount}']?.post?.responses['422']?.content['application/json']?.schema.$ref;
-    assert.equal(ref, '#/components/schemas/UnifiedValidationError');
+    const refs = doc.paths['/withdraw/{account}/{amount}']?.post?.responses['422']?.content['application/json']?.schema.anyOf.map((s) => s.$ref);
+    assert.deepEqual(refs, ['#/components/schemas/UnifiedValidationError', '#/components/schemas/UnifiedError']);
     assert.ok(doc.components.schemas.UnifiedValidationError?.properties.error);
     assert.equal(doc.components.schemas.HTTPValidationError, undefined);
   });
