@@ -1,7 +1,7 @@
 // Before any load: one request to the service and one to its baseline must give the same status
 // and the same body, or the comparison would be between different work.
 import { request } from 'node:http';
-import type { BenchRequest } from './load.js';
+import { FRESH_KEY, freshKey, type BenchRequest } from './load.js';
 
 export interface Answer {
   readonly status: number;
@@ -12,6 +12,7 @@ export function sendOnce(baseUrl: string, req: BenchRequest): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = {};
     if (req.contentType !== undefined) headers['content-type'] = req.contentType;
+    if (req.idempotencyKey !== undefined) headers['idempotency-key'] = req.idempotencyKey === FRESH_KEY ? freshKey() : req.idempotencyKey;
     const outgoing = request(baseUrl + req.path, { method: req.method, headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));

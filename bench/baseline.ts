@@ -106,6 +106,11 @@ const server = createServer((req, res) => {
     return todo === undefined ? sendError(res, 404, 'Todo not found') : send(res, 200, JSON.stringify(todo));
   }
   if (req.method === 'POST' && url === '/todos') return createTodo(req, res);
+  if (req.method === 'GET' && parts.length === 3 && parts[1] === 'accounts') {
+    const account = parts[2] as string;
+    const balance = balances.get(account);
+    return balance === undefined ? sendError(res, 404, `Account ${account} not found`) : send(res, 200, JSON.stringify({ account, balance }));
+  }
   if (req.method === 'POST' && parts.length === 4 && parts[1] === 'withdraw') {
     return withdraw(res, parts[2] as string, parts[3] as string);
   }

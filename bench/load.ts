@@ -8,7 +8,14 @@ export interface BenchRequest {
   readonly path: string;
   readonly body?: string;
   readonly contentType?: string;
+  /** An Idempotency-Key on every request: `fresh` for a new one each time, else this one key. */
+  readonly idempotencyKey?: string;
 }
+
+export const FRESH_KEY = 'fresh';
+let freshKeys = 0;
+/** A key no earlier request of this or another run has used. */
+export const freshKey = (): string => `bench-${process.pid}-${Date.now()}-${++freshKeys}`;
 
 export interface LoadRun {
   readonly connections: number;
@@ -34,6 +41,12 @@ export async function drive(baseUrl: string, req: BenchRequest, run: LoadRun): P
   const statusCounts: Record<string, number> = {};
   const headers: Record<string, string> = {};
   if (req.contentType !== undefined) headers['content-type'] = req.contentType;
+  if (req.idempotencyKey !== undefined && req.idempotencyKey !== FRESH_KEY) headers['idempotency-key'] = req.idempotencyKey;
+  // autocannon rebuilds a request only through setupRequest: a new key each time costs that call.
+  const requests =
+    req.idempotencyKey === FRESH_KEY
+      ? { requests: [{ setupRequest: (r: autocannon.Request) => ({ ...r, headers: { ...r.headers, 'idempotency-key': freshKey() } }) }] }
+      : {};
   let finished!: (result: autocannon.Result) => void;
   let failed!: (error: Error) => void;
   const done = new Promise<autocannon.Result>((resolve, reject) => {
@@ -46,6 +59,7 @@ export async function drive(baseUrl: string, req: BenchRequest, run: LoadRun): P
       method: req.method,
       ...(req.body === undefined ? {} : { body: req.body }),
       headers,
+      ...requests,
       connections: run.connections,
       duration: run.duration_s,
       timeout: 10,

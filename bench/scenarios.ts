@@ -1,6 +1,6 @@
 // What is measured: each scenario is one request, sent over and over, with the status every answer
 // must have, the service that answers it and the baseline it is compared with, and its target.
-import type { BenchRequest } from './load.js';
+import { FRESH_KEY, type BenchRequest } from './load.js';
 
 /** The servers of the SQLite part; the PostgreSQL part maps todo, bank and bank-unified to its own. */
 export type ServiceRole = 'todo' | 'todo-no-access-log' | 'bank' | 'bank-unified' | 'bank-problem';
@@ -26,6 +26,8 @@ export interface Scenario {
   readonly ceilingRatioMin?: number;
   /** PostgreSQL part: least req/s of one instance as a fraction of the baseline's. */
   readonly postgresBaselineRatioMin?: number;
+  /** Least req/s of the service as a fraction of its req/s in another scenario of the same run. */
+  readonly relativeTo?: { readonly scenario: string; readonly ratioMin: number };
 }
 
 const JSON_TYPE = 'application/json';
@@ -97,6 +99,37 @@ export const SCENARIOS: readonly Scenario[] = [
     syncOffRatioMin: 0.8,
     pgbenchScript: "UPDATE accounts SET balance = balance - 1 WHERE name = 'alice' AND balance >= 1 RETURNING balance;",
     ceilingRatioMin: 4,
+  },
+  // Safe retries: a durable withdrawal with a new Idempotency-Key each time (its answer recorded in
+  // the same savepoint), and the replay of a recorded one, against the cheapest read of the bank.
+  {
+    name: 'GET /accounts/alice',
+    request: { method: 'GET', path: '/accounts/alice' },
+    expectedStatus: 200,
+    service: 'bank',
+    baseline: 'baseline',
+    bodyCheck: 'digits-aside',
+    sqliteOnly: true,
+  },
+  {
+    name: 'POST /withdraw/alice/1, keyed',
+    request: { method: 'POST', path: '/withdraw/alice/1', idempotencyKey: FRESH_KEY },
+    expectedStatus: 200,
+    service: 'bank',
+    baseline: 'baseline',
+    bodyCheck: 'digits-aside',
+    relativeTo: { scenario: 'POST /withdraw/alice/1', ratioMin: 0.85 },
+    sqliteOnly: true,
+  },
+  {
+    name: 'POST /withdraw/alice/1, replayed',
+    request: { method: 'POST', path: '/withdraw/alice/1', idempotencyKey: '"bench-replayed"' },
+    expectedStatus: 200,
+    service: 'bank',
+    baseline: 'baseline',
+    bodyCheck: 'digits-aside',
+    relativeTo: { scenario: 'GET /accounts/alice', ratioMin: 0.8 },
+    sqliteOnly: true,
   },
   {
     name: 'POST /withdraw/alice/x, unified',

@@ -22,6 +22,16 @@ export function checkTargets(scenarios: readonly ScenarioResult[]): TargetCheck[
         holds: service.baselineRatio >= spec.baselineRatioMin,
       });
     }
+    const other = spec.relativeTo === undefined ? undefined : sqlite.find((s) => s.name === spec.relativeTo?.scenario);
+    const otherService = other?.rows.find((r) => r.kind === 'service');
+    if (spec.relativeTo !== undefined && otherService !== undefined) {
+      const ratio = service.requestsPerSec / otherService.requestsPerSec;
+      checks.push({
+        target: `${scenario.name}: req/s ≥ ${spec.relativeTo.ratioMin.toFixed(2)} × ${spec.relativeTo.scenario}`,
+        measured: ratio.toFixed(2),
+        holds: ratio >= spec.relativeTo.ratioMin,
+      });
+    }
     const reference = scenario.rows.find((r) => r.kind === 'reference');
     if (spec.syncOffRatioMin !== undefined && reference !== undefined) {
       const ratio = medianRatio(service, reference);

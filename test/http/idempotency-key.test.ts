@@ -3,8 +3,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parseIdempotencyKey } from '../../src/http/idempotency-key.js';
+import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 
-describe('Idempotency-Key values', () => {
+describe('Idempotency-Key values', { timeout: SUITE_TIMEOUT_MS }, () => {
   test('a structured-field string names the key between its quotes', () => {
     assert.equal(parseIdempotencyKey(['"8e03978e-40d5-43e8-bc93-6894a57f9324"']), '8e03978e-40d5-43e8-bc93-6894a57f9324');
   });

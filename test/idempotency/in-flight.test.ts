@@ -11,6 +11,7 @@ import { createTestDatabase, postgresSkip, type TestDatabase } from '../support/
 import { startTestServer } from '../support/server.js';
 import { startServiceProcess } from '../support/service-process.js';
 import { storeBackends, type FreshDatabase } from '../support/store-backends.js';
+import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 
 const ACCOUNTS: ReadonlyMap<string, number> = new Map([['alice', 1000]]);
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -27,7 +28,7 @@ function assertInFlight(answer: RawResponse, body: unknown): void {
 }
 
 for (const backend of await storeBackends()) {
-  describe(`one key sent many times at once, on ${backend.name}`, { skip: backend.skip }, () => {
+  describe(`one key sent many times at once, on ${backend.name}`, { skip: backend.skip, timeout: SUITE_TIMEOUT_MS }, () => {
     let fresh: FreshDatabase;
     let instances: RunningServer[] = [];
     before(async () => {
@@ -73,7 +74,7 @@ async function untilWithdrawalWaits(client: pg.Client): Promise<void> {
   throw new Error('no withdrawal ever waited for the row lock');
 }
 
-describe('a key in flight on PostgreSQL', { skip }, () => {
+describe('a key in flight on PostgreSQL', { skip, timeout: SUITE_TIMEOUT_MS }, () => {
   let database: TestDatabase;
   let server: RunningServer;
   let unified: RunningServer;

@@ -9,6 +9,7 @@ import { get, json, send, type RawResponse } from '../support/http.js';
 import { assertBooksBalance } from '../support/journal.js';
 import { startTestServer } from '../support/server.js';
 import { storeBackends, type FreshDatabase } from '../support/store-backends.js';
+import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 
 const ACCOUNTS: ReadonlyMap<string, number> = new Map([
   ['alice', 100],
@@ -44,7 +45,7 @@ function assertReplayOf(replay: RawResponse, first: RawResponse): void {
 }
 
 for (const backend of await storeBackends()) {
-  describe(`safe retries on ${backend.name}`, { skip: backend.skip }, () => {
+  describe(`safe retries on ${backend.name}`, { skip: backend.skip, timeout: SUITE_TIMEOUT_MS }, () => {
     let fresh: FreshDatabase;
     let bank: RunningServer;
     let unified: RunningServer;

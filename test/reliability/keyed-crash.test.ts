@@ -9,6 +9,7 @@ import { assertExactlyOnce, planWithdrawals, withdrawUntilDefinitive } from '../
 import { seededRandom } from '../support/load.js';
 import { startServiceProcess, type ServiceProcess } from '../support/service-process.js';
 import { storeBackends, type FreshDatabase } from '../support/store-backends.js';
+import { PROCESS_SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 
 const ACCOUNTS: ReadonlyMap<string, number> = new Map([
   ['rich', 1_000_000],
@@ -27,7 +28,7 @@ function startBank(db: FreshDatabase): Promise<ServiceProcess> {
 }
 
 for (const backend of await storeBackends()) {
-  describe(`keyed withdrawals through kill -9 of two instances, on ${backend.name}`, { skip: backend.skip }, () => {
+  describe(`keyed withdrawals through kill -9 of two instances, on ${backend.name}`, { skip: backend.skip, timeout: PROCESS_SUITE_TIMEOUT_MS }, () => {
     let fresh: FreshDatabase;
     const instances: ServiceProcess[] = [];
     before(async () => {

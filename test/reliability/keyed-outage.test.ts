@@ -10,6 +10,7 @@ import { assertExactlyOnce, planWithdrawals, withdrawUntilDefinitive } from '../
 import { createTestDatabase, postgresSkip, TEST_DATABASE_URL, type TestDatabase } from '../support/postgres.js';
 import { startServiceProcess, type ServiceProcess } from '../support/service-process.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
+import { PROCESS_SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 
 const ACCOUNTS: ReadonlyMap<string, number> = new Map([
   ['rich', 1_000_000],
@@ -24,7 +25,7 @@ const BETWEEN_OUTAGES_MS = 400;
 const skip = await postgresSkip();
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe('keyed withdrawals through database outages, two instances on PostgreSQL', { skip }, () => {
+describe('keyed withdrawals through database outages, two instances on PostgreSQL', { skip, timeout: PROCESS_SUITE_TIMEOUT_MS }, () => {
   let database: TestDatabase;
   let proxy: TcpProxy;
   const instances: ServiceProcess[] = [];
