@@ -4,11 +4,11 @@
 // all together; the same statement appends each withdrawal made to the journal. The schema refuses a
 // negative balance outright, as a last line of defence. Reads that arrive together share one query.
 //
-// A keyed withdrawal is one transaction of its own: the key is claimed (idempotency-postgres.ts),
-// the money taken with its journal row, the answer recorded. It locks its one account row like a
-// batch does, so the two queue behind each other.
-import { idempotencyTableSql } from '../db/idempotency-records.js';
-import { postgresKeyRecords } from '../db/idempotency-postgres.js';
+// Keyed withdrawals share the batch (idempotency-postgres.ts): a batch that holds any is one
+// transaction that claims their keys, decides every withdrawal that may run with the same
+// function, and records the keyed ones' answers before its one commit.
+import { idempotencyTableSql, type StoredAnswer } from '../db/idempotency-records.js';
+import { claimKeysFunctionSql, entrySize, keyedBatches, pruneKeyRecords, type BatchEntry, type BatchResult } from '../db/idempotency-postgres.js';
 import { batchedReads } from '../db/postgres-batched-reads.js';
 import { openPostgres, type SqlSession } from '../db/postgres.js';
 import { postgresGroupCommit } from '../db/postgres-group-commit.js';
@@ -19,6 +19,7 @@ import { withdrawalSize, type Ledger, type Withdrawal, type WithdrawOutcome } fr
 import { withdrawalAnswer } from './withdrawal-answer.js';
 
 const KEYS_TABLE = 'bank_idempotency_keys';
+const CLAIM_KEYS = 'bank_claim_keys';
 
 const MIGRATIONS: readonly Migration[] = [
   {
@@ -88,28 +89,23 @@ const MIGRATIONS: readonly Migration[] = [
       FOR EACH STATEMENT EXECUTE FUNCTION withdrawals_append_only();
     ${idempotencyTableSql(KEYS_TABLE, 'BIGINT', '')}`,
   },
+  { version: 4, sql: claimKeysFunctionSql(CLAIM_KEYS, KEYS_TABLE) },
 ];
 
 /**
  * A batch and its journal rows in one statement, so one commit: the function decides and writes the
- * balances, and the rows of the withdrawals it made (taken[i] true) are appended in the order asked.
+ * balances, and the rows of the withdrawals it made (taken[i] true) are appended in the order asked,
+ * each with its idempotency key or NULL.
  */
 const WITHDRAW_BATCH = `WITH batch AS (
     SELECT taken, balances FROM bank_withdraw_batch($1::text[], $2::bigint[])
   ), journal AS (
-    INSERT INTO withdrawals (account, amount, balance_after)
-    SELECT u.account, u.amount, u.balance FROM batch, unnest($1::text[], $2::bigint[], batch.balances, batch.taken) AS u(account, amount, balance, taken)
+    INSERT INTO withdrawals (account, amount, balance_after, idempotency_key)
+    SELECT u.account, u.amount, u.balance, u.key
+    FROM batch, unnest($1::text[], $2::bigint[], batch.balances, batch.taken, $3::text[]) AS u(account, amount, balance, taken, key)
     WHERE u.taken
   )
   SELECT taken, balances FROM batch`;
-
-/** One keyed withdrawal: the conditional decrement and its journal row, in one statement. */
-const TAKE_MONEY = `WITH taken AS (
-    UPDATE accounts SET balance = balance - $1 WHERE name = $2 AND balance >= $1 RETURNING balance
-  ), journal AS (
-    INSERT INTO withdrawals (account, amount, balance_after, idempotency_key) SELECT $2, $1, balance, $3 FROM taken
-  )
-  SELECT balance FROM taken`;
 
 /** PostgreSQL text cannot hold NUL, so no account can be named with one (a path may: `%00`). */
 const storable = (name: string): boolean => !name.includes('\u0000');
@@ -140,10 +136,6 @@ export async function openPostgresLedger(
     'bank_balances',
     'SELECT name, balance FROM accounts WHERE name = ANY($1::text[])',
   );
-  const withdrawBatch = db.prepared<{ taken: (boolean | null)[]; balances: (string | null)[] }>(
-    'bank_withdraw_batch_journaled',
-    WITHDRAW_BATCH,
-  );
 
   const balances = batchedReads<string, number>(
     async (names) => {
@@ -153,11 +145,16 @@ export async function openPostgresLedger(
     (name) => name.length * 3,
   );
 
-  const withdrawals = postgresGroupCommit<Withdrawal, WithdrawOutcome>({
-    sizeOf: withdrawalSize,
-    observer: options.observer,
-    async decide(batch) {
-      const { rows } = await withdrawBatch([batch.map((w) => w.account), batch.map((w) => w.amount)]);
+  const decide = keyedBatches<Withdrawal, WithdrawOutcome>({
+    db,
+    table: KEYS_TABLE,
+    claimFunction: CLAIM_KEYS,
+    async decide(session, batch, keys) {
+      const { rows } = await session.query<{ taken: (boolean | null)[]; balances: (string | null)[] }>(
+        WITHDRAW_BATCH,
+        [batch.map((w) => w.account), batch.map((w) => w.amount), keys],
+        'bank_withdraw_batch_journaled',
+      );
       const answer = rows[0];
       if (answer === undefined || answer.taken.length !== batch.length) throw new Error('bank_withdraw_batch answered another number of withdrawals');
       return answer.taken.map((taken, i): WithdrawOutcome => {
@@ -167,35 +164,32 @@ export async function openPostgresLedger(
       });
     },
   });
-
-  const keys = postgresKeyRecords(KEYS_TABLE);
-  async function withdrawIn(session: SqlSession, account: string, amount: number, key: string): Promise<WithdrawOutcome> {
-    if (!storable(account)) return { kind: 'unknown-account' };
-    const { rows } = await session.query<{ balance: string }>(TAKE_MONEY, [amount, account, key]);
-    const taken = rows[0];
-    if (taken !== undefined) return { kind: 'done', balance: Number(taken.balance) };
-    // Refused: tell an unknown account from too little money. Balances only ever go down, so the
-    // balance read now is still too small for this amount.
-    const { rows: found } = await session.query<{ balance: string }>('SELECT balance FROM accounts WHERE name = $1', [account]);
-    const now = found[0];
-    return now === undefined ? { kind: 'unknown-account' } : { kind: 'insufficient', balance: Number(now.balance) };
-  }
+  const withdrawals = postgresGroupCommit<BatchEntry<Withdrawal, WithdrawOutcome>, BatchResult<WithdrawOutcome>>({
+    sizeOf: entrySize(withdrawalSize),
+    observer: options.observer,
+    decide,
+  });
 
   return {
     async balance(account) {
       return storable(account) ? balances.read(account) : undefined;
     },
     async withdraw(account, amount) {
-      return storable(account) ? withdrawals.write({ account, amount }) : { kind: 'unknown-account' };
+      if (!storable(account)) return { kind: 'unknown-account' };
+      const result = await withdrawals.write({ op: { account, amount } });
+      if (result.kind !== 'plain') throw new Error('an unkeyed withdrawal came back as a keyed one');
+      return result.outcome;
     },
-    withdrawOnce: (account, amount, key) =>
-      db.transaction(async (session) => {
-        const claimed = await keys.claim(session, key);
-        if (claimed !== undefined) return claimed;
-        const outcome = await withdrawIn(session, account, amount, key.key);
-        return keys.record(session, key, withdrawalAnswer(format, account, amount, outcome));
-      }),
-    pruneKeys: (expiredBeforeMs) => keys.prune(db, expiredBeforeMs),
+    async withdrawOnce(account, amount, key) {
+      const answer = (outcome: WithdrawOutcome): StoredAnswer => withdrawalAnswer(format, account, amount, outcome);
+      // An account PostgreSQL cannot name is unknown, as the empty name is (no account has it), and
+      // that answer is recorded with the key as any other.
+      const op = storable(account) ? { account, amount } : { account: '', amount };
+      const result = await withdrawals.write({ op, keyed: { key, answer } });
+      if (result.kind === 'plain') throw new Error('a keyed withdrawal came back without its key');
+      return result;
+    },
+    pruneKeys: (expiredBeforeMs) => pruneKeyRecords(db, KEYS_TABLE, expiredBeforeMs),
     ping: () => db.ping(),
     async close() {
       await Promise.all([withdrawals.close(), balances.close()]);

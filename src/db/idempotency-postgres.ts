@@ -1,62 +1,153 @@
-// Idempotency records on PostgreSQL (idempotency-records.ts), inside the keyed write's transaction.
+// Idempotency records on PostgreSQL (idempotency-records.ts), inside the group-commit batch of the
+// writes they belong to: a batch that holds keyed writes is one transaction that claims their keys,
+// runs the writes that may run together with the unkeyed ones (one statement, as every batch), and
+// records the answers of the keyed ones, then commits once.
 //
-// A request running with a key holds a transaction-scoped advisory lock on it. It is tied to the
-// transaction, so to the connection: when the instance holding it dies, the server drops the
-// connection and the lock with it, and a retry runs (or replays what committed). Another instance
-// that tries the lock meanwhile answers 409 at once instead of queueing. After the lock, a new
-// statement (so a fresh snapshot under READ COMMITTED) reads the key: whatever committed with
-// it before the lock was free is seen. The primary key on `key` stays the last word: a second
-// record of a live key fails the transaction rather than overwriting the first.
+// A claimed key is a transaction-scoped advisory lock. It is tied to the transaction, so to the
+// connection: when the instance holding it dies, the server drops the connection and the lock with
+// it, and a retry runs (or replays what committed). Another instance that tries the lock meanwhile
+// answers 409 at once instead of queueing. The claim is a function (installed by the store's
+// migrations, claimKeysFunctionSql) so that its lookup is a statement after the lock, with a fresh
+// snapshot under READ COMMITTED: whatever committed with a key before its lock was free is seen.
+// The primary key on `key` stays the last word: a second record of a live key fails the batch's
+// transaction rather than overwriting the first.
 import { PRUNE_BATCH_ROWS, recordedOutcome, type KeyedWrite, type RecordRow, type StoredAnswer, type StoredOutcome } from './idempotency-records.js';
-import type { SqlSession } from './postgres.js';
+import type { PostgresDatabase, SqlSession } from './postgres.js';
 
 /** pg_try_advisory_xact_lock(class, hashtext(key)): a class of its own, apart from other locks. */
 const KEY_LOCK_CLASS = 7_310_003;
 
-export interface PostgresKeyRecords {
-  /** Takes the key for this transaction: its live record, 'in-flight', or undefined to go on and run. */
-  claim(session: SqlSession, write: KeyedWrite): Promise<StoredOutcome | undefined>;
-  /** Records the answer of a write that just ran, in the same transaction. */
-  record(session: SqlSession, write: KeyedWrite, answer: StoredAnswer): Promise<StoredOutcome>;
-  /** Deletes up to PRUNE_BATCH_ROWS expired records; returns how many. */
-  prune(session: SqlSession, expiredBeforeMs: number): Promise<number>;
+/**
+ * The claim of a batch's keys: each key's advisory lock is tried, then (a statement later, so on a
+ * fresh snapshot) the live record of every key locked is read. One row per key, in order; `free`
+ * false means another transaction holds the key.
+ */
+export function claimKeysFunctionSql(name: string, table: string): string {
+  return `CREATE FUNCTION ${name}(keys TEXT[], expired_before BIGINT[])
+    RETURNS TABLE (free BOOLEAN, fingerprint TEXT, status INTEGER, content_type TEXT, headers TEXT, body TEXT, recorded_at_ms TEXT)
+    LANGUAGE plpgsql AS $$
+    DECLARE
+      locked BOOLEAN[];
+    BEGIN
+      SELECT COALESCE(array_agg(pg_try_advisory_xact_lock(${KEY_LOCK_CLASS}, hashtext(k.key)) ORDER BY k.i), '{}') INTO locked
+        FROM unnest(keys) WITH ORDINALITY AS k(key, i);
+      RETURN QUERY
+        SELECT locked[k.i], r.fingerprint, r.status, r.content_type, r.headers, r.body, r.recorded_at_ms::text
+        FROM unnest(keys, expired_before) WITH ORDINALITY AS k(key, expired, i)
+        LEFT JOIN ${table} r ON locked[k.i] AND r.key = k.key AND r.recorded_at_ms >= k.expired
+        ORDER BY k.i;
+    END
+    $$`;
 }
 
-export function postgresKeyRecords(table: string): PostgresKeyRecords {
-  return {
-    async claim(session, write) {
-      const { rows: locked } = await session.query<{ free: boolean }>('SELECT pg_try_advisory_xact_lock($1, hashtext($2)) AS free', [
-        KEY_LOCK_CLASS,
-        write.key,
+/** A write as it waits in a batch; a keyed one carries its key and how its outcome is answered. */
+export interface BatchEntry<Op, Outcome> {
+  readonly op: Op;
+  readonly keyed?: { readonly key: KeyedWrite; readonly answer: (outcome: Outcome) => StoredAnswer };
+}
+
+/** A batch entry's share of the batch's byte bound: its write's, and its key's. */
+export function entrySize<Op, Outcome>(sizeOf: (op: Op) => number): (entry: BatchEntry<Op, Outcome>) => number {
+  return (entry) => sizeOf(entry.op) + (entry.keyed === undefined ? 0 : entry.keyed.key.key.length + entry.keyed.key.fingerprint.length + 16);
+}
+
+/** An unkeyed write's outcome, or what became of a keyed one. */
+export type BatchResult<Outcome> = { readonly kind: 'plain'; readonly outcome: Outcome } | StoredOutcome;
+
+export interface KeyedBatchOptions<Op, Outcome> {
+  readonly db: PostgresDatabase;
+  /** The store's table of records and its claim function (claimKeysFunctionSql). */
+  readonly table: string;
+  readonly claimFunction: string;
+  /**
+   * Decides and writes `ops` in one statement on `session`, one outcome each, in order. `keys` holds
+   * each op's idempotency key, or null: a journal keeps it beside the write.
+   */
+  readonly decide: (session: SqlSession, ops: readonly Op[], keys: readonly (string | null)[]) => Promise<readonly Outcome[]>;
+}
+
+interface ClaimRow extends Omit<RecordRow, 'fingerprint'> {
+  readonly free: boolean;
+  readonly fingerprint: string | null;
+}
+
+/** What a batch's decide step does with entries that may carry keys. */
+export function keyedBatches<Op, Outcome>(options: KeyedBatchOptions<Op, Outcome>): (entries: readonly BatchEntry<Op, Outcome>[]) => Promise<BatchResult<Outcome>[]> {
+  const { db, table, claimFunction, decide } = options;
+  const claimSql = `SELECT free, fingerprint, status, content_type, headers, body, recorded_at_ms FROM ${claimFunction}($1::text[], $2::bigint[])`;
+  // Only an expired record may be replaced: with a live one (which the claim would have found) the
+  // update matches nothing, fewer rows than sent are written, and the transaction is failed.
+  const recordSql = `INSERT INTO ${table} (key, fingerprint, status, content_type, headers, body, recorded_at_ms)
+      SELECT * FROM unnest($1::text[], $2::text[], $3::integer[], $4::text[], $5::text[], $6::text[], $7::bigint[])
+    ON CONFLICT (key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, status = EXCLUDED.status, content_type = EXCLUDED.content_type,
+      headers = EXCLUDED.headers, body = EXCLUDED.body, recorded_at_ms = EXCLUDED.recorded_at_ms
+    WHERE ${table}.recorded_at_ms < (SELECT e.expired FROM unnest($1::text[], $8::bigint[]) AS e(key, expired) WHERE e.key = EXCLUDED.key)`;
+
+  async function plain(entries: readonly BatchEntry<Op, Outcome>[]): Promise<BatchResult<Outcome>[]> {
+    const ops = entries.map((entry) => entry.op);
+    const outcomes = await decide(db, ops, ops.map(() => null));
+    return outcomes.map((outcome) => ({ kind: 'plain', outcome }));
+  }
+
+  async function keyed(session: SqlSession, entries: readonly BatchEntry<Op, Outcome>[]): Promise<BatchResult<Outcome>[]> {
+    const results: (BatchResult<Outcome> | undefined)[] = entries.map(() => undefined);
+    const claimed = entries.flatMap((entry, i) => (entry.keyed === undefined ? [] : [{ i, key: entry.keyed.key }]));
+    // One transaction may take one advisory lock twice; so a key met again in the same batch is
+    // in flight (the HTTP layer already answers 409 for that, in one process).
+    const seen = new Set<string>();
+    const first = claimed.filter(({ i, key }) => {
+      if (!seen.has(key.key)) return seen.add(key.key);
+      results[i] = { kind: 'in-flight' };
+      return false;
+    });
+    if (first.length > 0) {
+      const { rows } = await session.query<ClaimRow>(claimSql, [first.map(({ key }) => key.key), first.map(({ key }) => key.expiredBeforeMs)]);
+      if (rows.length !== first.length) throw new Error(`${claimFunction} answered another number of keys`);
+      first.forEach(({ i }, n) => {
+        const row = rows[n] as ClaimRow;
+        if (!row.free) results[i] = { kind: 'in-flight' };
+        else if (row.fingerprint !== null) results[i] = recordedOutcome({ ...row, fingerprint: row.fingerprint });
+      });
+    }
+
+    const running = entries.flatMap((entry, i) => (results[i] === undefined ? [{ i, entry }] : []));
+    const outcomes = running.length === 0 ? [] : await decide(session, running.map(({ entry }) => entry.op), running.map(({ entry }) => entry.keyed?.key.key ?? null));
+    if (outcomes.length !== running.length) throw new Error('a batch answered another number of writes');
+    const records: { key: KeyedWrite; answer: StoredAnswer }[] = [];
+    running.forEach(({ i, entry }, n) => {
+      const outcome = outcomes[n] as Outcome;
+      if (entry.keyed === undefined) {
+        results[i] = { kind: 'plain', outcome };
+        return;
+      }
+      const answer = entry.keyed.answer(outcome);
+      records.push({ key: entry.keyed.key, answer });
+      results[i] = { kind: 'ran', answer, recordedAtMs: entry.keyed.key.nowMs };
+    });
+    if (records.length > 0) {
+      const { rowCount } = await session.query(recordSql, [
+        records.map(({ key }) => key.key),
+        records.map(({ key }) => key.fingerprint),
+        records.map(({ answer }) => answer.status),
+        records.map(({ answer }) => answer.contentType),
+        records.map(({ answer }) => JSON.stringify(answer.headers)),
+        records.map(({ answer }) => answer.body),
+        records.map(({ key }) => key.nowMs),
+        records.map(({ key }) => key.expiredBeforeMs),
       ]);
-      if (locked[0]?.free !== true) return { kind: 'in-flight' };
-      const { rows } = await session.query<RecordRow>(
-        `SELECT fingerprint, status, content_type, headers, body, recorded_at_ms::text AS recorded_at_ms FROM ${table}
-         WHERE key = $1 AND recorded_at_ms >= $2`,
-        [write.key, write.expiredBeforeMs],
-      );
-      const row = rows[0];
-      return row === undefined ? undefined : recordedOutcome(row);
-    },
-    async record(session, write, answer) {
-      // Only an expired record may be replaced: with a live one (which the claim would have
-      // found) the update matches nothing, no row comes back, and the transaction is failed.
-      const { rowCount } = await session.query(
-        `INSERT INTO ${table} (key, fingerprint, status, content_type, headers, body, recorded_at_ms) VALUES ($1, $2, $3, $4, $5, $6, $7)
-         ON CONFLICT (key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, status = EXCLUDED.status, content_type = EXCLUDED.content_type,
-           headers = EXCLUDED.headers, body = EXCLUDED.body, recorded_at_ms = EXCLUDED.recorded_at_ms
-         WHERE ${table}.recorded_at_ms < $8`,
-        [write.key, write.fingerprint, answer.status, answer.contentType, JSON.stringify(answer.headers), answer.body, write.nowMs, write.expiredBeforeMs],
-      );
-      if (rowCount !== 1) throw new Error('an idempotency key was recorded twice');
-      return { kind: 'ran', answer, recordedAtMs: write.nowMs };
-    },
-    async prune(session, expiredBeforeMs) {
-      const { rowCount } = await session.query(
-        `DELETE FROM ${table} WHERE key IN (SELECT key FROM ${table} WHERE recorded_at_ms < $1 LIMIT $2)`,
-        [expiredBeforeMs, PRUNE_BATCH_ROWS],
-      );
-      return rowCount;
-    },
-  };
+      if (rowCount !== records.length) throw new Error('an idempotency key was recorded twice');
+    }
+    return results as BatchResult<Outcome>[];
+  }
+
+  return (entries) => (entries.some((entry) => entry.keyed !== undefined) ? db.transaction((session) => keyed(session, entries)) : plain(entries));
+}
+
+/** Deletes up to PRUNE_BATCH_ROWS expired records of `table`; returns how many. */
+export async function pruneKeyRecords(session: SqlSession, table: string, expiredBeforeMs: number): Promise<number> {
+  const { rowCount } = await session.query(`DELETE FROM ${table} WHERE key IN (SELECT key FROM ${table} WHERE recorded_at_ms < $1 LIMIT $2)`, [
+    expiredBeforeMs,
+    PRUNE_BATCH_ROWS,
+  ]);
+  return rowCount;
 }

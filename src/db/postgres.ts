@@ -28,7 +28,11 @@ export interface SqlResult<R> {
 
 /** One connection's worth of querying: the pool (one statement) or a transaction. */
 export interface SqlSession {
-  query<R extends object = Record<string, never>>(text: string, values?: readonly SqlValue[]): Promise<SqlResult<R>>;
+  /**
+   * With a `name`, each connection parses and plans the statement once, then runs it by name: for
+   * the hot paths, where parsing every time would be most of the server's work. A name is unique.
+   */
+  query<R extends object = Record<string, never>>(text: string, values?: readonly SqlValue[], name?: string): Promise<SqlResult<R>>;
 }
 
 export interface PostgresDatabase extends SqlSession {
@@ -178,7 +182,7 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresDa
     );
 
   return {
-    query: (text, values) => guarded(kindOf(text), () => runQuery(pool, text, values)),
+    query: (text, values, name) => guarded(kindOf(text), () => runQuery(pool, text, values, name)),
     prepared: (name, text) => {
       const kind = kindOf(text);
       return (values) => guarded(kind, () => runQuery(pool, text, values, name));
@@ -234,7 +238,7 @@ async function inTransaction<T>(pool: pg.Pool, work: (session: SqlSession) => Pr
   client.on('error', onError);
   try {
     await client.query('BEGIN');
-    const result = await work({ query: (text, values) => runQuery(client, text, values) });
+    const result = await work({ query: (text, values, name) => runQuery(client, text, values, name) });
     await client.query('COMMIT');
     client.off('error', onError);
     client.release();

@@ -4,10 +4,11 @@
 // asked. Every batch of every instance holds that lock, so ids are handed out one batch at a time
 // (under READ COMMITTED each statement sees what committed before it, so MAX(id) + 1 read after
 // the lock is current), and no two batches ever lock rows in opposite orders. Reads that arrive
-// together share one query. A keyed create is one transaction of its own, under the same lock:
-// the key is claimed (idempotency-postgres.ts), the item created, the answer recorded.
-import { idempotencyTableSql } from '../db/idempotency-records.js';
-import { postgresKeyRecords } from '../db/idempotency-postgres.js';
+// together share one query. Keyed creates share the batch (idempotency-postgres.ts): a batch that
+// holds any is one transaction that claims their keys, applies every write that may run with the
+// same function, and records the keyed ones' answers before its one commit.
+import { idempotencyTableSql, type StoredAnswer } from '../db/idempotency-records.js';
+import { claimKeysFunctionSql, entrySize, keyedBatches, pruneKeyRecords, type BatchEntry, type BatchResult } from '../db/idempotency-postgres.js';
 import { batchedReads } from '../db/postgres-batched-reads.js';
 import { openPostgres, type PostgresDatabase } from '../db/postgres.js';
 import { postgresGroupCommit } from '../db/postgres-group-commit.js';
@@ -21,6 +22,7 @@ import { decodeTitle, encodeTitle } from './title.js';
 /** pg_advisory_xact_lock key that every batch of writes holds: any constant shared by all instances. */
 const ID_LOCK = 7_310_002;
 const KEYS_TABLE = 'todo_idempotency_keys';
+const CLAIM_KEYS = 'todo_claim_keys';
 
 const MIGRATIONS: readonly Migration[] = [
   {
@@ -82,6 +84,7 @@ const MIGRATIONS: readonly Migration[] = [
     $$`,
   },
   { version: 3, sql: idempotencyTableSql(KEYS_TABLE, 'BIGINT', '') },
+  { version: 4, sql: claimKeysFunctionSql(CLAIM_KEYS, KEYS_TABLE) },
 ];
 
 /** Titles travel encoded (title.ts); an id is 0 where the write names none. */
@@ -123,10 +126,6 @@ export async function openPostgresTodoStore(url: string, options: StoreOptions =
   });
 
   const selectTodos = db.prepared<TitleRow & { id: string }>('todo_select', 'SELECT id::text AS id, title, done FROM todos WHERE id = ANY($1::bigint[])');
-  const writeBatch = db.prepared<{ answers: string[]; new_ids: (string | null)[]; titles_out: (string | null)[] }>(
-    'todo_write_batch',
-    'SELECT answers, new_ids, titles_out FROM todo_write_batch($1::text[], $2::bigint[], $3::text[], $4::boolean[])',
-  );
 
   const reads = batchedReads<number, TitleRow>(
     async (ids) => {
@@ -136,23 +135,37 @@ export async function openPostgresTodoStore(url: string, options: StoreOptions =
     () => 8,
   );
 
-  const writes = postgresGroupCommit<TodoWrite, WriteAnswer>({
-    sizeOf: writeSize,
-    observer: options.observer,
-    async decide(batch) {
-      const { rows } = await writeBatch([
-        batch.map((w) => w.kind),
-        batch.map((w) => ('id' in w ? w.id : 0)),
-        batch.map((w) => ('title' in w ? w.title : null)),
-        batch.map((w) => ('done' in w ? w.done : null)),
-      ]);
+  const decide = keyedBatches<TodoWrite, WriteAnswer>({
+    db,
+    table: KEYS_TABLE,
+    claimFunction: CLAIM_KEYS,
+    async decide(session, batch) {
+      const { rows } = await session.query<{ answers: string[]; new_ids: (string | null)[]; titles_out: (string | null)[] }>(
+        'SELECT answers, new_ids, titles_out FROM todo_write_batch($1::text[], $2::bigint[], $3::text[], $4::boolean[])',
+        [
+          batch.map((w) => w.kind),
+          batch.map((w) => ('id' in w ? w.id : 0)),
+          batch.map((w) => ('title' in w ? w.title : null)),
+          batch.map((w) => ('done' in w ? w.done : null)),
+        ],
+        'todo_write_batch',
+      );
       const row = rows[0];
       if (row === undefined || row.answers.length !== batch.length) throw new Error('todo_write_batch answered another number of writes');
       return row.answers.map((answer, i) => ({ answer, newId: row.new_ids[i] ?? null, title: row.titles_out[i] ?? null }));
     },
   });
-
-  const keys = postgresKeyRecords(KEYS_TABLE);
+  const writes = postgresGroupCommit<BatchEntry<TodoWrite, WriteAnswer>, BatchResult<WriteAnswer>>({
+    sizeOf: entrySize(writeSize),
+    observer: options.observer,
+    decide,
+  });
+  /** An unkeyed write's outcome. */
+  const write = async (op: TodoWrite): Promise<WriteAnswer> => {
+    const result = await writes.write({ op });
+    if (result.kind !== 'plain') throw new Error('an unkeyed write came back as a keyed one');
+    return result.outcome;
+  };
 
   return {
     async get(id) {
@@ -160,33 +173,26 @@ export async function openPostgresTodoStore(url: string, options: StoreOptions =
       return row === undefined ? undefined : toTodo(id, row);
     },
     async create(input) {
-      const { newId } = await writes.write({ kind: 'create', title: encodeTitle(input.title), done: input.done });
-      if (newId === null) throw new Error('todo_write_batch created an item without an id');
-      return { id: exactId(BigInt(newId)), title: input.title, done: input.done };
+      const { newId } = await write({ kind: 'create', title: encodeTitle(input.title), done: input.done });
+      return { id: exactId(createdId(newId)), title: input.title, done: input.done };
     },
-    createOnce: (input, key) =>
-      db.transaction(async (session) => {
-        const claimed = await keys.claim(session, key);
-        if (claimed !== undefined) return claimed;
-        await session.query('SELECT pg_advisory_xact_lock($1)', [ID_LOCK]);
-        const { rows } = await session.query<{ id: string }>(
-          'INSERT INTO todos (id, title, done) SELECT COALESCE(MAX(id), 0) + 1, $1, $2 FROM todos RETURNING id::text AS id',
-          [encodeTitle(input.title), input.done],
-        );
-        const id = rows[0]?.id;
-        if (id === undefined) throw new Error('INSERT … RETURNING returned no row');
-        return keys.record(session, key, createdAnswer(BigInt(id), encodeTitle(input.title), input.done));
-      }),
-    pruneKeys: (expiredBeforeMs) => keys.prune(db, expiredBeforeMs),
+    async createOnce(input, key) {
+      const title = encodeTitle(input.title);
+      const answer = ({ newId }: WriteAnswer): StoredAnswer => createdAnswer(createdId(newId), title, input.done);
+      const result = await writes.write({ op: { kind: 'create', title, done: input.done }, keyed: { key, answer } });
+      if (result.kind === 'plain') throw new Error('a keyed create came back without its key');
+      return result;
+    },
+    pruneKeys: (expiredBeforeMs) => pruneKeyRecords(db, KEYS_TABLE, expiredBeforeMs),
     async replace(id, input: TodoInput) {
-      const { answer } = await writes.write({ kind: 'replace', id, title: encodeTitle(input.title), done: input.done });
+      const { answer } = await write({ kind: 'replace', id, title: encodeTitle(input.title), done: input.done });
       return { todo: { id, title: input.title, done: input.done }, created: answer === 'created' };
     },
     async remove(id) {
-      return (await writes.write({ kind: 'remove', id })).answer === 'removed';
+      return (await write({ kind: 'remove', id })).answer === 'removed';
     },
     async finish(id): Promise<FinishOutcome> {
-      const { answer, title } = await writes.write({ kind: 'finish', id });
+      const { answer, title } = await write({ kind: 'finish', id });
       if (answer === 'missing' || answer === 'already-done') return { kind: answer };
       if (answer !== 'finished' || title === null) throw new Error(`todo_write_batch answered a finish with ${answer}`);
       return { kind: 'finished', todo: toTodo(id, { title, done: true }) };
@@ -197,6 +203,11 @@ export async function openPostgresTodoStore(url: string, options: StoreOptions =
       await db.close();
     },
   };
+}
+
+function createdId(newId: string | null): bigint {
+  if (newId === null) throw new Error('todo_write_batch created an item without an id');
+  return BigInt(newId);
 }
 
 function toTodo(id: number, row: TitleRow): Todo {

@@ -7,6 +7,7 @@ import pg from 'pg';
 import { openPostgresLedger } from '../../src/bank/ledger-postgres.js';
 import { StoreUnavailableError } from '../../src/db/store-errors.js';
 import type { Ledger } from '../../src/bank/ledger.js';
+import type { KeyedWrite } from '../../src/db/idempotency-records.js';
 import { createTestDatabase, postgresSkip, type TestDatabase } from '../support/postgres.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 
@@ -15,10 +16,33 @@ const skip = await postgresSkip();
 describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, () => {
   const databases: TestDatabase[] = [];
   after(() => Promise.all(databases.map((d) => d.drop())));
-  async function freshLedger(accounts: Record<string, number>): Promise<{ ledger: Ledger; url: string }> {
+  /** `batches` collects the number of writes of every batch committed. */
+  async function freshLedger(accounts: Record<string, number>, batches: number[] = []): Promise<{ ledger: Ledger; url: string }> {
     const database = await createTestDatabase();
     databases.push(database);
-    return { ledger: await openPostgresLedger(database.url, new Map(Object.entries(accounts))), url: database.url };
+    const observer = { batchCommitted: (writes: number) => void batches.push(writes) };
+    return { ledger: await openPostgresLedger(database.url, new Map(Object.entries(accounts)), { observer }), url: database.url };
+  }
+  /** From now on a change to bob's balance raises an error: a withdrawal that fails alone. */
+  const freezeBob = (url: string): Promise<void> =>
+    sql(
+      url,
+      `CREATE FUNCTION refuse_bob() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN IF NEW.name = 'bob' THEN RAISE EXCEPTION 'bob is frozen'; END IF; RETURN NEW; END $$;
+       CREATE TRIGGER refuse_bob BEFORE UPDATE ON accounts FOR EACH ROW EXECUTE FUNCTION refuse_bob();`,
+    );
+  const keyed = (key: string, fingerprint = `POST /withdraw/${key}`): KeyedWrite => {
+    const nowMs = Date.now();
+    return { key, fingerprint, nowMs, expiredBeforeMs: nowMs - 60_000 };
+  };
+  async function rows(url: string, text: string): Promise<Record<string, unknown>[]> {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      return (await client.query(text)).rows as Record<string, unknown>[];
+    } finally {
+      await client.end();
+    }
   }
   async function sql(url: string, text: string): Promise<void> {
     const client = new pg.Client({ connectionString: url });
@@ -82,12 +106,7 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
 
   test('a withdrawal that fails alone fails alone; the rest of its batch is committed', async () => {
     const { ledger, url } = await freshLedger({ alice: 100, bob: 100 });
-    await sql(
-      url,
-      `CREATE FUNCTION refuse_bob() RETURNS trigger LANGUAGE plpgsql AS $$
-         BEGIN IF NEW.name = 'bob' THEN RAISE EXCEPTION 'bob is frozen'; END IF; RETURN NEW; END $$;
-       CREATE TRIGGER refuse_bob BEFORE UPDATE ON accounts FOR EACH ROW EXECUTE FUNCTION refuse_bob();`,
-    );
+    await freezeBob(url);
     try {
       const [first, frozen, second] = await Promise.allSettled([ledger.withdraw('alice', 1), ledger.withdraw('bob', 1), ledger.withdraw('alice', 2)]);
       assert.deepEqual(first, { status: 'fulfilled', value: { kind: 'done', balance: 99 } });
@@ -121,6 +140,61 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
       await sql(url, 'DROP TRIGGER drop_on_bob ON accounts');
       assert.deepEqual(await ledger.withdraw('bob', 1), { kind: 'done', balance: 99 });
       assert.equal(await ledger.ping(), true);
+    } finally {
+      await ledger.close();
+    }
+  });
+
+  test('keyed withdrawals share the group-commit batch with unkeyed ones: fewer commits than writes, each keyed answer recorded and journaled with its key', async () => {
+    const batches: number[] = [];
+    const { ledger, url } = await freshLedger({ alice: 1000 }, batches);
+    try {
+      const outcomes = await Promise.all(
+        Array.from({ length: 60 }, (_, i) => (i % 2 === 0 ? ledger.withdrawOnce('alice', 1, keyed(`k${i}`)) : ledger.withdraw('alice', 1))),
+      );
+      assert.ok(outcomes.every((o) => o.kind === 'ran' || o.kind === 'done'), JSON.stringify(outcomes));
+      assert.equal(batches.reduce((a, b) => a + b, 0), 60, 'every write was committed in a batch');
+      assert.ok(batches.length < 60 && Math.max(...batches) > 1, `batches: ${batches.join(', ')}`);
+      assert.equal(await ledger.balance('alice'), 940);
+      const journal = await rows(url, 'SELECT idempotency_key FROM withdrawals WHERE idempotency_key IS NOT NULL ORDER BY idempotency_key');
+      assert.deepEqual(journal.map((r) => r['idempotency_key']), Array.from({ length: 30 }, (_, i) => `k${2 * i}`).sort());
+      const recorded = await rows(url, 'SELECT count(*)::int AS n FROM bank_idempotency_keys');
+      assert.deepEqual(recorded, [{ n: 30 }]);
+      // Replayed from the records, not run again.
+      const again = await ledger.withdrawOnce('alice', 1, keyed('k0'));
+      assert.equal(again.kind, 'recorded');
+      assert.equal(await ledger.balance('alice'), 940);
+    } finally {
+      await ledger.close();
+    }
+  });
+
+  test('one key twice in one batch runs once: the second is in flight', async () => {
+    const { ledger } = await freshLedger({ alice: 100 });
+    try {
+      const outcomes = await Promise.all([ledger.withdrawOnce('alice', 7, keyed('twice')), ledger.withdrawOnce('alice', 7, keyed('twice'))]);
+      assert.deepEqual(outcomes.map((o) => o.kind).sort(), ['in-flight', 'ran']);
+      assert.equal(await ledger.balance('alice'), 93);
+    } finally {
+      await ledger.close();
+    }
+  });
+
+  test('a keyed withdrawal that fails alone records nothing; the keyed ones beside it are committed with their records', async () => {
+    const { ledger, url } = await freshLedger({ alice: 100, bob: 100 });
+    await freezeBob(url);
+    try {
+      const [first, frozen, second] = await Promise.allSettled([
+        ledger.withdrawOnce('alice', 1, keyed('a1')),
+        ledger.withdrawOnce('bob', 1, keyed('b1')),
+        ledger.withdrawOnce('alice', 2, keyed('a2')),
+      ]);
+      assert.equal(first.status === 'fulfilled' && first.value.kind, 'ran');
+      assert.equal(frozen?.status, 'rejected');
+      assert.equal(second.status === 'fulfilled' && second.value.kind, 'ran');
+      assert.deepEqual(await rows(url, 'SELECT key FROM bank_idempotency_keys ORDER BY key'), [{ key: 'a1' }, { key: 'a2' }]);
+      assert.equal(await ledger.balance('alice'), 97);
+      assert.equal(await ledger.balance('bob'), 100);
     } finally {
       await ledger.close();
     }

@@ -66,7 +66,7 @@ const skip = await postgresSkip();
 async function untilWithdrawalWaits(client: pg.Client): Promise<void> {
   for (let polls = 0; polls < 500; polls++) {
     const { rows } = await client.query(
-      "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%UPDATE accounts%'",
+      "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%bank_withdraw_batch%'",
     );
     if (rows.length > 0) return;
     await new Promise((resolve) => setTimeout(resolve, 10));
