@@ -26,7 +26,11 @@ export interface Scenario {
   readonly ceilingRatioMin?: number;
   /** PostgreSQL part: least req/s of one instance as a fraction of the baseline's. */
   readonly postgresBaselineRatioMin?: number;
-  /** Least req/s of the service as a fraction of its req/s in another scenario of the same run. */
+  /**
+   * Least req/s of the service as a fraction of its req/s in another scenario of the same run, each
+   * taken over the baseline of its own rounds (so that a machine slowing down between the two
+   * scenarios does not count).
+   */
   readonly relativeTo?: { readonly scenario: string; readonly ratioMin: number };
 }
 
