@@ -16,6 +16,8 @@ export interface ServerProcess {
   readonly port: number;
   /** The most memory the process has held so far (VmHWM), or undefined where /proc is not there. */
   peakRssBytes(): number | undefined;
+  /** CPU time the process has used so far, user and system, every thread; undefined where /proc is not there. */
+  cpuSeconds(): number | undefined;
   stop(): Promise<void>;
 }
 
@@ -61,6 +63,7 @@ export async function startServerProcess(name: string, script: URL, args: readon
     url,
     port,
     peakRssBytes: () => readPeakRss(pid),
+    cpuSeconds: () => readCpuSeconds(pid),
     stop: () => stopChild(child, exited),
   };
 }
@@ -94,6 +97,21 @@ function readPeakRss(pid: number): number | undefined {
   try {
     const match = /^VmHWM:\s+(\d+)\s+kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return match === null ? undefined : Number(match[1]) * 1024;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Linux reports CPU time in clock ticks of USER_HZ, which is 100 on every architecture Node runs on. */
+const TICKS_PER_SECOND = 100;
+
+function readCpuSeconds(pid: number): number | undefined {
+  try {
+    // Fields after the command name (which may hold spaces, so it is skipped by its closing paren):
+    // utime and stime are the 14th and 15th fields of the line, the 12th and 13th after ") ".
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
   } catch {
     return undefined;
   }

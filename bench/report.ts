@@ -16,10 +16,12 @@ export function renderReport(results: BenchResults): string {
       `SQLite part: ${plan.sqlite.rounds} rounds of ${plan.sqlite.duration_s} s per server after a ${plan.sqlite.warmup_s} s warm-up; ` +
       `PostgreSQL part: ${plan.postgres.rounds} rounds of ${plan.postgres.duration_s} s. ` +
       'req/s is the median over rounds; p50/p99 are over every measured response; × baseline is the median of per-round ratios; ' +
-      'peak RSS is the process high-water mark (VmHWM) so far in the run.',
+      'peak RSS is the process high-water mark (VmHWM) so far in the run; CPU µs/req is the CPU time (user and system, every thread) ' +
+      'the server process used per response over the measured rounds, and × baseline CPU is the baseline\'s CPU per response ÷ that: ' +
+      'the ratio the two would reach where the server, not the load generator, is the bottleneck.',
     '',
-    '| Scenario | Expected | Server | req/s | p50 ms | p99 ms | Peak RSS MB | × baseline | × pgbench | Status |',
-    '|---|---:|---|---:|---:|---:|---:|---:|---:|---|',
+    '| Scenario | Expected | Server | req/s | p50 ms | p99 ms | Peak RSS MB | × baseline | CPU µs/req | × baseline CPU | × pgbench | Status |',
+    '|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',
   );
   for (const scenario of results.scenarios) {
     scenario.rows.forEach((row, i) => lines.push(renderRow(scenario, row, i === 0)));
@@ -47,7 +49,9 @@ function renderRow(scenario: ScenarioResult, row: Row, first: boolean): string {
   const rss = row.peakRss_bytes === undefined ? '–' : (row.peakRss_bytes / MiB).toFixed(0);
   const status = row.ok ? 'ok' : `**FAILED** ${describeFailure(scenario, row)}`;
   const ceiling = row.ceilingRatio === undefined ? '–' : row.ceilingRatio.toFixed(2);
-  return `| ${name} | ${expected} | ${row.label} | ${integer.format(row.requestsPerSec)} | ${row.p50_ms.toFixed(2)} | ${row.p99_ms.toFixed(2)} | ${rss} | ${row.baselineRatio.toFixed(2)} | ${ceiling} | ${status} |`;
+  const cpu = row.cpu_us_per_response === undefined ? '–' : row.cpu_us_per_response.toFixed(0);
+  const cpuRatio = row.cpuRatio === undefined ? '–' : row.cpuRatio.toFixed(2);
+  return `| ${name} | ${expected} | ${row.label} | ${integer.format(row.requestsPerSec)} | ${row.p50_ms.toFixed(2)} | ${row.p99_ms.toFixed(2)} | ${rss} | ${row.baselineRatio.toFixed(2)} | ${cpu} | ${cpuRatio} | ${ceiling} | ${status} |`;
 }
 
 function describeCeiling(scenario: ScenarioResult): string {

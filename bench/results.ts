@@ -9,6 +9,11 @@ export interface Row extends SubjectResult {
   readonly kind: 'service' | 'reference' | 'baseline';
   /** Median of per-round ratios to the baseline measured in the same rounds. */
   readonly baselineRatio: number;
+  /**
+   * The baseline's CPU per response ÷ this server's: the throughput ratio the two would show if the
+   * server, not the load generator, were the bottleneck. 1 = as cheap as the baseline.
+   */
+  readonly cpuRatio: number | undefined;
   /** PostgreSQL part: req/s ÷ the pgbench ceiling of the same statements, where the scenario has one. */
   readonly ceilingRatio?: number;
   readonly ok: boolean;

@@ -35,6 +35,11 @@ export interface SubjectResult {
   readonly p99_ms: number;
   /** The largest VmHWM among its processes, read after the scenario. */
   readonly peakRss_bytes: number | undefined;
+  /**
+   * CPU time its processes used per response over the measured rounds, in µs: what a request costs
+   * the server itself, whoever is the bottleneck (on two cores, often the load generator).
+   */
+  readonly cpu_us_per_response: number | undefined;
   /** Every response, warm-up included, by status. */
   readonly statusCounts: Readonly<Record<string, number>>;
   readonly wrongStatus: number;
@@ -47,8 +52,8 @@ export async function measureSubjects(
   subjects: readonly Subject[],
   plan: RoundPlan,
 ): Promise<SubjectResult[]> {
-  const measured = subjects.map(() => [] as Measurement[]);
-  const warmups: Measurement[] = [];
+  const measured = subjects.map(() => [] as Driven[]);
+  const warmups: Driven[] = [];
   for (const subject of subjects) {
     warmups.push(await driveSubject(subject, request, expectedStatus, plan.warmup_s, plan.connections));
   }
@@ -56,13 +61,33 @@ export async function measureSubjects(
     const order = subjects.map((_, i) => i);
     if (round % 2 === 1) order.reverse();
     for (const i of order) {
-      (measured[i] as Measurement[]).push(await driveSubject(subjects[i] as Subject, request, expectedStatus, plan.duration_s, plan.connections));
+      (measured[i] as Driven[]).push(await driveSubject(subjects[i] as Subject, request, expectedStatus, plan.duration_s, plan.connections));
     }
   }
-  return subjects.map((subject, i) => summarise(subject, [warmups[i] as Measurement], measured[i] as Measurement[]));
+  return subjects.map((subject, i) => summarise(subject, [warmups[i] as Driven], measured[i] as Driven[]));
 }
 
-async function driveSubject(subject: Subject, request: BenchRequest, expectedStatus: number, duration_s: number, connections: number): Promise<Measurement> {
+/** A round's measurement and the CPU time its servers used during it (undefined without /proc). */
+type Driven = Measurement & { readonly cpuSeconds: number | undefined };
+
+function cpuOf(subject: Subject): number | undefined {
+  let total = 0;
+  for (const server of subject.servers) {
+    const seconds = server.cpuSeconds();
+    if (seconds === undefined) return undefined;
+    total += seconds;
+  }
+  return total;
+}
+
+async function driveSubject(subject: Subject, request: BenchRequest, expectedStatus: number, duration_s: number, connections: number): Promise<Driven> {
+  const before = cpuOf(subject);
+  const measured = await driveServers(subject, request, expectedStatus, duration_s, connections);
+  const after = cpuOf(subject);
+  return { ...measured, cpuSeconds: before === undefined || after === undefined ? undefined : after - before };
+}
+
+async function driveServers(subject: Subject, request: BenchRequest, expectedStatus: number, duration_s: number, connections: number): Promise<Measurement> {
   const count = subject.servers.length;
   const parts = await Promise.all(
     subject.servers.map((server, i) =>
@@ -89,7 +114,7 @@ function combine(parts: readonly Measurement[]): Measurement {
   };
 }
 
-function summarise(subject: Subject, warmups: readonly Measurement[], rounds: readonly Measurement[]): SubjectResult {
+function summarise(subject: Subject, warmups: readonly Driven[], rounds: readonly Driven[]): SubjectResult {
   const every = [...warmups, ...rounds];
   const statusCounts: Record<string, number> = {};
   for (const m of every) for (const [status, n] of Object.entries(m.statusCounts)) statusCounts[status] = (statusCounts[status] ?? 0) + n;
@@ -108,6 +133,7 @@ function summarise(subject: Subject, warmups: readonly Measurement[], rounds: re
     p50_ms: percentileOfSorted(pooled, 0.5),
     p99_ms: percentileOfSorted(pooled, 0.99),
     peakRss_bytes: peaks.length === 0 ? undefined : Math.max(...peaks),
+    cpu_us_per_response: cpuPerResponse(rounds),
     statusCounts,
     wrongStatus: every.reduce((sum, m) => sum + m.wrongStatus, 0),
     errors: every.reduce((sum, m) => sum + m.errors, 0),
@@ -117,4 +143,15 @@ function summarise(subject: Subject, warmups: readonly Measurement[], rounds: re
 /** Median of the per-round ratios of two subjects measured in the same rounds. */
 export function medianRatio(subject: SubjectResult, reference: SubjectResult): number {
   return median(subject.rounds.map((r, i) => r.requestsPerSec / (reference.rounds[i]?.requestsPerSec ?? NaN)));
+}
+
+function cpuPerResponse(rounds: readonly Driven[]): number | undefined {
+  let seconds = 0;
+  let responses = 0;
+  for (const round of rounds) {
+    if (round.cpuSeconds === undefined) return undefined;
+    seconds += round.cpuSeconds;
+    responses += round.responses;
+  }
+  return responses === 0 ? undefined : (seconds * 1e6) / responses;
 }

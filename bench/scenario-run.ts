@@ -40,6 +40,10 @@ export async function runScenario(
       ...result,
       kind: (participants[i] as Participant).kind,
       baselineRatio: medianRatio(result, baselineResult),
+      cpuRatio:
+        result.cpu_us_per_response === undefined || baselineResult.cpu_us_per_response === undefined
+          ? undefined
+          : baselineResult.cpu_us_per_response / result.cpu_us_per_response,
       ok: answerMismatch === undefined && result.wrongStatus === 0 && result.errors === 0,
     }),
   );
