@@ -1,0 +1,50 @@
+// The areas of mutation testing (`npm run mutation`, stryker.config.mjs): each names the files it
+// mutates and the in-process test files that exercise them. Every file of the scope (src/http,
+// src/db, the to-do stores, the bank ledgers) is in exactly one area, which
+// test/architecture/mutation-areas.test.ts checks. Small enough that one area runs in well under an
+// hour at concurrency 1 (db-sqlite, db-postgres, stores and the HTTP areas with httpTests: longer).
+//
+// Only in-process test files: servers in this process, a real SQLite file and a real PostgreSQL.
+// The tests that spawn processes (the CLI, kill -9, several instances, the proxy that cuts the
+// database) would multiply the run time and cannot report what they cover.
+
+/** The files whose mutants the areas test: the scope of issue 11. */
+export const scope = ['src/http/*.ts', 'src/db/*.ts', 'src/todo/store-*.ts', 'src/bank/ledger-*.ts'];
+
+const serviceTests = ['.build/test/todo/todo-service.test.js', '.build/test/bank/bank-service.test.js'];
+const sqliteTests = ['.build/test/db/*.test.js', '.build/test/todo/store-*.test.js', '.build/test/bank/ledger-*.test.js'];
+const storeTests = ['.build/test/store/*.test.js', ...sqliteTests];
+// Keyed requests on real servers and stores, in this process (test/idempotency/in-flight spawns
+// instances and kills one with -9: it stays out).
+const keyedTests = ['.build/test/idempotency/safe-retries.test.js', '.build/test/http/idempotency-key.test.js'];
+// Two slow files stay out: hostile-input (6,000 random requests, 10 s) guards against crashes and
+// leaks, which the contract tests pin down more precisely; openapi-answers (the corpus in every
+// mode, each answer validated by Ajv, 36 s) checks the documents, which the conformance replay and
+// the service tests check for the answers themselves at a fraction of the time per mutant.
+const httpTests = ['.build/test/http/!(hostile-input|openapi-answers).test.js', '.build/test/conformance/*.test.js', ...serviceTests];
+
+export const areas = {
+  // The tests that exercise these files directly: per mutant, a fifth of the time of httpTests.
+  'http-limits': {
+    mutate: ['src/http/{body,route-table,routing}.ts'],
+    tests: ['.build/test/http/{contract-layer,route-table}.test.js', '.build/test/conformance/*.test.js', ...serviceTests],
+  },
+  // service.ts is an interface only (no mutant); it is listed so that every file has its area.
+  'http-contract': { mutate: ['src/http/{catalogue,errors,render,route,service}.ts'], tests: httpTests },
+  'http-pipeline': { mutate: ['src/http/{app,connection-guard,metrics-route,request-id,request-metrics,request-observer}.ts'], tests: httpTests },
+  'http-json': { mutate: ['src/http/json-*.ts'], tests: httpTests },
+  'http-lax': { mutate: ['src/http/{lax,schema}.ts'], tests: httpTests },
+  // The OpenAPI document and its pages (openapi-lint checks the document itself).
+  'http-docs': { mutate: ['src/http/{docs,openapi,error-schemas,idempotency-docs}.ts'], tests: httpTests },
+  'http-idempotency': { mutate: ['src/http/{idempotency,idempotency-key}.ts'], tests: [...keyedTests, ...serviceTests] },
+  'db-sqlite': {
+    mutate: [
+      'src/db/{batcher,group-commit,group-commit-worker,group-commit-protocol,sqlite,sqlite-store,sqlite-errors,sqlite-turn-reads,store-options}.ts',
+      'src/db/{migrations,store-errors,store-health,store-observer}.ts',
+    ],
+    tests: sqliteTests,
+  },
+  'db-postgres': { mutate: ['src/db/{postgres,postgres-batched-reads,postgres-errors,postgres-group-commit,pool-gate}.ts'], tests: storeTests },
+  'db-idempotency': { mutate: ['src/db/idempotency-*.ts'], tests: [...keyedTests, ...storeTests] },
+  stores: { mutate: ['src/todo/store-*.ts', 'src/bank/ledger-*.ts'], tests: [...storeTests, ...serviceTests] },
+};
