@@ -3,7 +3,15 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { Ledger, WithdrawOutcome } from '../../src/bank/ledger.js';
+import { accountJson } from '../../src/bank/model.js';
 import { openLedger } from '../../src/bank/service.js';
+import { withdrawalAnswer } from '../../src/bank/withdrawal-answer.js';
+import type { StoredAnswer } from '../../src/db/idempotency-records.js';
+import { JSON_TYPE, type ErrorFormat } from '../../src/http/render.js';
+import { openTodoStore } from '../../src/todo/service.js';
+import { assertCutByBytes, LARGE, recordBatches } from '../support/batches.js';
+import { readBooks, readRows } from '../support/journal.js';
+import { assertExpiredKeyRunsAgain, assertPrunesBefore, keyedWrite } from '../support/keys.js';
 import { storeBackends, type FreshDatabase } from '../support/store-backends.js';
 import { suiteUnless } from '../support/suite.js';
 
@@ -13,6 +21,9 @@ const ACCOUNTS: ReadonlyMap<string, number> = new Map([
   ["zoë 💰 o'brien", 42],
   ['big', Number.MAX_SAFE_INTEGER],
 ]);
+
+const DEFAULT_FORMAT: ErrorFormat = { name: 'default', catchAll: false };
+const doneAnswer = (account: string, balance: number): StoredAnswer => ({ status: 200, contentType: JSON_TYPE, headers: {}, body: accountJson(account, balance) });
 
 for (const backend of await storeBackends()) {
   suiteUnless(backend.skip, `Ledger on ${backend.name}`, () => {
@@ -125,6 +136,67 @@ for (const backend of await storeBackends()) {
 
     test('ping answers true while open', async () => {
       assert.equal(await ledger.ping(), true);
+    });
+
+    test('a batch of withdrawals carries at most 4 MiB: long account names (3 bytes a UTF-16 unit) go at most three a batch', async () => {
+      const recorder = recordBatches();
+      await ledger.close();
+      ledger = await openLedger(fresh.db, ACCOUNTS, { observer: recorder.observer });
+      const outcomes = await Promise.all(Array.from({ length: 7 }, () => ledger.withdraw('x'.repeat(LARGE), 1)));
+      assert.deepEqual(outcomes, Array.from({ length: 7 }, () => ({ kind: 'unknown-account' })));
+      assertCutByBytes(recorder.batches, 7);
+    });
+
+    test('withdrawOnce under a new key takes the money once, journals it and records its answer; the key then replays that record', async () => {
+      const answer = doneAnswer('alice', 70);
+      assert.deepEqual(await ledger.withdrawOnce('alice', 30, keyedWrite('k', 1_000)), { kind: 'ran', answer, recordedAtMs: 1_000 });
+      assert.deepEqual(await ledger.withdrawOnce('alice', 30, keyedWrite('k', 2_000)), { kind: 'recorded', fingerprint: 'fp-k', answer, recordedAtMs: 1_000 });
+      assert.equal(await ledger.balance('alice'), 70);
+      assert.deepEqual((await readBooks(fresh.db)).get('alice'), { balance: 70, journalTotal: 30, journalRows: 1 });
+    });
+
+    test('withdrawOnce records a refusal as its error answer and takes nothing: unknown account, NUL in the name, too little money', async () => {
+      const refusals: [string, number, WithdrawOutcome][] = [
+        ['carol', 1, { kind: 'unknown-account' }],
+        ['alice\u0000', 1, { kind: 'unknown-account' }],
+        ['bob', 6, { kind: 'insufficient', balance: 5 }],
+      ];
+      for (const [i, [account, amount, outcome]] of refusals.entries()) {
+        const answer = withdrawalAnswer(DEFAULT_FORMAT, account, amount, outcome);
+        assert.notEqual(answer.status, 200);
+        assert.deepEqual(await ledger.withdrawOnce(account, amount, keyedWrite(`k${i}`, 1_000)), { kind: 'ran', answer, recordedAtMs: 1_000 });
+      }
+      assert.deepEqual((await readBooks(fresh.db)).get('bob'), { balance: 5, journalTotal: 0, journalRows: 0 });
+    });
+
+    test('withdrawOnce: a key recorded before expiredBeforeMs is absent, so the withdrawal runs again', async () => {
+      await assertExpiredKeyRunsAgain((key) => ledger.withdrawOnce('alice', 10, key));
+      assert.equal(await ledger.balance('alice'), 80);
+    });
+
+    test('pruneKeys deletes the key records from before its bound, and only those', async () => {
+      await assertPrunesBefore((key) => ledger.withdrawOnce('alice', 1, key), (before) => ledger.pruneKeys(before));
+    });
+
+    test('the ledger and the to-do store share one database, each keeping its migrations under its own service name', async () => {
+      const todos = await openTodoStore(fresh.db);
+      try {
+        assert.deepEqual(await todos.get(1), { id: 1, title: 'Buy milk', done: false });
+        const rows = await readRows<{ service: string; version: number }>(fresh.db, 'SELECT service, version FROM schema_migrations ORDER BY service, version');
+        const both = backend.name === 'postgres' ? ['bank 1', 'bank 2', 'bank 3', 'todo 1', 'todo 2', 'todo 3'] : ['bank 1', 'bank 2', 'todo 1', 'todo 2'];
+        assert.deepEqual(rows.map((row) => `${row.service} ${row.version}`), both);
+      } finally {
+        await todos.close();
+      }
+    });
+
+    test('an initial account named with NUL, which PostgreSQL cannot store, stops the ledger from opening with that reason', { skip: backend.name !== 'postgres' && 'SQLite stores NUL' }, async () => {
+      const empty = await backend.fresh();
+      try {
+        await assert.rejects(openLedger(empty.db, new Map([['nul\u0000name', 1]])), /NUL character/);
+      } finally {
+        await empty.drop();
+      }
     });
   });
 }

@@ -3,8 +3,12 @@
 import assert from 'node:assert/strict';
 import type { FinishOutcome } from '../../src/todo/store.js';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+import { JSON_TYPE } from '../../src/http/render.js';
+import { todoJson } from '../../src/todo/model.js';
 import { openTodoStore } from '../../src/todo/service.js';
 import type { TodoStore } from '../../src/todo/store.js';
+import { assertCutByBytes, LARGE, recordBatches } from '../support/batches.js';
+import { assertExpiredKeyRunsAgain, assertPrunesBefore, keyedWrite } from '../support/keys.js';
 import { storeBackends, type FreshDatabase } from '../support/store-backends.js';
 import { suiteUnless } from '../support/suite.js';
 
@@ -153,6 +157,34 @@ for (const backend of await storeBackends()) {
       assert.equal(new Set(finishedTitles).size, finishedTitles.length, `a version finished twice: ${finishedTitles.join(', ')}`);
       assert.deepEqual(outcomes.filter((o) => o.kind !== 'finished'), Array.from({ length: outcomes.length - finishedTitles.length }, () => ({ kind: 'already-done' })));
       for (const o of outcomes) if (o.kind === 'finished') assert.deepEqual(o.todo, { id: 7, title: o.todo.title, done: true });
+    });
+
+    test('createOnce under a new key creates the item once and records its 201 answer; the key then replays that record', async () => {
+      const todo = { id: 2, title: 'a "quoted" \u0000 💡', done: true };
+      const answer = { status: 201, contentType: JSON_TYPE, headers: {}, body: todoJson(todo) };
+      assert.deepEqual(await store.createOnce(item(todo.title, true), keyedWrite('k', 1_000)), { kind: 'ran', answer, recordedAtMs: 1_000 });
+      assert.deepEqual(await store.createOnce(item('other'), keyedWrite('k', 2_000)), { kind: 'recorded', fingerprint: 'fp-k', answer, recordedAtMs: 1_000 });
+      assert.deepEqual(await store.get(2), todo);
+      assert.equal(await store.get(3), undefined);
+    });
+
+    test('createOnce: a key recorded before expiredBeforeMs is absent, so the item is created again', async () => {
+      await assertExpiredKeyRunsAgain((key) => store.createOnce(item('again'), key));
+      assert.deepEqual([await store.get(2), await store.get(3)], [{ id: 2, title: 'again', done: false }, { id: 3, title: 'again', done: false }]);
+    });
+
+    test('pruneKeys deletes the key records from before its bound, and only those', async () => {
+      await assertPrunesBefore((key) => store.createOnce(item('kept'), key), (before) => store.pruneKeys(before));
+    });
+
+    test('a batch of writes carries at most 4 MiB: creates of large titles (3 bytes a UTF-16 unit) go at most three a batch', async () => {
+      const recorder = recordBatches();
+      await store.close();
+      store = await openTodoStore(fresh.db, { observer: recorder.observer });
+      const title = 'é'.repeat(LARGE);
+      const created = await Promise.all(Array.from({ length: 7 }, () => store.create(item(title))));
+      assert.deepEqual(created.map((todo) => todo.id), [2, 3, 4, 5, 6, 7, 8]);
+      assertCutByBytes(recorder.batches, 7);
     });
 
     test('ping answers true while open', async () => {

@@ -22,26 +22,30 @@ interface BooksRow {
   readonly rows: number | string;
 }
 
-export async function readBooks(db: DbSpec): Promise<Map<string, Books>> {
-  let rows: readonly BooksRow[];
+/** The rows of one query, read behind the service's back from a file or PostgreSQL database. */
+export async function readRows<Row>(db: DbSpec, sql: string): Promise<readonly Row[]> {
   if (db.kind === 'postgres') {
     const client = new pg.Client({ connectionString: db.url });
     await client.connect();
     try {
-      rows = (await client.query<BooksRow>(BOOKS_SQL)).rows;
+      return (await client.query(sql)).rows as Row[];
     } finally {
       await client.end();
     }
-  } else if (db.kind === 'sqlite') {
+  }
+  if (db.kind === 'sqlite') {
     const file = new Database(db.path, { readonly: true });
     try {
-      rows = file.prepare<[], BooksRow>(BOOKS_SQL).all();
+      return file.prepare<[], Row>(sql).all();
     } finally {
       file.close();
     }
-  } else {
-    throw new Error('a memory database cannot be read from outside its process');
   }
+  throw new Error('a memory database cannot be read from outside its process');
+}
+
+export async function readBooks(db: DbSpec): Promise<Map<string, Books>> {
+  const rows = await readRows<BooksRow>(db, BOOKS_SQL);
   return new Map(rows.map((row) => [row.name, { balance: Number(row.balance), journalTotal: Number(row.total), journalRows: Number(row.rows) }]));
 }
 
