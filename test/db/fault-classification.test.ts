@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { postgresStoreError } from '../../src/db/postgres-errors.js';
-import { sqliteStoreError } from '../../src/db/sqlite-errors.js';
+import { sqliteStoreError, translateSqliteError } from '../../src/db/sqlite-errors.js';
 import {
   StoreBusyError,
   StoreCorruptError,
@@ -68,31 +68,57 @@ describe('PostgreSQL failures by SQLSTATE', () => {
 });
 
 describe('SQLite failures by result code', () => {
-  const rows: readonly (readonly [string, FaultClass | undefined])[] = [
-    ['SQLITE_CORRUPT', StoreCorruptError],
-    ['SQLITE_CORRUPT_INDEX', StoreCorruptError],
-    ['SQLITE_NOTADB', StoreCorruptError],
-    ['SQLITE_FULL', StoreFullError],
-    ['SQLITE_READONLY', StoreReadOnlyError],
-    ['SQLITE_READONLY_DBMOVED', StoreReadOnlyError],
-    ['SQLITE_BUSY', StoreBusyError],
-    ['SQLITE_BUSY_SNAPSHOT', StoreBusyError],
-    ['SQLITE_LOCKED', StoreBusyError],
-    ['SQLITE_IOERR', StoreUnavailableError],
-    ['SQLITE_IOERR_FSYNC', StoreUnavailableError],
-    ['SQLITE_CANTOPEN', StoreUnavailableError],
-    ['SQLITE_PERM', StoreUnavailableError],
+  // Each family: its store error, and the words its message starts with before SQLite's own.
+  const rows: readonly (readonly [string, FaultClass | undefined, string?])[] = [
+    ['SQLITE_CORRUPT', StoreCorruptError, 'the database is corrupt'],
+    ['SQLITE_CORRUPT_INDEX', StoreCorruptError, 'the database is corrupt'],
+    ['SQLITE_NOTADB', StoreCorruptError, 'the database is corrupt'],
+    ['SQLITE_FULL', StoreFullError, "the database's disk is full"],
+    ['SQLITE_READONLY', StoreReadOnlyError, 'the database is read-only'],
+    ['SQLITE_READONLY_DBMOVED', StoreReadOnlyError, 'the database is read-only'],
+    ['SQLITE_BUSY', StoreBusyError, 'the database is locked by another writer'],
+    ['SQLITE_BUSY_SNAPSHOT', StoreBusyError, 'the database is locked by another writer'],
+    ['SQLITE_LOCKED', StoreBusyError, 'the database is locked by another writer'],
+    ['SQLITE_IOERR', StoreUnavailableError, "the database's disk failed"],
+    ['SQLITE_IOERR_FSYNC', StoreUnavailableError, "the database's disk failed"],
+    ['SQLITE_CANTOPEN', StoreUnavailableError, 'the database file cannot be opened'],
+    ['SQLITE_PERM', StoreUnavailableError, 'the database file may not be accessed'],
+    ['SQLITE_NOMEM', StoreUnavailableError, 'SQLite ran out of memory'],
     ['SQLITE_CONSTRAINT_CHECK', undefined],
     ['SQLITE_ERROR', undefined],
     ['SQLITE_FULLNESS', undefined],
   ];
-  for (const [code, expected] of rows) {
-    test(`${code} is ${expected?.name ?? 'left as it is (a 500)'}`, () => {
-      const fault = sqliteStoreError(code, 'message');
-      if (expected === undefined) assert.equal(fault, undefined);
-      else assert.ok(fault instanceof expected, `${code} gave ${fault?.name}`);
+  for (const [code, expected, says] of rows) {
+    test(`${code} is ${expected?.name ?? 'left as it is (a 500)'}${says === undefined ? '' : `: "${says}: …"`}`, () => {
+      const cause = new Error('message');
+      const fault = sqliteStoreError(code, 'message', cause);
+      if (expected === undefined) return assert.equal(fault, undefined);
+      assert.ok(fault instanceof expected, `${code} gave ${fault?.name}`);
+      assert.equal(fault.message, `${says}: message`);
+      assert.equal(fault.cause, cause);
     });
   }
+
+  test('a thrown SQLite failure becomes its store error, keeping the failure as its cause', () => {
+    const thrown = Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR_WRITE' });
+    const fault = translateSqliteError(thrown);
+    assert.ok(fault instanceof StoreUnavailableError);
+    assert.equal(fault.message, "the database's disk failed: disk I/O error");
+    assert.equal(fault.cause, thrown);
+  });
+
+  test('a store error, a failure that is not the database\'s, an error without a string code, and a value that is no error pass unchanged', () => {
+    for (const error of [
+      new StoreBusyError('already classified'),
+      Object.assign(new Error('CHECK constraint failed'), { code: 'SQLITE_CONSTRAINT_CHECK' }),
+      Object.assign(new Error('odd'), { code: 5 }),
+      new Error('no code'),
+      'SQLITE_FULL',
+      undefined,
+    ]) {
+      assert.equal(translateSqliteError(error), error);
+    }
+  });
 });
 
 describe('how the services answer each store fault', () => {
@@ -122,8 +148,22 @@ describe('how the services answer each store fault', () => {
     assert.equal(answerForStoreError(bug), bug);
   });
 
-  test('each fault has its own stable code', () => {
-    const codes = [...passing, new StoreCorruptError('x')].map((fault) => fault.code);
-    assert.deepEqual(codes, ['STORE_UNAVAILABLE', 'STORE_BUSY', 'STORE_SATURATED', 'STORE_FULL', 'STORE_READ_ONLY', 'STORE_CORRUPT']);
+  test('each fault has its own stable code and fault name, and says whether it is the writes that fail', () => {
+    const faults = [...passing, new StoreCorruptError('x')].map((fault) => `${fault.code} ${fault.fault} ${fault.failsWrites ? 'writes fail' : 'not writes'}`);
+    assert.deepEqual(faults, [
+      'STORE_UNAVAILABLE unavailable not writes',
+      'STORE_BUSY busy not writes',
+      'STORE_SATURATED saturated not writes',
+      'STORE_FULL full writes fail',
+      'STORE_READ_ONLY read-only writes fail',
+      'STORE_CORRUPT corrupt not writes',
+    ]);
+  });
+
+  test('a store error keeps what caused it, and has no cause when given none', () => {
+    const cause = new Error('socket hang up');
+    assert.equal(new StoreUnavailableError('x', cause).cause, cause);
+    assert.equal('cause' in new StoreUnavailableError('x'), false);
+    assert.equal(new StoreUnavailableError('x').name, 'StoreUnavailableError');
   });
 });
