@@ -1,0 +1,72 @@
+// Group commit through a writer thread (src/db/group-commit*.ts) when writes fail: an operation that
+// fails alone fails with SQLite's code while the rest of its batch commits, and a writer thread that
+// dies fails what it held and every later write, and makes the store not ready.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { StoreUnavailableError, type StoreFault } from '../../src/db/store-errors.js';
+import { openSqliteStore, type SqliteStore } from '../../src/db/sqlite-store.js';
+import { prepareTestWrites, TEST_MIGRATIONS, type TestWrite } from '../support/test-writes.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'group-commit-failures-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+let files = 0;
+
+async function openTestStore(faults: StoreFault[] = []): Promise<SqliteStore<TestWrite, number>> {
+  return openSqliteStore<TestWrite, number>({
+    location: join(dir, `db-${++files}.sqlite`),
+    service: 'group-commit-test',
+    migrations: TEST_MIGRATIONS,
+    seed: () => undefined,
+    prepareWrites: prepareTestWrites,
+    sizeOf: () => 16,
+    writerScript: new URL('../support/test-writer.js', import.meta.url),
+    observer: { fault: (fault) => faults.push(fault) },
+  });
+}
+
+const insert = (value: number): TestWrite => ({ kind: 'insert', value });
+
+describe('group commit when writes fail', () => {
+  test('in one batch, an operation that fails alone fails with its SQLite code and message, and the others commit', async () => {
+    const store = await openTestStore();
+    try {
+      const outcomes = await Promise.allSettled([store.write(insert(1)), store.write(insert(-1)), store.write(insert(2))]);
+      assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected', 'fulfilled']);
+      const refused = outcomes[1];
+      assert.ok(refused?.status === 'rejected');
+      assert.equal((refused.reason as { code?: unknown }).code, 'SQLITE_CONSTRAINT_CHECK');
+      assert.match((refused.reason as Error).message, /CHECK constraint failed/);
+      const rows = store.read(() => store.db.prepare<[], { x: number }>('SELECT x FROM v ORDER BY x').all());
+      assert.deepEqual(rows, [{ x: 1 }, { x: 2 }]);
+      assert.equal(await store.ready(), true);
+    } finally {
+      await store.close();
+    }
+  });
+
+  const says = { exit: /^the database writer stopped \(exit code 7\)/, throw: /^the database writer failed: the writer thread broke$/ };
+  for (const how of ['exit', 'throw'] as const) {
+    test(`a writer thread that dies (${how}) fails the writes it held and every later one as unavailable, and the store is not ready`, async () => {
+      const faults: StoreFault[] = [];
+      const store = await openTestStore(faults);
+      try {
+        assert.equal(await store.write(insert(1)), 1);
+        // Exiting inside the write loses its batch; an error thrown just after it may come before or after its commit is answered.
+        const dying = store.write({ kind: 'die', how });
+        if (how === 'exit') await assert.rejects(dying, StoreUnavailableError);
+        else await dying.catch((error: unknown) => assert.ok(error instanceof StoreUnavailableError, String(error)));
+        // The thread's error reaches this thread in a later turn: wait for it (readiness says when).
+        for (let turns = 0; turns < 200 && (await store.ready()); turns++) await new Promise((resolve) => setTimeout(resolve, 10));
+        assert.equal(await store.ready(), false);
+        await assert.rejects(store.write(insert(2)), (error: unknown) => error instanceof StoreUnavailableError && says[how].test(error.message));
+        assert.ok(faults.length >= 1 && faults.every((fault) => fault === 'unavailable'), faults.join(', '));
+        assert.deepEqual(store.read(() => store.db.prepare('SELECT x FROM v').all()), [{ x: 1 }], 'reads go on');
+      } finally {
+        await store.close();
+      }
+    });
+  }
+});
