@@ -168,6 +168,15 @@ for (const backend of await storeBackends()) {
       assert.equal(await store.get(3), undefined);
     });
 
+    test('keyed and plain creates at once never share an id: all 40 are stored, with ids 2 to 41', async () => {
+      await Promise.all(
+        Array.from({ length: 20 }, (_, i) => [store.create(item(`plain ${i}`)), store.createOnce(item(`keyed ${i}`), keyedWrite(`k${i}`, 1_000))]).flat(),
+      );
+      const stored = await Promise.all(Array.from({ length: 40 }, (_, i) => store.get(i + 2)));
+      assert.equal(new Set(stored.map((todo) => todo?.title)).size, 40);
+      assert.ok(stored.every((todo) => todo !== undefined));
+    });
+
     test('createOnce: a key recorded before expiredBeforeMs is absent, so the item is created again', async () => {
       await assertExpiredKeyRunsAgain((key) => store.createOnce(item('again'), key));
       assert.deepEqual([await store.get(2), await store.get(3)], [{ id: 2, title: 'again', done: false }, { id: 3, title: 'again', done: false }]);
