@@ -183,20 +183,24 @@ for (const backend of await storeBackends()) {
       try {
         assert.deepEqual(await todos.get(1), { id: 1, title: 'Buy milk', done: false });
         const rows = await readRows<{ service: string; version: number }>(fresh.db, 'SELECT service, version FROM schema_migrations ORDER BY service, version');
-        const both = backend.name === 'postgres' ? ['bank 1', 'bank 2', 'bank 3', 'todo 1', 'todo 2', 'todo 3'] : ['bank 1', 'bank 2', 'todo 1', 'todo 2'];
+        const both = backend.name === 'postgres' ? ['bank 1', 'bank 2', 'bank 3', 'bank 4', 'todo 1', 'todo 2', 'todo 3', 'todo 4'] : ['bank 1', 'bank 2', 'todo 1', 'todo 2'];
         assert.deepEqual(rows.map((row) => `${row.service} ${row.version}`), both);
       } finally {
         await todos.close();
       }
     });
 
-    test('an initial account named with NUL, which PostgreSQL cannot store, stops the ledger from opening with that reason', { skip: backend.name !== 'postgres' && 'SQLite stores NUL' }, async () => {
-      const empty = await backend.fresh();
-      try {
-        await assert.rejects(openLedger(empty.db, new Map([['nul\u0000name', 1]])), /NUL character/);
-      } finally {
-        await empty.drop();
-      }
-    });
+    // A PostgreSQL promise only (SQLite stores NUL): defined for it alone, so that the runner's
+    // skipped count keeps meaning "a prerequisite is missing".
+    if (backend.name === 'postgres') {
+      test('an initial account named with NUL, which PostgreSQL cannot store, stops the ledger from opening with that reason', async () => {
+        const empty = await backend.fresh();
+        try {
+          await assert.rejects(openLedger(empty.db, new Map([['nul\u0000name', 1]])), /NUL character/);
+        } finally {
+          await empty.drop();
+        }
+      });
+    }
   });
 }
