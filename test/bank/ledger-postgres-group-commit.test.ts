@@ -169,12 +169,52 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
     }
   });
 
-  test('one key twice in one batch runs once: the second is in flight', async () => {
-    const { ledger } = await freshLedger({ alice: 100 });
+  /** A client of its own that holds a transaction open while `work` runs, then rolls it back. */
+  async function holding(url: string, statement: string, work: () => Promise<void>): Promise<void> {
+    const holder = new pg.Client({ connectionString: url });
+    await holder.connect();
     try {
-      const outcomes = await Promise.all([ledger.withdrawOnce('alice', 7, keyed('twice')), ledger.withdrawOnce('alice', 7, keyed('twice'))]);
+      await holder.query('BEGIN');
+      await holder.query(statement);
+      await work();
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      await holder.end();
+    }
+  }
+
+  test('one key twice in one batch runs once: the second is in flight', async () => {
+    const { ledger, url } = await freshLedger({ alice: 100, bob: 100 });
+    try {
+      let blocked: Promise<unknown>[] = [];
+      let keyedOnes: ReturnType<Ledger['withdrawOnce']>[] = [];
+      // Bob's row is held: the first two batches (a withdrawal from bob each) wait on it with both
+      // batch slots taken, so the two keyed withdrawals queue meanwhile and go together as one batch.
+      await holding(url, "SELECT balance FROM accounts WHERE name = 'bob' FOR UPDATE", async () => {
+        blocked = [ledger.withdraw('bob', 1), ledger.withdraw('bob', 1)];
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        keyedOnes = [ledger.withdrawOnce('alice', 7, keyed('twice')), ledger.withdrawOnce('alice', 7, keyed('twice'))];
+      });
+      await Promise.all(blocked);
+      const outcomes = await Promise.all(keyedOnes);
       assert.deepEqual(outcomes.map((o) => o.kind).sort(), ['in-flight', 'ran']);
       assert.equal(await ledger.balance('alice'), 93);
+      assert.equal(await ledger.balance('bob'), 98);
+    } finally {
+      await ledger.close();
+    }
+  });
+
+  test('a key held by another transaction (another instance running it) is in flight: nothing runs, nothing is recorded', async () => {
+    const { ledger, url } = await freshLedger({ alice: 100 });
+    try {
+      await holding(url, "SELECT pg_advisory_xact_lock(7310003, hashtext('held elsewhere'))", async () => {
+        assert.deepEqual(await ledger.withdrawOnce('alice', 5, keyed('held elsewhere')), { kind: 'in-flight' });
+      });
+      assert.equal(await ledger.balance('alice'), 100);
+      assert.deepEqual(await rows(url, 'SELECT key FROM bank_idempotency_keys'), []);
+      // Once the other transaction is gone, the key runs.
+      assert.equal((await ledger.withdrawOnce('alice', 5, keyed('held elsewhere'))).kind, 'ran');
     } finally {
       await ledger.close();
     }
