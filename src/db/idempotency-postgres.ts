@@ -96,7 +96,10 @@ export function keyedBatches<Op, Outcome>(options: KeyedBatchOptions<Op, Outcome
     // in flight (the HTTP layer already answers 409 for that, in one process).
     const seen = new Set<string>();
     const first = claimed.filter(({ i, key }) => {
-      if (!seen.has(key.key)) return seen.add(key.key);
+      if (!seen.has(key.key)) {
+        seen.add(key.key);
+        return true;
+      }
       results[i] = { kind: 'in-flight' };
       return false;
     });

@@ -44,15 +44,7 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
       await client.end();
     }
   }
-  async function sql(url: string, text: string): Promise<void> {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      await client.query(text);
-    } finally {
-      await client.end();
-    }
-  }
+  const sql = async (url: string, text: string): Promise<void> => void (await rows(url, text));
 
   let shared: Ledger;
   before(async () => {
