@@ -41,6 +41,19 @@ function recorded(...answers: (number | Error)[]): Recorded {
   };
 }
 
+/** A prune whose every batch waits until the test releases it with its answer. */
+function heldPrune(): { prune: () => Promise<number>; release: (rows: number) => void; readonly calls: number } {
+  let release: (rows: number) => void = () => undefined;
+  let calls = 0;
+  return {
+    prune: () => (calls++, new Promise<number>((resolve) => (release = resolve))),
+    release: (rows) => release(rows),
+    get calls() {
+      return calls;
+    },
+  };
+}
+
 function mockClock(t: TestContext): void {
   t.mock.timers.enable({ apis: ['setInterval', 'Date'], now: EPOCH });
 }
@@ -155,39 +168,37 @@ describe('pruning expired idempotency keys in the background', () => {
 
   test('a round still running when the next is due is not doubled: the next starts after it ends', async (t) => {
     mockClock(t);
-    let release: (rows: number) => void = () => undefined;
-    let calls = 0;
-    const pruning = startKeyPruning(() => (calls++, new Promise<number>((resolve) => (release = resolve))), 4 * MINUTE);
+    const held = heldPrune();
+    const pruning = startKeyPruning(held.prune, 4 * MINUTE);
     t.mock.timers.tick(MINUTE);
     await settle();
     t.mock.timers.tick(MINUTE);
     await settle();
-    assert.equal(calls, 1, 'the first round still waits for its batch');
-    release(0);
+    assert.equal(held.calls, 1, 'the first round still waits for its batch');
+    held.release(0);
     await settle();
     t.mock.timers.tick(MINUTE);
     await settle();
-    assert.equal(calls, 2, 'a round at the next tick once the first ended');
-    release(0);
+    assert.equal(held.calls, 2, 'a round at the next tick once the first ended');
+    held.release(0);
     await pruning.stop();
   });
 
   test('stop ends the rounds: it waits for the batch in progress, starts no further batch, and no round follows', async (t) => {
     mockClock(t);
-    let release: (rows: number) => void = () => undefined;
-    let calls = 0;
-    const pruning = startKeyPruning(() => (calls++, new Promise<number>((resolve) => (release = resolve))), 4 * MINUTE);
+    const held = heldPrune();
+    const pruning = startKeyPruning(held.prune, 4 * MINUTE);
     t.mock.timers.tick(MINUTE);
     await settle();
     let stopped = false;
     const stopping = pruning.stop().then(() => (stopped = true));
     await settle();
     assert.equal(stopped, false, 'stop waits for the batch in progress');
-    release(PRUNE_BATCH_ROWS);
+    held.release(PRUNE_BATCH_ROWS);
     await stopping;
-    assert.equal(calls, 1, 'a full batch, but no further batch after stop');
+    assert.equal(held.calls, 1, 'a full batch, but no further batch after stop');
     t.mock.timers.tick(10 * MINUTE);
     await settle();
-    assert.equal(calls, 1, 'and no round after stop');
+    assert.equal(held.calls, 1, 'and no round after stop');
   });
 });
