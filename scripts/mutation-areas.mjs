@@ -16,7 +16,7 @@ const sqliteTests = ['.build/test/db/*.test.js', '.build/test/todo/store-*.test.
 const storeTests = ['.build/test/store/*.test.js', ...sqliteTests];
 // Keyed requests on real servers and stores, in this process (test/idempotency/in-flight spawns
 // instances and kills one with -9: it stays out).
-const keyedTests = ['.build/test/idempotency/safe-retries.test.js', '.build/test/http/idempotency-key.test.js'];
+const keyedTests = ['.build/test/idempotency/safe-retries.test.js', '.build/test/http/idempotency-{key,gate}.test.js'];
 // Two slow files stay out: hostile-input (6,000 random requests, 10 s) guards against crashes and
 // leaks, which the contract tests pin down more precisely; openapi-answers (the corpus in every
 // mode, each answer validated by Ajv, 36 s) checks the documents, which the conformance replay and
