@@ -1,0 +1,48 @@
+// The error classes of the HTTP layer (src/http/errors.ts) as the renderer draws them and as a log
+// shows them. The answers of real servers are in the contract and format tests; these pin what only
+// some paths reach (the store away, a client leaving mid-body, a member name that needs escaping).
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { ClientAbortError, CodedError, HttpError, RequestValidationError, ServiceUnavailableError } from '../../src/http/errors.js';
+import { ERROR_FORMAT_NAMES, renderError } from '../../src/http/render.js';
+
+describe('the HTTP error classes', () => {
+  test('the store away is 503 with Retry-After: 1 in every format, and not an unexpected failure', () => {
+    for (const name of ERROR_FORMAT_NAMES) {
+      const rendered = renderError(new ServiceUnavailableError(), { name, catchAll: true });
+      assert.deepEqual([rendered.status, rendered.headers, rendered.unexpected], [503, { 'Retry-After': '1' }, false], name);
+    }
+  });
+
+  test('an error we meant to raise is not unexpected in any format; anything else is, and is logged in full', () => {
+    const meant = [new HttpError('HTTP_404'), new CodedError('IDEMPOTENCY_KEY_REUSED'), new RequestValidationError([])];
+    for (const name of ERROR_FORMAT_NAMES) {
+      for (const error of meant) assert.equal(renderError(error, { name, catchAll: true }).unexpected, false, `${name}: ${error.name}`);
+      assert.equal(renderError(new Error('boom'), { name, catchAll: true }).unexpected, true, name);
+    }
+  });
+
+  test("a problem's pointer escapes ~ and / as RFC 6901 says, then percent-encodes for the URI fragment", () => {
+    const error = new RequestValidationError([{ type: 'missing', loc: ['body', 'a/b~c', 0, 'x y'], msg: 'Field required', input: null }]);
+    const body = JSON.parse(renderError(error, { name: 'problem', catchAll: true }).body) as { errors: { pointer: string }[] };
+    assert.equal(body.errors[0]?.pointer, '#/a~1b~0c/0/x%20y');
+  });
+
+  test('each class names itself in a log, with a message that says what happened; building one leaves the stack trace limit as it was', () => {
+    const limit = Error.stackTraceLimit;
+    const errors = [new HttpError('HTTP_404', 'Todo not found'), new CodedError('IDEMPOTENCY_KEY_REUSED'), new RequestValidationError([]), new RequestValidationError([{ type: 'missing', loc: ['body'], msg: '', input: null }, { type: 'missing', loc: ['body'], msg: '', input: null }]), new ServiceUnavailableError(), new ClientAbortError()];
+    assert.deepEqual(
+      errors.map((error) => `${error.name}: ${error.message}`),
+      [
+        'HttpError: Todo not found',
+        `CodedError: ${new CodedError('IDEMPOTENCY_KEY_REUSED').publicMessage}`,
+        'RequestValidationError: 0 validation error(s)',
+        'RequestValidationError: 2 validation error(s)',
+        'ServiceUnavailableError: Service Unavailable',
+        'ClientAbortError: the client closed the connection before the request was complete',
+      ],
+    );
+    assert.equal(new ClientAbortError().code, 'CLIENT_ABORTED');
+    assert.equal(Error.stackTraceLimit, limit, 'the stack trace limit is restored');
+  });
+});
