@@ -6,8 +6,11 @@
 // What lives here, per process, is only what may be lost with the process:
 // - the keys of requests running now: a second request with such a key gets 409 at once, instead
 //   of queueing on the database (across instances the store decides, by a unique key);
-// - a cache of recorded answers. A recorded answer never changes until its key expires, so the
-//   cache is right whichever instance recorded it, as long as its entries expire with the key.
+// - a cache of the recorded answers that were asked for again. A recorded answer never changes
+//   until its key expires, so the cache is right whichever instance recorded it, as long as its
+//   entries expire with the key. Only answers replayed once are kept: a client that retries may
+//   retry again, but most keyed writes are never retried, and keeping each of their answers for
+//   thousands of requests would only move garbage into the old generation of the heap.
 // A crash loses both, and that is safe: a retry then finds the recorded answer in the database,
 // or finds nothing and runs.
 import { createHash } from 'node:crypto';
@@ -56,7 +59,7 @@ export const keyInFlight = (): CodedError => new CodedError('IDEMPOTENCY_KEY_IN_
 export const keyReused = (): CodedError => new CodedError('IDEMPOTENCY_KEY_REUSED');
 
 const REPLAYED_HEADER = 'Idempotent-Replayed';
-/** Recorded answers kept in memory; the oldest goes first. Each costs a few hundred bytes. */
+/** Replayed answers kept in memory; the oldest goes first. Each costs a few hundred bytes. */
 const CACHE_ENTRIES_MAX = 10_000;
 
 /** The reply a route gives for a keyed write: the recorded answer, and what the gate needs to know. */
@@ -136,13 +139,14 @@ export class IdempotencyGate {
     const recorded = reply.recorded;
     if (recorded === undefined) return reply;
     if (recorded.fingerprint !== fingerprint) throw keyReused();
+    if (!recorded.replayed) return reply;
     const replay: Reply = { ...reply, headers: { ...reply.headers, [REPLAYED_HEADER]: 'true' } };
     const expiresAtMs = recorded.recordedAtMs + this.policy.ttlMs;
     if (expiresAtMs > Date.now()) {
       if (this.recorded.size >= CACHE_ENTRIES_MAX) this.recorded.delete(this.recorded.keys().next().value as string);
       this.recorded.set(key, { fingerprint, replay, expiresAtMs });
     }
-    return recorded.replayed ? replay : reply;
+    return replay;
   }
 }
 

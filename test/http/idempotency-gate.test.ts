@@ -23,8 +23,8 @@ function request(url: string, key?: string): IncomingMessage {
 
 const ANSWER = { status: 200, contentType: 'application/json', headers: {}, body: '{"balance":90}' };
 
-/** A route that answers as a store's keyed write: it ran now, its answer recorded at the request's time. */
-function keyedRoute(answer: (input: Input) => Reply | Promise<Reply> = (input) => ran(input)): Route & { readonly inputs: Input[] } {
+/** A route whose every request goes to `answer`; by default, a store's keyed write (storeLike). */
+function keyedRoute(answer: (input: Input) => Reply | Promise<Reply> = storeLike()): Route & { readonly inputs: Input[] } {
   const inputs: Input[] = [];
   return {
     method: 'POST',
@@ -42,9 +42,30 @@ function keyedRoute(answer: (input: Input) => Reply | Promise<Reply> = (input) =
   };
 }
 
-function ran(input: Input, recordedAtMs = input.idempotency?.nowMs ?? 0): Reply {
+/**
+ * What a store answers for a keyed write: a key it holds a live record of is replayed from that
+ * record (`recorded`); otherwise the write runs and its answer is recorded at the request's time.
+ */
+function storeLike(): (input: Input) => Reply {
+  const records = new Map<string, { fingerprint: string; recordedAtMs: number }>();
+  return (input) => {
+    const request = input.idempotency;
+    assert.ok(request !== undefined);
+    const record = records.get(request.key);
+    if (record !== undefined && record.recordedAtMs >= request.expiredBeforeMs) return keyedReply(request, { kind: 'recorded', answer: ANSWER, ...record });
+    records.set(request.key, { fingerprint: request.fingerprint, recordedAtMs: request.nowMs });
+    return keyedReply(request, { kind: 'ran', answer: ANSWER, recordedAtMs: request.nowMs });
+  };
+}
+
+function ran(input: Input): Reply {
   assert.ok(input.idempotency !== undefined);
-  return keyedReply(input.idempotency, { kind: 'ran', answer: ANSWER, recordedAtMs });
+  return keyedReply(input.idempotency, { kind: 'ran', answer: ANSWER, recordedAtMs: input.idempotency.nowMs });
+}
+
+/** A route that answers every request as a replay of a record made at `recordedAtMs` for this very request. */
+function recordedAt(recordedAtMs: () => number, fingerprint = 'POST /withdraw/alice/10'): (input: Input) => Reply {
+  return (input) => keyedReply(input.idempotency as IdempotencyRequest, { kind: 'recorded', fingerprint, answer: ANSWER, recordedAtMs: recordedAtMs() });
 }
 
 const INPUT: Input = { params: {}, body: undefined };
@@ -114,29 +135,33 @@ describe('the idempotency gate of one process', () => {
     }
   });
 
-  test('a recorded answer is replayed from memory, with Idempotent-Replayed: true, without reaching the route', async () => {
+  test('an answer asked for again is replayed with Idempotent-Replayed: true, then remembered: later retries do not reach the store', async () => {
     const gate = new IdempotencyGate({ required: false, ttlMs: TTL });
     const route = keyedRoute();
     const first = await gate.run(route, INPUT, request('/withdraw/alice/10', 'k'), undefined);
     assert.deepEqual(first.headers, {}, 'the first answer is not a replay');
-    const replay = await gate.run(route, INPUT, request('/withdraw/alice/10', 'k'), undefined);
-    assert.deepEqual({ ...replay, recorded: undefined }, { status: 200, body: ANSWER.body, contentType: ANSWER.contentType, headers: { 'Idempotent-Replayed': 'true' }, recorded: undefined });
+    const replayed = { status: 200, body: ANSWER.body, contentType: ANSWER.contentType, headers: { 'Idempotent-Replayed': 'true' }, recorded: undefined };
+    const fromStore = await gate.run(route, INPUT, request('/withdraw/alice/10', 'k'), undefined);
+    assert.deepEqual({ ...fromStore, recorded: undefined }, replayed);
+    assert.equal(route.inputs.length, 2, 'an answer given once is not remembered: the first retry asks the store');
+    const fromMemory = await gate.run(route, INPUT, request('/withdraw/alice/10', 'k'), undefined);
+    assert.deepEqual({ ...fromMemory, recorded: undefined }, replayed);
     assert.throws(() => gate.run(route, INPUT, request('/withdraw/alice/20', 'k'), undefined), (error) => codeOf(error) === 'IDEMPOTENCY_KEY_REUSED');
-    assert.equal(route.inputs.length, 1);
+    assert.equal(route.inputs.length, 2, 'the second retry and the other request with that key were answered from memory');
   });
 
-  test('an answer another instance recorded is replayed, and kept for the next retry', async () => {
+  test('an answer another instance recorded is replayed, and remembered for the next retry', async () => {
     const gate = new IdempotencyGate({ required: false, ttlMs: TTL });
-    const route = keyedRoute((input) => keyedReply(input.idempotency as IdempotencyRequest, { kind: 'recorded', fingerprint: 'POST /withdraw/alice/10', answer: ANSWER, recordedAtMs: Date.now() }));
+    const route = keyedRoute(recordedAt(() => Date.now()));
     const replay = await gate.run(route, INPUT, request('/withdraw/alice/10', 'k'), undefined);
     assert.deepEqual(replay.headers, { 'Idempotent-Replayed': 'true' });
     await gate.run(route, INPUT, request('/withdraw/alice/10', 'k'), undefined);
     assert.equal(route.inputs.length, 1);
   });
 
-  test('an answer recorded for another request under this key is 422, and not kept', async () => {
+  test('an answer recorded for another request under this key is 422, and not remembered', async () => {
     const gate = new IdempotencyGate({ required: false, ttlMs: TTL });
-    const route = keyedRoute((input) => keyedReply(input.idempotency as IdempotencyRequest, { kind: 'recorded', fingerprint: 'POST /withdraw/alice/99', answer: ANSWER, recordedAtMs: Date.now() }));
+    const route = keyedRoute(recordedAt(() => Date.now(), 'POST /withdraw/alice/99'));
     for (let i = 0; i < 2; i++) {
       await assert.rejects(Promise.resolve(gate.run(route, INPUT, request('/withdraw/alice/10', 'k'), undefined)), (error) => codeOf(error) === 'IDEMPOTENCY_KEY_REUSED');
     }
@@ -155,22 +180,23 @@ describe('the idempotency gate of one process', () => {
     const gate = new IdempotencyGate({ required: false, ttlMs: TTL });
     const route = keyedRoute();
     await gate.run(route, INPUT, request('/withdraw/alice/10', 'k'), undefined);
+    await gate.run(route, INPUT, request('/withdraw/alice/10', 'k'), undefined);
     t.mock.timers.tick(TTL - 1);
     await gate.run(route, INPUT, request('/withdraw/alice/10', 'k'), undefined);
-    assert.equal(route.inputs.length, 1, 'replayed from memory a millisecond before it expires');
+    assert.equal(route.inputs.length, 2, 'replayed from memory a millisecond before it expires');
     t.mock.timers.tick(1);
     await gate.run(route, INPUT, request('/withdraw/alice/10', 'k'), undefined);
-    assert.equal(route.inputs.length, 2, 'asked the store at its expiry');
+    assert.equal(route.inputs.length, 3, 'asked the store at its expiry');
   });
 
-  test('an answer recorded so long ago that it has already expired is not remembered', async (t) => {
+  test('a replayed answer so old that it has already expired is not remembered', async (t) => {
     mockClock(t);
     const gate = new IdempotencyGate({ required: false, ttlMs: TTL });
-    const late = keyedRoute((input) => ran(input, EPOCH - TTL));
+    const late = keyedRoute(recordedAt(() => EPOCH - TTL));
     await gate.run(late, INPUT, request('/withdraw/alice/10', 'k'), undefined);
     await gate.run(late, INPUT, request('/withdraw/alice/10', 'k'), undefined);
     assert.equal(late.inputs.length, 2);
-    const justInTime = keyedRoute((input) => ran(input, EPOCH - TTL + 1));
+    const justInTime = keyedRoute(recordedAt(() => EPOCH - TTL + 1));
     await gate.run(justInTime, INPUT, request('/withdraw/alice/10', 'j'), undefined);
     await gate.run(justInTime, INPUT, request('/withdraw/alice/10', 'j'), undefined);
     assert.equal(justInTime.inputs.length, 1, 'still a millisecond to live: remembered');
@@ -178,7 +204,7 @@ describe('the idempotency gate of one process', () => {
 
   test('at most 10,000 answers are remembered: the oldest is forgotten first', async () => {
     const gate = new IdempotencyGate({ required: false, ttlMs: TTL });
-    const route = keyedRoute();
+    const route = keyedRoute(recordedAt(() => Date.now()));
     for (let i = 0; i <= 10_000; i++) await gate.run(route, INPUT, request('/withdraw/alice/10', `k${i}`), undefined);
     assert.equal(route.inputs.length, 10_001);
     await gate.run(route, INPUT, request('/withdraw/alice/10', 'k1'), undefined);
