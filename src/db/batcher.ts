@@ -49,7 +49,9 @@ interface Waiting<Op, Outcome> {
 
 export class Batcher<Op, Outcome> {
   private queue: Waiting<Op, Outcome>[] = [];
+  /** Batches sent and not yet answered, and the operations they hold. */
   private inFlight = 0;
+  private inFlightOps = 0;
   private sendScheduled = false;
   private drained: (() => void)[] = [];
   private closed = false;
@@ -63,8 +65,9 @@ export class Batcher<Op, Outcome> {
     options.observer?.watchWriteQueue?.(() => this.pending);
   }
 
+  /** Operations queued or in a batch not yet answered. */
   get pending(): number {
-    return this.queue.length + this.inFlight;
+    return this.queue.length + this.inFlightOps;
   }
 
   submit(op: Op): Promise<Outcome> {
@@ -107,9 +110,11 @@ export class Batcher<Op, Outcome> {
   }
 
   private send(): void {
-    if (this.inFlight >= this.options.inFlightMax || this.queue.length === 0) return;
+    // No slot can have filled since scheduleSend checked, but the queue may have been abandoned.
+    if (this.queue.length === 0) return;
     const batch = this.takeBatch();
     this.inFlight += 1;
+    this.inFlightOps += batch.length;
     const sentMs = performance.now();
     let answered: Promise<readonly Settled<Outcome>[]>;
     try {
@@ -143,6 +148,7 @@ export class Batcher<Op, Outcome> {
 
   private settle(batch: readonly Waiting<Op, Outcome>[], answer: readonly Settled<Outcome>[] | Error, sentMs: number): void {
     this.inFlight -= 1;
+    this.inFlightOps -= batch.length;
     // Batches are committed one after the other: one sent while another was out began its commit
     // when that one was answered, so the time before is queueing, not committing.
     const nowMs = performance.now();

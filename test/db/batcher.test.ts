@@ -104,4 +104,179 @@ describe('Batcher', { timeout: SUITE_TIMEOUT_MS }, () => {
     assert.deepEqual(await Promise.all(pending), [2, 4, 6]);
     await assert.rejects(batcher.submit(4), /closed/);
   });
+
+  test('a batch may fill bytesMax exactly', async () => {
+    const runner = recordingRunner();
+    const batcher = new Batcher(runner.run, { ...limits, bytesMax: 10, sizeOf: (op: number) => op });
+    await Promise.all([5, 5, 1].map((op) => batcher.submit(op)));
+    assert.deepEqual(runner.batches, [[5, 5], [1]]);
+  });
+
+  test('with inFlightMax 2 a second batch goes while the first is out, and a third waits for one of them', async () => {
+    const held = heldRunner();
+    const batcher = new Batcher(held.run, { ...limits, inFlightMax: 2 });
+    const answers = [batcher.submit(1)];
+    await turn();
+    answers.push(batcher.submit(2));
+    await turn();
+    answers.push(batcher.submit(3));
+    await turn();
+    assert.deepEqual(held.batches, [[1], [2]], 'two out at once; the third waits');
+    held.release(0);
+    await turn();
+    await turn();
+    assert.deepEqual(held.batches, [[1], [2], [3]], 'the third goes once a slot is free');
+    held.release(1);
+    held.release(2);
+    assert.deepEqual(await Promise.all(answers), [1, 2, 3]);
+  });
+
+  test('the queue depth an observer reads counts the operations queued and those in batches not yet answered', async () => {
+    const held = heldRunner();
+    let depth: () => number = () => NaN;
+    const batcher = new Batcher(held.run, { ...limits, observer: { watchWriteQueue: (read) => (depth = read) } });
+    const answers = [1, 2, 3].map((op) => batcher.submit(op));
+    assert.equal(depth(), 3, 'queued');
+    await turn();
+    answers.push(batcher.submit(4), batcher.submit(5));
+    assert.equal(depth(), 5, 'three in the batch out, two queued');
+    held.release(0);
+    await Promise.all(answers.slice(0, 3));
+    assert.equal(depth(), 2);
+    await turn();
+    held.release(1);
+    await Promise.all(answers);
+    assert.equal(depth(), 0);
+  });
+
+  test('each committed batch is told to the observer with its size and its commit time in seconds; a failed one is not', async () => {
+    const told: [number, number][] = [];
+    let calls = 0;
+    const batcher = new Batcher<number, number>(
+      async (ops) => {
+        calls += 1;
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        if (calls === 2) throw new Error('not committed');
+        return ops.map((op) => ({ ok: true, outcome: op }));
+      },
+      { ...limits, observer: { batchCommitted: (writes, seconds) => told.push([writes, seconds]) } },
+    );
+    await Promise.all([1, 2].map((op) => batcher.submit(op)));
+    await assert.rejects(batcher.submit(3));
+    assert.equal(told.length, 1);
+    const [writes, seconds] = told[0] as [number, number];
+    assert.equal(writes, 2);
+    assert.ok(seconds >= 0.025 && seconds < 1, `a commit of about 30 ms told in seconds, not ${seconds}`);
+  });
+
+  test("a batch sent while another was out is timed from that one's answer: its wait before is queueing, not committing", async () => {
+    const told: number[] = [];
+    const held = heldRunner();
+    const batcher = new Batcher(held.run, { ...limits, inFlightMax: 2, observer: { batchCommitted: (_writes, seconds) => told.push(seconds) } });
+    const first = batcher.submit(1);
+    await turn();
+    const second = batcher.submit(2);
+    await turn();
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    held.release(0);
+    await first;
+    held.release(1);
+    await second;
+    assert.equal(told.length, 2);
+    assert.ok((told[0] as number) >= 0.05, 'the first: from its sending');
+    assert.ok((told[1] as number) < 0.05, `the second: from the first's answer, not from its sending (${told[1]})`);
+  });
+
+  test('the commit hook runs before any operation of the batch is answered', async () => {
+    const order: string[] = [];
+    const runner = recordingRunner();
+    const batcher = new Batcher(runner.run, { ...limits, onCommitted: () => order.push('committed') });
+    await Promise.all([1, 2].map((op) => batcher.submit(op).then(() => order.push(`answered ${op}`))));
+    assert.deepEqual(order, ['committed', 'answered 1', 'answered 2']);
+  });
+
+  test('a runner that answers another number of results than it was given fails the whole batch, and says so', async () => {
+    const batcher = new Batcher<number, number>(async () => [{ ok: true, outcome: 0 }], limits);
+    const settled = await Promise.allSettled([1, 2].map((op) => batcher.submit(op)));
+    assert.deepEqual(
+      settled.map((s) => (s.status === 'rejected' ? String(s.reason) : 'answered')),
+      ['Error: the database answered 1 of 2 operations', 'Error: the database answered 1 of 2 operations'],
+    );
+  });
+
+  test('a runner that throws at once fails its batch like one that rejects, and the next batch is tried', async () => {
+    let calls = 0;
+    const batcher = new Batcher<number, number>((ops) => {
+      calls += 1;
+      if (calls === 1) throw new Error('could not send');
+      return Promise.resolve(ops.map((op) => ({ ok: true, outcome: op })));
+    }, limits);
+    await assert.rejects(batcher.submit(1), /could not send/);
+    assert.equal(await batcher.submit(2), 2);
+  });
+
+  test('a failure the queue would not meet leaves what is queued to be tried', async () => {
+    const tried: number[][] = [];
+    const batcher = new Batcher<number, number>(
+      async (ops) => {
+        tried.push([...ops]);
+        await turn();
+        if (tried.length === 1) throw new Error('this batch only');
+        return ops.map((op) => ({ ok: true, outcome: op }));
+      },
+      { ...limits, failsQueued: (error) => error.message === 'database gone' },
+    );
+    const first = batcher.submit(1);
+    await turn();
+    const queued = batcher.submit(2);
+    await assert.rejects(first, /this batch only/);
+    assert.equal(await queued, 2);
+    assert.deepEqual(tried, [[1], [2]]);
+  });
+
+  test('drain() resolves at once when nothing is pending, and otherwise once the last batch is answered', async () => {
+    const held = heldRunner();
+    const batcher = new Batcher(held.run, limits);
+    await batcher.drain();
+    const answers = [batcher.submit(1)];
+    await turn();
+    answers.push(batcher.submit(2));
+    let drained = false;
+    const draining = batcher.drain().then(() => (drained = true));
+    held.release(0);
+    await answers[0];
+    await turn();
+    assert.equal(drained, false, 'the first batch is answered, the second is out');
+    held.release(1);
+    await draining;
+    assert.deepEqual(await Promise.all(answers), [1, 2]);
+  });
+
+  test('operations abandoned before their batch was sent are never sent: no empty batch reaches the runner', async () => {
+    const runner = recordingRunner();
+    const batcher = new Batcher(runner.run, limits);
+    const abandoned = batcher.submit(1);
+    batcher.abandonQueued(new Error('database gone'));
+    await assert.rejects(abandoned, /database gone/);
+    await turn();
+    assert.deepEqual(runner.batches, []);
+    assert.equal(await batcher.submit(2), 4);
+  });
 });
+
+/** One turn of the event loop: what was asked in this one is sent. */
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** A runner whose batches wait until the test releases them, by their number in sending order. */
+function heldRunner(): { batches: number[][]; run: (ops: readonly number[]) => Promise<readonly Settled<number>[]>; release: (batch: number) => void } {
+  const batches: number[][] = [];
+  const releases: (() => void)[] = [];
+  return {
+    batches,
+    run: (ops) => {
+      batches.push([...ops]);
+      return new Promise((resolve) => releases.push(() => resolve(ops.map((op) => ({ ok: true, outcome: op })))));
+    },
+    release: (batch) => releases[batch]?.(),
+  };
+}
