@@ -93,8 +93,8 @@ export class GroupCommitWriter<Op, Outcome> {
     await exited;
   }
 
+  // Nothing is sent once the writer is broken: write() refuses, and fail() emptied the queue.
   private send(ops: readonly Op[]): Promise<readonly Settled<Outcome>[]> {
-    if (this.broken !== undefined) return Promise.reject(this.broken);
     this.batchNumber += 1;
     const batch = this.batchNumber;
     this.worker.ref();
@@ -109,21 +109,28 @@ export class GroupCommitWriter<Op, Outcome> {
       this.fail(new StoreUnavailableError(`the database writer answered batch ${message.batch}, ${String(oldest)} was expected`));
       return;
     }
-    this.answers.delete(message.batch);
-    if (this.answers.size === 0 && this.closing === undefined) this.worker.unref();
     if (message.kind === 'committed') {
-      answer.resolve(
-        message.results.map((result) =>
-          result.ok ? result : { ok: false, error: sqliteStoreError(result.code, result.message) ?? Object.assign(new Error(result.message), { code: result.code }) },
-        ),
+      // Read before the batch leaves the list: a reply that cannot be read throws here, and fail()
+      // then rejects this batch's writes with the rest.
+      const results = message.results.map((result): Settled<Outcome> =>
+        result.ok ? result : { ok: false, error: sqliteStoreError(result.code, result.message) ?? Object.assign(new Error(result.message), { code: result.code }) },
       );
+      this.answered(message.batch);
+      answer.resolve(results);
       return;
     }
+    this.answered(message.batch);
     // A busy lock, a full disk, a read-only file …: a store error that says which; else a plain error.
     answer.reject(
       sqliteStoreError(message.code, `batch not committed: ${message.message}`) ??
         Object.assign(new Error(`batch not committed: ${message.message}`), { code: message.code }),
     );
+  }
+
+  /** A batch is answered: off the list, and an idle writer no longer keeps the process alive. */
+  private answered(batch: number): void {
+    this.answers.delete(batch);
+    if (this.answers.size === 0 && this.closing === undefined) this.worker.unref();
   }
 
   /** The writer thread is unusable: nothing queued or in flight can be acknowledged any more. */
