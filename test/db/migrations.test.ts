@@ -8,6 +8,7 @@ import { after, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { WRITE_PROBE_STATEMENTS, type Migration } from '../../src/db/migrations.js';
 import { openSqlite } from '../../src/db/sqlite.js';
+import { StoreBusyError } from '../../src/db/store-errors.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'migrations-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -56,6 +57,34 @@ describe('migrations', () => {
     assert.equal(await migrate(file, [step(1), step(2)]), 0);
     assert.deepEqual(applied(file), ['svc 1', 'svc 2']);
     assert.deepEqual(read(file, 'SELECT x FROM t1'), [{ x: 2 }], 'step 2 ran once');
+  });
+
+  test('an up-to-date database opens without taking the write lock: a writer holding it does not delay the start', async () => {
+    const file = freshFile();
+    await migrate(file, [step(1)]);
+    const writer = new Database(file);
+    writer.exec('BEGIN IMMEDIATE');
+    try {
+      const db = await openSqlite({ location: file, service: 'svc', migrations: [step(1)], seed: () => undefined, busyTimeoutMs: 0 });
+      db.close();
+    } finally {
+      writer.exec('ROLLBACK');
+      writer.close();
+    }
+  });
+
+  test('a database that needs a step waits for the write lock, and a lock held past the busy timeout fails the start as busy', async () => {
+    const file = freshFile();
+    await migrate(file, [step(1)]);
+    const writer = new Database(file);
+    writer.exec('BEGIN IMMEDIATE');
+    try {
+      await assert.rejects(openSqlite({ location: file, service: 'svc', migrations: [step(1), step(2)], seed: () => undefined, busyTimeoutMs: 0 }), StoreBusyError);
+    } finally {
+      writer.exec('ROLLBACK');
+      writer.close();
+    }
+    assert.deepEqual(applied(file), ['svc 1'], 'nothing was applied');
   });
 
   test('the steps a later build adds are applied on reopen, after those already there, without seeding again', async () => {
