@@ -2,7 +2,7 @@
 // row per promise. Real failures of each kind are produced end to end in test/reliability/.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { postgresStoreError } from '../../src/db/postgres-errors.js';
+import { isOutage, postgresStoreError, translatePostgresError } from '../../src/db/postgres-errors.js';
 import { sqliteStoreError, translateSqliteError } from '../../src/db/sqlite-errors.js';
 import {
   StoreBusyError,
@@ -21,49 +21,96 @@ type FaultClass = abstract new (...args: never[]) => StoreError;
 const pgError = (code: string, message = `pg ${code}`): Error => Object.assign(new Error(message), { code });
 
 describe('PostgreSQL failures by SQLSTATE', () => {
-  const rows: readonly (readonly [string, string, FaultClass | undefined])[] = [
-    ['53100', 'disk_full', StoreFullError],
-    ['53300', 'too_many_connections', StoreSaturatedError],
-    ['53200', 'out_of_memory (class 53)', StoreUnavailableError],
-    ['25006', 'read_only_sql_transaction', StoreReadOnlyError],
-    ['XX001', 'data_corrupted', StoreCorruptError],
-    ['XX002', 'index_corrupted', StoreCorruptError],
-    ['57014', 'query_canceled (statement_timeout)', StoreBusyError],
-    ['40001', 'serialization_failure', StoreBusyError],
-    ['40P01', 'deadlock_detected', StoreBusyError],
-    ['55P03', 'lock_not_available', StoreBusyError],
-    ['08006', 'connection_failure (class 08)', StoreUnavailableError],
-    ['08001', 'sqlclient_unable_to_establish_sqlconnection', StoreUnavailableError],
-    ['57P01', 'admin_shutdown (class 57)', StoreUnavailableError],
-    ['57P03', 'cannot_connect_now (class 57)', StoreUnavailableError],
-    ['58030', 'io_error (class 58)', StoreUnavailableError],
+  // Each row: the SQLSTATE, its name, its store error, and the words the message starts with before PostgreSQL's own.
+  const rows: readonly (readonly [string, string, FaultClass | undefined, string?])[] = [
+    ['53100', 'disk_full', StoreFullError, "the database server's disk is full"],
+    ['53300', 'too_many_connections', StoreSaturatedError, 'the database server has no connection left'],
+    ['53200', 'out_of_memory (class 53)', StoreUnavailableError, 'the database is unavailable'],
+    ['25006', 'read_only_sql_transaction', StoreReadOnlyError, 'the database refuses writes'],
+    ['XX001', 'data_corrupted', StoreCorruptError, 'the database is corrupt'],
+    ['XX002', 'index_corrupted', StoreCorruptError, 'the database is corrupt'],
+    ['57014', 'query_canceled (statement_timeout)', StoreBusyError, 'the database gave up waiting'],
+    ['40001', 'serialization_failure', StoreBusyError, 'the database gave up waiting'],
+    ['40P01', 'deadlock_detected', StoreBusyError, 'the database gave up waiting'],
+    ['55P03', 'lock_not_available', StoreBusyError, 'the database gave up waiting'],
+    ['08006', 'connection_failure (class 08)', StoreUnavailableError, 'the database is unavailable'],
+    ['08001', 'sqlclient_unable_to_establish_sqlconnection', StoreUnavailableError, 'the database is unavailable'],
+    ['57P01', 'admin_shutdown (class 57)', StoreUnavailableError, 'the database is unavailable'],
+    ['57P03', 'cannot_connect_now (class 57)', StoreUnavailableError, 'the database is unavailable'],
+    ['58030', 'io_error (class 58)', StoreUnavailableError, 'the database is unavailable'],
     ['23505', 'unique_violation: a bug, not a fault', undefined],
     ['23514', 'check_violation: a bug, not a fault', undefined],
     ['42P01', 'undefined_table: a bug, not a fault', undefined],
     ['28P01', 'invalid_password: configuration, not a fault', undefined],
     ['3D000', 'invalid_catalog_name: configuration, not a fault', undefined],
     ['XX000', 'internal_error: not known to be corruption', undefined],
+    ['08', 'a bare class, which is no SQLSTATE', undefined],
+    ['080060', 'six characters, which is no SQLSTATE', undefined],
+    ['x08006', 'a SQLSTATE inside a longer code', undefined],
+    ['57p01', 'lower case, which PostgreSQL never sends', undefined],
   ];
-  for (const [code, name, expected] of rows) {
+  for (const [code, name, expected, says] of rows) {
     test(`${code} ${name} is ${expected?.name ?? 'left as it is (a 500)'}`, () => {
-      const fault = postgresStoreError(pgError(code));
-      if (expected === undefined) assert.equal(fault, undefined);
-      else assert.ok(fault instanceof expected, `${code} gave ${fault?.name}`);
+      const cause = pgError(code);
+      const fault = postgresStoreError(cause);
+      if (expected === undefined) return assert.equal(fault, undefined);
+      assert.ok(fault instanceof expected, `${code} gave ${fault?.name}`);
+      assert.equal(fault.message, `${says}: pg ${code}`);
+      assert.equal(fault.cause, cause);
     });
   }
 
-  test('socket failures and pg client messages are unavailability', () => {
-    for (const code of ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND']) {
-      assert.ok(postgresStoreError(pgError(code)) instanceof StoreUnavailableError, code);
+  test('every socket failure Node reports while connecting or talking is unavailability; another code is left alone', () => {
+    for (const code of ['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']) {
+      const fault = postgresStoreError(pgError(code));
+      assert.ok(fault instanceof StoreUnavailableError, code);
+      assert.equal(fault.message, `the database is unavailable: pg ${code}`);
     }
-    for (const message of ['Connection terminated unexpectedly', 'timeout exceeded when trying to connect', 'Query read timeout']) {
-      assert.ok(postgresStoreError(new Error(message)) instanceof StoreUnavailableError, message);
+    assert.equal(postgresStoreError(pgError('EACCES')), undefined);
+  });
+
+  test("every failure pg and pg-pool raise with a message and no code is unavailability, by that exact message", () => {
+    const messages = [
+      'timeout exceeded when trying to connect',
+      'Connection terminated due to connection timeout',
+      'Connection terminated unexpectedly',
+      'Connection terminated',
+      'timeout expired',
+      'Query read timeout',
+      'Client has encountered a connection error and is not queryable',
+      'Client was closed and is not queryable',
+    ];
+    for (const message of messages) {
+      const fault = postgresStoreError(new Error(message));
+      assert.ok(fault instanceof StoreUnavailableError, message);
+      assert.equal(fault.message, `the database is unavailable: ${message}`);
     }
+    assert.equal(postgresStoreError(new Error('Connection terminated by the user')), undefined);
+  });
+
+  test('a store error is already classified: it comes back as it is', () => {
+    const fault = new StoreBusyError('busy');
+    assert.equal(postgresStoreError(fault), fault);
+    assert.equal(translatePostgresError(fault), fault);
+  });
+
+  test('translatePostgresError gives the store error for a fault, and leaves anything else as it was', () => {
+    const bug = new TypeError('x is undefined');
+    assert.equal(translatePostgresError(bug), bug);
+    assert.ok(translatePostgresError(pgError('57P01')) instanceof StoreUnavailableError);
+  });
+
+  test('only unavailability is an outage that fails the queue behind it; busy and saturated queues drain', () => {
+    assert.equal(isOutage(new StoreUnavailableError('gone')), true);
+    for (const error of [new StoreBusyError('busy'), new StoreSaturatedError('full pool'), new Error('bug')]) assert.equal(isOutage(error), false, error.message);
   });
 
   test('an error without a code, and a value that is no error, are left as they are', () => {
     assert.equal(postgresStoreError(new TypeError('x is undefined')), undefined);
     assert.equal(postgresStoreError('53100'), undefined);
+    assert.equal(postgresStoreError(null), undefined);
+    assert.equal(postgresStoreError(undefined), undefined);
+    assert.equal(postgresStoreError(Object.assign(new Error('coded by a number'), { code: 53100 })), undefined);
   });
 });
 

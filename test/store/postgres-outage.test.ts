@@ -1,0 +1,165 @@
+// A PostgreSQL database opened by the stores' common layer (src/db/postgres.ts) while the database
+// goes away and comes back, in this process: the in-process TCP proxy stands between the pool and
+// the real server. What each operation and each readiness check answers, and what the log and the
+// observer are told. (The same outages through whole services, killed and restarted, are in
+// test/reliability.)
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { openPostgres, type PostgresDatabase, type PostgresOptions } from '../../src/db/postgres.js';
+import { StoreBusyError, StoreUnavailableError, type StoreFault } from '../../src/db/store-errors.js';
+import type { StoreObserver } from '../../src/db/store-observer.js';
+import { createLogger } from '../../src/log.js';
+import { createTestDatabase, postgresSkip, type TestDatabase } from '../support/postgres.js';
+import { suiteUnless } from '../support/suite.js';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
+
+const MIGRATIONS = [{ version: 1, sql: 'CREATE TABLE v (x INTEGER NOT NULL)' }];
+
+interface Opened {
+  readonly db: PostgresDatabase;
+  readonly faults: StoreFault[];
+  readonly outages: number[];
+  readonly lines: string[];
+  readonly waited: number[];
+  pool(): { total: number; idle: number; waiting: number } | undefined;
+}
+
+suiteUnless(await postgresSkip(), 'PostgreSQL through an outage, in process', () => {
+  let database: TestDatabase;
+  let proxy: TcpProxy;
+  const opened: PostgresDatabase[] = [];
+
+  before(async () => {
+    database = await createTestDatabase();
+    const url = new URL(database.url);
+    proxy = await startTcpProxy(url.hostname, Number(url.port || 5432));
+  });
+  after(async () => {
+    await Promise.all(opened.map((db) => db.close().catch(() => undefined)));
+    await proxy.close();
+    await database.drop();
+  });
+
+  /** Opens the test database through the proxy, watching what the store tells its log and observer. */
+  async function open(options: Partial<PostgresOptions> = {}): Promise<Opened> {
+    const url = new URL(database.url);
+    url.host = `127.0.0.1:${proxy.port}`;
+    const faults: StoreFault[] = [];
+    const outages: number[] = [];
+    const lines: string[] = [];
+    const waited: number[] = [];
+    let poolStats: (() => { total: number; idle: number; waiting: number }) | undefined;
+    const observer: StoreObserver = {
+      fault: (fault) => faults.push(fault),
+      outage: () => outages.push(Date.now()),
+      poolWaited: (ms) => waited.push(ms),
+      watchPool: (stats) => (poolStats = stats),
+    };
+    const log = createLogger('info', (line) => lines.push((JSON.parse(line) as { msg: string }).msg));
+    const db = await openPostgres({ url: url.toString(), service: 'outage-test', migrations: MIGRATIONS, seed: async () => undefined, log, observer, ...options });
+    opened.push(db);
+    return { db, faults, outages, lines, waited, pool: () => poolStats?.() };
+  }
+
+  test('a refused connection fails the operation as unavailable, once in the log and once as an outage; readiness says not ready until the database is back', async () => {
+    const { db, faults, outages, lines } = await open();
+    assert.equal(await db.ping(), true);
+    proxy.cut('refuse');
+    try {
+      await assert.rejects(db.query('SELECT 1'), (error: unknown) => error instanceof StoreUnavailableError && /^the database is unavailable: /.test(error.message));
+      await assert.rejects(db.query('SELECT 1'), StoreUnavailableError);
+      assert.equal(await db.ping(), false);
+      assert.deepEqual([faults, outages.length], [['unavailable', 'unavailable', 'unavailable'], 1]);
+    } finally {
+      await proxy.restore();
+    }
+    assert.equal(await db.ping(), true, 'ready once the database answers');
+    assert.deepEqual((await db.query<{ one: number }>('SELECT 1 AS one')).rows, [{ one: 1 }]);
+    assert.equal(lines.filter((line) => /unavailable/i.test(line)).length, 1, lines.join(' | '));
+  });
+
+  test('while the database is unavailable, one operation at a time tries it; the others fail at once, saying so', async () => {
+    const { db } = await open();
+    proxy.cut('reset');
+    try {
+      await assert.rejects(db.query('SELECT 1'), StoreUnavailableError);
+      // The next one is the trial: it waits out the connect time-out; those behind it must not.
+      const trial = db.query('SELECT 1').catch((error: unknown) => error);
+      const startedMs = performance.now();
+      const others = await Promise.allSettled([db.query('SELECT 1'), db.transaction(async () => 1)]);
+      assert.ok(performance.now() - startedMs < 500, 'the others did not wait for a connection');
+      for (const other of others) {
+        assert.ok(other.status === 'rejected' && other.reason instanceof StoreUnavailableError);
+        assert.equal((other.reason as Error).message, 'the database is unavailable; another request is trying it');
+      }
+      assert.ok((await trial) instanceof StoreUnavailableError);
+    } finally {
+      await proxy.restore();
+    }
+    await db.query('SELECT 1'); // the trial that finds the database back
+    assert.equal((await Promise.all([db.query('SELECT 1'), db.query('SELECT 1')])).length, 2, 'after a success, everyone goes through again');
+  });
+
+  test('a readiness check gives up after a second when the database stops answering mid-way', async () => {
+    const { db } = await open();
+    assert.equal(await db.ping(), true);
+    proxy.cut('silent');
+    try {
+      const startedMs = performance.now();
+      assert.equal(await db.ping(), false);
+      const tookMs = performance.now() - startedMs;
+      assert.ok(tookMs >= 900 && tookMs < 1900, `the ping's own time limit, not the query's (${Math.round(tookMs)} ms)`);
+    } finally {
+      await proxy.restore();
+    }
+  });
+
+  test('a store that starts while the database is unreachable opens anyway, not ready, and migrates once the database is back', async () => {
+    proxy.cut('refuse');
+    let db: PostgresDatabase;
+    try {
+      ({ db } = await open());
+      assert.equal(await db.ping(), false);
+    } finally {
+      await proxy.restore();
+    }
+    assert.equal(await db.ping(), true);
+    await db.query('INSERT INTO v (x) VALUES (1)');
+    assert.deepEqual((await db.query<{ x: number }>('SELECT x FROM v')).rows, [{ x: 1 }]);
+  });
+
+  test('after writes were refused (read-only), readiness probes with a write: ready again once one goes through', async () => {
+    const { db, faults } = await open();
+    await assert.rejects(
+      db.transaction(async (session) => {
+        await session.query('SET TRANSACTION READ ONLY');
+        await session.query('INSERT INTO v (x) VALUES (2)');
+      }),
+      (error: unknown) => error instanceof Error && error.constructor.name === 'StoreReadOnlyError',
+    );
+    assert.deepEqual(faults, ['read-only']);
+    await db.query('SELECT 1');
+    assert.equal(await db.ping(), true, 'the probe write went through: writes work');
+    assert.deepEqual((await db.query<{ n: string }>('SELECT count(*) AS n FROM v WHERE x = 2')).rows, [{ n: '0' }], 'the refused write left nothing');
+  });
+
+  test('with every pooled connection busy and operations queued, readiness answers as soon as any of them succeeds', async () => {
+    const { db, waited, pool } = await open({ poolSize: 1 });
+    await db.query('SELECT 1');
+    const held = db.query('SELECT pg_sleep(0.3)');
+    const queued = db.query('SELECT 1');
+    const startedMs = performance.now();
+    assert.equal(await db.ping(), true);
+    assert.ok(performance.now() - startedMs < 900, 'before its own time limit');
+    await Promise.all([held, queued]);
+    assert.ok(waited.length >= 1 && waited.every((ms) => ms >= 0 && ms < 2000), `the waits at the pool, in ms: ${waited.join(', ')}`);
+    assert.deepEqual(pool(), { total: 1, idle: 1, waiting: 0 });
+  });
+
+  test('a statement cut short by the statement time-out is busy, not unavailable: the store stays ready', async () => {
+    const { db, faults } = await open();
+    await assert.rejects(db.query('SELECT pg_sleep(2)'), StoreBusyError);
+    assert.deepEqual(faults, ['busy']);
+    assert.equal(await db.ping(), true);
+  });
+});
