@@ -35,7 +35,11 @@ test('a turn given back twice counts once', async () => {
 test('a wait past waitMs fails with StoreSaturatedError, leaves the queue, and the others keep their place', async () => {
   const gate = new PoolGate({ size: 1, waitMs: 20 });
   const release = await gate.acquire();
-  await assert.rejects(gate.acquire(), (error: unknown) => error instanceof StoreSaturatedError && error.code === 'STORE_SATURATED');
+  await assert.rejects(
+    gate.acquire(),
+    (error: unknown) =>
+      error instanceof StoreSaturatedError && error.code === 'STORE_SATURATED' && error.message === 'no pooled connection came free within 20 ms (pool size 1)',
+  );
   assert.deepEqual(gate.usage, { inUse: 1, waiting: 0, size: 1 });
   release();
   const again = await gate.acquire();
@@ -59,4 +63,16 @@ test('the observer sees every change of usage and each wait', async () => {
   assert.equal(waits.length, 2);
   assert.equal(waits[0], 0);
   assert.ok((waits[1] ?? -1) >= 0);
+});
+
+test('each wait is reported as long as it was, in ms', async () => {
+  const waits: number[] = [];
+  const gate = new PoolGate({ size: 1, waitMs: 10_000, onWaited: (ms) => waits.push(ms) });
+  const first = await gate.acquire();
+  const second = gate.acquire();
+  await new Promise((resolve) => setTimeout(resolve, 40));
+  first();
+  (await second)();
+  assert.equal(waits[0], 0, 'a free turn: no wait');
+  assert.ok((waits[1] ?? 0) >= 35 && (waits[1] ?? 0) < 2_000, `about 40 ms, not ${waits[1]}`);
 });
