@@ -32,7 +32,7 @@ export const areas = {
   // The tests that exercise these files directly: per mutant, a fifth of the time of httpTests.
   'http-limits': {
     mutate: ['src/http/{body,route-table,routing}.ts'],
-    tests: ['.build/test/http/{contract-layer,route-table}.test.js', '.build/test/conformance/*.test.js', ...serviceTests],
+    tests: ['.build/test/http/{contract-layer,route-table,routing,media-type,hostile-clients}.test.js', '.build/test/conformance/*.test.js', ...serviceTests],
   },
   // service.ts is an interface only (no mutant); it is listed so that every file has its area.
   'http-contract': { mutate: ['src/http/{catalogue,errors,render,route,service}.ts'], tests: httpTests },
