@@ -1,0 +1,139 @@
+// The connection guard (src/http/connection-guard.ts) on a real node:http server with small limits:
+// which connection gives way to a newcomer, when a silent one is closed, and how the limit is shared.
+// The same under a real descriptor limit (ulimit -n) is in hostile-clients.test.ts.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { connectionsMaxFor, guardConnections } from '../../src/http/connection-guard.js';
+import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
+
+const SILENT_MS = 1_000;
+
+interface Client {
+  readonly socket: Socket;
+  /** Resolves when the server closed the connection. */
+  readonly closed: Promise<void>;
+  isClosed(): boolean;
+}
+
+async function client(port: number): Promise<Client> {
+  const socket = connect(port, '127.0.0.1');
+  socket.on('error', () => undefined);
+  await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+  let closed = false;
+  const done = new Promise<void>((resolve) => socket.once('close', () => ((closed = true), resolve())));
+  return { socket, closed: done, isClosed: () => closed };
+}
+
+/** A whole GET on `c`, answered: the connection works. */
+async function answered(c: Client): Promise<string> {
+  const data = new Promise<string>((resolve) => c.socket.once('data', (chunk: Buffer) => resolve(chunk.toString('latin1'))));
+  c.socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+  return (await data).split('\r\n')[0] ?? '';
+}
+
+/** Lets the server see what the clients did (a connection accepted, a byte read). */
+const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 50));
+
+describe('the connection guard', { timeout: SUITE_TIMEOUT_MS }, () => {
+  let server: Server;
+  let port: number;
+  const clients: Client[] = [];
+  const open = async (): Promise<Client> => {
+    const c = await client(port);
+    clients.push(c);
+    await settle();
+    return c;
+  };
+
+  before(async () => {
+    server = createServer((_req, res) => res.end('ok'));
+    guardConnections(server, { connectionsMax: 3, silentMs: SILENT_MS });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as { port: number }).port;
+  });
+  after(async () => {
+    for (const c of clients) c.socket.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  const closeAll = async (): Promise<void> => {
+    for (const c of clients.splice(0)) {
+      c.socket.destroy();
+      await c.closed;
+    }
+    await settle();
+  };
+
+  test('a newcomer beyond the limit takes the place of the oldest connection that has sent nothing', async () => {
+    const [oldest, second, third] = [await open(), await open(), await open()];
+    const newcomer = await open();
+    await oldest?.closed;
+    assert.deepEqual([second?.isClosed(), third?.isClosed()], [false, false]);
+    assert.equal(await answered(newcomer), 'HTTP/1.1 200 OK');
+    await closeAll();
+  });
+
+  test('a connection that has sent a byte keeps its place: the oldest silent one goes instead, and when none is silent the newcomer is closed', async () => {
+    const talking = await open();
+    talking.socket.write('G');
+    const silent = await open();
+    const alsoTalking = await open();
+    alsoTalking.socket.write('G');
+    await settle();
+    const newcomer = await open();
+    await silent.closed;
+    assert.deepEqual([talking.isClosed(), alsoTalking.isClosed(), newcomer.isClosed()], [false, false, false]);
+    newcomer.socket.write('G');
+    await settle();
+    const refused = await open();
+    const refusedAtOnce = await Promise.race([refused.closed.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), SILENT_MS / 2))]);
+    assert.equal(refusedAtOnce, true, 'closed at once, not left to the silent sweep');
+    assert.deepEqual([talking.isClosed(), alsoTalking.isClosed(), newcomer.isClosed()], [false, false, false], 'no talking connection was closed for it');
+    await closeAll();
+  });
+
+  test('a connection that sends nothing is closed once it has been silent for silentMs; one that sent something is not', async () => {
+    const startedMs = performance.now();
+    const silent = await open();
+    const talking = await open();
+    talking.socket.write('G');
+    await silent.closed;
+    const tookMs = performance.now() - startedMs;
+    assert.ok(tookMs >= SILENT_MS - 20 && tookMs < SILENT_MS + 1_500, `closed after ${Math.round(tookMs)} ms`);
+    await new Promise((resolve) => setTimeout(resolve, SILENT_MS + 1_100));
+    assert.equal(talking.isClosed(), false);
+    await closeAll();
+  });
+
+  test('a closed connection frees its place at once', async () => {
+    const first = await open();
+    first.socket.write('G');
+    const second = await open();
+    second.socket.write('G');
+    const third = await open();
+    third.socket.write('G');
+    await settle();
+    first.socket.destroy();
+    await first.closed;
+    await settle();
+    const newcomer = await open();
+    assert.equal(await answered(newcomer), 'HTTP/1.1 200 OK');
+    assert.deepEqual([second.isClosed(), third.isClosed()], [false, false]);
+    await closeAll();
+  });
+});
+
+describe('how many connections a server may hold', () => {
+  test("the process's open-files limit less 128 reserved descriptors, shared equally by its servers, at least one each", () => {
+    const line = /^Max open files\s+(\d+|unlimited)/m.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1];
+    assert.ok(line !== undefined && line !== 'unlimited', 'a Linux machine with a finite limit');
+    const limit = Number(line);
+    const reserved = Math.min(128, Math.floor(limit / 2));
+    assert.equal(connectionsMaxFor(1), limit - reserved);
+    assert.equal(connectionsMaxFor(2), Math.floor((limit - reserved) / 2));
+    assert.equal(connectionsMaxFor(3), Math.floor((limit - reserved) / 3));
+    assert.equal(connectionsMaxFor(Number.MAX_SAFE_INTEGER), 1);
+  });
+});
