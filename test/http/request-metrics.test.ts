@@ -1,0 +1,83 @@
+// The request metrics and the observer that feeds them (src/http/request-metrics.ts,
+// request-observer.ts), read through prom-client's own registry as a scrape would: each request
+// counted once in the bucket of its duration, buckets cumulative, sums in seconds, and the
+// access line's duration in milliseconds. Through real servers, metrics.test.ts checks the
+// exposition with promtool and that the counters move.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { Registry } from 'prom-client';
+import { createLogger } from '../../src/log.js';
+import { DURATION_BUCKETS_S, RequestMetrics } from '../../src/http/request-metrics.js';
+import { RequestObserver } from '../../src/http/request-observer.js';
+
+/** The exposition's lines for one metric, without comments. */
+async function scraped(registry: Registry, name: string): Promise<string[]> {
+  return (await registry.metrics()).split('\n').filter((line) => line.startsWith(name));
+}
+
+describe('request metrics', () => {
+  test('each request is counted in the first bucket whose bound it does not exceed; buckets are cumulative; sum and count per series', async () => {
+    const registry = new Registry();
+    const metrics = new RequestMetrics('bank', registry);
+    const durations = [0.0005, 0.0007, 0.003, 0.003, 29, 31];
+    for (const seconds of durations) {
+      metrics.started();
+      metrics.finished('GET', '/accounts/{account}', 200, seconds);
+    }
+    metrics.started();
+    metrics.finished('POST', '/accounts/{account}', 200, 0.0001);
+    const lines = await scraped(registry, 'http_request_duration_seconds');
+    const series = '{service="bank",method="GET",route="/accounts/{account}",status="200"';
+    const bucket = (le: string): string | undefined => lines.find((line) => line.startsWith(`http_request_duration_seconds_bucket${series},le="${le}"}`))?.split(' ')[1];
+    assert.deepEqual(
+      DURATION_BUCKETS_S.map((le) => [le, bucket(String(le))]),
+      [[0.0005, '1'], [0.001, '2'], [0.0025, '2'], [0.005, '4'], [0.01, '4'], [0.025, '4'], [0.05, '4'], [0.1, '4'], [0.25, '4'], [0.5, '4'], [1, '4'], [2.5, '4'], [5, '4'], [10, '4'], [30, '5']],
+    );
+    assert.equal(bucket('+Inf'), '6');
+    assert.ok(lines.includes(`http_request_duration_seconds_count${series}} 6`));
+    const sum = Number(lines.find((line) => line.startsWith(`http_request_duration_seconds_sum${series}}`))?.split(' ')[1]);
+    assert.ok(Math.abs(sum - durations.reduce((a, b) => a + b, 0)) < 1e-9, String(sum));
+    assert.ok(lines.includes('http_request_duration_seconds_count{service="bank",method="POST",route="/accounts/{account}",status="200"} 1'), 'another method: its own series');
+    assert.deepEqual(await scraped(registry, 'http_requests_total'), [
+      'http_requests_total{service="bank",method="GET",route="/accounts/{account}",status="200"} 6',
+      'http_requests_total{service="bank",method="POST",route="/accounts/{account}",status="200"} 1',
+    ]);
+  });
+
+  test('a series per route, method and status; the help and type are those of a histogram', async () => {
+    const registry = new Registry();
+    const metrics = new RequestMetrics('todo', registry);
+    for (const [method, route, status] of [['GET', '/todos/{id}', 200], ['GET', '/todos/{id}', 404], ['GET', 'unmatched', 404], ['GET', '/todos/{id}', 200]] as const) {
+      metrics.started();
+      metrics.finished(method, route, status, 0.001);
+    }
+    assert.deepEqual(await scraped(registry, 'http_requests_total'), [
+      'http_requests_total{service="todo",method="GET",route="/todos/{id}",status="200"} 2',
+      'http_requests_total{service="todo",method="GET",route="/todos/{id}",status="404"} 1',
+      'http_requests_total{service="todo",method="GET",route="unmatched",status="404"} 1',
+    ]);
+    const text = await registry.metrics();
+    assert.match(text, /^# HELP http_request_duration_seconds Time from receiving a request to handing its answer to the socket/m);
+    assert.match(text, /^# TYPE http_request_duration_seconds histogram$/m);
+  });
+});
+
+describe('the request observer', () => {
+  test("a request's duration reaches the metrics in seconds and the access line in milliseconds, rounded to the microsecond", async () => {
+    const registry = new Registry();
+    const metrics = new RequestMetrics('bank', registry);
+    const lines: { durationMs: number; path: string }[] = [];
+    const observer = new RequestObserver({ log: createLogger('info', (line) => lines.push(JSON.parse(line) as { durationMs: number; path: string })), accessLog: true, metrics });
+    observer.started();
+    const startedMs = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    observer.finished('GET', '/accounts/alice?token=secret', '/accounts/{account}', 200, 12, 'rid', startedMs);
+    const elapsedMs = performance.now() - startedMs;
+    const [line] = lines;
+    assert.ok(line !== undefined && line.durationMs >= 29 && line.durationMs <= elapsedMs, `${line?.durationMs} ms, within the ${elapsedMs} ms measured around it`);
+    assert.equal(Math.round(line.durationMs * 1000), line.durationMs * 1000, 'rounded to the microsecond');
+    assert.equal(line.path, '/accounts/alice', 'the path without its query');
+    const sum = Number((await scraped(registry, 'http_request_duration_seconds_sum'))[0]?.split(' ')[1]);
+    assert.ok(Math.abs(sum - line.durationMs / 1000) < 0.001, `${sum} s for ${line.durationMs} ms`);
+  });
+});
