@@ -10,6 +10,10 @@ describe('Idempotency-Key values', { timeout: SUITE_TIMEOUT_MS }, () => {
     assert.equal(parseIdempotencyKey(['"8e03978e-40d5-43e8-bc93-6894a57f9324"']), '8e03978e-40d5-43e8-bc93-6894a57f9324');
   });
 
+  test("the value's edges are trimmed before it is read, as a field value's whitespace is not part of it", () => {
+    assert.deepEqual([parseIdempotencyKey([' "a b" ']), parseIdempotencyKey(['\tkey-1 '])], ['a b', 'key-1']);
+  });
+
   test('the bare form names the same key as the quoted one', () => {
     assert.equal(parseIdempotencyKey(['8e03978e-40d5-43e8-bc93-6894a57f9324']), '8e03978e-40d5-43e8-bc93-6894a57f9324');
   });
