@@ -73,13 +73,14 @@ export const POOL_WAIT_MS_DEFAULT = 10_000;
 /** Opening one connection: a server that does not accept within this is unavailable. */
 const CONNECT_TIMEOUT_MS = 1_500;
 /** Server side: a statement (or a lock wait) running longer than this is cancelled. */
-const STATEMENT_TIMEOUT_MS = 1_500;
+export const STATEMENT_TIMEOUT_MS = 1_500;
 /** Client side: a server that stops answering mid-statement is given up on after this. */
 const QUERY_TIMEOUT_MS = 2_000;
 /** A transaction left open by a vanished client releases its locks after this. */
 const IDLE_IN_TRANSACTION_MS = 5_000;
 const IDLE_CONNECTION_MS = 10_000;
-const PING_TIMEOUT_MS = 1_000;
+/** A readiness check answers within this, whatever the database does. */
+export const PING_TIMEOUT_MS = 1_000;
 /** pg_advisory_xact_lock key under which migrations run: any constant shared by all instances. */
 const MIGRATION_LOCK = 7_310_001;
 

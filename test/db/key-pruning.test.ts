@@ -4,7 +4,7 @@
 // pruneKeys (the stores' own pruning is tested against real databases in test/store).
 import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
-import { startKeyPruning } from '../../src/db/idempotency-pruning.js';
+import { startKeyPruning, type KeyPruning } from '../../src/db/idempotency-pruning.js';
 import { PRUNE_BATCH_ROWS } from '../../src/db/idempotency-records.js';
 import { createLogger } from '../../src/log.js';
 
@@ -56,6 +56,16 @@ function heldPrune(): { prune: () => Promise<number>; release: (rows: number) =>
 
 function mockClock(t: TestContext): void {
   t.mock.timers.enable({ apis: ['setInterval', 'Date'], now: EPOCH });
+}
+
+/** Pruning with held batches (keys living 4 minutes), its first round started and waiting for its first batch. */
+async function firstRoundHeld(t: TestContext): Promise<{ held: ReturnType<typeof heldPrune>; pruning: KeyPruning }> {
+  mockClock(t);
+  const held = heldPrune();
+  const pruning = startKeyPruning(held.prune, 4 * MINUTE);
+  t.mock.timers.tick(MINUTE);
+  await settle();
+  return { held, pruning };
 }
 
 describe('pruning expired idempotency keys in the background', () => {
@@ -167,11 +177,7 @@ describe('pruning expired idempotency keys in the background', () => {
   });
 
   test('a round still running when the next is due is not doubled: the next starts after it ends', async (t) => {
-    mockClock(t);
-    const held = heldPrune();
-    const pruning = startKeyPruning(held.prune, 4 * MINUTE);
-    t.mock.timers.tick(MINUTE);
-    await settle();
+    const { held, pruning } = await firstRoundHeld(t);
     t.mock.timers.tick(MINUTE);
     await settle();
     assert.equal(held.calls, 1, 'the first round still waits for its batch');
@@ -185,11 +191,7 @@ describe('pruning expired idempotency keys in the background', () => {
   });
 
   test('stop ends the rounds: it waits for the batch in progress, starts no further batch, and no round follows', async (t) => {
-    mockClock(t);
-    const held = heldPrune();
-    const pruning = startKeyPruning(held.prune, 4 * MINUTE);
-    t.mock.timers.tick(MINUTE);
-    await settle();
+    const { held, pruning } = await firstRoundHeld(t);
     let stopped = false;
     const stopping = pruning.stop().then(() => (stopped = true));
     await settle();

@@ -38,6 +38,18 @@ function read<Row>(location: string, sql: string): Row[] {
   }
 }
 
+/** Runs `body` while another connection holds the file's write lock (as a writer mid-commit does). */
+async function whileWriteLockHeld(location: string, body: () => Promise<void>): Promise<void> {
+  const writer = new Database(location);
+  writer.exec('BEGIN IMMEDIATE');
+  try {
+    await body();
+  } finally {
+    writer.exec('ROLLBACK');
+    writer.close();
+  }
+}
+
 const applied = (location: string): string[] =>
   read<{ service: string; version: number }>(location, 'SELECT service, version FROM schema_migrations ORDER BY service, version').map(
     (row) => `${row.service} ${row.version}`,
@@ -62,28 +74,18 @@ describe('migrations', () => {
   test('an up-to-date database opens without taking the write lock: a writer holding it does not delay the start', async () => {
     const file = freshFile();
     await migrate(file, [step(1)]);
-    const writer = new Database(file);
-    writer.exec('BEGIN IMMEDIATE');
-    try {
+    await whileWriteLockHeld(file, async () => {
       const db = await openSqlite({ location: file, service: 'svc', migrations: [step(1)], seed: () => undefined, busyTimeoutMs: 0 });
       db.close();
-    } finally {
-      writer.exec('ROLLBACK');
-      writer.close();
-    }
+    });
   });
 
   test('a database that needs a step waits for the write lock, and a lock held past the busy timeout fails the start as busy', async () => {
     const file = freshFile();
     await migrate(file, [step(1)]);
-    const writer = new Database(file);
-    writer.exec('BEGIN IMMEDIATE');
-    try {
-      await assert.rejects(openSqlite({ location: file, service: 'svc', migrations: [step(1), step(2)], seed: () => undefined, busyTimeoutMs: 0 }), StoreBusyError);
-    } finally {
-      writer.exec('ROLLBACK');
-      writer.close();
-    }
+    await whileWriteLockHeld(file, () =>
+      assert.rejects(openSqlite({ location: file, service: 'svc', migrations: [step(1), step(2)], seed: () => undefined, busyTimeoutMs: 0 }), StoreBusyError),
+    );
     assert.deepEqual(applied(file), ['svc 1'], 'nothing was applied');
   });
 
