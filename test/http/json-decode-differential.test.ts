@@ -106,6 +106,13 @@ function randomValue(next: Next, depth: number): string {
   return `{${ws()}${Array.from({ length: count }, () => `${pick(next, keys)}${ws()}:${ws()}${randomValue(next, depth + 1)}${ws()}`).join(`,${ws()}`)}}`;
 }
 
+/** An object of more members than the decoder checks one by one, keys often repeated, some far apart. */
+function wideObject(next: Next): string {
+  const keyCount = next(9, 40);
+  const members = Array.from({ length: next(9, 60) }, () => `"k${next(0, keyCount)}":${randomValue(next, 5)}`);
+  return `{${members.join(',')}}`;
+}
+
 const BREAKERS = ['"', '\\', '{', '}', '[', ']', ',', ':', '.', 'e', '-', '+', '0', '1', ' ', 't', 'n', 'u', 'x', '\u0001', '\n', 'N', 'I', '😀'];
 
 /** The text with one character deleted, inserted, replaced, or everything after a point cut. */
@@ -137,6 +144,16 @@ describe('the fast decoder gives what the reference scanner gives', () => {
       let text = randomValue(next, 0);
       for (let edits = next(1, 2); edits > 0; edits--) text = broken(next, text);
       assertSameAsReference(text, `broken #${k}`);
+    }
+  });
+
+  test('on 2,000 generated objects of 9 to 60 members with repeated keys, alone, nested and broken', () => {
+    const next = seededRandom(4711);
+    for (let k = 0; k < 2_000; k++) {
+      const object = wideObject(next);
+      assertSameAsReference(object, `wide #${k}`);
+      assertSameAsReference(`[${object},{"k0":${object}}]`, `wide nested #${k}`);
+      assertSameAsReference(broken(next, object), `wide broken #${k}`);
     }
   });
 
