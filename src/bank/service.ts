@@ -31,8 +31,14 @@ export async function openLedger(
 }
 
 function titleFor(format: ErrorFormat): string {
-  if (format.name === 'default') return 'Banking service (default)';
-  return format.catchAll ? 'Banking service (unified + catch-all)' : 'Banking service (unified)';
+  switch (format.name) {
+    case 'default':
+      return 'Banking service (default)';
+    case 'problem':
+      return 'Banking service (problem details)';
+    case 'unified':
+      return format.catchAll ? 'Banking service (unified + catch-all)' : 'Banking service (unified)';
+  }
 }
 
 export async function createBankService(

@@ -1,0 +1,76 @@
+// What the services publish about themselves: the OpenAPI document of every mode and the
+// documentation pages. Clients generate code from the documents and people read the pages, so a
+// change to either must be deliberate: test/http/published-documents.test.ts compares them with the
+// copies in test/fixtures/published, and `npm run docs:record` writes those copies anew after a
+// change that was meant (the diff then shows it in review).
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { get } from './http.js';
+import { withServer, type TestServerOptions } from './server.js';
+
+const DIR = new URL('../../../test/fixtures/published/', import.meta.url);
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface PublishedMode {
+  /** The fixture's folder: test/fixtures/published/<name>/. */
+  readonly name: string;
+  readonly server: TestServerOptions;
+  /** The pages are recorded once for each title: they differ in nothing else. */
+  readonly pages: boolean;
+}
+
+export const MODES: readonly PublishedMode[] = [
+  { name: 'todo-default', server: { service: 'todo' }, pages: true },
+  { name: 'todo-unified', server: { service: 'todo', errors: 'unified' }, pages: false },
+  { name: 'todo-unified-catchall', server: { service: 'todo', errors: 'unified', catchAll: true }, pages: false },
+  { name: 'todo-problem', server: { service: 'todo', errors: 'problem' }, pages: false },
+  { name: 'todo-default-keys-required', server: { service: 'todo', idempotency: { required: true, ttlMs: DAY_MS } }, pages: false },
+  { name: 'bank-default', server: { service: 'bank' }, pages: true },
+  { name: 'bank-unified', server: { service: 'bank', errors: 'unified' }, pages: true },
+  { name: 'bank-unified-catchall', server: { service: 'bank', errors: 'unified', catchAll: true }, pages: true },
+  { name: 'bank-problem', server: { service: 'bank', errors: 'problem' }, pages: true },
+  { name: 'bank-problem-keys-required', server: { service: 'bank', errors: 'problem', idempotency: { required: true, ttlMs: DAY_MS } }, pages: false },
+];
+
+/** The pages and the file each is kept in. */
+export const PAGES: ReadonlyMap<string, string> = new Map([
+  ['/docs', 'docs.html'],
+  ['/redoc', 'redoc.html'],
+  ['/docs/problems', 'problems.html'],
+]);
+
+export interface Published {
+  /** /openapi.json as served: compact JSON. */
+  readonly openapi: string;
+  /** Each page of PAGES, as served (none when the mode's pages are not recorded). */
+  readonly pages: ReadonlyMap<string, string>;
+}
+
+export async function fetchPublished(mode: PublishedMode): Promise<Published> {
+  let published: Published | undefined;
+  await withServer(mode.server, async (url) => {
+    const openapi = (await get(url, '/openapi.json')).text;
+    const pages = new Map<string, string>();
+    if (mode.pages) for (const page of PAGES.keys()) pages.set(page, (await get(url, page)).text);
+    published = { openapi, pages };
+  });
+  if (published === undefined) throw new Error(`nothing fetched for ${mode.name}`);
+  return published;
+}
+
+const fileOf = (mode: PublishedMode, name: string): URL => new URL(`${mode.name}/${name}`, DIR);
+const pageFileOf = (mode: PublishedMode, page: string): URL => fileOf(mode, PAGES.get(page) ?? 'unknown-page.html');
+
+/** The recorded document, kept indented for review, made compact as the service serves it. */
+export function recordedDocument(mode: PublishedMode): string {
+  return JSON.stringify(JSON.parse(readFileSync(fileOf(mode, 'openapi.json'), 'utf8')));
+}
+
+export function recordedPage(mode: PublishedMode, page: string): string {
+  return readFileSync(pageFileOf(mode, page), 'utf8');
+}
+
+export function record(mode: PublishedMode, published: Published): void {
+  mkdirSync(fileOf(mode, ''), { recursive: true });
+  writeFileSync(fileOf(mode, 'openapi.json'), `${JSON.stringify(JSON.parse(published.openapi), null, 2)}\n`);
+  for (const [page, text] of published.pages) writeFileSync(pageFileOf(mode, page), text);
+}
