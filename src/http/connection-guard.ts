@@ -23,26 +23,37 @@ const DESCRIPTORS_RESERVED = 128;
 
 /**
  * How many client connections `shares` servers in this process may hold together, each getting an
- * equal part: the soft limit on open files (ulimit -n) less what the process needs besides.
+ * equal part: the soft limit on open files (ulimit -n) less what the process needs besides, and
+ * never more than half of a small limit.
  */
-export function connectionsMaxFor(shares: number): number {
-  const limit = openFilesLimit();
+export function connectionsMaxFor(shares: number, limit = openFilesLimit()): number {
   const reserved = Math.min(DESCRIPTORS_RESERVED, Math.floor(limit / 2));
   return Math.max(1, Math.floor((limit - reserved) / shares));
 }
 
+/** Where the limit is read: the kernel's table of this process's limits, else a shell's `ulimit -n`. */
+export interface LimitSources {
+  readonly limitsFile: string;
+  readonly shell: string;
+}
+
+const SYSTEM: LimitSources = { limitsFile: '/proc/self/limits', shell: 'sh' };
+
+/** What is assumed when neither source answers: Linux's usual soft limit. */
+export const OPEN_FILES_ASSUMED = 1024;
+
 /** The soft limit on open files: from /proc on Linux, else from the shell's ulimit, else 1024. */
-function openFilesLimit(): number {
+export function openFilesLimit(sources: LimitSources = SYSTEM): number {
   try {
-    const line = /^Max open files\s+(\d+|unlimited)/m.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1];
+    const line = /^Max open files\s+(\d+|unlimited)/m.exec(readFileSync(sources.limitsFile, 'utf8'))?.[1];
     if (line !== undefined) return line === 'unlimited' ? Number.MAX_SAFE_INTEGER : Number(line);
   } catch {
     // Not Linux: ask the shell, which inherits our limits.
   }
-  const shell = spawnSync('sh', ['-c', 'ulimit -n'], { encoding: 'utf8' });
+  const shell = spawnSync(sources.shell, ['-c', 'ulimit -n'], { encoding: 'utf8' });
   const text = shell.status === 0 ? shell.stdout.trim() : '';
   if (text === 'unlimited') return Number.MAX_SAFE_INTEGER;
-  return /^\d+$/.test(text) ? Number(text) : 1024;
+  return /^\d+$/.test(text) ? Number(text) : OPEN_FILES_ASSUMED;
 }
 
 /** Applies the limits to the server's connections; the sweep stops when the server closes. */

@@ -2,11 +2,14 @@
 // which connection gives way to a newcomer, when a silent one is closed, and how the limit is shared.
 // The same under a real descriptor limit (ulimit -n) is in hostile-clients.test.ts.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { connectionsMaxFor, guardConnections } from '../../src/http/connection-guard.js';
+import { connectionsMaxFor, guardConnections, OPEN_FILES_ASSUMED, openFilesLimit } from '../../src/http/connection-guard.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 
 const SILENT_MS = 1_000;
@@ -131,9 +134,67 @@ describe('how many connections a server may hold', () => {
     assert.ok(line !== undefined && line !== 'unlimited', 'a Linux machine with a finite limit');
     const limit = Number(line);
     const reserved = Math.min(128, Math.floor(limit / 2));
+    assert.equal(openFilesLimit(), limit);
     assert.equal(connectionsMaxFor(1), limit - reserved);
     assert.equal(connectionsMaxFor(2), Math.floor((limit - reserved) / 2));
     assert.equal(connectionsMaxFor(3), Math.floor((limit - reserved) / 3));
     assert.equal(connectionsMaxFor(Number.MAX_SAFE_INTEGER), 1);
+  });
+
+  test('under a limit of 256 or less, half of it is reserved rather than 128', () => {
+    assert.equal(connectionsMaxFor(1, 256), 128);
+    assert.equal(connectionsMaxFor(1, 200), 100);
+    assert.equal(connectionsMaxFor(2, 101), 25); // 50 reserved, 51 shared by two
+    assert.equal(connectionsMaxFor(1, 257), 129);
+    assert.equal(connectionsMaxFor(1, 1), 1);
+  });
+});
+
+describe('where the open-files limit is read', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'limits-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = (name: string, text: string, mode = 0o644): string => {
+    const path = join(dir, name);
+    writeFileSync(path, text, { mode });
+    return path;
+  };
+  /** A stand-in for sh: answers `-c 'ulimit -n'` with `output` and exits with `status`. */
+  const shell = (name: string, output: string, status = 0): string =>
+    file(name, `#!/bin/sh\nprintf '%s\\n' '${output}'\nexit ${status}\n`, 0o755);
+  const LIMITS_TABLE = (soft: string): string =>
+    `Limit                     Soft Limit           Hard Limit           Units     \n` +
+    `Max cpu time              unlimited            unlimited            seconds   \n` +
+    `Max open files            ${soft}                 1048576              files     \n`;
+  const missing = join(dir, 'no-such-file');
+  const noShell = join(dir, 'no-such-shell');
+
+  test("the kernel's table gives the soft limit, the row of open files and no other", () => {
+    assert.equal(openFilesLimit({ limitsFile: file('finite', LIMITS_TABLE('4096')), shell: noShell }), 4096);
+  });
+
+  test('an unlimited soft limit is taken as no limit', () => {
+    assert.equal(openFilesLimit({ limitsFile: file('unlimited', LIMITS_TABLE('unlimited')), shell: noShell }), Number.MAX_SAFE_INTEGER);
+  });
+
+  test('without the table (not Linux), the shell is asked, as sh -c "ulimit -n"', () => {
+    const own = spawnSync('sh', ['-c', 'ulimit -n'], { encoding: 'utf8' }).stdout.trim();
+    assert.equal(openFilesLimit({ limitsFile: missing, shell: 'sh' }), Number(own));
+    assert.equal(openFilesLimit({ limitsFile: missing, shell: shell('says-2048', '2048') }), 2048);
+  });
+
+  test('a table without the row of open files also asks the shell', () => {
+    assert.equal(openFilesLimit({ limitsFile: file('no-row', 'Limit Soft Hard\n'), shell: shell('says-300', '300') }), 300);
+  });
+
+  test("the shell's unlimited is no limit", () => {
+    assert.equal(openFilesLimit({ limitsFile: missing, shell: shell('says-unlimited', 'unlimited') }), Number.MAX_SAFE_INTEGER);
+  });
+
+  test('a shell that fails, is missing or answers nonsense leaves the usual 1024', () => {
+    assert.equal(OPEN_FILES_ASSUMED, 1024);
+    assert.equal(openFilesLimit({ limitsFile: missing, shell: shell('fails', '2048', 1) }), 1024);
+    assert.equal(openFilesLimit({ limitsFile: missing, shell: noShell }), 1024);
+    assert.equal(openFilesLimit({ limitsFile: missing, shell: shell('nonsense', 'many') }), 1024);
+    assert.equal(openFilesLimit({ limitsFile: missing, shell: shell('partly', '2048 files') }), 1024);
   });
 });
