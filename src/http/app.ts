@@ -43,8 +43,10 @@ const CLIENT_CLOSED_REQUEST = 499;
 
 /** One request on its way through the pipeline, with what its answer and its report need. */
 interface Exchange {
-  readonly req: IncomingMessage;
   readonly res: ServerResponse;
+  /** req.method and req.url, which a request from node:http always has (the types allow neither to be missing). */
+  readonly method: string;
+  readonly url: string;
   readonly id: string;
   readonly startedMs: number;
   /** The matched route's template, or UNMATCHED_ROUTE. */
@@ -65,32 +67,31 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
    * writeHead at once, rather than setHeader() first, spares Node a second pass over them all.
    */
   function send(ex: Exchange, status: number, headers: OutgoingHttpHeaders, body: string | Buffer | undefined, bytes: number): void {
-    const { req, res } = ex;
+    const { res, method } = ex;
     if (shutdown.started) res.setHeader('Connection', 'close');
     res.writeHead(status, headers);
     res.end(body);
-    const method = req.method ?? 'GET';
-    observer.finished(method, req.url ?? '/', ex.route, status, method === 'HEAD' ? 0 : bytes, ex.id, ex.startedMs);
+    observer.finished(method, ex.url, ex.route, status, method === 'HEAD' ? 0 : bytes, ex.id, ex.startedMs);
   }
 
   /** Answers with the error in the active format. Never throws: it is the last stop of every failure. */
   function fail(ex: Exchange, error: unknown): void {
-    const { req, res } = ex;
+    const { res, method, url } = ex;
     if (error instanceof ClientAbortError) {
       // Nobody is left to answer, and the fault is not ours: its access line (499, nginx's "client
       // closed request") is all the log says of it.
       res.destroy();
-      observer.finished(req.method ?? 'GET', req.url ?? '/', ex.route, CLIENT_CLOSED_REQUEST, 0, ex.id, ex.startedMs);
+      observer.finished(method, url, ex.route, CLIENT_CLOSED_REQUEST, 0, ex.id, ex.startedMs);
       return;
     }
     try {
       const rendered = renderError(translate(error), errorFormat);
       if (rendered.unexpected) {
-        log.error('unhandled failure', { requestId: ex.id, method: req.method ?? 'GET', url: req.url, error });
+        log.error('unhandled failure', { requestId: ex.id, method, url, error });
       }
       if (res.headersSent) {
         res.destroy();
-        observer.finished(req.method ?? 'GET', req.url ?? '/', ex.route, res.statusCode, 0, ex.id, ex.startedMs);
+        observer.finished(method, url, ex.route, res.statusCode, 0, ex.id, ex.startedMs);
         return;
       }
       send(ex, rendered.status, answerHeaders(rendered, ex.id), rendered.body, Buffer.byteLength(rendered.body));
@@ -121,9 +122,9 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
     const startedMs = performance.now();
     const id = requestIdFor(req.headers['x-request-id']);
     observer.started();
-    const ex: Exchange = { req, res, id, startedMs, route: UNMATCHED_ROUTE };
+    const ex: Exchange = { res, method: req.method ?? 'GET', url: req.url ?? '/', id, startedMs, route: UNMATCHED_ROUTE };
     try {
-      const match = router.match(req.method ?? 'GET', req.url ?? '/');
+      const match = router.match(ex.method, ex.url);
       switch (match.kind) {
         case 'route': {
           ex.route = match.route.path;
