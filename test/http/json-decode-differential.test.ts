@@ -8,6 +8,7 @@ import { describe, test } from 'node:test';
 import { decodeShapes } from '../../bench/decode-shapes.js';
 import { BodyEncodingError, decodeJson, JsonSyntaxError } from '../../src/http/json-decode.js';
 import { PyFloat, type JsonValue } from '../../src/http/json-value.js';
+import { codePointIndexes, decodeSurrogatePass, detectEncoding, encodeSurrogatePass, textOf } from '../support/json-bytes-reference.js';
 import { ReferenceSyntaxError, referenceParse } from '../support/json-decode-reference.js';
 import { seededRandom } from '../support/load.js';
 
@@ -45,6 +46,18 @@ function assertSameAsReference(generated: string, what: string): void {
   const fast = outcome(() => decodeJson(bytes, DEPTH_MAX), toCodePoints);
   const reference = outcome(() => referenceParse(text, DEPTH_MAX), toCodePoints);
   if (fast !== reference) assert.fail(`${what}: ${JSON.stringify(text.slice(0, 300))}\n  fast:      ${fast.slice(0, 300)}\n  reference: ${reference.slice(0, 300)}`);
+}
+
+/** Bytes through both: json.loads' detection and codecs (the byte oracle), then the reference scanner. */
+function assertBytesSameAsReference(bytes: Uint8Array, what: string): void {
+  const fast = outcome(() => decodeJson(bytes, DEPTH_MAX), () => -1);
+  const codePoints = decodeSurrogatePass(bytes, detectEncoding(bytes));
+  let reference = 'undecodable';
+  if (codePoints !== undefined) {
+    const indexes = codePointIndexes(codePoints);
+    reference = outcome(() => referenceParse(textOf(codePoints), DEPTH_MAX), (unit) => indexes[unit] ?? -1);
+  }
+  if (fast !== reference) assert.fail(`${what}: ${Buffer.from(bytes).toString('hex').slice(0, 200)}\n  fast:      ${fast.slice(0, 300)}\n  reference: ${reference.slice(0, 300)}`);
 }
 
 // ------------------------------------------------------------------------------------ generation
@@ -113,6 +126,43 @@ function wideObject(next: Next): string {
   return `{${members.join(',')}}`;
 }
 
+/** Lone surrogates, and the code points at the edges of each encoded length, to go in beside them. */
+const INSERTED = [0xd800, 0xdbff, 0xdc00, 0xdfff, 0xd83d, 0xde00, 0x7f, 0x80, 0x7ff, 0x800, 0xd7ff, 0xe000, 0xfeff, 0xffff, 0x10000, 0x10ffff];
+const ENCODINGS = ['utf-8', 'utf-16-be', 'utf-16-le', 'utf-32-be', 'utf-32-le'] as const;
+const BYTE_ORDER_MARKS: Readonly<Record<(typeof ENCODINGS)[number], readonly number[]>> = {
+  'utf-8': [0xef, 0xbb, 0xbf],
+  'utf-16-be': [0xfe, 0xff],
+  'utf-16-le': [0xff, 0xfe],
+  'utf-32-be': [0x00, 0x00, 0xfe, 0xff],
+  'utf-32-le': [0xff, 0xfe, 0x00, 0x00],
+};
+const BYTE_BREAKERS = [0x00, 0x22, 0x5c, 0x7f, 0x80, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xed, 0xee, 0xef, 0xf0, 0xf4, 0xf5, 0xfe, 0xff];
+
+/** A generated body as bytes: lone surrogates sometimes added, in any encoding, with or without its mark, sometimes broken. */
+function randomBody(next: Next): Uint8Array {
+  const codePoints = Array.from(randomValue(next, 0), (c) => c.codePointAt(0) ?? 0);
+  for (let k = next(0, 1) === 1 ? next(1, 4) : 0; k > 0; k--) codePoints.splice(next(0, codePoints.length), 0, pick(next, INSERTED));
+  const encoding = pick(next, ENCODINGS);
+  const bytes = [...(next(0, 2) === 0 ? BYTE_ORDER_MARKS[encoding] : []), ...encodeSurrogatePass(codePoints, encoding)];
+  if (next(0, 2) === 0) {
+    const at = next(0, bytes.length);
+    switch (next(0, 3)) {
+      case 0:
+        bytes.splice(at, 1);
+        break;
+      case 1:
+        bytes.splice(at, 0, pick(next, BYTE_BREAKERS));
+        break;
+      case 2:
+        bytes.splice(at, 1, pick(next, BYTE_BREAKERS));
+        break;
+      default:
+        bytes.length = at;
+    }
+  }
+  return Uint8Array.from(bytes);
+}
+
 const BREAKERS = ['"', '\\', '{', '}', '[', ']', ',', ':', '.', 'e', '-', '+', '0', '1', ' ', 't', 'n', 'u', 'x', '\u0001', '\n', 'N', 'I', '😀'];
 
 /** The text with one character deleted, inserted, replaced, or everything after a point cut. */
@@ -147,13 +197,71 @@ describe('the fast decoder gives what the reference scanner gives', () => {
     }
   });
 
-  test('on 2,000 generated objects of 9 to 60 members with repeated keys, alone, nested and broken', () => {
+  test('on 1,000 generated objects of 9 to 60 members with repeated keys, alone, nested and broken', () => {
     const next = seededRandom(4711);
-    for (let k = 0; k < 2_000; k++) {
+    for (let k = 0; k < 1_000; k++) {
       const object = wideObject(next);
       assertSameAsReference(object, `wide #${k}`);
       assertSameAsReference(`[${object},{"k0":${object}}]`, `wide nested #${k}`);
       assertSameAsReference(broken(next, object), `wide broken #${k}`);
+    }
+  });
+
+  test('on 10,000 generated bodies in every encoding json.loads detects, with lone surrogates, marks and broken bytes', () => {
+    const next = seededRandom(8088);
+    for (let k = 0; k < 10_000; k++) assertBytesSameAsReference(randomBody(next), `body #${k}`);
+  });
+
+  test('on every two-byte sequence after a lead byte, and three- and four-byte ones at the edges of each range, in a string', () => {
+    const edges = [0x00, 0x22, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xff];
+    const quoted = (...inner: number[]): Uint8Array => Uint8Array.from([0x22, ...inner, 0x22]);
+    for (let lead = 0x80; lead <= 0xff; lead++) {
+      for (let second = 0; second <= 0xff; second++) assertBytesSameAsReference(quoted(lead, second), 'two bytes');
+      for (const second of edges) {
+        for (const third of edges) {
+          assertBytesSameAsReference(quoted(lead, second, third), 'three bytes');
+          assertBytesSameAsReference(quoted(lead, second, third, 0x80), 'four bytes');
+          assertBytesSameAsReference(quoted(lead, second, 0x80, third), 'four bytes');
+        }
+      }
+    }
+  });
+
+  test('on the shortest bodies: every one of one and two bytes, and the byte order marks alone or with one more byte', () => {
+    for (let a = 0; a <= 0xff; a++) {
+      assertBytesSameAsReference(Uint8Array.of(a), 'one byte');
+      for (let b = 0; b <= 0xff; b++) assertBytesSameAsReference(Uint8Array.of(a, b), 'two bytes');
+    }
+    for (const mark of Object.values(BYTE_ORDER_MARKS)) {
+      assertBytesSameAsReference(Uint8Array.from(mark), 'a mark alone');
+      for (const more of [0x00, 0x31, 0x5b, 0xff]) {
+        assertBytesSameAsReference(Uint8Array.from([...mark, more]), 'a mark and a byte');
+        assertBytesSameAsReference(Uint8Array.from([...mark, more, 0x00]), 'a mark and two bytes');
+        assertBytesSameAsReference(Uint8Array.from([...mark, 0x00, more]), 'a mark and two bytes');
+      }
+    }
+  });
+
+  test('on surrogates that touch, encoded one by one: two characters in UTF-8 and UTF-32, one in UTF-16, for positions after them', () => {
+    for (const high of [0xd800, 0xdbff, 0xd83d, 0xdc00]) {
+      for (const low of [0xdc00, 0xdfff, 0xde00, 0xd800]) {
+        for (const encoding of ENCODINGS) {
+          for (const codePoints of [[0x22, high, low, 0x22, 0x78], [0x5b, 0x22, high, low, high, low, 0x22, 0x5d, 0x5d], [0x22, high, low, 0x01]]) {
+            assertBytesSameAsReference(Uint8Array.from(encodeSurrogatePass(codePoints, encoding)), `${encoding} ${high.toString(16)} ${low.toString(16)}`);
+          }
+        }
+      }
+    }
+  });
+
+  test('on every three- and four-byte prefix of zeros and digits, the patterns json.loads reads as UTF-16 or UTF-32', () => {
+    const bytes = [0x00, 0x31, 0x20, 0xfe, 0xff];
+    for (const a of bytes) for (const b of bytes) for (const c of bytes) {
+      assertBytesSameAsReference(Uint8Array.of(a, b, c), 'three bytes');
+      for (const d of bytes) {
+        assertBytesSameAsReference(Uint8Array.of(a, b, c, d), 'four bytes');
+        assertBytesSameAsReference(Uint8Array.of(a, b, c, d, 0x00, 0x00, 0x00, 0x31), 'eight bytes');
+      }
     }
   });
 
@@ -164,8 +272,8 @@ describe('the fast decoder gives what the reference scanner gives', () => {
     }
   });
 
-  test('on the benchmark bodies, including their nesting and escapes', () => {
-    for (const shape of decodeShapes()) {
+  test('on the benchmark bodies at 64 KiB (their structure, not their size, is what they test), nesting and escapes included', () => {
+    for (const shape of decodeShapes(64 * 1024)) {
       if (shape.encoding !== 'utf8') continue;
       assertSameAsReference(shape.bytes.toString('utf8'), shape.name);
     }
