@@ -42,7 +42,7 @@ export async function openSqlite(options: SqliteOptions): Promise<SqliteDatabase
 }
 
 /** Up to this size the whole file is checked at start; a larger one gets the header and schema read only. */
-const QUICK_CHECK_BYTES_MAX = 64 * 1024 * 1024;
+export const QUICK_CHECK_BYTES_MAX = 64 * 1024 * 1024;
 
 /**
  * A damaged file stops the start with the reason, rather than failing requests one by one later.

@@ -2,13 +2,13 @@
 // made, a damaged file stops the open with the reason, a failed migration leaves nothing behind, and
 // the readiness check notices a file deleted under a running store.
 import assert from 'node:assert/strict';
-import { mkdtempSync, openSync, rmSync, writeSync, closeSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { StoreCorruptError } from '../../src/db/store-errors.js';
-import { openSqlite, sqliteAnswers, type SqliteDatabase } from '../../src/db/sqlite.js';
+import { openSqlite, QUICK_CHECK_BYTES_MAX, sqliteAnswers, type SqliteDatabase } from '../../src/db/sqlite.js';
 import type { Migration } from '../../src/db/migrations.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sqlite-open-'));
@@ -46,6 +46,24 @@ describe('opening SQLite', () => {
       assert.match(error.message, /^the database is corrupt: quick_check found "(?!ok")[^"]+"$/);
       return true;
     });
+  });
+
+  test('a file over 64 MiB opens without the whole-file check, so that a large store starts at once: the same damage is not looked for', async () => {
+    const file = freshFile();
+    const db = await open(file);
+    const insert = db.prepare('INSERT INTO t (x) VALUES (?)');
+    for (let i = 0; i < 200; i++) insert.run('x'.repeat(200));
+    db.exec('CREATE TABLE big (b BLOB)');
+    db.prepare('INSERT INTO big (b) VALUES (zeroblob(?))').run(QUICK_CHECK_BYTES_MAX);
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    db.close();
+    assert.ok(statSync(file).size > QUICK_CHECK_BYTES_MAX);
+    const fd = openSync(file, 'r+');
+    writeSync(fd, Buffer.alloc(4096, 0xa5), 0, 4096, 4 * 4096);
+    closeSync(fd);
+    const opened = await open(file);
+    assert.throws(() => opened.prepare('SELECT x FROM t').all(), /malformed/);
+    opened.close();
   });
 
   test('a migration step that fails leaves nothing of that open behind: no table, no version', async () => {
