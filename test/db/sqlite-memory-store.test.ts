@@ -53,10 +53,15 @@ describe('a SQLite store on :memory:', () => {
     await assert.rejects(store.write({ insert: 1 }), StoreReadOnlyError);
     assert.deepEqual(faults, ['read-only']);
     assert.deepEqual(values(), [0]);
+    const busyTimeout = (): unknown => store.db.pragma('busy_timeout', { simple: true });
+    const waitsForLocks = busyTimeout();
+    assert.equal(waitsForLocks, 5000);
     assert.equal(await store.ready(), false);
+    assert.equal(busyTimeout(), waitsForLocks, 'the probe, which does not wait for the lock, gives the wait back when it fails');
     assert.equal(await store.ready(), false, 'still refused: still not ready');
     store.db.pragma('query_only = OFF');
     assert.equal(await store.ready(), true);
+    assert.equal(busyTimeout(), waitsForLocks, 'and when it succeeds');
     assert.equal(await store.write({ insert: 4 }), 4);
     assert.deepEqual(values(), [0, 4], 'the probe left nothing behind');
   });
