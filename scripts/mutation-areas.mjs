@@ -28,9 +28,10 @@ const httpTests = ['.build/test/http/!(hostile-input|openapi-answers).test.js', 
 // mutants) for what those tests already check.
 const jsonTests = ['.build/test/http/json-*.test.js', '.build/test/conformance/*.test.js'];
 // The documents and pages are pinned byte for byte by published-documents (one second for every
-// mode), checked by Redocly and, for their codes, by the corpus; the service tests read them too.
+// mode), their rules by openapi-rules, checked by Redocly and, for their codes, by the corpus; the
+// service tests read them too.
 // The other HTTP tests only start servers, which builds the document without looking at it.
-const docsTests = ['.build/test/http/{published-documents,openapi-lint}.test.js', '.build/test/conformance/*.test.js', ...serviceTests];
+const docsTests = ['.build/test/http/{published-documents,openapi-rules,openapi-lint}.test.js', '.build/test/conformance/*.test.js', ...serviceTests];
 
 export const areas = {
   // The tests that exercise these files directly: per mutant, a fifth of the time of httpTests.
