@@ -196,5 +196,6 @@ describe('where the open-files limit is read', () => {
     assert.equal(openFilesLimit({ limitsFile: missing, shell: noShell }), 1024);
     assert.equal(openFilesLimit({ limitsFile: missing, shell: shell('nonsense', 'many') }), 1024);
     assert.equal(openFilesLimit({ limitsFile: missing, shell: shell('partly', '2048 files') }), 1024);
+    assert.equal(openFilesLimit({ limitsFile: missing, shell: shell('wordy', 'about 2048') }), 1024);
   });
 });
