@@ -256,6 +256,11 @@ test('an integer of 4300 digits decodes and one of 4301 digits makes the body un
   assertUndecodable('-' + '9'.repeat(4301));
 });
 
+test('the sign is not a digit: minus and 4300 digits decodes', () => {
+  assert.equal(decode('-' + '9'.repeat(4300)), -(10n ** 4300n - 1n));
+  assertUndecodable('9'.repeat(4301));
+});
+
 test('numbers with a fraction or an exponent decode to PyFloat', () => {
   assert.deepEqual(decode('[1.0, 1.5, -0.25, 1E+2, 2e-3, 1e5]'), [
     new PyFloat(1),
