@@ -4,11 +4,11 @@
 // copies in test/fixtures/published, and `npm run docs:record` writes those copies anew after a
 // change that was meant (the diff then shows it in review).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { DEFAULT_IDEMPOTENCY_TTL_MS } from '../../src/http/idempotency.js';
 import { get } from './http.js';
 import { withServer, type TestServerOptions } from './server.js';
 
 const DIR = new URL('../../../test/fixtures/published/', import.meta.url);
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 export interface PublishedMode {
   /** The fixture's folder: test/fixtures/published/<name>/. */
@@ -23,12 +23,12 @@ export const MODES: readonly PublishedMode[] = [
   { name: 'todo-unified', server: { service: 'todo', errors: 'unified' }, pages: false },
   { name: 'todo-unified-catchall', server: { service: 'todo', errors: 'unified', catchAll: true }, pages: false },
   { name: 'todo-problem', server: { service: 'todo', errors: 'problem' }, pages: false },
-  { name: 'todo-default-keys-required', server: { service: 'todo', idempotency: { required: true, ttlMs: DAY_MS } }, pages: false },
+  { name: 'todo-default-keys-required', server: { service: 'todo', idempotency: { required: true, ttlMs: DEFAULT_IDEMPOTENCY_TTL_MS } }, pages: false },
   { name: 'bank-default', server: { service: 'bank' }, pages: true },
   { name: 'bank-unified', server: { service: 'bank', errors: 'unified' }, pages: true },
   { name: 'bank-unified-catchall', server: { service: 'bank', errors: 'unified', catchAll: true }, pages: true },
   { name: 'bank-problem', server: { service: 'bank', errors: 'problem' }, pages: true },
-  { name: 'bank-problem-keys-required', server: { service: 'bank', errors: 'problem', idempotency: { required: true, ttlMs: DAY_MS } }, pages: false },
+  { name: 'bank-problem-keys-required', server: { service: 'bank', errors: 'problem', idempotency: { required: true, ttlMs: DEFAULT_IDEMPOTENCY_TTL_MS } }, pages: false },
 ];
 
 /** The pages and the file each is kept in. */
