@@ -46,7 +46,8 @@ export interface RouteDocs {
    * as the `2XX` range, since the contract fixes which three-digit codes a to-do operation lists.
    */
   readonly otherSuccess?: string;
-  /** Docs pages and assets stay out of the OpenAPI document. */
+  /** Left out of the OpenAPI document. (The built-in docs, health and metrics routes set it too, but
+   * the document is drawn from the service's routes only, so for them it changes nothing.) */
   readonly hidden?: boolean;
 }
 
