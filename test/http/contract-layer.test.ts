@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { connect } from 'node:net';
 import { describe, test } from 'node:test';
-import type { ErrorFormat } from '../../src/http/render.js';
+import { ECHO_CHARS_MAX, type ErrorFormat } from '../../src/http/render.js';
 import { defineRoute, jsonReply, type Route } from '../../src/http/route.js';
 import { boolField, intParam, model, strField } from '../../src/http/schema.js';
 import type { ServiceDefinition } from '../../src/http/service.js';
@@ -304,8 +304,11 @@ describe('validation', { timeout: SUITE_TIMEOUT_MS }, () => {
     assert.equal(missing?.type, 'missing');
     const echoed = missing?.input as { items: string[] };
     assert.deepEqual(Object.keys(echoed), ['items']);
-    assert.ok(echoed.items.length > 1000 && echoed.items.length < items.length, `${echoed.items.length} items echoed`);
     assert.deepEqual(echoed.items, items.slice(0, echoed.items.length));
+    // As many whole items as fit in 64 KiB: one more would not.
+    const kept = echoed.items.length;
+    assert.ok(JSON.stringify(echoed).length <= ECHO_CHARS_MAX, `${kept} items echoed`);
+    assert.ok(JSON.stringify({ items: items.slice(0, kept + 1) }).length > ECHO_CHARS_MAX, `${kept} items echoed`);
     assert.equal(notBool?.type, 'bool_type');
     assert.ok(Array.isArray(notBool.input) && notBool.input.length < 20_000);
   });
