@@ -149,6 +149,16 @@ test('int: an all-zero fraction is dropped (clean_int_str, after strip_leading_z
   ]);
 });
 
+test('int: zeros before a fraction go only when the fraction is all zeros (strip_leading_zeros keeps the zero before the dot)', () => {
+  assertInts([
+    ['0.5', P],
+    ['00.5', P],
+    ['09', 9n],
+    ['0009', 9n],
+    ['0_9', 9n],
+  ]);
+});
+
 test('int: any other fraction fails, including an empty one (clean_int_str)', () => {
   assertInts([
     ['1.5', P],
@@ -292,6 +302,20 @@ test('int: an unpaired surrogate is string_unicode (py_string_str fails before p
     ['1\ud800', 'string_unicode'],
     ['\udc001', 'string_unicode'],
     [`${'1'.repeat(5000)}\ud800`, 'string_unicode'],
+    // Each edge of the two halves' ranges, alone, doubled and out of order.
+    ['\udfff', 'string_unicode'],
+    ['\udc00\udc00', 'string_unicode'],
+    ['\ud800a', 'string_unicode'],
+    ['\ud800\ue000', 'string_unicode'],
+    ['\udc00\ud800', 'string_unicode'],
+  ]);
+});
+
+test('int: a well-formed surrogate pair is a character like any other, so int_parsing', () => {
+  assertInts([
+    ['\ud800\udc00', P],
+    ['\udbff\udfff', P],
+    ['1\ud83d\ude00', P],
   ]);
 });
 
@@ -384,6 +408,20 @@ test('bool: ints 0 and 1 are booleans, other ints inside i64 are bool_parsing (i
     [9007199254740993n, 'bool_parsing'],
     [9223372036854775807n, 'bool_parsing'],
     [-9223372036854775808n, 'bool_parsing'],
+  ]);
+});
+
+test('bool: a number is read as the JSON int or float it stands for (the function is total, whatever its caller)', () => {
+  // The decoder gives safe integers as numbers and floats as PyFloat; a plain number of any kind still
+  // answers as pydantic answers its value.
+  assertBools([
+    [0.5, 'bool_type'],
+    [-(2 ** 63), 'bool_parsing'], // i64::MIN itself
+    [2 ** 63, 'bool_type'],
+    [-(2 ** 64), 'bool_type'],
+    [0n, false],
+    [1n, true],
+    [2n, 'bool_parsing'],
   ]);
 });
 
