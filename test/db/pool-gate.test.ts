@@ -46,6 +46,18 @@ test('a wait past waitMs fails with StoreSaturatedError, leaves the queue, and t
   again();
 });
 
+test('every wait past waitMs fails, wherever it stands in the queue', async () => {
+  const gate = new PoolGate({ size: 1, waitMs: 20 });
+  const release = await gate.acquire();
+  const outcomes = await Promise.allSettled([gate.acquire(), gate.acquire(), gate.acquire()]);
+  assert.deepEqual(
+    outcomes.map((outcome) => outcome.status === 'rejected' && outcome.reason instanceof StoreSaturatedError),
+    [true, true, true],
+  );
+  assert.deepEqual(gate.usage, { inUse: 1, waiting: 0, size: 1 });
+  release();
+});
+
 test('the observer sees every change of usage and each wait', async () => {
   const usages: PoolUsage[] = [];
   const waits: number[] = [];

@@ -100,6 +100,23 @@ suiteUnless(await postgresSkip(), 'PostgreSQL through an outage, in process', ()
     assert.equal((await Promise.all([db.query('SELECT 1'), db.query('SELECT 1')])).length, 2, 'after a success, everyone goes through again');
   });
 
+  test('an operation that waited for its turn while the database went away fails at once, without trying it itself', async () => {
+    const { db } = await open({ poolSize: 1 });
+    await db.query('SELECT 1');
+    const held = db.query('SELECT pg_sleep(1)').catch((error: unknown) => error);
+    const waiting = db.query('SELECT 1').catch((error: unknown) => error);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    proxy.cut('reset');
+    try {
+      assert.ok((await held) instanceof StoreUnavailableError, 'the held operation met the outage');
+      const error = await waiting;
+      assert.ok(error instanceof StoreUnavailableError);
+      assert.equal(error.message, 'the database became unavailable while this request waited');
+    } finally {
+      await proxy.restore();
+    }
+  });
+
   test('a readiness check gives up after its own time limit when the database stops answering mid-way', async () => {
     const { db } = await open();
     assert.equal(await db.ping(), true);
@@ -147,7 +164,9 @@ suiteUnless(await postgresSkip(), 'PostgreSQL through an outage, in process', ()
     const { db, waited, pool } = await open({ poolSize: 1 });
     await db.query('SELECT 1');
     const held = db.query('SELECT pg_sleep(0.3)');
-    const queued = db.query('SELECT 1');
+    // Queued behind the held one, this one outlasts the ping's own time limit: the ping's own query
+    // would come too late, so only the held operation's success can answer it in time.
+    const queued = db.query('SELECT pg_sleep($1)', [PING_TIMEOUT_MS / 1000]);
     const startedMs = performance.now();
     assert.equal(await db.ping(), true);
     assert.ok(performance.now() - startedMs < PING_TIMEOUT_MS - 100, 'before its own time limit');
