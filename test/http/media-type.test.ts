@@ -12,7 +12,7 @@ test('application/json and application/…+json are JSON, whatever their case, s
 });
 
 test('anything else is not: another main type or subtype, no slash, two slashes, or none at all', () => {
-  for (const type of ['text/json', 'applicationx/json', 'application/jsonx', 'application/json+x', 'application', '/json', 'application/', 'application//json', 'application/json/x', 'application/vnd+json/x', '']) {
+  for (const type of ['text/json', 'applicationx/json', 'application/jsonx', 'application/json+x', 'application', '/json', 'application/', 'application//json', 'application/json/x', 'application/vnd+json/x', 'application/x/+json', 'application/vnd/api+json', '']) {
     assert.equal(isJsonMediaType(type), false, JSON.stringify(type));
   }
   assert.equal(isJsonMediaType(undefined), false);

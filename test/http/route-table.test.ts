@@ -34,6 +34,14 @@ describe('route table assertions at start-up', { timeout: SUITE_TIMEOUT_MS }, ()
     });
   });
 
+  test('paths are told apart segment by segment: /ab/c and /a/bc are two routes', () => {
+    assertRouteTable({ service: [route('GET', '/ab/c'), route('GET', '/a/bc')], builtIn: [] });
+  });
+
+  test('a segment with one brace only is a literal, not a placeholder', () => {
+    assertRouteTable({ service: [route('GET', '/files/{x'), route('GET', '/files/y}')], builtIn: [route('GET', '/files/docs')] });
+  });
+
   test('a path placeholder without a parameter spec is refused', () => {
     assertRefused([route('GET', '/items/{item_id}', { id })], [], 'route GET /items/{item_id} has no parameter spec for its placeholder {item_id}');
   });
