@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { GroupCommitWriter } from '../../src/db/group-commit.js';
+import { serveGroupCommits } from '../../src/db/group-commit-worker.js';
 import { StoreFullError, StoreUnavailableError } from '../../src/db/store-errors.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 
@@ -19,6 +20,13 @@ async function outcomes(writes: readonly Promise<number>[]): Promise<string[]> {
   const settled = await Promise.allSettled(writes);
   return settled.map((s) => (s.status === 'fulfilled' ? String(s.value) : `${(s.reason as Error).constructor.name}: ${(s.reason as Error).message}`));
 }
+
+test('the writer half refuses to run outside a worker thread, where no one would send it batches', () => {
+  assert.throws(
+    () => serveGroupCommits(() => () => undefined),
+    (error: unknown) => error instanceof Error && error.message === 'a group-commit writer runs only as a worker thread',
+  );
+});
 
 describe('group commit: what the main thread makes of its writer thread’s replies', { timeout: SUITE_TIMEOUT_MS }, () => {
   test('a batch the writer could not commit fails each of its writes with the store error its SQLite code names; the writer goes on', async () => {

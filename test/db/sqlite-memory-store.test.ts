@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { StoreFault } from '../../src/db/store-errors.js';
 import { StoreBusyError, StoreReadOnlyError } from '../../src/db/store-errors.js';
 import { openSqliteStore, type SqliteStore } from '../../src/db/sqlite-store.js';
+import { createLogger } from '../../src/log.js';
 
 /** Insert a value; `then-fail` inserts and then throws, so its transaction must undo the insert. */
 type Op = { readonly insert: number; readonly thenFail?: boolean };
@@ -14,9 +15,11 @@ type Op = { readonly insert: number; readonly thenFail?: boolean };
 describe('a SQLite store on :memory:', () => {
   let store: SqliteStore<Op, number>;
   let faults: StoreFault[];
+  let lines: string[];
 
   beforeEach(async () => {
     faults = [];
+    lines = [];
     store = await openSqliteStore<Op, number>({
       location: ':memory:',
       service: 'memory-test',
@@ -33,6 +36,7 @@ describe('a SQLite store on :memory:', () => {
       sizeOf: () => 8,
       writerScript: new URL('./unused-in-memory.js', import.meta.url),
       observer: { fault: (fault) => faults.push(fault) },
+      log: createLogger('info', (line) => lines.push((JSON.parse(line) as { msg: string }).msg)),
     });
   });
   afterEach(() => store.close());
@@ -64,6 +68,17 @@ describe('a SQLite store on :memory:', () => {
     assert.equal(busyTimeout(), waitsForLocks, 'and when it succeeds');
     assert.equal(await store.write({ insert: 4 }), 4);
     assert.deepEqual(values(), [0, 4], 'the probe left nothing behind');
+  });
+
+  test('a write that goes through after writes were refused says at once that writes work again', async () => {
+    store.db.pragma('query_only = ON');
+    await assert.rejects(store.write({ insert: 1 }), StoreReadOnlyError);
+    store.db.pragma('query_only = OFF');
+    assert.equal(await store.write({ insert: 2 }), 2);
+    assert.deepEqual(
+      lines.filter((line) => /writes/.test(line)),
+      ['database refuses writes (read-only): writes answer 503 and not ready until one succeeds', 'database takes writes again'],
+    );
   });
 
   test('a read that meets a database fault throws the store error and tells it; a bug stays itself', async () => {
