@@ -41,7 +41,8 @@ export function readBody(req: IncomingMessage, bodyBytesMax: number): Promise<Bu
   });
 }
 
-const lenientUtf8 = new TextDecoder('utf-8');
+// The reference decodes the bytes with Python's utf-8 codec, which keeps a leading byte order mark.
+const lenientUtf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /**
  * FastAPI: an empty body is absent; a JSON media type is parsed (syntax errors are 422 json_invalid,

@@ -109,7 +109,9 @@ function matchSegments(pattern: readonly Segment[], segments: readonly string[])
   return params ?? {};
 }
 
-const utf8 = new TextDecoder('utf-8'); // not fatal: bytes that are not UTF-8 become U+FFFD, as Python's unquote does
+// Not fatal: bytes that are not UTF-8 become U+FFFD, as Python's unquote does. And a byte order mark
+// is a character like any other there (Python's utf-8 codec keeps it), so it is not dropped.
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** Python's urllib.parse.unquote: valid %XX runs are UTF-8 bytes, anything else stays as written. */
 export function unquote(text: string): string {

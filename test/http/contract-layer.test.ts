@@ -130,6 +130,15 @@ describe('routing rules', { timeout: SUITE_TIMEOUT_MS }, () => {
     assert.equal((detail(res) as { input: string }[])[0]?.input, '1/');
     assert.equal((await get(url, '/things%2F1')).status, 404);
   });
+
+  layerTest('an escaped byte order mark stays in the segment: not an int, and no empty segment', async ({ url }) => {
+    const res = await get(url, '/things/%EF%BB%BF1');
+    assert.equal(res.status, 422);
+    assert.equal((detail(res) as { input: string }[])[0]?.input, '\uFEFF1');
+    const alone = await get(url, '/things/%EF%BB%BF');
+    assert.equal(alone.status, 422, 'a segment of a byte order mark only is not empty');
+    assert.equal((detail(alone) as { input: string }[])[0]?.input, '\uFEFF');
+  });
 });
 
 describe('body decoding', { timeout: SUITE_TIMEOUT_MS }, () => {
@@ -147,6 +156,12 @@ describe('body decoding', { timeout: SUITE_TIMEOUT_MS }, () => {
         { type: 'model_attributes_type', loc: ['body'], msg: 'Input should be a valid dictionary or object to extract fields from', input: '{"name":"x"}' },
       ]);
     }
+  });
+
+  layerTest('raw text keeps a leading byte order mark, as Python decodes it', async ({ url }) => {
+    const res = await post(url, '\uFEFF{"name":"x"}', 'text/plain');
+    assert.equal(res.status, 422);
+    assert.equal((detail(res) as { input: string }[])[0]?.input, '\uFEFF{"name":"x"}');
   });
 
   layerTest('a JSON syntax error is 422 json_invalid at ["body", character offset] with the reference wording', async ({ url }) => {

@@ -66,4 +66,8 @@ describe("unquote, as Python's urllib.parse.unquote", () => {
     assert.equal(unquote('%FF'), '\uFFFD');
     assert.equal(unquote('%C3x%A9'), '\uFFFDx\uFFFD', 'a byte run ends at the first character that is not an escape');
   });
+
+  test('an escaped byte order mark is a character of the segment, at the start of a run too', () => {
+    assert.deepEqual(['%EF%BB%BF1', 'x%EF%BB%BF', '%EF%BB%BF', 'a%EF%BB%BFb'].map(unquote), ['\uFEFF1', 'x\uFEFF', '\uFEFF', 'a\uFEFFb']);
+  });
 });
