@@ -107,7 +107,12 @@ test('a Bounded value is written whole when it fits', () => {
 
 // The oracles below find the longest fitting start by trying every length, with JSON.stringify as
 // the measure: nothing of the encoder's own arithmetic.
-const PIECES = ['a', 'Z', '7', ' ', 'é', '€', '😀', '"', '\\', '\n', '\t', '\u0001', '\u001f', '\ud800', '\udfff', '\u2028'];
+// Every kind of character the encoder measures differently, and the edges of each kind: the short
+// escapes, U+E000 and above (written raw), pairs at the ends of both halves' ranges, lone halves.
+const PIECES = [
+  'a', 'Z', '7', ' ', 'é', '€', '😀', '"', '\\', '\n', '\t', '\b', '\f', '\r', '\u0001', '\u001f', '\u007f', '\u2028',
+  '\ue000', '\uff21', '\ufffd', '\u{10000}', '\u{1F400}', '\u{10FFFF}', '\ud800', '\udbff', '\udc00', '\udfff',
+];
 
 function randomText(next: (min: number, max: number) => number, lengthMax: number): string {
   let text = '';
@@ -162,6 +167,18 @@ test('a Bounded string is never cut inside a surrogate pair or an escape', () =>
   // A lone surrogate is a character of its own, written as an escape.
   assert.equal(encodeJson(new Bounded('\ud800a', 8)), '"\\ud800"');
   assert.equal(encodeJson(new Bounded('\udc00\ud800', 9)), '"\\udc00"');
+  // A lone high half before a character above the low halves' range is no pair: 8 keeps it alone.
+  assert.equal(encodeJson(new Bounded('\ud800\uff21x', 8)), '"\\ud800"');
+  // Pairs at both ends of the range are written raw, two units each: two fit in 6.
+  assert.equal(encodeJson(new Bounded('\u{10FFFF}'.repeat(3), 6)), `"${'\u{10FFFF}'.repeat(2)}"`);
+  assert.equal(encodeJson(new Bounded('\u{10000}'.repeat(3), 6)), `"${'\u{10000}'.repeat(2)}"`);
+});
+
+test('a short escape counts two characters and a character from U+E000 up one', () => {
+  for (const [char, escaped] of [['\b', '\\b'], ['\f', '\\f'], ['\r', '\\r']] as const) {
+    assert.equal(encodeJson(new Bounded(char.repeat(3), 6)), `"${escaped}${escaped}"`);
+  }
+  assert.equal(encodeJson(new Bounded('ＡＢＣ', 4)), '"ＡＢ"');
 });
 
 test('a Bounded array keeps the longest run of first items that fits its room', () => {
@@ -196,6 +213,11 @@ test('a first member too large alone is cut to what the brackets leave, its name
   assert.equal(encodeJson(new Bounded(new Map([['k'.repeat(100), 1]]), 10)), '{"kkkk":1}');
   // The member's value takes what the braces, its name and the colon leave: 20 − 2 − 3 − 1 = 14.
   assert.equal(encodeJson(new Bounded(new Map([['a', 'x'.repeat(100)]]), 20)), `{"a":"${'x'.repeat(12)}"}`);
+});
+
+test('a first member cut to fit keeps its name, whatever its value holds', () => {
+  assert.equal(encodeJson(new Bounded(new Map([['data', new Map([['x', 'y'.repeat(100)]])]]), 24)), '{"data":{"x":"yyyyyyy"}}');
+  assert.equal(encodeJson(new Bounded(new Map([['items', Array.from({ length: 100 }, (_, i) => i)]]), 30)), '{"items":[0,1,2,3,4,5,6,7,8]}');
 });
 
 test('a later member is kept whole or not at all', () => {
