@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { StoreUnavailableError, type StoreFault } from '../../src/db/store-errors.js';
+import { connectSqlite } from '../../src/db/sqlite.js';
 import { openSqliteStore, type SqliteStore } from '../../src/db/sqlite-store.js';
 import { prepareTestWrites, TEST_MIGRATIONS, type TestWrite } from '../support/test-writes.js';
 
@@ -14,8 +15,9 @@ const dir = mkdtempSync(join(tmpdir(), 'group-commit-failures-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 let files = 0;
 
-async function openTestStore(faults: StoreFault[] = []): Promise<SqliteStore<TestWrite, number>> {
+async function openTestStore(faults: StoreFault[] = [], synchronous?: 'FULL' | 'OFF'): Promise<SqliteStore<TestWrite, number>> {
   return openSqliteStore<TestWrite, number>({
+    synchronous,
     location: join(dir, `db-${++files}.sqlite`),
     service: 'group-commit-test',
     migrations: TEST_MIGRATIONS,
@@ -47,6 +49,21 @@ describe('group commit when writes fail', () => {
     }
   });
 
+  test('a write after which SQLite rolled back the whole batch fails the batch: the writes after it are not committed one by one', async () => {
+    const store = await openTestStore();
+    try {
+      const outcomes = await Promise.allSettled([store.write(insert(1)), store.write({ kind: 'rollback-and-fail' }), store.write(insert(2))]);
+      assert.deepEqual(outcomes.map((o) => o.status), ['rejected', 'rejected', 'rejected']);
+      for (const outcome of outcomes) {
+        assert.match(outcome.status === 'rejected' ? (outcome.reason as Error).message : '', /^batch not committed: the transaction was rolled back under the write$/);
+      }
+      assert.deepEqual(store.read(() => store.db.prepare('SELECT x FROM v').all()), [], 'nothing of the batch is stored');
+      assert.equal(await store.write(insert(3)), 1, 'the next batch commits');
+    } finally {
+      await store.close();
+    }
+  });
+
   const says = { exit: /^the database writer stopped \(exit code 7\)/, throw: /^the database writer failed: the writer thread broke$/ };
   for (const how of ['exit', 'throw'] as const) {
     test(`a writer thread that dies (${how}) fails the writes it held and every later one as unavailable, and the store is not ready`, async () => {
@@ -69,4 +86,32 @@ describe('group commit when writes fail', () => {
       }
     });
   }
+});
+
+describe('the SQLite settings a store is opened with', () => {
+  test('synchronous is FULL on both connections unless OFF is asked for, and then OFF on both', async () => {
+    for (const [asked, expected] of [[undefined, 2], ['FULL', 2], ['OFF', 0]] as const) {
+      const store = await openTestStore([], asked);
+      try {
+        assert.equal(store.db.pragma('synchronous', { simple: true }), expected, `this thread's connection, ${asked}`);
+        assert.equal(await store.write({ kind: 'synchronous' }), expected, `the writer's connection, ${asked}`);
+      } finally {
+        await store.close();
+      }
+    }
+  });
+
+  test('readiness does not write while writes work: a write lock held elsewhere leaves the store ready', async () => {
+    const store = await openTestStore();
+    const location = store.db.name;
+    const other = connectSqlite(location);
+    try {
+      other.exec('BEGIN IMMEDIATE');
+      assert.equal(await store.ready(), true);
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+      await store.close();
+    }
+  });
 });
