@@ -58,6 +58,21 @@ test('every wait past waitMs fails, wherever it stands in the queue', async () =
   release();
 });
 
+test('a wait behind waiters already served fails on time too', async () => {
+  const gate = new PoolGate({ size: 1, waitMs: 30 });
+  const releaseFirst = await gate.acquire();
+  const second = gate.acquire();
+  const third = gate.acquire();
+  releaseFirst();
+  const releaseSecond = await second;
+  // The third waiter now stands behind one that was served: its time runs out all the same.
+  const outcome = await Promise.race([third.then(() => 'granted', (error: unknown) => error), new Promise((resolve) => setTimeout(() => resolve('still waiting'), 1_000))]);
+  assert.ok(outcome instanceof StoreSaturatedError, String(outcome));
+  assert.deepEqual(gate.usage, { inUse: 1, waiting: 0, size: 1 });
+  releaseSecond();
+  assert.deepEqual(gate.usage, { inUse: 0, waiting: 0, size: 1 });
+});
+
 test('the observer sees every change of usage and each wait', async () => {
   const usages: PoolUsage[] = [];
   const waits: number[] = [];
