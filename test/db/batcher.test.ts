@@ -131,6 +131,20 @@ describe('Batcher', { timeout: SUITE_TIMEOUT_MS }, () => {
     assert.deepEqual(await Promise.all(answers), [1, 2, 3]);
   });
 
+  test('operations asked in one turn beyond one batch wait for a free slot: never more than inFlightMax batches out', async () => {
+    const held = heldRunner();
+    const batcher = new Batcher(held.run, { ...limits, opsMax: 2, inFlightMax: 1 });
+    const answers = [1, 2, 3, 4, 5].map((op) => batcher.submit(op));
+    for (let k = 0; k < 5; k++) await turn();
+    assert.deepEqual(held.batches, [[1, 2]], 'one batch out; the rest wait');
+    for (let batch = 0; batch < 3; batch++) {
+      held.release(batch);
+      for (let k = 0; k < 3; k++) await turn();
+    }
+    assert.deepEqual(held.batches, [[1, 2], [3, 4], [5]]);
+    assert.deepEqual(await Promise.all(answers), [1, 2, 3, 4, 5]);
+  });
+
   test('the queue depth an observer reads counts the operations queued and those in batches not yet answered', async () => {
     const held = heldRunner();
     let depth: () => number = () => NaN;
