@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { openPostgres, type PostgresDatabase, type PostgresOptions } from '../../src/db/postgres.js';
-import { StoreReadOnlyError, StoreUnavailableError, type StoreFault } from '../../src/db/store-errors.js';
+import { StoreCorruptError, StoreReadOnlyError, StoreUnavailableError, type StoreFault } from '../../src/db/store-errors.js';
 import { createLogger } from '../../src/log.js';
 import { createTestDatabase, postgresSkip, TEST_DATABASE_URL, type TestDatabase } from '../support/postgres.js';
 import { suiteUnless } from '../support/suite.js';
@@ -106,6 +106,45 @@ suiteUnless(await postgresSkip(), 'the connections of a PostgreSQL store', () =>
     // A write that holds SELECT further on is a write all the same.
     await db.query('INSERT INTO v (x) SELECT 1 WHERE false');
     assert.deepEqual(lines.filter((line) => line === 'database takes writes again'), ['database takes writes again']);
+  });
+
+  test('after writes were refused, a committed transaction ends the wait for a write as well', async () => {
+    const { db, lines } = await open();
+    await assert.rejects(
+      db.transaction(async (session) => {
+        await session.query('SET TRANSACTION READ ONLY');
+        await session.query('INSERT INTO v (x) VALUES (1)');
+      }),
+      StoreReadOnlyError,
+    );
+    assert.equal(await db.transaction(async (session) => (await session.query('INSERT INTO v (x) SELECT 1 WHERE false')).rowCount), 0);
+    assert.deepEqual(lines.filter((line) => line === 'database takes writes again'), ['database takes writes again']);
+  });
+
+  test('while writes are known to fail, readiness waits for its own write: a read that succeeds meanwhile does not answer it', async () => {
+    const { db } = await open({ poolSize: 1 });
+    await assert.rejects(
+      db.transaction(async (session) => {
+        await session.query('SET TRANSACTION READ ONLY');
+        await session.query('INSERT INTO v (x) VALUES (1)');
+      }),
+      StoreReadOnlyError,
+    );
+    // The one connection is busy with a read, which ends while the ping's write waits for it.
+    const read = db.query('SELECT pg_sleep(0.2)');
+    const ready = db.ping();
+    await read;
+    assert.equal(await ready, true, 'writes work again, and the ping learnt it from its own write');
+  });
+
+  test('a database found corrupt while migrating at start keeps the store from opening', async () => {
+    const own = await createTestDatabase();
+    try {
+      const corrupt = [{ version: 1, sql: "DO $$ BEGIN RAISE EXCEPTION 'invalid page in block 7' USING ERRCODE = 'XX001'; END $$" }];
+      await assert.rejects(open({ migrations: corrupt }, own.url), StoreCorruptError);
+    } finally {
+      await own.drop();
+    }
   });
 
   test('a pooled connection the server ends while idle is reported as an outage, and the next operation opens a new one', async () => {
