@@ -1,6 +1,7 @@
 // PostgreSQL for tests: a fresh database per suite (or per test), so that runs never see each
 // other's data. When no server answers, suites are skipped with the reason; with REQUIRE_POSTGRES=1
 // (as in CI) a failing test says so instead, so that a missing server cannot pass for green.
+import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import pg from 'pg';
@@ -69,4 +70,20 @@ function redacted(url: string): string {
   const parsed = new URL(url);
   if (parsed.password !== '') parsed.password = '***';
   return parsed.toString();
+}
+
+/**
+ * Makes one write of `db` fail as PostgreSQL refuses writes in a read-only transaction: the store
+ * then knows writes fail, as on a read-only server, without changing the server. Table v must exist.
+ */
+export async function refuseOneWrite(db: { transaction(work: (session: { query(text: string): Promise<unknown> }) => Promise<unknown>): Promise<unknown> }): Promise<unknown> {
+  return db
+    .transaction(async (session) => {
+      await session.query('SET TRANSACTION READ ONLY');
+      await session.query('INSERT INTO v (x) VALUES (2)');
+    })
+    .then(
+      () => assert.fail('a write in a read-only transaction went through'),
+      (error: unknown) => error,
+    );
 }
