@@ -81,6 +81,20 @@ describe('a SQLite store on :memory:', () => {
     );
   });
 
+  test('a store found corrupt stays not ready, even once a probe write goes through', async () => {
+    const malformed = Object.assign(new Error('database disk image is malformed'), { code: 'SQLITE_CORRUPT' });
+    assert.throws(() =>
+      store.read(() => {
+        throw malformed;
+      }),
+    );
+    store.db.pragma('query_only = ON');
+    await assert.rejects(store.write({ insert: 1 }), StoreReadOnlyError);
+    store.db.pragma('query_only = OFF');
+    assert.equal(await store.ready(), false);
+    assert.deepEqual(faults, ['corrupt', 'read-only']);
+  });
+
   test('a read that meets a database fault throws the store error and tells it; a bug stays itself', async () => {
     const busy = Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
     const failing = (error: Error) => (): never => {

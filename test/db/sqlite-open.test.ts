@@ -2,7 +2,7 @@
 // made, a damaged file stops the open with the reason, a failed migration leaves nothing behind, and
 // the readiness check notices a file deleted under a running store.
 import assert from 'node:assert/strict';
-import { closeSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync, statSync, truncateSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -20,6 +20,21 @@ const TABLE: Migration = { version: 1, sql: 'CREATE TABLE t (x TEXT)' };
 const open = (location: string, migrations: readonly Migration[] = [TABLE]): Promise<SqliteDatabase> =>
   openSqlite({ location, service: 'svc', migrations, seed: () => undefined });
 
+/** A file of table t with 200 rows (after `more`), whose page 4, past the header and the schema, holds noise. */
+async function damagedFile(more: (db: SqliteDatabase) => void = () => undefined): Promise<string> {
+  const file = freshFile();
+  const db = await open(file);
+  const insert = db.prepare('INSERT INTO t (x) VALUES (?)');
+  for (let i = 0; i < 200; i++) insert.run('x'.repeat(200));
+  more(db);
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  db.close();
+  const fd = openSync(file, 'r+');
+  writeSync(fd, Buffer.alloc(4096, 0xa5), 0, 4096, 4 * 4096);
+  closeSync(fd);
+  return file;
+}
+
 describe('opening SQLite', () => {
   test('a new file is created with the folders of its path', async () => {
     const file = join(dir, 'a', 'b', 'c', 'store.sqlite');
@@ -31,37 +46,38 @@ describe('opening SQLite', () => {
   });
 
   test('a file damaged past its header stops the open with StoreCorruptError naming what quick_check found', async () => {
-    const file = freshFile();
-    const db = await open(file);
-    const insert = db.prepare('INSERT INTO t (x) VALUES (?)');
-    for (let i = 0; i < 200; i++) insert.run('x'.repeat(200));
-    db.pragma('wal_checkpoint(TRUNCATE)');
-    db.close();
-    // Page 4 onwards hold the rows of t: overwrite one with noise, past the header and the schema.
-    const fd = openSync(file, 'r+');
-    writeSync(fd, Buffer.alloc(4096, 0xa5), 0, 4096, 4 * 4096);
-    closeSync(fd);
+    const file = await damagedFile();
+    const reader = new Database(file, { readonly: true });
+    const finding = (reader.prepare('PRAGMA quick_check(1)').get() as { quick_check: string }).quick_check;
+    reader.close();
+    assert.notEqual(finding, 'ok');
     await assert.rejects(open(file), (error: unknown) => {
       assert.ok(error instanceof StoreCorruptError, String(error));
-      assert.match(error.message, /^the database is corrupt: quick_check found "(?!ok")[^"]+"$/);
+      assert.equal(error.message, `the database is corrupt: quick_check found "${finding}"`);
       return true;
     });
   });
 
   test('a file over 64 MiB opens without the whole-file check, so that a large store starts at once: the same damage is not looked for', async () => {
-    const file = freshFile();
-    const db = await open(file);
-    const insert = db.prepare('INSERT INTO t (x) VALUES (?)');
-    for (let i = 0; i < 200; i++) insert.run('x'.repeat(200));
-    db.exec('CREATE TABLE big (b BLOB)');
-    db.prepare('INSERT INTO big (b) VALUES (zeroblob(?))').run(QUICK_CHECK_BYTES_MAX);
-    db.pragma('wal_checkpoint(TRUNCATE)');
-    db.close();
+    const file = await damagedFile((db) => {
+      db.exec('CREATE TABLE big (b BLOB)');
+      db.prepare('INSERT INTO big (b) VALUES (zeroblob(?))').run(QUICK_CHECK_BYTES_MAX);
+    });
     assert.ok(statSync(file).size > QUICK_CHECK_BYTES_MAX);
-    const fd = openSync(file, 'r+');
-    writeSync(fd, Buffer.alloc(4096, 0xa5), 0, 4096, 4 * 4096);
-    closeSync(fd);
     const opened = await open(file);
+    assert.throws(() => opened.prepare('SELECT x FROM t').all(), /malformed/);
+    opened.close();
+  });
+
+  test('a file of exactly 64 MiB is still checked whole; one byte more is not', async () => {
+    // Zeros past the pages the header counts (a sparse file): SQLite reads only what the header says.
+    const sized = async (size: number): Promise<string> => {
+      const file = await damagedFile();
+      truncateSync(file, size);
+      return file;
+    };
+    await assert.rejects(open(await sized(QUICK_CHECK_BYTES_MAX)), StoreCorruptError);
+    const opened = await open(await sized(QUICK_CHECK_BYTES_MAX + 1));
     assert.throws(() => opened.prepare('SELECT x FROM t').all(), /malformed/);
     opened.close();
   });
@@ -76,6 +92,13 @@ describe('opening SQLite', () => {
     assert.deepEqual(tables, []);
     const db = await open(file);
     db.close();
+  });
+
+  test('a migration step after which SQLite already rolled back fails with its own reason, not the ROLLBACK that follows', async () => {
+    const file = freshFile();
+    // As on a full disk: the transaction is gone when the step fails.
+    const rolledBack: Migration = { version: 2, sql: 'CREATE TABLE u (x TEXT); ROLLBACK; THIS IS NOT SQL' };
+    await assert.rejects(open(file, [TABLE, rolledBack]), /syntax error/);
   });
 
   test('readiness: a file answers while it is the one at its path, not once deleted; memory answers while open; a closed one never', async () => {
