@@ -8,25 +8,16 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { StoreUnavailableError, type StoreFault } from '../../src/db/store-errors.js';
 import { connectSqlite } from '../../src/db/sqlite.js';
-import { openSqliteStore, type SqliteStore } from '../../src/db/sqlite-store.js';
-import { prepareTestWrites, TEST_MIGRATIONS, type TestWrite } from '../support/test-writes.js';
+import type { SqliteStore } from '../../src/db/sqlite-store.js';
+import { openTestWriteStore } from '../support/test-store.js';
+import type { TestWrite } from '../support/test-writes.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'group-commit-failures-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 let files = 0;
 
-async function openTestStore(faults: StoreFault[] = [], synchronous?: 'FULL' | 'OFF'): Promise<SqliteStore<TestWrite, number>> {
-  return openSqliteStore<TestWrite, number>({
-    synchronous,
-    location: join(dir, `db-${++files}.sqlite`),
-    service: 'group-commit-test',
-    migrations: TEST_MIGRATIONS,
-    seed: () => undefined,
-    prepareWrites: prepareTestWrites,
-    sizeOf: () => 16,
-    writerScript: new URL('../support/test-writer.js', import.meta.url),
-    observer: { fault: (fault) => faults.push(fault) },
-  });
+function openTestStore(faults: StoreFault[] = [], synchronous?: 'FULL' | 'OFF'): Promise<SqliteStore<TestWrite, number>> {
+  return openTestWriteStore(join(dir, `db-${++files}.sqlite`), { synchronous, observer: { fault: (fault) => faults.push(fault) } });
 }
 
 const insert = (value: number): TestWrite => ({ kind: 'insert', value });
