@@ -265,6 +265,18 @@ describe('limits at their boundaries', { timeout: SUITE_TIMEOUT_MS }, () => {
     assert.ok(text.endsWith('\r\n\r\n{"detail":"Content Too Large"}'), text);
   });
 
+  layerTest('an error other than the 413 keeps a kept-alive connection open: the next request on it is answered', async ({ url }) => {
+    const socket = connect(Number(new URL(url).port), '127.0.0.1');
+    let text = '';
+    socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    socket.write('GET /things/abc HTTP/1.1\r\nHost: x\r\n\r\nGET /things/1 HTTP/1.1\r\nHost: x\r\n\r\n');
+    const deadline = performance.now() + CONNECTION_TIMEOUTS.keepAliveTimeout;
+    while (!/HTTP\/1\.1 200 /.test(text) && performance.now() < deadline && !socket.readableEnded) await new Promise((resolve) => setTimeout(resolve, 10));
+    socket.destroy();
+    assert.match(text, /^HTTP\/1\.1 422 [^]*\r\nConnection: keep-alive\r\n[^]*HTTP\/1\.1 200 /i);
+    assert.doesNotMatch(text, /Connection: close/i);
+  });
+
   layerTest('JSON nested exactly 512 deep is accepted, 513 deep is 400 "There was an error parsing the body"', async ({ url, calls }) => {
     // The object itself is the first level; the arrays inside "extra" are the others.
     const nested = (depth: number): string => `{"name":"deep","extra":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`;
@@ -341,6 +353,7 @@ describe('responses', { timeout: SUITE_TIMEOUT_MS }, () => {
     assert.equal(res.status, 204);
     assert.equal(res.body.length, 0);
     assert.equal(res.headers['content-type'], undefined);
+    assert.equal(res.headers['content-length'], undefined, 'nor a Content-Length, which RFC 9110 forbids on a 204');
   });
 
   layerTest('an unhandled failure is 500 text/plain "Internal Server Error"; the trace goes to the log with a request id', async ({ url, logs }) => {
@@ -354,6 +367,11 @@ describe('responses', { timeout: SUITE_TIMEOUT_MS }, () => {
     assert.match(entry.requestId ?? '', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     assert.equal(entry.requestId, res.headers['x-request-id'], 'the id in the log is the one the client got');
     assert.match(entry.error?.stack ?? '', new RegExp(SECRET));
+  });
+
+  layerTest('an expected error (422, 404, 405) is answered without an "unhandled failure" line', async ({ url, logs }) => {
+    assert.deepEqual([(await get(url, '/things/abc')).status, (await get(url, '/nowhere')).status, (await send(url, { method: 'PATCH', path: '/things/1' })).status], [422, 404, 405]);
+    assert.deepEqual(logs.filter((line) => line.includes('unhandled failure')), []);
   });
 
   layerTest('the unified format wraps routing errors and keeps their headers', async ({ url }) => {

@@ -56,9 +56,25 @@ describe('request metrics', () => {
       'http_requests_total{service="todo",method="GET",route="/todos/{id}",status="404"} 1',
       'http_requests_total{service="todo",method="GET",route="unmatched",status="404"} 1',
     ]);
+    // One series each in the histogram too, however the statuses of a route alternate.
+    assert.deepEqual(await scraped(registry, 'http_request_duration_seconds_count'), [
+      'http_request_duration_seconds_count{service="todo",method="GET",route="/todos/{id}",status="200"} 2',
+      'http_request_duration_seconds_count{service="todo",method="GET",route="/todos/{id}",status="404"} 1',
+      'http_request_duration_seconds_count{service="todo",method="GET",route="unmatched",status="404"} 1',
+    ]);
     const text = await registry.metrics();
     assert.match(text, /^# HELP http_request_duration_seconds Time from receiving a request to handing its answer to the socket/m);
     assert.match(text, /^# TYPE http_request_duration_seconds histogram$/m);
+  });
+});
+
+describe('request metrics before any request', () => {
+  test('the histogram has no sample until a request is made', async () => {
+    const registry = new Registry();
+    new RequestMetrics('todo', registry);
+    const samples = (await scraped(registry, 'http_request_duration_seconds')).filter((line) => !line.startsWith('http_request_duration_seconds_'));
+    assert.deepEqual(samples, []);
+    assert.deepEqual(await scraped(registry, 'http_request_duration_seconds_count'), []);
   });
 });
 
