@@ -8,7 +8,7 @@ import pg from 'pg';
 import { openPostgres, type PostgresDatabase, type PostgresOptions } from '../../src/db/postgres.js';
 import { StoreCorruptError, StoreReadOnlyError, StoreUnavailableError, type StoreFault } from '../../src/db/store-errors.js';
 import { createLogger } from '../../src/log.js';
-import { createTestDatabase, postgresSkip, refuseOneWrite, TEST_DATABASE_URL, type TestDatabase } from '../support/postgres.js';
+import { createTestDatabase, postgresSkip, refuseOneWrite, setReadOnly, TEST_DATABASE_URL, type TestDatabase } from '../support/postgres.js';
 import { suiteUnless } from '../support/suite.js';
 
 const MIGRATIONS = [{ version: 1, sql: 'CREATE TABLE v (x INTEGER NOT NULL)' }];
@@ -121,21 +121,16 @@ suiteUnless(await postgresSkip(), 'the connections of a PostgreSQL store', () =>
 
   test('while the server refuses writes, readiness stays false: its probe is a real write, not an empty transaction', async () => {
     const own = await createTestDatabase();
-    /** New sessions of `own` take the setting; the pool's sessions are ended so that it opens new ones. */
-    const readOnly = async (on: boolean): Promise<void> => {
-      await admin(`ALTER DATABASE ${nameOf(own)} ${on ? 'SET default_transaction_read_only = on' : 'RESET default_transaction_read_only'}`);
-      await admin('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [nameOf(own)]);
-    };
     try {
       const { db } = await open({}, own.url);
-      await readOnly(true);
+      await setReadOnly(own, true);
       let refused: unknown;
       for (let tries = 0; tries < 50 && !(refused instanceof StoreReadOnlyError); tries++) {
         refused = await db.query('INSERT INTO v (x) VALUES (1)').then(() => undefined, (error: unknown) => error);
       }
       assert.ok(refused instanceof StoreReadOnlyError, String(refused));
       assert.equal(await db.ping(), false);
-      await readOnly(false);
+      await setReadOnly(own, false);
       let ready = false;
       for (let tries = 0; tries < 50 && !ready; tries++) ready = await db.ping();
       assert.equal(ready, true, 'ready again once writes work');

@@ -55,6 +55,18 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   };
 }
 
+/**
+ * Makes the server refuse writes in `database` (default_transaction_read_only), or take them again,
+ * for new sessions; the sessions open now are ended, so that a pool opens new ones that obey.
+ */
+export async function setReadOnly(database: TestDatabase, on: boolean): Promise<void> {
+  const name = new URL(database.url).pathname.slice(1);
+  await withAdmin(async (client) => {
+    await client.query(`ALTER DATABASE ${name} ${on ? 'SET default_transaction_read_only = on' : 'RESET default_transaction_read_only'}`);
+    await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name]);
+  });
+}
+
 async function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: TEST_DATABASE_URL, connectionTimeoutMillis: PROBE_TIMEOUT_MS });
   client.on('error', () => undefined); // reported through the failing query instead
