@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, describe, test } from 'node:test';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 
@@ -18,12 +19,16 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 function runChild(name: string, turns: string): Promise<{ code: number | null; out: string; exitedAlone: boolean }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CHILD.pathname, join(dir, `${name}.sqlite`), turns], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [fileURLToPath(CHILD), join(dir, `${name}.sqlite`), turns], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     const timer = setTimeout(() => child.kill('SIGKILL'), EXIT_WAIT_MS);
-    child.on('error', reject);
-    child.on('exit', (code, signal) => {
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    // 'close', not 'exit': only then has all of the child's output been read.
+    child.on('close', (code, signal) => {
       clearTimeout(timer);
       resolve({ code, out, exitedAlone: signal === null });
     });

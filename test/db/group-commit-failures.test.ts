@@ -10,6 +10,7 @@ import { StoreUnavailableError, type StoreFault } from '../../src/db/store-error
 import { connectSqlite } from '../../src/db/sqlite.js';
 import type { SqliteStore } from '../../src/db/sqlite-store.js';
 import { openTestWriteStore } from '../support/test-store.js';
+import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 import type { TestWrite } from '../support/test-writes.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'group-commit-failures-'));
@@ -22,7 +23,7 @@ function openTestStore(faults: StoreFault[] = [], synchronous?: 'FULL' | 'OFF'):
 
 const insert = (value: number): TestWrite => ({ kind: 'insert', value });
 
-describe('group commit when writes fail', () => {
+describe('group commit when writes fail', { timeout: SUITE_TIMEOUT_MS }, () => {
   test('in one batch, an operation that fails alone fails with its SQLite code and message, and the others commit', async () => {
     const store = await openTestStore();
     try {
@@ -79,7 +80,7 @@ describe('group commit when writes fail', () => {
   }
 });
 
-describe('the SQLite settings a store is opened with', () => {
+describe('the SQLite settings a store is opened with', { timeout: SUITE_TIMEOUT_MS }, () => {
   test('synchronous is FULL on both connections unless OFF is asked for, and then OFF on both', async () => {
     for (const [asked, expected] of [[undefined, 2], ['FULL', 2], ['OFF', 0]] as const) {
       const store = await openTestStore([], asked);

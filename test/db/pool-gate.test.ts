@@ -66,7 +66,10 @@ test('a wait behind waiters already served fails on time too', async () => {
   releaseFirst();
   const releaseSecond = await second;
   // The third waiter now stands behind one that was served: its time runs out all the same.
-  const outcome = await Promise.race([third.then(() => 'granted', (error: unknown) => error), new Promise((resolve) => setTimeout(() => resolve('still waiting'), 1_000))]);
+  let timer: NodeJS.Timeout | undefined;
+  const stillWaiting = new Promise((resolve) => (timer = setTimeout(() => resolve('still waiting'), 1_000)));
+  const outcome = await Promise.race([third.then(() => 'granted', (error: unknown) => error), stillWaiting]);
+  clearTimeout(timer);
   assert.ok(outcome instanceof StoreSaturatedError, String(outcome));
   assert.deepEqual(gate.usage, { inUse: 1, waiting: 0, size: 1 });
   releaseSecond();

@@ -113,7 +113,7 @@ suiteUnless(await postgresSkip(), 'the connections of a PostgreSQL store', () =>
     const { db } = await open({ poolSize: 1 });
     assert.ok((await refuseOneWrite(db)) instanceof StoreReadOnlyError);
     // The one connection is busy with a read, which ends while the ping's write waits for it.
-    const read = db.query('SELECT pg_sleep(0.2)');
+    const read = db.query('SELECT pg_sleep(0.05)');
     const ready = db.ping();
     await read;
     assert.equal(await ready, true, 'writes work again, and the ping learnt it from its own write');

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { StoreFault } from '../../src/db/store-errors.js';
-import { StoreBusyError, StoreReadOnlyError } from '../../src/db/store-errors.js';
+import { StoreBusyError, StoreCorruptError, StoreReadOnlyError } from '../../src/db/store-errors.js';
 import { openSqliteStore, type SqliteStore } from '../../src/db/sqlite-store.js';
 import { createLogger } from '../../src/log.js';
 
@@ -83,10 +83,12 @@ describe('a SQLite store on :memory:', () => {
 
   test('a store found corrupt stays not ready, even once a probe write goes through', async () => {
     const malformed = Object.assign(new Error('database disk image is malformed'), { code: 'SQLITE_CORRUPT' });
-    assert.throws(() =>
-      store.read(() => {
-        throw malformed;
-      }),
+    assert.throws(
+      () =>
+        store.read(() => {
+          throw malformed;
+        }),
+      StoreCorruptError,
     );
     store.db.pragma('query_only = ON');
     await assert.rejects(store.write({ insert: 1 }), StoreReadOnlyError);
