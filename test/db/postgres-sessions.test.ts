@@ -8,7 +8,7 @@ import pg from 'pg';
 import { openPostgres, type PostgresDatabase, type PostgresOptions } from '../../src/db/postgres.js';
 import { StoreCorruptError, StoreReadOnlyError, StoreUnavailableError, type StoreFault } from '../../src/db/store-errors.js';
 import { createLogger } from '../../src/log.js';
-import { createTestDatabase, postgresSkip, refuseOneWrite, setReadOnly, TEST_DATABASE_URL, type TestDatabase } from '../support/postgres.js';
+import { createTestDatabase, databaseNameOf, postgresSkip, refuseOneWrite, setReadOnly, TEST_DATABASE_URL, untilRefusedAsReadOnly, untilTrue, withTestDatabase, type TestDatabase } from '../support/postgres.js';
 import { suiteUnless } from '../support/suite.js';
 
 const MIGRATIONS = [{ version: 1, sql: 'CREATE TABLE v (x INTEGER NOT NULL)' }];
@@ -32,8 +32,6 @@ async function admin<R extends pg.QueryResultRow>(sql: string, values: unknown[]
     await client.end();
   }
 }
-
-const nameOf = (database: TestDatabase): string => new URL(database.url).pathname.slice(1);
 
 async function until(done: () => boolean, what: string): Promise<void> {
   const deadline = performance.now() + REPORT_WAIT_MS;
@@ -67,26 +65,20 @@ suiteUnless(await postgresSkip(), 'the connections of a PostgreSQL store', () =>
   }
 
   test('each connection names its service to the server, and commits synchronously whatever the database says', async () => {
-    const own = await createTestDatabase();
-    try {
-      await admin(`ALTER DATABASE ${nameOf(own)} SET synchronous_commit = off`);
+    await withTestDatabase(async (own) => {
+      await admin(`ALTER DATABASE ${databaseNameOf(own)} SET synchronous_commit = off`);
       const { db } = await open({}, own.url);
       assert.deepEqual((await db.query<{ name: string }>("SELECT current_setting('application_name') AS name")).rows, [{ name: 'status-services sessions-test' }]);
       assert.deepEqual((await db.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows, [{ synchronous_commit: 'on' }]);
       await db.close();
-    } finally {
-      await own.drop();
-    }
+    });
   });
 
   test('a database that refuses writes at start keeps the store from opening, saying why', async () => {
-    const own = await createTestDatabase();
-    try {
-      await admin(`ALTER DATABASE ${nameOf(own)} SET default_transaction_read_only = on`);
+    await withTestDatabase(async (own) => {
+      await setReadOnly(own, true);
       await assert.rejects(open({}, own.url), (error: unknown) => error instanceof StoreReadOnlyError && /read-only/.test(error.message));
-    } finally {
-      await own.drop();
-    }
+    });
   });
 
   test('after writes were refused, statements that only read leave the store waiting for a write; a write ends the wait', async () => {
@@ -120,44 +112,31 @@ suiteUnless(await postgresSkip(), 'the connections of a PostgreSQL store', () =>
   });
 
   test('while the server refuses writes, readiness stays false: its probe is a real write, not an empty transaction', async () => {
-    const own = await createTestDatabase();
-    try {
+    await withTestDatabase(async (own) => {
       const { db } = await open({}, own.url);
       await setReadOnly(own, true);
-      let refused: unknown;
-      for (let tries = 0; tries < 50 && !(refused instanceof StoreReadOnlyError); tries++) {
-        refused = await db.query('INSERT INTO v (x) VALUES (1)').then(() => undefined, (error: unknown) => error);
-      }
-      assert.ok(refused instanceof StoreReadOnlyError, String(refused));
+      assert.ok((await untilRefusedAsReadOnly(() => db.query('INSERT INTO v (x) VALUES (1)'))) instanceof StoreReadOnlyError);
       assert.equal(await db.ping(), false);
       await setReadOnly(own, false);
-      let ready = false;
-      for (let tries = 0; tries < 50 && !ready; tries++) ready = await db.ping();
-      assert.equal(ready, true, 'ready again once writes work');
+      assert.equal(await untilTrue(() => db.ping()), true, 'ready again once writes work');
       await db.close();
-    } finally {
-      await own.drop();
-    }
+    });
   });
 
   test('a database found corrupt while migrating at start keeps the store from opening', async () => {
-    const own = await createTestDatabase();
-    try {
+    await withTestDatabase(async (own) => {
       const corrupt = [{ version: 1, sql: "DO $$ BEGIN RAISE EXCEPTION 'invalid page in block 7' USING ERRCODE = 'XX001'; END $$" }];
       await assert.rejects(open({ migrations: corrupt }, own.url), StoreCorruptError);
-    } finally {
-      await own.drop();
-    }
+    });
   });
 
   test('a pooled connection the server ends while idle is reported as an outage, and the next operation opens a new one', async () => {
-    const own = await createTestDatabase();
-    try {
+    await withTestDatabase(async (own) => {
       const { db, faults, outages } = await open({}, own.url);
       await db.query('SELECT 1'); // one connection, idle in the pool now
       const ended = await admin<{ pid: number }>(
         'SELECT pg_terminate_backend(pid) AS pid FROM pg_stat_activity WHERE datname = $1 AND application_name = $2',
-        [nameOf(own), 'status-services sessions-test'],
+        [databaseNameOf(own), 'status-services sessions-test'],
       );
       assert.equal(ended.length, 1, 'the pooled connection, found by its name');
       await until(() => faults.length > 0, 'the pool reports the ended connection');
@@ -165,9 +144,7 @@ suiteUnless(await postgresSkip(), 'the connections of a PostgreSQL store', () =>
       assert.deepEqual((await db.query<{ one: number }>('SELECT 1 AS one')).rows, [{ one: 1 }]);
       assert.equal(await db.ping(), true);
       await db.close();
-    } finally {
-      await own.drop();
-    }
+    });
   });
 
   test('a connection the server ends inside a transaction fails that transaction as unavailable, and the process goes on', async () => {

@@ -6,28 +6,10 @@ import { after, before, test } from 'node:test';
 import { openPostgresLedger } from '../../src/bank/ledger-postgres.js';
 import { createLogger } from '../../src/log.js';
 import { openPostgresTodoStore } from '../../src/todo/store-postgres.js';
-import { createTestDatabase, postgresSkip, setReadOnly, type TestDatabase } from '../support/postgres.js';
+import { createTestDatabase, postgresSkip, setReadOnly, untilRefusedAsReadOnly, untilTrue, type TestDatabase } from '../support/postgres.js';
 import { suiteUnless } from '../support/suite.js';
 
 const BACK = 'database takes writes again';
-
-/** Tries `write` until the server's refusal reaches it: the pool's ended sessions fail first as outages. */
-async function refusedOnce(write: () => Promise<unknown>): Promise<void> {
-  for (let tries = 0; tries < 50; tries++) {
-    const error = await write().then(() => undefined, (failure: unknown) => failure);
-    if (error instanceof Error && error.constructor.name === 'StoreReadOnlyError') return;
-  }
-  assert.fail('no write was refused as read-only');
-}
-
-/** Writes until one goes through (the first ones may meet the sessions just ended). */
-async function succeeds(write: () => Promise<unknown>): Promise<unknown> {
-  for (let tries = 0; tries < 49; tries++) {
-    const result = await write().then((value) => ({ value }), () => undefined);
-    if (result !== undefined) return result.value;
-  }
-  return write();
-}
 
 suiteUnless(await postgresSkip(), 'PostgreSQL stores after the server refused writes', () => {
   let database: TestDatabase;
@@ -53,9 +35,9 @@ suiteUnless(await postgresSkip(), 'PostgreSQL stores after the server refused wr
       const store = await open(createLogger('info', (line) => lines.push((JSON.parse(line) as { msg: string }).msg)));
       try {
         await setReadOnly(database, true);
-        await refusedOnce(store.write);
+        await untilRefusedAsReadOnly(store.write);
         await setReadOnly(database, false);
-        await succeeds(store.write);
+        assert.ok(await untilTrue(() => store.write().then(() => true, () => false)), 'a write went through');
         assert.deepEqual(lines.filter((line) => line === BACK), [BACK]);
       } finally {
         await setReadOnly(database, false);

@@ -55,12 +55,43 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   };
 }
 
+/** The name of a test database on the server, as SQL and pg_stat_activity know it. */
+export const databaseNameOf = (database: TestDatabase): string => new URL(database.url).pathname.slice(1);
+
+/** Runs `body` with a database of its own, dropped afterwards whatever happens. */
+export async function withTestDatabase(body: (database: TestDatabase) => Promise<void>): Promise<void> {
+  const database = await createTestDatabase();
+  try {
+    await body(database);
+  } finally {
+    await database.drop();
+  }
+}
+
+/**
+ * Tries `write` until it fails as the server refusing writes; the first tries may meet sessions that
+ * setReadOnly ended, which fail as outages instead. Fails the test if none is refused.
+ */
+export async function untilRefusedAsReadOnly(write: () => Promise<unknown>): Promise<Error> {
+  for (let tries = 0; tries < 50; tries++) {
+    const error = await write().then(() => undefined, (failure: unknown) => failure);
+    if (error instanceof Error && error.constructor.name === 'StoreReadOnlyError') return error;
+  }
+  return assert.fail('no write was refused as read-only');
+}
+
+/** Calls `attempt` until it answers true, as after setReadOnly the first tries may meet ended sessions. */
+export async function untilTrue(attempt: () => Promise<boolean>): Promise<boolean> {
+  for (let tries = 0; tries < 50; tries++) if (await attempt()) return true;
+  return false;
+}
+
 /**
  * Makes the server refuse writes in `database` (default_transaction_read_only), or take them again,
  * for new sessions; the sessions open now are ended, so that a pool opens new ones that obey.
  */
 export async function setReadOnly(database: TestDatabase, on: boolean): Promise<void> {
-  const name = new URL(database.url).pathname.slice(1);
+  const name = databaseNameOf(database);
   await withAdmin(async (client) => {
     await client.query(`ALTER DATABASE ${name} ${on ? 'SET default_transaction_read_only = on' : 'RESET default_transaction_read_only'}`);
     await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name]);
