@@ -27,7 +27,8 @@ export interface SqliteOptions {
 export async function openSqlite(options: SqliteOptions): Promise<SqliteDatabase> {
   try {
     if (options.location !== ':memory:') mkdirSync(dirname(options.location), { recursive: true });
-    const db = connectSqlite(options.location, options.synchronous, options.busyTimeoutMs);
+    // The one connection that may create the file: every other opens it once this one migrated it.
+    const db = withSettings(new Database(options.location), options.synchronous, options.busyTimeoutMs);
     try {
       checkIntact(db, options.location);
       await migrate(db, options);
@@ -60,9 +61,16 @@ function checkIntact(db: SqliteDatabase, location: string): void {
   db.pragma('shrink_memory');
 }
 
-/** A connection with this project's settings, to a database another connection has migrated. */
+/**
+ * A connection with this project's settings, to a database another connection has migrated. It
+ * never creates the file: a file gone by the time it opens (deleted under a starting store) is an
+ * error here, not a new empty database at the same path.
+ */
 export function connectSqlite(location: string, synchronous: 'FULL' | 'NORMAL' | 'OFF' = 'FULL', busyTimeoutMs = 5000): SqliteDatabase {
-  const db = new Database(location);
+  return withSettings(new Database(location, { fileMustExist: location !== ':memory:' }), synchronous, busyTimeoutMs);
+}
+
+function withSettings(db: SqliteDatabase, synchronous: 'FULL' | 'NORMAL' | 'OFF' = 'FULL', busyTimeoutMs = 5000): SqliteDatabase {
   try {
     db.pragma(`busy_timeout = ${busyTimeoutMs}`);
     db.pragma('journal_mode = WAL');

@@ -1,7 +1,7 @@
 // What makes an acknowledged SQLite write survive a power loss is not visible to a kill -9 test
 // (the OS cache survives a killed process): it is the connection's settings. These tests pin them.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -23,6 +23,12 @@ async function withDatabaseFile(body: (location: string) => Promise<void>): Prom
 test('the services run SQLite with synchronous=FULL unless told otherwise', () => {
   assert.equal(readConfig([], {}).sqliteSynchronous, 'FULL');
 });
+
+test('a connection other than the migrating one never creates the file: a file gone before it opens is an error', () =>
+  withDatabaseFile(async (location) => {
+    assert.throws(() => connectSqlite(location), (error: unknown) => (error as { code?: unknown }).code === 'SQLITE_CANTOPEN');
+    assert.equal(existsSync(location), false);
+  }));
 
 test('the group-commit writer connection, which does every write, is in WAL mode with synchronous=FULL', () =>
   withDatabaseFile(async (location) => {

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import Database from 'better-sqlite3';
 import { connectSqlite, type SqliteDatabase } from '../../src/db/sqlite.js';
 import { directReads, turnScopedReads } from '../../src/db/sqlite-turn-reads.js';
 
@@ -17,6 +18,7 @@ let files = 0;
 /** A reader and a writer on one new WAL file holding the table v(x). */
 function twoConnections(): { reader: SqliteDatabase; writer: SqliteDatabase; close: () => void } {
   const file = join(dir, `db-${++files}.sqlite`);
+  new Database(file).close(); // connectSqlite opens a database that exists, and creates none
   const writer = connectSqlite(file);
   writer.exec('CREATE TABLE v (x INTEGER)');
   const reader = connectSqlite(file);
