@@ -5,7 +5,8 @@
 // Hot path: a request costs one call chain, one small record of ours and, for an async handler,
 // one promise; no async wrapper functions; the constant answer to an unknown path is rendered
 // once; and invalid input is handed back rather than thrown (a throw costs about as much as the
-// rest of a 422).
+// rest of a 422). Answers are written at the end of the event-loop turn, all together
+// (turn-end-writes.ts).
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Logger } from '../log.js';
 import { decodeBody, readBody, type BodyLimits } from './body.js';
@@ -18,6 +19,7 @@ import type { RequestObserver } from './request-observer.js';
 import type { Reply, Route } from './route.js';
 import { Router } from './routing.js';
 import type { Issues } from './schema.js';
+import { writesAtTurnEnd } from './turn-end-writes.js';
 
 export interface AppOptions {
   readonly routes: readonly Route[];
@@ -51,7 +53,15 @@ interface Exchange {
   readonly startedMs: number;
   /** The matched route's template, or UNMATCHED_ROUTE. */
   route: string;
+  /** The answer, once there is one, until it is written at the end of the turn. */
+  status: number;
+  headers: OutgoingHttpHeaders | undefined;
+  body: string | Buffer | undefined;
+  bytes: number;
 }
+
+/** Written when an answer could not be: fixed, so that writing it cannot fail in turn. */
+const INTERNAL_ERROR_TEXT = 'Internal Server Error';
 
 export function createRequestHandler(options: AppOptions): RequestHandler {
   const router = new Router(options.routes);
@@ -62,17 +72,54 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
   const notFoundType = notFoundAnswer.contentType;
   const notFoundBytes = Buffer.byteLength(notFoundAnswer.body);
 
+  /** Sets the answer; it is written, and reported, at the end of the turn. */
+  function send(ex: Exchange, status: number, headers: OutgoingHttpHeaders, body: string | Buffer | undefined, bytes: number): void {
+    ex.status = status;
+    ex.headers = headers;
+    ex.body = body;
+    ex.bytes = bytes;
+    writeAtTurnEnd(ex);
+  }
+
   /**
    * Writes the whole answer and reports it. `headers` hold the request id: passing every header to
    * writeHead at once, rather than setHeader() first, spares Node a second pass over them all.
    */
-  function send(ex: Exchange, status: number, headers: OutgoingHttpHeaders, body: string | Buffer | undefined, bytes: number): void {
+  function write(ex: Exchange): void {
     const { res, method } = ex;
     if (shutdown.started) res.setHeader('Connection', 'close');
-    res.writeHead(status, headers);
-    res.end(body);
-    observer.finished(method, ex.url, ex.route, status, method === 'HEAD' ? 0 : bytes, ex.id, ex.startedMs);
+    res.writeHead(ex.status, ex.headers);
+    res.end(ex.body);
+    observer.finished(method, ex.url, ex.route, ex.status, method === 'HEAD' ? 0 : ex.bytes, ex.id, ex.startedMs);
   }
+
+  /**
+   * Node refused to write an answer (a header value it will not send, say): a plain 500 instead,
+   * written at once, and the failure in the log. Never throws: the other answers of the turn wait.
+   */
+  function failedToWrite(ex: Exchange, error: unknown): void {
+    const { res } = ex;
+    try {
+      log.error('failed to write an answer', { requestId: ex.id, method: ex.method, url: ex.url, status: ex.status, error });
+      if (res.headersSent) {
+        res.destroy();
+        observer.finished(ex.method, ex.url, ex.route, res.statusCode, 0, ex.id, ex.startedMs);
+        return;
+      }
+      // The refused writeHead has already set the reason phrase of its own status ("OK").
+      res.statusMessage = INTERNAL_ERROR_TEXT;
+      ex.status = 500;
+      ex.headers = { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': INTERNAL_ERROR_TEXT.length, 'X-Request-Id': ex.id };
+      ex.body = INTERNAL_ERROR_TEXT;
+      ex.bytes = INTERNAL_ERROR_TEXT.length;
+      write(ex);
+    } catch {
+      res.destroy();
+      observer.finished(ex.method, ex.url, ex.route, 500, 0, ex.id, ex.startedMs);
+    }
+  }
+
+  const writeAtTurnEnd = writesAtTurnEnd(write, failedToWrite);
 
   /** Answers with the error in the active format. Never throws: it is the last stop of every failure. */
   function fail(ex: Exchange, error: unknown): void {
@@ -99,7 +146,7 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
       // Rendering itself failed: still no crash, and nothing internal for the client.
       log.error('failed to answer with an error', { requestId: ex.id, error: failure });
       if (res.headersSent) res.destroy();
-      else send(ex, 500, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': 21, 'X-Request-Id': ex.id }, 'Internal Server Error', 21);
+      else send(ex, 500, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': INTERNAL_ERROR_TEXT.length, 'X-Request-Id': ex.id }, INTERNAL_ERROR_TEXT, INTERNAL_ERROR_TEXT.length);
     }
   }
 
@@ -122,7 +169,18 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
     const startedMs = performance.now();
     const id = requestIdFor(req.headers['x-request-id']);
     observer.started();
-    const ex: Exchange = { res, method: req.method ?? 'GET', url: req.url ?? '/', id, startedMs, route: UNMATCHED_ROUTE };
+    const ex: Exchange = {
+      res,
+      method: req.method ?? 'GET',
+      url: req.url ?? '/',
+      id,
+      startedMs,
+      route: UNMATCHED_ROUTE,
+      status: 0,
+      headers: undefined,
+      body: undefined,
+      bytes: 0,
+    };
     try {
       const match = router.match(ex.method, ex.url);
       switch (match.kind) {

@@ -39,6 +39,11 @@ function routes(calls: string[]): Route[] {
       },
     }),
     defineRoute({
+      method: 'GET', path: '/unsendable', status: 200, params: {}, docs: { name: 'unsendable' },
+      // A header value node:http refuses to write (a line break would split the header).
+      handle: () => ({ status: 200, body: '{}', headers: { 'X-Note': `line\r\nSet-Cookie: ${SECRET}` } }),
+    }),
+    defineRoute({
       method: 'GET', path: '/boom', status: 200, params: {}, docs: { name: 'boom' },
       handle: () => {
         throw new Error(`internal detail ${SECRET}`);
@@ -74,6 +79,21 @@ const UNIFIED: ErrorFormat = { name: 'unified', catchAll: false };
 const layerTest = (name: string, body: (layer: Layer) => Promise<void>, format = DEFAULT): void => {
   test(name, () => withLayer(format, body));
 };
+/**
+ * Sends the requests (method and path) pipelined in one write on one kept-alive connection, and
+ * returns what came back once `done` says so, the server closed, or the keep-alive time ran out.
+ */
+async function pipelined(url: string, requests: readonly string[], done: (received: string) => boolean): Promise<string> {
+  const socket = connect(Number(new URL(url).port), '127.0.0.1');
+  socket.on('error', () => undefined); // a reset shows as a missing answer in the text
+  let text = '';
+  socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  socket.write(requests.map((request) => `${request} HTTP/1.1\r\nHost: x\r\n\r\n`).join(''));
+  const deadline = performance.now() + CONNECTION_TIMEOUTS.keepAliveTimeout;
+  while (!done(text) && performance.now() < deadline && !socket.readableEnded) await new Promise((resolve) => setTimeout(resolve, 10));
+  socket.destroy();
+  return text;
+}
 const detail = (res: RawResponse): unknown => (json(res) as { detail: unknown }).detail;
 const post = (url: string, body: string | Buffer, contentType?: string): Promise<RawResponse> =>
   send(url, { method: 'POST', path: '/things', headers: contentType === undefined ? [] : [['Content-Type', contentType]], body });
@@ -267,14 +287,7 @@ describe('limits at their boundaries', { timeout: SUITE_TIMEOUT_MS }, () => {
   });
 
   layerTest('an error other than the 413 keeps a kept-alive connection open: the next request on it is answered', async ({ url }) => {
-    const socket = connect(Number(new URL(url).port), '127.0.0.1');
-    socket.on('error', () => undefined); // a reset shows as a missing answer below
-    let text = '';
-    socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
-    socket.write('GET /things/abc HTTP/1.1\r\nHost: x\r\n\r\nGET /things/1 HTTP/1.1\r\nHost: x\r\n\r\n');
-    const deadline = performance.now() + CONNECTION_TIMEOUTS.keepAliveTimeout;
-    while (!/HTTP\/1\.1 200 /.test(text) && performance.now() < deadline && !socket.readableEnded) await new Promise((resolve) => setTimeout(resolve, 10));
-    socket.destroy();
+    const text = await pipelined(url, ['GET /things/abc', 'GET /things/1'], (received) => /HTTP\/1\.1 200 /.test(received));
     assert.match(text, /^HTTP\/1\.1 422 [^]*\r\nConnection: keep-alive\r\n[^]*HTTP\/1\.1 200 /i);
     assert.doesNotMatch(text, /Connection: close/i);
   });
@@ -369,6 +382,18 @@ describe('responses', { timeout: SUITE_TIMEOUT_MS }, () => {
     assert.match(entry.requestId ?? '', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     assert.equal(entry.requestId, res.headers['x-request-id'], 'the id in the log is the one the client got');
     assert.match(entry.error?.stack ?? '', new RegExp(SECRET));
+  });
+
+  layerTest('an answer node:http refuses to write is a 500 in the log, and the answers read in the same turn still go out', async ({ url, logs }) => {
+    // In one packet: all three are read, and their answers written, in one turn.
+    const text = await pipelined(url, ['GET /things/1', 'GET /unsendable', 'GET /things/2'], (received) => (received.match(/HTTP\/1\.1 /g) ?? []).length === 3);
+    const statuses = [...text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => m[1]);
+    assert.deepEqual(statuses, ['200', '500', '200'], text);
+    assert.match(text, /\r\n\r\n\{"n":1\}HTTP\/1\.1 500 Internal Server Error\r\n[^]*\r\n\r\nInternal Server Error[^]*\{"n":2\}$/);
+    assert.doesNotMatch(text, /swordfish|Set-Cookie/i, 'nothing of the refused answer reaches the client');
+    const entry = JSON.parse(logs.find((line) => line.includes('failed to write an answer')) ?? '{}') as { status?: number; error?: { code?: string } };
+    assert.equal(entry.status, 200, 'the log says which answer could not be written');
+    assert.equal(entry.error?.code, 'ERR_INVALID_CHAR');
   });
 
   layerTest('an expected error (422, 404, 405) is answered without an "unhandled failure" line', async ({ url, logs }) => {
