@@ -6,7 +6,8 @@ import type { Ceiling } from './pgbench.js';
 import type { RoundPlan, SubjectResult } from './rounds.js';
 
 export interface Row extends SubjectResult {
-  readonly kind: 'service' | 'reference' | 'baseline';
+  /** `baseline-turn-end`: the baseline writing its answers at the end of the turn, as ours do (no target). */
+  readonly kind: 'service' | 'reference' | 'baseline' | 'baseline-turn-end';
   /** Median of per-round ratios to the baseline measured in the same rounds. */
   readonly baselineRatio: number;
   /**

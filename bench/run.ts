@@ -69,6 +69,7 @@ async function main(): Promise<number> {
       'baseline-unified': keep(await startBaseline('baseline-unified', 'unified', openapiFile)),
       'baseline-problem': keep(await startBaseline('baseline-problem', 'problem', openapiFile)),
     };
+    const baselineTurnEnd = keep(await startBaseline('baseline-turn-end', 'default', openapiFile, ['--turn-end-writes']));
 
     const scenarios: ScenarioResult[] = [];
     for (const scenario of sqliteScenarios) {
@@ -78,6 +79,9 @@ async function main(): Promise<number> {
         participants.push({ kind: 'reference', subject: { label: 'bank · SQLite OFF', servers: [bankSyncOff] } });
       }
       participants.push({ kind: 'baseline', subject: { label: baselineLabel(scenario.baseline), servers: [baselines[scenario.baseline]] } });
+      if (scenario.turnEndBaseline === true && scenario.baseline === 'baseline') {
+        participants.push({ kind: 'baseline-turn-end', subject: { label: 'baseline, answers at turn end', servers: [baselineTurnEnd] } });
+      }
       scenarios.push(await runScenario('sqlite', scenario, participants, SQLITE_PLAN));
     }
     for (const server of [...Object.values(services), bankSyncOff]) await server.stop();

@@ -19,7 +19,12 @@ export async function startService(
   return startServerProcess(name, CLI, args, port);
 }
 
-export async function startBaseline(name: string, errors: 'default' | 'unified' | 'problem', openapiFile: string): Promise<ServerProcess> {
+export async function startBaseline(
+  name: string,
+  errors: 'default' | 'unified' | 'problem',
+  openapiFile: string,
+  options: readonly string[] = [],
+): Promise<ServerProcess> {
   const port = await freePort();
-  return startServerProcess(name, BASELINE, ['--port', String(port), '--errors', errors, '--openapi', openapiFile, '--accounts', BENCH_ACCOUNTS], port);
+  return startServerProcess(name, BASELINE, ['--port', String(port), '--errors', errors, '--openapi', openapiFile, '--accounts', BENCH_ACCOUNTS, ...options], port);
 }
