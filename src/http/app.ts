@@ -53,7 +53,7 @@ interface Exchange {
   readonly startedMs: number;
   /** The matched route's template, or UNMATCHED_ROUTE. */
   route: string;
-  /** The answer, once there is one, until it is written at the end of the turn. */
+  /** The answer, once there is one (status 0 until then), kept until it is written at the end of the turn. */
   status: number;
   headers: OutgoingHttpHeaders | undefined;
   body: string | Buffer | undefined;
@@ -62,6 +62,15 @@ interface Exchange {
 
 /** Written when an answer could not be: fixed, so that writing it cannot fail in turn. */
 const INTERNAL_ERROR_TEXT = 'Internal Server Error';
+
+function plainInternalErrorHeaders(requestId: string): OutgoingHttpHeaders {
+  return { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': INTERNAL_ERROR_TEXT.length, 'X-Request-Id': requestId };
+}
+
+/** True once the request's answer is set (it is then written at the end of the turn). */
+function answered(ex: Exchange): boolean {
+  return ex.status !== 0;
+}
 
 export function createRequestHandler(options: AppOptions): RequestHandler {
   const router = new Router(options.routes);
@@ -72,54 +81,66 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
   const notFoundType = notFoundAnswer.contentType;
   const notFoundBytes = Buffer.byteLength(notFoundAnswer.body);
 
-  /** Sets the answer; it is written, and reported, at the end of the turn. */
+  /**
+   * Sets the answer; it is written, and reported, at the end of the turn. A request gets one answer:
+   * every path calls this last, and fail() checks `answered` before it.
+   */
   function send(ex: Exchange, status: number, headers: OutgoingHttpHeaders, body: string | Buffer | undefined, bytes: number): void {
     ex.status = status;
     ex.headers = headers;
     ex.body = body;
     ex.bytes = bytes;
-    writeAtTurnEnd(ex);
+    queueAnswer(ex);
   }
 
   /**
-   * Writes the whole answer and reports it. `headers` hold the request id: passing every header to
-   * writeHead at once, rather than setHeader() first, spares Node a second pass over them all.
+   * Writes the whole answer, then reports it. `headers` hold the request id: passing every header
+   * to writeHead at once, rather than setHeader() first, spares Node a second pass over them all,
+   * and leaves nothing set behind if Node refuses one of them (see answerRefused).
    */
   function write(ex: Exchange): void {
-    const { res, method } = ex;
-    if (shutdown.started) res.setHeader('Connection', 'close');
-    res.writeHead(ex.status, ex.headers);
-    res.end(ex.body);
-    observer.finished(method, ex.url, ex.route, ex.status, method === 'HEAD' ? 0 : ex.bytes, ex.id, ex.startedMs);
+    try {
+      ex.res.writeHead(ex.status, shutdown.started ? { ...ex.headers, Connection: 'close' } : ex.headers);
+      ex.res.end(ex.body);
+    } catch (error) {
+      answerRefused(ex, error);
+      return;
+    }
+    report(ex, ex.status, ex.bytes);
+  }
+
+  function report(ex: Exchange, status: number, bytes: number): void {
+    observer.finished(ex.method, ex.url, ex.route, status, ex.method === 'HEAD' ? 0 : bytes, ex.id, ex.startedMs);
   }
 
   /**
-   * Node refused to write an answer (a header value it will not send, say): a plain 500 instead,
-   * written at once, and the failure in the log. Never throws: the other answers of the turn wait.
+   * node:http refused to write an answer (a header value it will not send, say): a plain 500
+   * instead, with none of the refused answer's headers, and the failure in the log; the connection
+   * is closed if any of it went out. Never throws.
    */
-  function failedToWrite(ex: Exchange, error: unknown): void {
+  function answerRefused(ex: Exchange, error: unknown): void {
     const { res } = ex;
+    log.error('failed to write an answer', { requestId: ex.id, method: ex.method, url: ex.url, status: ex.status, error });
+    if (res.headersSent) {
+      res.destroy();
+      report(ex, res.statusCode, 0);
+      return;
+    }
     try {
-      log.error('failed to write an answer', { requestId: ex.id, method: ex.method, url: ex.url, status: ex.status, error });
-      if (res.headersSent) {
-        res.destroy();
-        observer.finished(ex.method, ex.url, ex.route, res.statusCode, 0, ex.id, ex.startedMs);
-        return;
-      }
+      for (const name of res.getHeaderNames()) res.removeHeader(name);
       // The refused writeHead has already set the reason phrase of its own status ("OK").
       res.statusMessage = INTERNAL_ERROR_TEXT;
-      ex.status = 500;
-      ex.headers = { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': INTERNAL_ERROR_TEXT.length, 'X-Request-Id': ex.id };
-      ex.body = INTERNAL_ERROR_TEXT;
-      ex.bytes = INTERNAL_ERROR_TEXT.length;
-      write(ex);
+      const headers = plainInternalErrorHeaders(ex.id);
+      res.writeHead(500, shutdown.started ? { ...headers, Connection: 'close' } : headers);
+      res.end(INTERNAL_ERROR_TEXT);
     } catch {
       res.destroy();
-      observer.finished(ex.method, ex.url, ex.route, 500, 0, ex.id, ex.startedMs);
     }
+    report(ex, 500, INTERNAL_ERROR_TEXT.length);
   }
 
-  const writeAtTurnEnd = writesAtTurnEnd(write, failedToWrite);
+  // Only a report that threw comes here: its answer went out, so the log is all there is to do.
+  const queueAnswer = writesAtTurnEnd(write, (ex, error) => log.error('failed to report an answer', { requestId: ex.id, error }));
 
   /** Answers with the error in the active format. Never throws: it is the last stop of every failure. */
   function fail(ex: Exchange, error: unknown): void {
@@ -136,17 +157,13 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
       if (rendered.unexpected) {
         log.error('unhandled failure', { requestId: ex.id, method, url, error });
       }
-      if (res.headersSent) {
-        res.destroy();
-        observer.finished(method, url, ex.route, res.statusCode, 0, ex.id, ex.startedMs);
-        return;
-      }
+      // A failure after the answer was set (no path has one): that answer goes out, the log says why.
+      if (answered(ex)) return;
       send(ex, rendered.status, answerHeaders(rendered, ex.id), rendered.body, Buffer.byteLength(rendered.body));
     } catch (failure) {
       // Rendering itself failed: still no crash, and nothing internal for the client.
       log.error('failed to answer with an error', { requestId: ex.id, error: failure });
-      if (res.headersSent) res.destroy();
-      else send(ex, 500, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': INTERNAL_ERROR_TEXT.length, 'X-Request-Id': ex.id }, INTERNAL_ERROR_TEXT, INTERNAL_ERROR_TEXT.length);
+      if (!answered(ex)) send(ex, 500, plainInternalErrorHeaders(ex.id), INTERNAL_ERROR_TEXT, INTERNAL_ERROR_TEXT.length);
     }
   }
 

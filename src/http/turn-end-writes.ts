@@ -18,7 +18,8 @@
 
 /**
  * Returns a function that queues an item to be handed to `write` at the end of the current turn,
- * in the order queued. A `write` that throws does not stop the others: its item goes to `failed`.
+ * in the order queued. A `write` that throws does not stop the others: its item goes to `failed`,
+ * which must not throw (it runs where nothing would catch it).
  */
 export function writesAtTurnEnd<T>(write: (item: T) => void, failed: (item: T, error: unknown) => void): (item: T) => void {
   let pending: T[] = [];

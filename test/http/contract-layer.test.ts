@@ -14,6 +14,7 @@ import { get, json, pick, postJson, send, type RawResponse } from '../support/ht
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 
 const SECRET = 'password=swordfish';
+const UNSENDABLE_HEADERS = { 'Set-Cookie': `session=${SECRET}`, 'X-Note': 'line\r\nbreak' };
 const thing = model('Thing', { name: strField('Name'), ok: boolField('Ok', false) });
 const n = intParam({ title: 'N', ge: -10, le: 10 });
 
@@ -40,8 +41,8 @@ function routes(calls: string[]): Route[] {
     }),
     defineRoute({
       method: 'GET', path: '/unsendable', status: 200, params: {}, docs: { name: 'unsendable' },
-      // A header value node:http refuses to write (a line break would split the header).
-      handle: () => ({ status: 200, body: '{}', headers: { 'X-Note': `line\r\nSet-Cookie: ${SECRET}` } }),
+      // A valid header, then one node:http refuses to write (a line break would split the header).
+      handle: () => ({ status: 200, body: '{}', headers: UNSENDABLE_HEADERS }),
     }),
     defineRoute({
       method: 'GET', path: '/boom', status: 200, params: {}, docs: { name: 'boom' },
@@ -394,6 +395,39 @@ describe('responses', { timeout: SUITE_TIMEOUT_MS }, () => {
     const entry = JSON.parse(logs.find((line) => line.includes('failed to write an answer')) ?? '{}') as { status?: number; error?: { code?: string } };
     assert.equal(entry.status, 200, 'the log says which answer could not be written');
     assert.equal(entry.error?.code, 'ERR_INVALID_CHAR');
+    const accessLines = logs.map((line) => JSON.parse(line) as { msg?: string; path?: string; status?: number }).filter((line) => line.msg === 'request' && line.path === '/unsendable');
+    assert.deepEqual(accessLines.map((line) => line.status), [500], 'one access line, with the status the client got');
+  });
+
+  test('after shutdown began, an answer node:http refuses is a plain 500 that says Connection: close and carries none of its headers', async () => {
+    let arrived!: () => void;
+    const handled = new Promise<void>((resolve) => (arrived = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const service: ServiceDefinition = {
+      title: 'Layer test', version: '0', components: {}, ready: async () => true, close: async () => undefined,
+      routes: [
+        defineRoute({
+          method: 'GET', path: '/later', status: 200, params: {}, docs: { name: 'later' },
+          handle: async () => {
+            arrived();
+            await released;
+            return { status: 200, body: '{}', headers: UNSENDABLE_HEADERS };
+          },
+        }),
+      ],
+    };
+    const server = await startServer(service, { host: '127.0.0.1', port: 0, errorFormat: DEFAULT, log: createLogger('silent'), service: 'things' });
+    const answer = get(server.url, '/later');
+    await handled;
+    const closed = server.close();
+    release();
+    const res = await answer;
+    await closed;
+    assert.equal(res.status, 500);
+    assert.equal(res.text, 'Internal Server Error');
+    assert.equal(res.headers.connection, 'close');
+    assert.equal(res.headers['set-cookie'], undefined, 'nothing of the refused answer reaches the client');
   });
 
   layerTest('an expected error (422, 404, 405) is answered without an "unhandled failure" line', async ({ url, logs }) => {

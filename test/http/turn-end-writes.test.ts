@@ -18,11 +18,13 @@ test('the answers of one turn are written together, in the order they were queue
   const written: string[] = [];
   const queue = writesAtTurnEnd<string>((item) => written.push(item), () => assert.fail('no write fails'));
   queue('first');
+  // Runs at the end of this turn, right after the step that writes: it sees all three written only
+  // if that one step wrote them all, the ones queued after it was scheduled too.
+  const seenAtTurnEnd = nextTurnEnd().then(() => [...written]);
   await Promise.resolve(); // an answer that came after an await, in the same turn
   queue('second');
   queue('third');
-  await nextTurnEnd();
-  assert.deepEqual(written, ['first', 'second', 'third']);
+  assert.deepEqual(await seenAtTurnEnd, ['first', 'second', 'third']);
 });
 
 test('a write that throws hands its item to `failed`, and the other writes of the turn still run', async () => {
