@@ -1,6 +1,7 @@
 // The results as Markdown: the machine, the plan, one table row per server and scenario, the
 // targets, and how to reproduce. The same text is printed and written to bench/results/latest.md.
 import type { BenchResults, Row, ScenarioResult } from './results.js';
+import { medianRatio } from './rounds.js';
 
 const MiB = 1024 * 1024;
 const integer = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
@@ -35,6 +36,19 @@ export function renderReport(results: BenchResults): string {
   if (ceilings.length > 0) {
     lines.push('× pgbench: req/s ÷ pgbench running the same statements, one request per transaction, on as many connections as the service pool holds, in the same run:', '');
     for (const s of ceilings) lines.push(`- ${s.name}: ${describeCeiling(s)}`);
+    lines.push('');
+  }
+  const againstTurnEnd = results.scenarios.flatMap((s) => {
+    const service = s.rows.find((r) => r.kind === 'service');
+    const turnEnd = s.rows.find((r) => r.kind === 'baseline-turn-end');
+    return service === undefined || turnEnd === undefined ? [] : [{ name: s.name, service, turnEnd }];
+  });
+  if (againstTurnEnd.length > 0) {
+    lines.push('Against the baseline that writes its answers at the end of the turn, as the services do (what our layers cost; no target):', '');
+    for (const { name, service, turnEnd } of againstTurnEnd) {
+      const cpu = service.cpu_us_per_response === undefined || turnEnd.cpu_us_per_response === undefined ? '–' : (turnEnd.cpu_us_per_response / service.cpu_us_per_response).toFixed(2);
+      lines.push(`- ${name}: ${medianRatio(service, turnEnd).toFixed(2)} × its req/s (median of per-round ratios), ${cpu} × its CPU per response`);
+    }
     lines.push('');
   }
   lines.push('## Targets', '', '| Target | Measured | Holds |', '|---|---|---|');

@@ -79,7 +79,7 @@ async function main(): Promise<number> {
         participants.push({ kind: 'reference', subject: { label: 'bank · SQLite OFF', servers: [bankSyncOff] } });
       }
       participants.push({ kind: 'baseline', subject: { label: baselineLabel(scenario.baseline), servers: [baselines[scenario.baseline]] } });
-      if (scenario.turnEndBaseline === true && scenario.baseline === 'baseline') {
+      if (scenario.turnEndBaseline === true) {
         participants.push({ kind: 'baseline-turn-end', subject: { label: 'baseline, answers at turn end', servers: [baselineTurnEnd] } });
       }
       scenarios.push(await runScenario('sqlite', scenario, participants, SQLITE_PLAN));
