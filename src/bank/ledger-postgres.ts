@@ -189,7 +189,7 @@ export async function openPostgresLedger(
       if (result.kind === 'plain') throw new Error('a keyed withdrawal came back without its key');
       return result;
     },
-    pruneKeys: (expiredBeforeMs) => pruneKeyRecords(db, KEYS_TABLE, expiredBeforeMs),
+    pruneKeys: (expiredBeforeMs) => pruneKeyRecords(db.writes, KEYS_TABLE, expiredBeforeMs),
     ping: () => db.ping(),
     async close() {
       await Promise.all([withdrawals.close(), balances.close()]);

@@ -85,7 +85,7 @@ export function keyedBatches<Op, Outcome>(options: KeyedBatchOptions<Op, Outcome
 
   async function plain(entries: readonly BatchEntry<Op, Outcome>[]): Promise<BatchResult<Outcome>[]> {
     const ops = entries.map((entry) => entry.op);
-    const outcomes = await decide(db, ops, ops.map(() => null));
+    const outcomes = await decide(db.writes, ops, ops.map(() => null));
     return outcomes.map((outcome) => ({ kind: 'plain', outcome }));
   }
 

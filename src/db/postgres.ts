@@ -37,6 +37,12 @@ export interface SqlSession {
 
 export interface PostgresDatabase extends SqlSession {
   /**
+   * Statements on the pool that write, whatever their first word (a write through a function is a
+   * SELECT): each that succeeds also tells the store's health that writes work again. `query`
+   * takes a statement that starts with SELECT for a read, which says nothing about writes.
+   */
+  readonly writes: SqlSession;
+  /**
    * A statement each pooled connection parses and plans once, then runs by name: for the hot
    * paths, where parsing every time would be most of the server's work. `name` must be unique.
    */
@@ -184,6 +190,7 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresDa
 
   return {
     query: (text, values, name) => guarded(kindOf(text), () => runQuery(pool, text, values, name)),
+    writes: { query: (text, values, name) => guarded('write', () => runQuery(pool, text, values, name)) },
     prepared: (name, text) => {
       const kind = kindOf(text);
       return (values) => guarded(kind, () => runQuery(pool, text, values, name));

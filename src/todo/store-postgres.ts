@@ -141,9 +141,7 @@ export async function openPostgresTodoStore(url: string, options: StoreOptions =
     claimFunction: CLAIM_KEYS,
     async decide(session, batch) {
       const { rows } = await session.query<{ answers: string[]; new_ids: (string | null)[]; titles_out: (string | null)[] }>(
-        // A WITH, not a bare SELECT: the store's health takes a statement that starts with SELECT
-        // for a read (postgres.ts), and a write that goes through must say that writes work again.
-        'WITH batch AS (SELECT * FROM todo_write_batch($1::text[], $2::bigint[], $3::text[], $4::boolean[])) SELECT answers, new_ids, titles_out FROM batch',
+        'SELECT answers, new_ids, titles_out FROM todo_write_batch($1::text[], $2::bigint[], $3::text[], $4::boolean[])',
         [
           batch.map((w) => w.kind),
           batch.map((w) => ('id' in w ? w.id : 0)),
@@ -185,7 +183,7 @@ export async function openPostgresTodoStore(url: string, options: StoreOptions =
       if (result.kind === 'plain') throw new Error('a keyed create came back without its key');
       return result;
     },
-    pruneKeys: (expiredBeforeMs) => pruneKeyRecords(db, KEYS_TABLE, expiredBeforeMs),
+    pruneKeys: (expiredBeforeMs) => pruneKeyRecords(db.writes, KEYS_TABLE, expiredBeforeMs),
     async replace(id, input: TodoInput) {
       const { answer } = await write({ kind: 'replace', id, title: encodeTitle(input.title), done: input.done });
       return { todo: { id, title: input.title, done: input.done }, created: answer === 'created' };
