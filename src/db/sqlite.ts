@@ -66,7 +66,7 @@ function checkIntact(db: SqliteDatabase, location: string): void {
  * never creates the file: a file gone by the time it opens (deleted under a starting store) is an
  * error here, not a new empty database at the same path.
  */
-export function connectSqlite(location: string, synchronous: 'FULL' | 'NORMAL' | 'OFF' = 'FULL', busyTimeoutMs = 5000): SqliteDatabase {
+export function connectSqlite(location: string, synchronous?: 'FULL' | 'NORMAL' | 'OFF', busyTimeoutMs?: number): SqliteDatabase {
   return withSettings(new Database(location, { fileMustExist: location !== ':memory:' }), synchronous, busyTimeoutMs);
 }
 

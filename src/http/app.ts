@@ -149,7 +149,7 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
       // Nobody is left to answer, and the fault is not ours: its access line (499, nginx's "client
       // closed request") is all the log says of it.
       res.destroy();
-      observer.finished(method, url, ex.route, CLIENT_CLOSED_REQUEST, 0, ex.id, ex.startedMs);
+      report(ex, CLIENT_CLOSED_REQUEST, 0);
       return;
     }
     try {
