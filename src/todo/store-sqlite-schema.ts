@@ -54,8 +54,13 @@ export interface TodoWriteOutcomes {
 export type TodoWriteOutcome = TodoWriteOutcomes[keyof TodoWriteOutcomes];
 
 export function prepareTodoRead(db: SqliteDatabase): (id: number) => TodoRow | undefined {
-  const selectOne = db.prepare<[number], TodoRow>('SELECT title, done FROM todos WHERE id = ?');
-  return (id) => selectOne.get(id);
+  // The row as an array: better-sqlite3 builds a row object one property at a time from C++,
+  // which costs more than the lookup itself; an object literal here is nearly free.
+  const selectOne = db.prepare<[number], [title: string, done: number]>('SELECT title, done FROM todos WHERE id = ?').raw(true);
+  return (id) => {
+    const row = selectOne.get(id);
+    return row === undefined ? undefined : { title: row[0], done: row[1] };
+  };
 }
 
 /** Applies one write; it must run inside a write transaction (each is atomic only there). */
