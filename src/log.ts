@@ -14,6 +14,14 @@ export interface Logger {
   error(message: string, fields?: LogFields): void;
   /** True when info lines are written: a hot path checks it before building a line. */
   readonly infoEnabled: boolean;
+  /**
+   * The line `info(message, fields)` writes, for a caller that has written the fields as JSON
+   * members already (`,"key":value` each, in order). For the one line every request writes: pino's
+   * walk over a fields object (a loop over each key and each string's characters, then a dozen
+   * string joins) cost a logged `GET /todos/1` about a tenth of its instructions under valgrind
+   * (99k against 88k). test/log.test.ts holds both forms to the same bytes.
+   */
+  infoJson(message: string, members: string): void;
   /** A logger whose every line also carries `bindings`; they are serialized once, not per line. */
   child(bindings: LogFields): Logger;
   /**
@@ -59,30 +67,42 @@ export function createLogger(level: LogLevel, write?: (line: string) => void): L
       stdout.end();
     }));
   };
-  return wrap(
-    pino(
-      {
-        level,
-        serializers: { error: serializeError },
-        // The defaults, stated: a line of ours always has these keys, whatever pino's next version says.
-        base: { pid: process.pid, hostname: hostname() },
-        timestamp: pino.stdTimeFunctions.epochTime,
-        messageKey: 'msg',
-      },
-      destination,
-    ),
-    close,
+  // The defaults, stated: a line of ours always has these keys, whatever pino's next version says.
+  const base = { pid: process.pid, hostname: hostname() };
+  const logger = pino(
+    { level, serializers: { error: serializeError }, base, timestamp: pino.stdTimeFunctions.epochTime, messageKey: 'msg' },
+    destination,
   );
+  return wrap(logger, { write: (line) => destination.write(line), bindings: asMembers(base), close });
 }
 
-function wrap(logger: PinoLogger, close: () => Promise<void>): Logger {
+/** What a logger and its children share, and the bindings of this one as JSON members. */
+interface LineSink {
+  readonly write: (line: string) => void;
+  readonly bindings: string;
+  readonly close: () => Promise<void>;
+}
+
+/** `{"a":1,"b":"x"}` → `,"a":1,"b":"x"`, as pino writes bindings into a line. */
+function asMembers(fields: LogFields): string {
+  const json = JSON.stringify(fields);
+  return json === '{}' ? '' : `,${json.slice(1, -1)}`;
+}
+
+const INFO_LEVEL_PREFIX = `{"level":${pino.levels.values.info},"time":`;
+
+function wrap(logger: PinoLogger, sink: LineSink): Logger {
+  const infoEnabled = logger.isLevelEnabled('info');
   return {
     info: (message, fields) => logger.info(fields, message),
     warn: (message, fields) => logger.warn(fields, message),
     error: (message, fields) => logger.error(fields, message),
-    infoEnabled: logger.isLevelEnabled('info'),
-    child: (bindings) => wrap(logger.child(bindings), close),
-    close,
+    infoJson: (message, members) => {
+      if (infoEnabled) sink.write(`${INFO_LEVEL_PREFIX}${Date.now()}${sink.bindings}${members},"msg":${JSON.stringify(message)}}\n`);
+    },
+    infoEnabled,
+    child: (bindings) => wrap(logger.child(bindings), { ...sink, bindings: sink.bindings + asMembers(bindings) }),
+    close: sink.close,
   };
 }
 

@@ -34,14 +34,13 @@ export class RequestObserver {
     this.metrics?.finished(method, route, status, durationMs / 1000);
     if (!this.accessLog) return;
     const queryAt = target.indexOf('?');
-    this.log.info('request', {
-      requestId,
-      method,
-      path: queryAt === -1 ? target : target.slice(0, queryAt),
-      route,
-      status,
-      durationMs: Math.round(durationMs * 1000) / 1000,
-      bytes,
-    });
+    const path = queryAt === -1 ? target : target.slice(0, queryAt);
+    // The line info('request', { requestId, method, path, route, status, durationMs, bytes }) writes,
+    // with the members written here (see Logger.infoJson). Numbers are integers or a finite duration.
+    this.log.infoJson(
+      'request',
+      `,"requestId":${JSON.stringify(requestId)},"method":${JSON.stringify(method)},"path":${JSON.stringify(path)},"route":${JSON.stringify(route)}` +
+        `,"status":${status},"durationMs":${Math.round(durationMs * 1000) / 1000},"bytes":${bytes}`,
+    );
   }
 }

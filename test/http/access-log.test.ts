@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { hostname } from 'node:os';
 import { describe, test } from 'node:test';
+import { createLogger } from '../../src/log.js';
 import { send } from '../support/http.js';
 import { FAILURE_TEXT, withFaultyService } from '../support/faulty-service.js';
 import { withServer } from '../support/server.js';
@@ -42,6 +43,23 @@ describe('access log', { timeout: SUITE_TIMEOUT_MS }, () => {
       { level: 30, service: 'todo', method: 'GET', path: '/nowhere/at/all', route: 'unmatched', status: 404, bytes: 22, msg: 'request' },
       { level: 30, service: 'todo', method: 'HEAD', path: '/todos/1', route: '/todos/{todo_id}', status: 200, bytes: 0, msg: 'request' },
     ]);
+  });
+
+  test('the access line has the bytes pino writes for its fields, an awkward path included', async () => {
+    const logs: string[] = [];
+    // Quotes and a backslash are what a path can hold that JSON escapes (node:http refuses control
+    // characters and bytes beyond ASCII in a request-target).
+    const path = '/nowhere/"quoted"\\back/{x}';
+    await withServer({ service: 'todo', logLines: logs }, async (url) => {
+      assert.equal((await send(url, { method: 'GET', path: `${path}?q=1` })).status, 404);
+    });
+    const [written] = logs.filter((line) => line.includes('"msg":"request"'));
+    const { requestId, method, path: loggedPath, route, status, durationMs, bytes } = JSON.parse(written ?? '') as Line;
+    assert.equal(loggedPath, path);
+    const byPino: string[] = [];
+    createLogger('info', (line) => byPino.push(line)).child({ service: 'todo' }).info('request', { requestId, method, path: loggedPath, route, status, durationMs, bytes });
+    const withoutTime = (line: string | undefined): string | undefined => line?.replace(/"time":\d+,/, '');
+    assert.equal(withoutTime(written), withoutTime(byPino[0]));
   });
 
   test('never a body, a query or a header value other than the request id', async () => {

@@ -1,0 +1,49 @@
+// The logger's two ways to write an info line: pino's own (a fields object) and infoJson (fields
+// already written as JSON members, for the access line) must give the same bytes, so that an
+// operator's pipeline cannot tell which one wrote a line.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { createLogger, type LogFields } from '../src/log.js';
+
+/** The fields as JSON members, as a caller of infoJson writes them. */
+const members = (fields: LogFields): string => `,${JSON.stringify(fields).slice(1, -1)}`;
+
+/** Two lines written a moment apart differ only in their time: that is set aside, once checked. */
+function withoutTime(line: string): string {
+  const match = /^\{"level":\d+,"time":(\d+),/.exec(line);
+  assert.ok(match !== null, line);
+  assert.ok(Math.abs(Number(match[1]) - Date.now()) < 60_000, 'time is epoch milliseconds');
+  return line.replace(/"time":\d+,/, '"time":0,');
+}
+
+const AWKWARD_FIELDS: LogFields = {
+  requestId: 'a1b2-c3',
+  path: '/todos/"quoted"\\back\tslash/é/😀/\u0001',
+  route: '/todos/{todo_id}',
+  status: 404,
+  durationMs: 0.125,
+  bytes: 0,
+};
+
+describe('log lines', () => {
+  test('infoJson writes the same bytes as info with the same fields, bindings of every child included', () => {
+    const lines: string[] = [];
+    const log = createLogger('info', (line) => lines.push(line)).child({ service: 'todo' }).child({ worker: 2 });
+    log.info('request', AWKWARD_FIELDS);
+    log.infoJson('request', members(AWKWARD_FIELDS));
+    assert.equal(lines.length, 2);
+    const [byPino, byMembers] = lines.map(withoutTime);
+    assert.equal(byMembers, byPino);
+    assert.ok(byPino?.endsWith('"msg":"request"}\n'));
+    assert.deepEqual(JSON.parse(byMembers ?? ''), { level: 30, time: 0, pid: process.pid, hostname: (JSON.parse(byPino ?? '') as { hostname: string }).hostname, service: 'todo', worker: 2, ...AWKWARD_FIELDS, msg: 'request' });
+  });
+
+  test('infoJson writes nothing when the level is above info', () => {
+    const lines: string[] = [];
+    const log = createLogger('warn', (line) => lines.push(line)).child({ service: 'todo' });
+    log.infoJson('request', members({ status: 200 }));
+    log.warn('still written');
+    assert.equal(lines.length, 1);
+    assert.match(lines[0] ?? '', /"msg":"still written"/);
+  });
+});
