@@ -16,10 +16,13 @@ export interface Logger {
   readonly infoEnabled: boolean;
   /**
    * The line `info(message, fields)` writes, for a caller that has written the fields as JSON
-   * members already (`,"key":value` each, in order). For the one line every request writes: pino's
-   * walk over a fields object (a loop over each key and each string's characters, then a dozen
-   * string joins) cost a logged `GET /todos/1` about a tenth of its instructions under valgrind
-   * (99k against 88k). test/log.test.ts holds both forms to the same bytes.
+   * members already (`,"key":value` each, in order, values by JSON.stringify or finite numbers; no
+   * serializer applies to them). For the one line every request writes: pino's walk over a fields
+   * object (a loop over each key and each string's characters, then a dozen string joins) cost a
+   * logged `GET /todos/1` about a tenth of its instructions under valgrind (99k against 88k).
+   * test/log.test.ts holds both forms to the same bytes. They differ only for a string holding a
+   * lone UTF-16 surrogate, which JSON.stringify escapes and pino writes as U+FFFD; no field of the
+   * access line can hold one (an HTTP request line is ASCII).
    */
   infoJson(message: string, members: string): void;
   /** A logger whose every line also carries `bindings`; they are serialized once, not per line. */
@@ -48,12 +51,13 @@ export function createLogger(level: LogLevel, write?: (line: string) => void): L
       ? pino.destination({ dest: 1, sync: false, minLength: LINES_BUFFERED_BYTES, periodicFlush: LINES_HELD_MS_MAX, contentMode: 'buffer' })
       : undefined;
   // Lines go to sonic-boom (pino's destination) as bytes. Given a string, it measures the UTF-8
-  // length of its whole pending buffer again on every write, so that each line costs as much as the
-  // up to 4 KiB gathered before it: with the access line on, about a tenth of a `GET /todos/1`'s
-  // instructions (valgrind). Given bytes, it keeps lengths as numbers. Its types declare only the
-  // string form; `contentMode: 'buffer'` is its documented option for bytes.
-  const destination: DestinationStream =
-    stdout === undefined ? { write: write as (line: string) => void } : { write: (line: string) => stdout.write(Buffer.from(line) as unknown as string) };
+  // length of its whole pending buffer again on every write (up to 4 KiB, and up to its 16 KiB
+  // chunk while a write is out), so that each line costs as much as the lines gathered before it:
+  // with the access line on, about a tenth of a `GET /todos/1`'s instructions (valgrind). Given
+  // bytes, it keeps lengths as numbers. `contentMode: 'buffer'` is its documented option for
+  // bytes; its types declare only the string form of write().
+  const bytesOut = stdout as unknown as { write(bytes: Buffer): boolean } | undefined;
+  const destination: DestinationStream = bytesOut === undefined ? { write: write as (line: string) => void } : { write: (line: string) => bytesOut.write(Buffer.from(line)) };
   let closed: Promise<void> | undefined;
   const close = (): Promise<void> => {
     if (stdout === undefined) return Promise.resolve();
@@ -67,42 +71,40 @@ export function createLogger(level: LogLevel, write?: (line: string) => void): L
       stdout.end();
     }));
   };
-  // The defaults, stated: a line of ours always has these keys, whatever pino's next version says.
-  const base = { pid: process.pid, hostname: hostname() };
   const logger = pino(
-    { level, serializers: { error: serializeError }, base, timestamp: pino.stdTimeFunctions.epochTime, messageKey: 'msg' },
+    {
+      level,
+      serializers: { error: serializeError },
+      // The defaults, stated: a line of ours always has these keys, whatever pino's next version says.
+      base: { pid: process.pid, hostname: hostname() },
+      timestamp: pino.stdTimeFunctions.epochTime,
+      messageKey: 'msg',
+    },
     destination,
   );
-  return wrap(logger, { write: (line) => destination.write(line), bindings: asMembers(base), close });
-}
-
-/** What a logger and its children share, and the bindings of this one as JSON members. */
-interface LineSink {
-  readonly write: (line: string) => void;
-  readonly bindings: string;
-  readonly close: () => Promise<void>;
-}
-
-/** `{"a":1,"b":"x"}` → `,"a":1,"b":"x"`, as pino writes bindings into a line. */
-function asMembers(fields: LogFields): string {
-  const json = JSON.stringify(fields);
-  return json === '{}' ? '' : `,${json.slice(1, -1)}`;
+  return wrap(logger, (line) => destination.write(line), close);
 }
 
 const INFO_LEVEL_PREFIX = `{"level":${pino.levels.values.info},"time":`;
 
-function wrap(logger: PinoLogger, sink: LineSink): Logger {
+/** The bindings of a logger and of its parents as pino has serialized them once: `,"pid":1,…`. */
+function bindingsOf(logger: PinoLogger): string {
+  return (logger as unknown as Record<symbol, string>)[pino.symbols.chindingsSym] ?? '';
+}
+
+function wrap(logger: PinoLogger, write: (line: string) => void, close: () => Promise<void>): Logger {
   const infoEnabled = logger.isLevelEnabled('info');
+  const bindings = bindingsOf(logger);
   return {
     info: (message, fields) => logger.info(fields, message),
     warn: (message, fields) => logger.warn(fields, message),
     error: (message, fields) => logger.error(fields, message),
     infoJson: (message, members) => {
-      if (infoEnabled) sink.write(`${INFO_LEVEL_PREFIX}${Date.now()}${sink.bindings}${members},"msg":${JSON.stringify(message)}}\n`);
+      if (infoEnabled) write(`${INFO_LEVEL_PREFIX}${Date.now()}${bindings}${members},"msg":${JSON.stringify(message)}}\n`);
     },
     infoEnabled,
-    child: (bindings) => wrap(logger.child(bindings), { ...sink, bindings: sink.bindings + asMembers(bindings) }),
-    close: sink.close,
+    child: (childBindings) => wrap(logger.child(childBindings), write, close),
+    close,
   };
 }
 

@@ -16,10 +16,14 @@ function withoutTime(line: string): string {
   return line.replace(/"time":\d+,/, '"time":0,');
 }
 
+// pino escapes a short string by its own loop, and hands a long one, or one with a control
+// character, to JSON.stringify: each way is here.
 const AWKWARD_FIELDS: LogFields = {
   requestId: 'a1b2-c3',
-  path: '/todos/"quoted"\\back\tslash/é/😀/\u0001',
-  route: '/todos/{todo_id}',
+  quoted: '/todos/"quoted"\\back',
+  control: 'tab\there\u0001',
+  long: `${'x'.repeat(60)}"${'y'.repeat(60)}`,
+  unicode: 'é 😀',
   status: 404,
   durationMs: 0.125,
   bytes: 0,
