@@ -100,13 +100,18 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
    */
   function write(ex: Exchange): void {
     try {
-      ex.res.writeHead(ex.status, shutdown.started ? { ...ex.headers, Connection: 'close' } : ex.headers);
+      ex.res.writeHead(ex.status, withShutdownHeader(ex.headers));
       ex.res.end(ex.body);
     } catch (error) {
       answerRefused(ex, error);
       return;
     }
     report(ex, ex.status, ex.bytes);
+  }
+
+  /** Once shutdown has begun, an answer also says `Connection: close`, so that its client leaves. */
+  function withShutdownHeader(headers: OutgoingHttpHeaders | undefined): OutgoingHttpHeaders | undefined {
+    return shutdown.started ? { ...headers, Connection: 'close' } : headers;
   }
 
   function report(ex: Exchange, status: number, bytes: number): void {
@@ -130,8 +135,7 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
       for (const name of res.getHeaderNames()) res.removeHeader(name);
       // The refused writeHead has already set the reason phrase of its own status ("OK").
       res.statusMessage = INTERNAL_ERROR_TEXT;
-      const headers = plainInternalErrorHeaders(ex.id);
-      res.writeHead(500, shutdown.started ? { ...headers, Connection: 'close' } : headers);
+      res.writeHead(500, withShutdownHeader(plainInternalErrorHeaders(ex.id)));
       res.end(INTERNAL_ERROR_TEXT);
     } catch {
       res.destroy();
