@@ -3,7 +3,7 @@
 // operator's pipeline cannot tell which one wrote a line.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createLogger, type LogFields } from '../src/log.js';
+import { createLogger, jsonString, linesPerTurn, type LogFields } from '../src/log.js';
 
 /** The fields as JSON members, as a caller of infoJson writes them. */
 const members = (fields: LogFields): string => `,${JSON.stringify(fields).slice(1, -1)}`;
@@ -49,5 +49,53 @@ describe('log lines', () => {
     log.warn('still written');
     assert.equal(lines.length, 1);
     assert.match(lines[0] ?? '', /"msg":"still written"/);
+  });
+
+  test('infoJson ends each line with its own message when messages alternate', () => {
+    const lines: string[] = [];
+    const log = createLogger('info', (line) => lines.push(line));
+    for (const message of ['request', 'other "one"', 'request']) log.infoJson(message, members({ status: 200 }));
+    assert.deepEqual(
+      lines.map((line) => (JSON.parse(line) as { msg: string }).msg),
+      ['request', 'other "one"', 'request'],
+    );
+  });
+
+  test('jsonString writes what JSON.stringify writes, for every UTF-16 code unit and around it', () => {
+    for (let unit = 0; unit <= 0xffff; unit++) {
+      const c = String.fromCharCode(unit);
+      for (const text of [c, `/todos/${c}`, `${c}x`]) assert.equal(jsonString(text), JSON.stringify(text), `code unit ${unit}`);
+    }
+    for (const text of ['', 'GET', '/todos/{todo_id}', 'a1b2-c3:d4.e5_f6', 'é 😀', '\ud800 alone', 'x'.repeat(300)]) {
+      assert.equal(jsonString(text), JSON.stringify(text));
+    }
+  });
+});
+
+describe('lines per turn', () => {
+  const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+  test('the lines of one turn reach the destination together, in order, when the turn ends', async () => {
+    const writes: string[] = [];
+    const lines = linesPerTurn((bytes) => writes.push(bytes.toString('utf8')));
+    lines.write('one\n');
+    lines.write('twö\n');
+    assert.deepEqual(writes, [], 'nothing before the turn ends');
+    await nextTurn();
+    assert.deepEqual(writes, ['one\ntwö\n']);
+    lines.write('three\n');
+    await nextTurn();
+    await nextTurn();
+    assert.deepEqual(writes, ['one\ntwö\n', 'three\n'], 'a later turn gets its own write, and an empty turn none');
+  });
+
+  test('flush hands over what is pending at once, and the end of the turn then writes nothing more', async () => {
+    const writes: string[] = [];
+    const lines = linesPerTurn((bytes) => writes.push(bytes.toString('utf8')));
+    lines.write('last words\n');
+    lines.flush();
+    assert.deepEqual(writes, ['last words\n']);
+    await nextTurn();
+    assert.deepEqual(writes, ['last words\n']);
   });
 });

@@ -2,7 +2,7 @@
 // the request metrics. The line holds the method, the path without its query (a query may carry a
 // token), the route template, the status, the duration, the response bytes and the request id:
 // never a body, and no header value but the request id.
-import type { Logger } from '../log.js';
+import { jsonString, type Logger } from '../log.js';
 import type { RequestMetrics } from './request-metrics.js';
 
 export interface RequestObserverOptions {
@@ -39,8 +39,24 @@ export class RequestObserver {
     // with the members written here (see Logger.infoJson). Numbers are integers or a finite duration.
     this.log.infoJson(
       'request',
-      `,"requestId":${JSON.stringify(requestId)},"method":${JSON.stringify(method)},"path":${JSON.stringify(path)},"route":${JSON.stringify(route)}` +
-        `,"status":${status},"durationMs":${Math.round(durationMs * 1000) / 1000},"bytes":${bytes}`,
+      `,"requestId":${jsonString(requestId)},"method":${jsonString(method)},"path":${jsonString(path)},"route":${jsonString(route)}` +
+        `,"status":${status},"durationMs":${millisecondsText(durationMs)},"bytes":${bytes}`,
     );
   }
+}
+
+/** The decimal part of a duration by its microseconds: '' for none, then '.001' … '.999' without trailing zeros. */
+const FRACTIONS: readonly string[] = Array.from({ length: 1000 }, (_, us) => (us === 0 ? '' : `.${String(us).padStart(3, '0').replace(/0+$/, '')}`));
+
+/** The longest duration written from integers: about 35 minutes, far inside a double's exact digits. */
+const MICROSECONDS_FAST_MAX = 0x7fffffff;
+
+/**
+ * `String(Math.round(ms * 1000) / 1000)`, the duration to the microsecond as JavaScript writes it,
+ * but from integers: V8 takes about 0.15 µs to write a fraction, and a tenth of that for this.
+ */
+export function millisecondsText(ms: number): string {
+  const us = Math.round(ms * 1000);
+  if (!(us >= 0 && us <= MICROSECONDS_FAST_MAX)) return String(Math.round(ms * 1000) / 1000);
+  return `${Math.floor(us / 1000)}${FRACTIONS[us % 1000] as string}`;
 }

@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import { Registry } from 'prom-client';
 import { createLogger } from '../../src/log.js';
 import { DURATION_BUCKETS_S, RequestMetrics } from '../../src/http/request-metrics.js';
-import { RequestObserver } from '../../src/http/request-observer.js';
+import { millisecondsText, RequestObserver } from '../../src/http/request-observer.js';
 
 /** The exposition's lines for one metric, without comments. */
 async function scraped(registry: Registry, name: string): Promise<string[]> {
@@ -97,5 +97,21 @@ describe('the request observer', () => {
     assert.equal(line.path, '/accounts/alice', 'the path without its query');
     const sum = Number((await scraped(registry, 'http_request_duration_seconds_sum'))[0]?.split(' ')[1]);
     assert.ok(Math.abs(sum - line.durationMs / 1000) < 0.001, `${sum} s for ${line.durationMs} ms`);
+  });
+
+  test('the access line writes a duration as String(Math.round(ms * 1000) / 1000) would, to the byte', () => {
+    const reference = (ms: number): string => String(Math.round(ms * 1000) / 1000);
+    for (let us = 0; us < 20_000; us++) {
+      for (const ms of [us / 1000, us / 1000 + 0.0004, us / 1000 - 0.0004]) {
+        if (ms >= 0) assert.equal(millisecondsText(ms), reference(ms), `${ms} ms`);
+      }
+    }
+    let seed = 7;
+    const random = (): number => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    for (let i = 0; i < 100_000; i++) {
+      const ms = random() * 10 ** Math.floor(random() * 10);
+      assert.equal(millisecondsText(ms), reference(ms), `${ms} ms`);
+    }
+    for (const ms of [0, 0.0005, 0.0015, 2147483.647, 2147483.648, 3e9, 1e30]) assert.equal(millisecondsText(ms), reference(ms), `${ms} ms`);
   });
 });
