@@ -4,13 +4,13 @@
 //
 // Hot path: a request costs one call chain, one small record of ours and, for an async handler,
 // one promise; no async wrapper functions; the constant answer to an unknown path is rendered
-// once; and invalid input is handed back rather than thrown (a throw costs about as much as the
-// rest of a 422). Answers are written at the end of the event-loop turn, all together
+// once; and invalid input is handed back, as a value that is not even an Error, rather than thrown
+// (a throw costs about as much as the rest of a 422). Answers are written at the end of the event-loop turn, all together
 // (turn-end-writes.ts).
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Logger } from '../log.js';
 import { decodeBody, readBody, type BodyLimits } from './body.js';
-import { ClientAbortError, methodNotAllowed, notFound, RequestValidationError } from './errors.js';
+import { ClientAbortError, InvalidRequest, methodNotAllowed, notFound } from './errors.js';
 import { DEFAULT_IDEMPOTENCY_TTL_MS, IdempotencyGate, type IdempotencyPolicy } from './idempotency.js';
 import { JSON_TYPE, renderError, type ErrorFormat, type RenderedError } from './render.js';
 import { REQUEST_ID_HEADER, requestIdFor } from './request-id.js';
@@ -171,8 +171,8 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
     }
   }
 
-  function answer(ex: Exchange, outcome: Reply | RequestValidationError): void {
-    if (outcome instanceof RequestValidationError) fail(ex, outcome);
+  function answer(ex: Exchange, outcome: Reply | InvalidRequest): void {
+    if (outcome instanceof InvalidRequest) fail(ex, outcome);
     else writeReply(ex, outcome);
   }
 
@@ -262,7 +262,7 @@ function runRoute(
   req: IncomingMessage,
   limits: BodyLimits,
   gate: IdempotencyGate,
-): Reply | RequestValidationError | Promise<Reply | RequestValidationError> {
+): Reply | InvalidRequest | Promise<Reply | InvalidRequest> {
   const issues: Issues = [];
   const params: Record<string, unknown> = {};
   for (const [name, spec] of route.params) {
@@ -270,7 +270,7 @@ function runRoute(
   }
   const bodySpec = route.body;
   if (bodySpec === undefined) {
-    if (issues.length > 0) return new RequestValidationError(issues);
+    if (issues.length > 0) return new InvalidRequest(issues);
     const input = { params, body: undefined };
     return route.idempotent ? gate.run(route, input, req, undefined) : route.handle(input);
   }
@@ -282,7 +282,7 @@ function runRoute(
       decoded.kind === 'text'
         ? bodySpec.fromRawText(decoded.text, ['body'], issues)
         : bodySpec.fromBody(decoded.kind === 'json' ? decoded.value : undefined, ['body'], issues);
-    if (issues.length > 0) return new RequestValidationError(issues);
+    if (issues.length > 0) return new InvalidRequest(issues);
     return route.idempotent ? gate.run(route, { params, body }, req, bytes) : route.handle({ params, body });
   });
 }

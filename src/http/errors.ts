@@ -72,6 +72,15 @@ export class RequestValidationError extends Error {
 }
 
 /**
+ * The same failure, handed back by the pipeline as a value rather than thrown: it is not an Error,
+ * because constructing one costs V8 a call into its runtime even without a stack (about 0.4 µs,
+ * measured), on every 422. render.ts renders both alike.
+ */
+export class InvalidRequest {
+  constructor(readonly items: readonly ValidationItem[]) {}
+}
+
+/**
  * A business-rule failure of a service (for example insufficient funds). The default format does not
  * recognise these, as the reference does not: they become the plain 500. The other formats render
  * them with their catalogue status and code and their public message.

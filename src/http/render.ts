@@ -6,7 +6,7 @@
 // code are written once, at start-up, so an error on a hot path (a 404, a 422) costs one string
 // concatenation around its own text.
 import { catalogueEntries, ERROR_CATALOGUE, problemType, type ErrorCode } from './catalogue.js';
-import { CodedError, DomainError, HttpError, RequestValidationError, type ValidationItem } from './errors.js';
+import { CodedError, DomainError, HttpError, InvalidRequest, RequestValidationError, type ValidationItem } from './errors.js';
 import { Bounded, encodeJson } from './json-encode.js';
 
 export const ERROR_FORMAT_NAMES = ['default', 'unified', 'problem'] as const;
@@ -82,13 +82,19 @@ export function renderError(error: unknown, format: ErrorFormat): RenderedError 
   }
 }
 
+/** The items of a validation failure, thrown (RequestValidationError) or handed back (InvalidRequest). */
+function validationItems(error: unknown): readonly ValidationItem[] | undefined {
+  return error instanceof InvalidRequest || error instanceof RequestValidationError ? error.items : undefined;
+}
+
 function renderDefault(error: unknown): RenderedError {
   if (error instanceof HttpError) return answer(error.status, JSON_TYPE, `{"detail":${encodeJson(error.detail)}}`, error.headers);
   if (error instanceof CodedError) {
     const body = `{"detail":{"code":${encodeJson(error.code)},"message":${encodeJson(error.publicMessage)}}}`;
     return answer(error.status, JSON_TYPE, body, error.headers);
   }
-  if (error instanceof RequestValidationError) return answer(422, JSON_TYPE, encodeJson({ detail: error.items.map(withBoundedInput) }));
+  const items = validationItems(error);
+  if (items !== undefined) return answer(422, JSON_TYPE, encodeJson({ detail: items.map(withBoundedInput) }));
   // DomainErrors are deliberately not recognised here, as in the reference: they are the plain 500.
   return PLAIN_500;
 }
@@ -108,8 +114,9 @@ function renderUnified(error: unknown, catchAll: boolean): RenderedError {
   if (error instanceof HttpError) return unified(error.code, error.detail, error.headers);
   if (error instanceof CodedError) return unified(error.code, error.publicMessage, error.headers);
   if (error instanceof DomainError) return unified(error.code, error.publicMessage);
-  if (error instanceof RequestValidationError) {
-    const fields = error.items.map((item) => ({ field: item.loc.join('.'), message: item.msg }));
+  const items = validationItems(error);
+  if (items !== undefined) {
+    const fields = items.map((item) => ({ field: item.loc.join('.'), message: item.msg }));
     const body = `${FRAMES.VALIDATION_FAILED.unifiedHead}${encodeJson(ERROR_CATALOGUE.VALIDATION_FAILED.message)},"fields":${encodeJson(fields)}}}`;
     return answer(422, JSON_TYPE, body);
   }
@@ -126,8 +133,9 @@ function renderProblem(error: unknown): RenderedError {
   if (error instanceof HttpError) return problem(error.code, error.detail, '', error.headers);
   if (error instanceof CodedError) return problem(error.code, error.publicMessage, '', error.headers);
   if (error instanceof DomainError) return problem(error.code, error.publicMessage, '');
-  if (error instanceof RequestValidationError) {
-    const errors = `,"errors":${encodeJson(error.items.map(problemItem))}`;
+  const items = validationItems(error);
+  if (items !== undefined) {
+    const errors = `,"errors":${encodeJson(items.map(problemItem))}`;
     return problem('VALIDATION_FAILED', ERROR_CATALOGUE.VALIDATION_FAILED.message, errors);
   }
   return PROBLEM_500;

@@ -3,7 +3,7 @@
 // some paths reach (the store away, a client leaving mid-body, a member name that needs escaping).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ClientAbortError, CodedError, HttpError, RequestValidationError, ServiceUnavailableError } from '../../src/http/errors.js';
+import { ClientAbortError, CodedError, HttpError, InvalidRequest, RequestValidationError, ServiceUnavailableError } from '../../src/http/errors.js';
 import { ERROR_FORMAT_NAMES, renderError } from '../../src/http/render.js';
 
 describe('the HTTP error classes', () => {
@@ -19,6 +19,20 @@ describe('the HTTP error classes', () => {
     for (const name of ERROR_FORMAT_NAMES) {
       for (const error of meant) assert.equal(renderError(error, { name, catchAll: true }).unexpected, false, `${name}: ${error.name}`);
       assert.equal(renderError(new Error('boom'), { name, catchAll: true }).unexpected, true, name);
+    }
+  });
+
+  test('a validation failure handed back as a value renders byte for byte as the thrown one, in every format', () => {
+    const items = [
+      { type: 'missing', loc: ['body', 'title'], msg: 'Field required', input: { done: true } },
+      { type: 'int_parsing', loc: ['path', 'todo_id'], msg: 'Input should be a valid integer, unable to parse string as an integer', input: 'x' },
+    ];
+    for (const name of ERROR_FORMAT_NAMES) {
+      for (const catchAll of [false, true]) {
+        const thrown = renderError(new RequestValidationError(items), { name, catchAll });
+        assert.equal(thrown.status, 422);
+        assert.deepEqual(renderError(new InvalidRequest(items), { name, catchAll }), thrown, name);
+      }
     }
   });
 
