@@ -7,6 +7,7 @@
 #
 #   sh bench/instructions.sh [PATH] [ROUNDS]     a path of the to-do service (default /todos/1), ROUNDS (default 2)
 #   CLI=other/dist/cli.js sh bench/instructions.sh   the to-do service of another build, to compare two
+#   BODY='{"done":true}' sh bench/instructions.sh /todos   POST with that JSON body (here the 422 of the bench)
 #
 # The to-do service runs on a fresh SQLite file. autocannon sends 9,000 requests (10 connections)
 # to warm a server up, then the count is reset and 3,000 more are counted; every request must be
@@ -17,6 +18,7 @@
 # (npm run bench:instructions builds first).
 set -eu
 TARGET=${1:-/todos/1}
+BODY=${BODY:-}
 ROUNDS=${2:-2}
 COUNTED=3000
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -48,7 +50,11 @@ done
 
 # load COUNT: sends COUNT requests and fails unless every one was answered.
 load() {
-  node "$AUTOCANNON" -c 10 -a "$1" -j "http://127.0.0.1:$PORT$TARGET" 2>/dev/null >"$WORK/load.json"
+  if [ -n "$BODY" ]; then
+    node "$AUTOCANNON" -c 10 -a "$1" -m POST -H 'Content-Type=application/json' -b "$BODY" -j "http://127.0.0.1:$PORT$TARGET" 2>/dev/null >"$WORK/load.json"
+  else
+    node "$AUTOCANNON" -c 10 -a "$1" -j "http://127.0.0.1:$PORT$TARGET" 2>/dev/null >"$WORK/load.json"
+  fi
   node -e '
     const r = JSON.parse(require("node:fs").readFileSync(process.argv[1], "utf8"));
     const answered = r["2xx"] + r.non2xx;
@@ -107,7 +113,8 @@ row() {
   echo "| $label | $least | $most |"
 }
 
-echo "Instructions per request on the main thread, GET $TARGET, $COUNTED requests counted, least and most of $ROUNDS rounds"
+if [ -n "$BODY" ]; then request="POST $TARGET $BODY"; else request="GET $TARGET"; fi
+echo "Instructions per request on the main thread, $request, $COUNTED requests counted, least and most of $ROUNDS rounds"
 echo
 echo "| Server | least | most |"
 echo "|---|---:|---:|"
