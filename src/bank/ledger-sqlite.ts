@@ -46,9 +46,7 @@ export async function openSqliteLedger(
   const balanceOf = prepareBalanceQuery(store.db);
   const write = ((op: LedgerWrite) => store.write(op)) as Write;
   return {
-    async balance(account) {
-      return store.read(() => balanceOf(account));
-    },
+    balance: (account) => store.read(() => balanceOf(account)),
     withdraw: (account, amount) => write({ kind: 'withdraw', account, amount }),
     withdrawOnce: (account, amount, key) => write({ kind: 'withdraw-once', account, amount, key, format }),
     pruneKeys: (expiredBeforeMs) => write({ kind: 'prune-keys', expiredBeforeMs }),

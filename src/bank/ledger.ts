@@ -3,6 +3,7 @@
 // that takes money appends a row to the withdrawal journal in the same step, so that for every
 // account the initial balance minus the sum of its journal is its balance.
 import type { KeyedWrite, StoredOutcome } from '../db/idempotency-records.js';
+import type { Eventually } from '../http/eventually.js';
 
 export type WithdrawOutcome =
   | { readonly kind: 'done'; readonly balance: number }
@@ -19,8 +20,8 @@ export interface Withdrawal {
 export const withdrawalSize = (w: Withdrawal): number => w.account.length * 3 + 16;
 
 export interface Ledger {
-  /** Undefined for an unknown account. */
-  balance(account: string): Promise<number | undefined>;
+  /** Undefined for an unknown account. At once where the store can read without waiting (SQLite): see Eventually. */
+  balance(account: string): Eventually<number | undefined>;
   withdraw(account: string, amount: number): Promise<WithdrawOutcome>;
   /**
    * A withdrawal under an idempotency key: it runs only if the key has no live record, and its

@@ -1,5 +1,6 @@
 // The bank endpoints. Three of them fail on purpose, so that every error path can be seen.
 // Each documents exactly the answers it gives (D10), in the active error format.
+import { andThen } from '../http/eventually.js';
 import { keyedReply } from '../http/idempotency.js';
 import { defineRoute, jsonReply, type DocumentedResponse, type Route } from '../http/route.js';
 import type { Ledger } from './ledger.js';
@@ -24,11 +25,11 @@ export function bankRoutes(ledger: Ledger): Route[] {
       status: 200,
       params: { account: accountParam },
       docs: { name: 'read_account', responseModel: 'Account', responses: { 404: unknownAccount } },
-      async handle({ params }) {
-        const balance = await ledger.balance(params.account);
-        if (balance === undefined) throw accountNotFound(params.account);
-        return jsonReply(200, accountJson(params.account, balance));
-      },
+      handle: ({ params }) =>
+        andThen(ledger.balance(params.account), (balance) => {
+          if (balance === undefined) throw accountNotFound(params.account);
+          return jsonReply(200, accountJson(params.account, balance));
+        }),
     }),
     defineRoute({
       method: 'GET',

@@ -16,6 +16,7 @@ import { JSON_TYPE, renderError, type ErrorFormat, type RenderedError } from './
 import { REQUEST_ID_HEADER, requestIdFor } from './request-id.js';
 import { UNMATCHED_ROUTE } from './request-metrics.js';
 import type { RequestObserver } from './request-observer.js';
+import { isPromise } from './eventually.js';
 import type { Reply, Route } from './route.js';
 import { Router } from './routing.js';
 import type { Issues } from './schema.js';
@@ -237,10 +238,6 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
       fail(ex, error);
     }
   };
-}
-
-function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
 
 function answerHeaders(rendered: RenderedError, requestId: string): Record<string, string | number> {

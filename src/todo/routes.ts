@@ -1,16 +1,18 @@
 // The to-do endpoints: parse (done by the declared schemas), call the store, pick the status.
+import { andThen, type Eventually } from '../http/eventually.js';
 import { keyedReply } from '../http/idempotency.js';
 import { defineRoute, jsonReply, type Reply, type Route } from '../http/route.js';
-import { todoAlreadyDone, todoIdParam, todoIn, todoJson, todoNotFound } from './model.js';
+import { todoAlreadyDone, todoIdParam, todoIn, todoJson, todoNotFound, type Todo } from './model.js';
 import type { TodoStore } from './store.js';
+
+function todoReply(todo: Todo | undefined): Reply {
+  if (todo === undefined) throw todoNotFound();
+  return jsonReply(200, todoJson(todo));
+}
 
 export function todoRoutes(store: TodoStore): Route[] {
   const byId = { todo_id: todoIdParam };
-  const readTodo = async ({ params }: { params: { todo_id: number } }): Promise<Reply> => {
-    const todo = await store.get(params.todo_id);
-    if (todo === undefined) throw todoNotFound();
-    return jsonReply(200, todoJson(todo));
-  };
+  const readTodo = ({ params }: { params: { todo_id: number } }): Eventually<Reply> => andThen(store.get(params.todo_id), todoReply);
   return [
     defineRoute({
       method: 'GET',

@@ -40,7 +40,7 @@ export async function openSqliteTodoStore(location: string, options: StoreOption
   const write = ((op: TodoWrite) => store.write(op)) as Write;
 
   return {
-    async get(id) {
+    get(id) {
       const row = store.read(() => readRow(id));
       return row === undefined ? undefined : toTodo(id, row);
     },

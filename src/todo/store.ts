@@ -1,6 +1,7 @@
 // What the to-do routes need from storage. Each method is one atomic step: no caller ever reads
 // and then writes, so that concurrent requests (and several instances) cannot interleave badly.
 import type { KeyedWrite, StoredOutcome } from '../db/idempotency-records.js';
+import type { Eventually } from '../http/eventually.js';
 import type { Todo, TodoInput } from './model.js';
 
 export type FinishOutcome =
@@ -9,7 +10,8 @@ export type FinishOutcome =
   | { readonly kind: 'already-done' };
 
 export interface TodoStore {
-  get(id: number): Promise<Todo | undefined>;
+  /** At once where the store can read without waiting (SQLite): see Eventually. */
+  get(id: number): Eventually<Todo | undefined>;
   /** Creates with id = largest existing id + 1 (1 when empty). */
   create(input: TodoInput): Promise<Todo>;
   /** Replaces the item, or creates it under that id; says which. */

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import type { FinishOutcome } from '../../src/todo/store.js';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+import { isPromise } from '../../src/http/eventually.js';
 import { JSON_TYPE } from '../../src/http/render.js';
 import { todoJson } from '../../src/todo/model.js';
 import { openTodoStore } from '../../src/todo/service.js';
@@ -37,6 +38,12 @@ for (const backend of await storeBackends()) {
     test('a new database holds item 1, not done', async () => {
       assert.deepEqual(await store.get(1), { id: 1, title: 'Buy milk', done: false });
       assert.equal(await store.get(2), undefined);
+    });
+
+    test('on SQLite a read answers at once, without a promise; elsewhere it may wait', async () => {
+      const read = store.get(1);
+      if (backend.name === 'sqlite') assert.equal(isPromise(read), false, 'no promise for a read that needs no wait');
+      assert.deepEqual(await read, { id: 1, title: 'Buy milk', done: false });
     });
 
     test('create takes the largest existing id + 1', async () => {
