@@ -10,6 +10,18 @@ const START_TIMEOUT_MS = 15_000;
 const STOP_TIMEOUT_MS = 10_000;
 const STDERR_KEPT_BYTES = 4096;
 
+/**
+ * Servers still running. A bench stopped by Ctrl-C or `kill` stops them as it goes, rather than
+ * leave them behind to take CPU from whatever runs next.
+ */
+const live = new Set<ChildProcess>();
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+  process.once(signal, () => {
+    for (const child of live) child.kill('SIGTERM');
+    process.exit(code);
+  });
+}
+
 export interface ServerProcess {
   readonly name: string;
   readonly url: string;
@@ -39,6 +51,8 @@ export function freePort(): Promise<number> {
  */
 export async function startServerProcess(name: string, script: URL, args: readonly string[], port: number): Promise<ServerProcess> {
   const child = spawn(process.execPath, [fileURLToPath(script), ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  live.add(child);
+  child.once('exit', () => live.delete(child));
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString('utf8')).slice(-STDERR_KEPT_BYTES);
