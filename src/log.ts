@@ -62,8 +62,8 @@ export function createLogger(level: LogLevel, write?: (line: string) => void): L
         })
       : undefined;
   // Lines go to sonic-boom (pino's destination) as bytes. Given a string, it measures the UTF-8
-  // length of its whole pending buffer again on every write (up to 4 KiB, and up to its 16 KiB
-  // chunk while a write is out), so that each line costs as much as the lines gathered before it:
+  // length of its whole pending buffer again on every write (all it gathers before a write, and a
+  // whole chunk while a write is out), so that each write costs as much as what came before it:
   // with the access line on, about a tenth of a `GET /todos/1`'s instructions (valgrind). Given
   // bytes, it keeps lengths as numbers. `contentMode: 'buffer'` is its documented option for
   // bytes; its types declare only the string form of write().

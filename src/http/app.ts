@@ -2,21 +2,22 @@
 // answer, and send any error through the one renderer. Every answer carries the request's id
 // (X-Request-Id) and is reported once to the observer (access line, metrics).
 //
-// Hot path: a request costs one call chain, one small record of ours and, for an async handler,
-// one promise; no async wrapper functions; the constant answer to an unknown path is rendered
-// once; and invalid input is handed back, as a value that is not even an Error, rather than thrown
-// (a throw costs about as much as the rest of a 422). Answers are written at the end of the event-loop turn, all together
-// (turn-end-writes.ts).
+// Hot path: a request costs one call chain, one small record of ours and, for a handler that
+// waits, one promise (a read that needs no wait is answered without one, see eventually.ts); no
+// async wrapper functions; the constant answer to an unknown path is rendered once; and invalid
+// input is handed back as a value that is not even an Error, rather than thrown (a throw costs
+// about as much as the rest of a 422). Answers are written at the end of the event-loop turn, all
+// together (turn-end-writes.ts).
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Logger } from '../log.js';
 import { decodeBody, readBody, type BodyLimits } from './body.js';
 import { ClientAbortError, InvalidRequest, methodNotAllowed, notFound } from './errors.js';
+import { isPromise } from './eventually.js';
 import { DEFAULT_IDEMPOTENCY_TTL_MS, IdempotencyGate, type IdempotencyPolicy } from './idempotency.js';
 import { JSON_TYPE, renderError, type ErrorFormat, type RenderedError } from './render.js';
 import { REQUEST_ID_HEADER, requestIdFor } from './request-id.js';
 import { UNMATCHED_ROUTE } from './request-metrics.js';
 import type { RequestObserver } from './request-observer.js';
-import { isPromise } from './eventually.js';
 import type { Reply, Route } from './route.js';
 import { Router } from './routing.js';
 import type { Issues } from './schema.js';
