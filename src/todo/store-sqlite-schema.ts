@@ -54,13 +54,14 @@ export interface TodoWriteOutcomes {
 export type TodoWriteOutcome = TodoWriteOutcomes[keyof TodoWriteOutcomes];
 
 export function prepareTodoRead(db: SqliteDatabase): (id: number) => TodoRow | undefined {
-  // The row as an array: better-sqlite3 builds a row object one property at a time from C++ (in a
-  // loop, a point read took 0.63 µs that way and 0.49 µs as an array); an object literal here is
-  // nearly free.
-  const selectOne = db.prepare<[number], [title: string, done: number]>('SELECT title, done FROM todos WHERE id = ?').raw(true);
+  // One value rather than a row: better-sqlite3 builds a row, as an object or an array, one element
+  // at a time from C++, while a single column comes back as a bare string (in a loop, a point read
+  // took 0.50 µs as an array and 0.21 µs as one value). `done` is 0 or 1 (the CHECK), so it is the
+  // first character, and the title's JSON literal the rest.
+  const selectOne = db.prepare<[number], string>('SELECT done || title FROM todos WHERE id = ?').pluck(true);
   return (id) => {
-    const row = selectOne.get(id);
-    return row === undefined ? undefined : { title: row[0], done: row[1] };
+    const packed = selectOne.get(id);
+    return packed === undefined ? undefined : { title: packed.slice(1), done: packed.charCodeAt(0) === 0x31 ? 1 : 0 };
   };
 }
 
