@@ -43,7 +43,7 @@ const CLOSE_WAIT_MS_MAX = 2_000;
  * 0.7 µs a request in a perf profile)…
  */
 const LINES_BUFFERED_BYTES = 32 * 1024;
-/** sonic-boom's largest single write; it must exceed the amount gathered. */
+/** The size of the chunks sonic-boom gathers lines into (a larger single buffer stays whole); sonic-boom requires it above LINES_BUFFERED_BYTES. */
 const LINES_WRITE_BYTES_MAX = 64 * 1024;
 /** …and a quiet one still writes its lines within this time. */
 const LINES_HELD_MS_MAX = 100;
@@ -68,8 +68,23 @@ export function createLogger(level: LogLevel, write?: (line: string) => void): L
   // bytes, it keeps lengths as numbers. `contentMode: 'buffer'` is its documented option for
   // bytes; its types declare only the string form of write().
   const bytesOut = stdout as unknown as { write(bytes: Buffer): boolean } | undefined;
-  const turnLines = bytesOut === undefined ? undefined : linesPerTurn((bytes) => bytesOut.write(bytes));
-  const destination: DestinationStream = turnLines ?? { write: write as (line: string) => void };
+  const turnLines =
+    bytesOut === undefined
+      ? undefined
+      : linesPerTurn((bytes) => {
+          try {
+            bytesOut.write(bytes);
+          } catch {
+            // sonic-boom refuses writes once it is closed: only a line logged while the process
+            // exits comes here, with nowhere left to go. A throw here would end the process.
+          }
+        });
+  // When the process exits, even after an uncaught exception, pino writes what sonic-boom holds
+  // synchronously; the lines of the last turn must reach sonic-boom first. Prepended: pino's own
+  // exit hook is registered already, by pino.destination().
+  if (turnLines !== undefined) process.prependListener('exit', turnLines.flush);
+  // Only write: pino would call a destination's flush(callback), which linesPerTurn's is not.
+  const destination: DestinationStream = turnLines === undefined ? { write: write as (line: string) => void } : { write: turnLines.write };
   let closed: Promise<void> | undefined;
   const close = (): Promise<void> => {
     if (stdout === undefined) return Promise.resolve();
@@ -109,8 +124,9 @@ function bindingsOf(logger: PinoLogger): string {
  * Gathers the lines written during one turn of the event loop and hands them to `out` as one
  * buffer when the turn ends, in the order written: one UTF-8 copy and one call into sonic-boom a
  * turn, not one a line (a Buffer.from of a 250-byte line costs about 0.2 µs alone). Under load a
- * turn answers dozens of requests; a quiet server's line waits only for the end of its turn.
- * `flush()` hands over what is pending at once (before the destination is closed).
+ * turn answers dozens of requests; a quiet server's line waits for the end of its turn, then for
+ * sonic-boom's next write (LINES_HELD_MS_MAX at most). `flush()` hands over what is pending at once
+ * (before the destination is closed, and when the process exits).
  */
 export function linesPerTurn(out: (bytes: Buffer) => void): { write(line: string): void; flush(): void } {
   let pending = '';

@@ -2,6 +2,7 @@
 // already written as JSON members, for the access line) must give the same bytes, so that an
 // operator's pipeline cannot tell which one wrote a line.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { describe, test } from 'node:test';
 import { createLogger, jsonString, linesPerTurn, type LogFields } from '../src/log.js';
 
@@ -99,3 +100,37 @@ describe('lines per turn', () => {
     assert.deepEqual(writes, ['last words\n']);
   });
 });
+
+describe('the logger on stdout, in a process of its own', () => {
+  const LOG_MODULE = new URL('../src/log.js', import.meta.url).href;
+
+  /** Runs `body` (an async function body with `log`, a logger on stdout, in scope) in a fresh node. */
+  function run(body: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    const script = `const { createLogger } = await import(${JSON.stringify(LOG_MODULE)}); const log = createLogger('info'); ${body}`;
+    return new Promise((resolve) => {
+      execFile(process.execPath, ['--input-type=module', '-e', script], { timeout: 20_000 }, (error, stdout, stderr) => {
+        resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr });
+      });
+    });
+  }
+
+  test('a line logged just before an uncaught exception still reaches stdout', async () => {
+    const { code, stdout, stderr } = await run(`setTimeout(() => { log.error('last words'); throw new Error('boom'); }, 10);`);
+    assert.equal(code, 1);
+    assert.match(stderr, /boom/);
+    assert.match(stdout, /"msg":"last words"/);
+  });
+
+  test('every line reaches stdout before close() resolves, and a line logged after it changes nothing', async () => {
+    const { code, stdout, stderr } = await run(`
+      for (let i = 0; i < 2000; i++) log.info('line', { i });
+      await log.close();
+      log.info('too late');
+      setImmediate(() => setImmediate(() => process.exit(0)));`);
+    assert.equal(stderr, '');
+    assert.equal(code, 0);
+    const lines = stdout.trim().split('\n').map((line) => JSON.parse(line) as { i?: number });
+    assert.deepEqual(lines.map((line) => line.i), Array.from({ length: 2000 }, (_, i) => i));
+  });
+});
+

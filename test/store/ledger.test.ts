@@ -7,6 +7,7 @@ import { accountJson } from '../../src/bank/model.js';
 import { openLedger } from '../../src/bank/service.js';
 import { withdrawalAnswer } from '../../src/bank/withdrawal-answer.js';
 import type { StoredAnswer } from '../../src/db/idempotency-records.js';
+import { isPromise } from '../../src/http/eventually.js';
 import { JSON_TYPE, type ErrorFormat } from '../../src/http/render.js';
 import { openTodoStore } from '../../src/todo/service.js';
 import { assertCutByBytes, LARGE, recordBatches } from '../support/batches.js';
@@ -45,6 +46,13 @@ for (const backend of await storeBackends()) {
 
     test('a new database holds the initial accounts', async () => {
       for (const [name, balance] of ACCOUNTS) assert.equal(await ledger.balance(name), balance);
+    });
+
+    test('on SQLite a balance is read at once, without a promise; elsewhere it may wait', async () => {
+      const [name, balance] = [...ACCOUNTS][0] as [string, number];
+      const read = ledger.balance(name);
+      if (backend.name === 'sqlite') assert.equal(isPromise(read), false, 'no promise for a read that needs no wait');
+      assert.equal(await read, balance);
     });
 
     test('an unknown account has no balance', async () => {
