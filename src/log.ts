@@ -48,57 +48,15 @@ const LINES_WRITE_BYTES_MAX = 64 * 1024;
 /** …and a quiet one still writes its lines within this time. */
 const LINES_HELD_MS_MAX = 100;
 
+/** Where lines go: whole lines, newline included, and a close() that waits for them to be out. */
+interface LineSink {
+  write(line: string): void;
+  close(): Promise<void>;
+}
+
 /** `write` replaces stdout (tests collect lines with it); it receives whole lines, newline included. */
 export function createLogger(level: LogLevel, write?: (line: string) => void): Logger {
-  const stdout =
-    write === undefined
-      ? pino.destination({
-          dest: 1,
-          sync: false,
-          minLength: LINES_BUFFERED_BYTES,
-          maxWrite: LINES_WRITE_BYTES_MAX,
-          periodicFlush: LINES_HELD_MS_MAX,
-          contentMode: 'buffer',
-        })
-      : undefined;
-  // Lines go to sonic-boom (pino's destination) as bytes. Given a string, it measures the UTF-8
-  // length of its whole pending buffer again on every write (all it gathers before a write, and a
-  // whole chunk while a write is out), so that each write costs as much as what came before it:
-  // with the access line on, about a tenth of a `GET /todos/1`'s instructions (valgrind). Given
-  // bytes, it keeps lengths as numbers. `contentMode: 'buffer'` is its documented option for
-  // bytes; its types declare only the string form of write().
-  const bytesOut = stdout as unknown as { write(bytes: Buffer): boolean } | undefined;
-  const turnLines =
-    bytesOut === undefined
-      ? undefined
-      : linesPerTurn((bytes) => {
-          try {
-            bytesOut.write(bytes);
-          } catch {
-            // sonic-boom refuses writes once it is closed: only a line logged while the process
-            // exits comes here, with nowhere left to go. A throw here would end the process.
-          }
-        });
-  // When the process exits, even after an uncaught exception, pino writes what sonic-boom holds
-  // synchronously; the lines of the last turn must reach sonic-boom first. Prepended: pino's own
-  // exit hook is registered already, by pino.destination().
-  if (turnLines !== undefined) process.prependListener('exit', turnLines.flush);
-  // Only write: pino would call a destination's flush(callback), which linesPerTurn's is not.
-  const destination: DestinationStream = turnLines === undefined ? { write: write as (line: string) => void } : { write: turnLines.write };
-  let closed: Promise<void> | undefined;
-  const close = (): Promise<void> => {
-    if (stdout === undefined) return Promise.resolve();
-    return (closed ??= new Promise((resolve) => {
-      // process.exit() does not wait for a write still out in the thread pool; end() does.
-      const timer = setTimeout(resolve, CLOSE_WAIT_MS_MAX);
-      stdout.once('close', () => {
-        clearTimeout(timer);
-        resolve();
-      });
-      turnLines?.flush();
-      stdout.end();
-    }));
-  };
+  const sink: LineSink = write === undefined ? stdoutLines() : { write, close: () => Promise.resolve() };
   const logger = pino(
     {
       level,
@@ -108,9 +66,54 @@ export function createLogger(level: LogLevel, write?: (line: string) => void): L
       timestamp: pino.stdTimeFunctions.epochTime,
       messageKey: 'msg',
     },
-    destination,
+    // Only write: pino would call a destination's flush(callback), which linesPerTurn's is not.
+    { write: sink.write } satisfies DestinationStream,
   );
-  return wrap(logger, (line) => destination.write(line), close);
+  return wrap(logger, sink.write, sink.close);
+}
+
+/** Lines to stdout through sonic-boom (pino's asynchronous destination), a turn's lines at a time. */
+function stdoutLines(): LineSink {
+  const stdout = pino.destination({
+    dest: 1,
+    sync: false,
+    minLength: LINES_BUFFERED_BYTES,
+    maxWrite: LINES_WRITE_BYTES_MAX,
+    periodicFlush: LINES_HELD_MS_MAX,
+    contentMode: 'buffer',
+  });
+  // Lines go to sonic-boom as bytes. Given a string, it measures the UTF-8 length of its whole
+  // pending buffer again on every write (all it gathers before a write, and a whole chunk while a
+  // write is out), so that each write costs as much as what came before it: with the access line
+  // on, about a tenth of a `GET /todos/1`'s instructions (valgrind). Given bytes, it keeps lengths
+  // as numbers. `contentMode: 'buffer'` is its documented option for bytes; its types declare only
+  // the string form of write().
+  const bytesOut = stdout as unknown as { write(bytes: Buffer): boolean };
+  const turnLines = linesPerTurn((bytes) => {
+    try {
+      bytesOut.write(bytes);
+    } catch {
+      // sonic-boom refuses writes once it is closed: only a line logged while the process exits
+      // comes here, with nowhere left to go. A throw here would end the process.
+    }
+  });
+  // When the process exits, even after an uncaught exception, pino writes what sonic-boom holds
+  // synchronously; the lines of the last turn must reach sonic-boom first. Prepended: pino's own
+  // exit hook is registered already, by pino.destination().
+  process.prependListener('exit', turnLines.flush);
+  let closed: Promise<void> | undefined;
+  const close = (): Promise<void> =>
+    (closed ??= new Promise((resolve) => {
+      // process.exit() does not wait for a write still out in the thread pool; end() does.
+      const timer = setTimeout(resolve, CLOSE_WAIT_MS_MAX);
+      stdout.once('close', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      turnLines.flush();
+      stdout.end();
+    }));
+  return { write: turnLines.write, close };
 }
 
 const INFO_LEVEL_PREFIX = `{"level":${pino.levels.values.info},"time":`;

@@ -57,6 +57,6 @@ const MICROSECONDS_FAST_MAX = 0x7fffffff;
  */
 export function millisecondsText(ms: number): string {
   const us = Math.round(ms * 1000);
-  if (!(us >= 0 && us <= MICROSECONDS_FAST_MAX)) return String(Math.round(ms * 1000) / 1000);
+  if (!(us >= 0 && us <= MICROSECONDS_FAST_MAX)) return String(us / 1000);
   return `${Math.floor(us / 1000)}${FRACTIONS[us % 1000] as string}`;
 }
