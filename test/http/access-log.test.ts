@@ -2,6 +2,8 @@
 // pid, hostname, msg) and one access line per request, which says what was asked and answered
 // and never what was in a body or a header other than the request id.
 import assert from 'node:assert/strict';
+import { METHODS } from 'node:http';
+import { connect } from 'node:net';
 import { hostname } from 'node:os';
 import { describe, test } from 'node:test';
 import { createLogger } from '../../src/log.js';
@@ -60,6 +62,28 @@ describe('access log', { timeout: SUITE_TIMEOUT_MS }, () => {
     createLogger('info', (line) => byPino.push(line)).child({ service: 'todo' }).info('request', { requestId, method, path: loggedPath, route, status, durationMs, bytes });
     const withoutTime = (line: string | undefined): string | undefined => line?.replace(/"time":\d+,/, '');
     assert.equal(withoutTime(written), withoutTime(byPino[0]));
+  });
+
+  test('a method node:http does not know is refused before any handler: every line stays JSON, and every logged method is a known one', async () => {
+    const logs: string[] = [];
+    const methods = ['G"T', 'GE\\T', 'get', 'FOO', 'M-SEARCH', 'PROPFIND'];
+    await withServer({ service: 'todo', logLines: logs }, async (url) => {
+      for (const method of methods) {
+        const answer = await new Promise<string>((resolve) => {
+          const socket = connect(Number(new URL(url).port), '127.0.0.1');
+          let text = '';
+          socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+          socket.on('error', () => resolve(text));
+          socket.on('close', () => resolve(text));
+          socket.end(`${method} /todos/1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+        });
+        const known = METHODS.includes(method);
+        assert.match(answer, known ? /^HTTP\/1\.1 405 / : /^HTTP\/1\.1 400 /, method);
+      }
+    });
+    const lines = parse(logs);
+    const logged = lines.filter((line) => line.msg === 'request').map((line) => line.method);
+    assert.deepEqual(logged, ['M-SEARCH', 'PROPFIND']);
   });
 
   test('never a body, a query or a header value other than the request id', async () => {

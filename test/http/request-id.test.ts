@@ -3,6 +3,8 @@
 // a request, a 500's included, carries the same id.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { isAcceptableRequestId } from '../../src/http/request-id.js';
+import { jsonString } from '../../src/log.js';
 import { send, type RawRequest, type RawResponse } from '../support/http.js';
 import { FAILURE_TEXT, withFaultyService } from '../support/faulty-service.js';
 import { withServer } from '../support/server.js';
@@ -65,6 +67,13 @@ describe('request ids', { timeout: SUITE_TIMEOUT_MS }, () => {
         assert.notEqual(answered, id);
       }
     });
+  });
+
+  test('an id that is kept needs no escape in JSON: the access line writes it between quotes as it is', () => {
+    for (let unit = 0; unit <= 0xffff; unit++) {
+      const text = String.fromCharCode(unit);
+      if (isAcceptableRequestId(text)) assert.equal(jsonString(text), `"${text}"`, `U+${unit.toString(16)}`);
+    }
   });
 
   test('generated ids are all different, also between the to-do service and the bank', async () => {
