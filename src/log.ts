@@ -156,6 +156,10 @@ function wrap(logger: PinoLogger, write: (line: string) => void, close: () => Pr
   // The end of a line for the last message seen: the access line's is the same every time.
   let lastMessage: string | undefined;
   let lastEnd = '';
+  // The time as text for the last millisecond seen: a busy server writes many lines in one, and
+  // V8 writes an epoch time (a double, beyond small integers) by its general number-to-text path.
+  let lastTime = 0;
+  let lastTimeText = '';
   return {
     info: (message, fields) => logger.info(fields, message),
     warn: (message, fields) => logger.warn(fields, message),
@@ -166,7 +170,12 @@ function wrap(logger: PinoLogger, write: (line: string) => void, close: () => Pr
         lastMessage = message;
         lastEnd = `,"msg":${jsonString(message)}}\n`;
       }
-      write(`${INFO_LEVEL_PREFIX}${Date.now()}${bindings}${members}${lastEnd}`);
+      const now = Date.now();
+      if (now !== lastTime) {
+        lastTime = now;
+        lastTimeText = String(now);
+      }
+      write(`${INFO_LEVEL_PREFIX}${lastTimeText}${bindings}${members}${lastEnd}`);
     },
     infoEnabled,
     child: (childBindings) => wrap(logger.child(childBindings), write, close),

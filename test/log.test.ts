@@ -62,6 +62,25 @@ describe('log lines', () => {
     );
   });
 
+  test('infoJson writes the time of each line, also when lines of one millisecond come before and after', async () => {
+    const lines: string[] = [];
+    const log = createLogger('info', (line) => lines.push(line));
+    const bounds: [number, number][] = [];
+    for (let i = 0; i < 4; i++) {
+      const before = Date.now();
+      log.infoJson('request', members({ status: 200 }));
+      log.infoJson('request', members({ status: 200 }));
+      bounds.push([before, Date.now()], [before, Date.now()]);
+      await new Promise((resolve) => setTimeout(resolve, 3));
+    }
+    const times = lines.map((line) => (JSON.parse(line) as { time: number }).time);
+    times.forEach((time, i) => {
+      const [least, most] = bounds[i] as [number, number];
+      assert.ok(time >= least && time <= most, `line ${i}: ${time} within ${least}..${most}`);
+    });
+    assert.ok((times[6] as number) > (times[0] as number), 'the time moves on');
+  });
+
   test('jsonString writes what JSON.stringify writes, for every UTF-16 code unit and around it', () => {
     for (let unit = 0; unit <= 0xffff; unit++) {
       const c = String.fromCharCode(unit);
