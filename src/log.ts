@@ -4,6 +4,7 @@
 // Errors are written with their stack here and only here; a client never sees them.
 import { hostname } from 'node:os';
 import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
+import { jsonString } from './json-string.js';
 
 export type LogLevel = 'info' | 'warn' | 'error' | 'silent';
 export type LogFields = Readonly<Record<string, unknown>>;
@@ -181,19 +182,6 @@ function wrap(logger: PinoLogger, write: (line: string) => void, close: () => Pr
     child: (childBindings) => wrap(logger.child(childBindings), write, close),
     close,
   };
-}
-
-/**
- * JSON.stringify(text), without the call into V8's runtime for the common string: printable ASCII
- * with no quote or backslash is written as it is, between quotes, as JSON.stringify writes it.
- * Anything else goes to JSON.stringify. For the fields of the access line, one per request.
- */
-export function jsonString(text: string): string {
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return JSON.stringify(text);
-  }
-  return `"${text}"`;
 }
 
 function serializeError(value: unknown): unknown {

@@ -1,6 +1,7 @@
 // The to-do resource: its input schema, its output shape and its errors.
 import { HttpError } from '../http/errors.js';
 import { boolField, intParam, model, SAFE_INT_MAX, strField, type JsonSchema } from '../http/schema.js';
+import { jsonString } from '../json-string.js';
 
 /**
  * Ids are numbers, except past 2^53-1: a POST after `PUT /todos/9007199254740991` takes max+1,
@@ -44,7 +45,7 @@ export const TODO_SCHEMA: JsonSchema = {
 
 /** The wire form, keys in the reference's order; written by hand because ids may be bigints. */
 export function todoJson(todo: Todo): string {
-  return `{"id":${todo.id},"title":${JSON.stringify(todo.title)},"done":${todo.done}}`;
+  return `{"id":${todo.id},"title":${jsonString(todo.title)},"done":${todo.done}}`;
 }
 
 export const todoNotFound = (): HttpError => new HttpError('HTTP_404', 'Todo not found');

@@ -1,0 +1,17 @@
+// jsonString, written once a request for the access line's fields and a to-do's title: the same
+// text as JSON.stringify, whatever the string holds.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { jsonString } from '../src/json-string.js';
+
+describe('jsonString', () => {
+  test('jsonString writes what JSON.stringify writes, for every UTF-16 code unit and around it', () => {
+    for (let unit = 0; unit <= 0xffff; unit++) {
+      const c = String.fromCharCode(unit);
+      for (const text of [c, `/todos/${c}`, `${c}x`]) assert.equal(jsonString(text), JSON.stringify(text), `code unit ${unit}`);
+    }
+    for (const text of ['', 'GET', '/todos/{todo_id}', 'a1b2-c3:d4.e5_f6', 'é 😀', '\ud800 alone', 'x'.repeat(300), 'Buy "milk"\\'.repeat(3)]) {
+      assert.equal(jsonString(text), JSON.stringify(text));
+    }
+  });
+});
