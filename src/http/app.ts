@@ -8,7 +8,7 @@
 // input is handed back as a value that is not even an Error, rather than thrown (a throw costs
 // about as much as the rest of a 422). Answers are written at the end of the event-loop turn, all
 // together (turn-end-writes.ts).
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeader, ServerResponse } from 'node:http';
 import type { Logger } from '../log.js';
 import { decodeBody, readBody, type BodyLimits } from './body.js';
 import { ClientAbortError, InvalidRequest, methodNotAllowed, notFound } from './errors.js';
@@ -42,6 +42,13 @@ export interface AppOptions {
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
+/**
+ * An answer's headers as node:http's flat list: name, value, name, value… Node takes a list without
+ * the walk over an object's keys (for-in, then hasOwnProperty for each), and a list literal is built
+ * without the megamorphic stores that an object spread with computed keys costs.
+ */
+type HeaderList = OutgoingHttpHeader[];
+
 /** The status reported (never sent) for a request its client abandoned mid-body. */
 const CLIENT_CLOSED_REQUEST = 499;
 
@@ -57,7 +64,7 @@ interface Exchange {
   route: string;
   /** The answer, once there is one (status 0 until then), kept until it is written at the end of the turn. */
   status: number;
-  headers: OutgoingHttpHeaders | undefined;
+  headers: HeaderList | undefined;
   body: string | Buffer | undefined;
   bytes: number;
 }
@@ -65,8 +72,23 @@ interface Exchange {
 /** Written when an answer could not be: fixed, so that writing it cannot fail in turn. */
 const INTERNAL_ERROR_TEXT = 'Internal Server Error';
 
-function plainInternalErrorHeaders(requestId: string): OutgoingHttpHeaders {
-  return { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': INTERNAL_ERROR_TEXT.length, 'X-Request-Id': requestId };
+function plainInternalErrorHeaders(requestId: string): HeaderList {
+  return ['Content-Type', 'text/plain; charset=utf-8', 'Content-Length', INTERNAL_ERROR_TEXT.length, REQUEST_ID_HEADER, requestId];
+}
+
+/** Set by the pipeline on every answer that has a body: a reply's or an error's own headers never replace them. */
+const PIPELINE_HEADERS: ReadonlySet<string> = new Set(['Content-Type', 'Content-Length', REQUEST_ID_HEADER]);
+
+/** `list`, then the headers of a Record (a reply's or an error's own: Allow, WWW-Authenticate, Idempotency-Replayed…). */
+function withHeaders(list: HeaderList, headers: Readonly<Record<string, string>> | undefined): HeaderList {
+  if (headers === undefined) return list;
+  for (const name of Object.keys(headers)) if (!PIPELINE_HEADERS.has(name)) list.push(name, headers[name] as string);
+  return list;
+}
+
+function hasConnectionHeader(headers: HeaderList): boolean {
+  for (let i = 0; i < headers.length; i += 2) if (String(headers[i]).toLowerCase() === 'connection') return true;
+  return false;
 }
 
 /** True once the request's answer is set (it is then written at the end of the turn). */
@@ -87,7 +109,7 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
    * Sets the answer; it is written, and reported, at the end of the turn. A request gets one answer:
    * every path calls this last, and fail() checks `answered` before it.
    */
-  function send(ex: Exchange, status: number, headers: OutgoingHttpHeaders, body: string | Buffer | undefined, bytes: number): void {
+  function send(ex: Exchange, status: number, headers: HeaderList, body: string | Buffer | undefined, bytes: number): void {
     ex.status = status;
     ex.headers = headers;
     ex.body = body;
@@ -111,9 +133,11 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
     report(ex, ex.status, ex.bytes);
   }
 
-  /** Once shutdown has begun, an answer also says `Connection: close`, so that its client leaves. */
-  function withShutdownHeader(headers: OutgoingHttpHeaders | undefined): OutgoingHttpHeaders | undefined {
-    return shutdown.started ? { ...headers, Connection: 'close' } : headers;
+  /** Once shutdown has begun, an answer also says `Connection: close` (once), so that its client leaves. */
+  function withShutdownHeader(headers: HeaderList | undefined): HeaderList | undefined {
+    if (!shutdown.started) return headers;
+    const list = headers ?? [];
+    return hasConnectionHeader(list) ? list : [...list, 'Connection', 'close'];
   }
 
   function report(ex: Exchange, status: number, bytes: number): void {
@@ -181,11 +205,16 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
   function writeReply(ex: Exchange, reply: Reply): void {
     if (reply.status === 204 || reply.body === undefined) {
       // D5: a 204 carries neither a body nor a Content-Type, even when the handler produced a value.
-      send(ex, reply.status, reply.status === 204 ? { 'X-Request-Id': ex.id } : { 'Content-Length': 0, 'X-Request-Id': ex.id }, undefined, 0);
+      send(ex, reply.status, reply.status === 204 ? [REQUEST_ID_HEADER, ex.id] : ['Content-Length', 0, REQUEST_ID_HEADER, ex.id], undefined, 0);
       return;
     }
     const bytes = Buffer.byteLength(reply.body);
-    send(ex, reply.status, { ...reply.headers, 'Content-Type': reply.contentType ?? JSON_TYPE, 'Content-Length': bytes, 'X-Request-Id': ex.id }, reply.body, bytes);
+    const contentType = reply.contentType ?? JSON_TYPE;
+    const headers: HeaderList =
+      reply.headers === undefined
+        ? ['Content-Type', contentType, 'Content-Length', bytes, REQUEST_ID_HEADER, ex.id]
+        : withHeaders([], reply.headers).concat('Content-Type', contentType, 'Content-Length', bytes, REQUEST_ID_HEADER, ex.id);
+    send(ex, reply.status, headers, reply.body, bytes);
   }
 
   return (req, res) => {
@@ -227,12 +256,12 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
           return;
         }
         case 'redirect':
-          send(ex, 307, { Location: match.location, 'Content-Length': '0', 'X-Request-Id': id }, undefined, 0);
+          send(ex, 307, ['Location', match.location, 'Content-Length', '0', REQUEST_ID_HEADER, id], undefined, 0);
           return;
         case 'method-not-allowed':
           throw methodNotAllowed(match.allow);
         case 'not-found':
-          send(ex, notFoundAnswer.status, { 'Content-Type': notFoundType, 'Content-Length': notFoundBytes, 'X-Request-Id': id }, notFoundAnswer.body, notFoundBytes);
+          send(ex, notFoundAnswer.status, ['Content-Type', notFoundType, 'Content-Length', notFoundBytes, REQUEST_ID_HEADER, id], notFoundAnswer.body, notFoundBytes);
           return;
       }
     } catch (error) {
@@ -241,12 +270,10 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
   };
 }
 
-function answerHeaders(rendered: RenderedError, requestId: string): Record<string, string | number> {
-  const headers: Record<string, string | number> = { ...rendered.headers };
-  headers[REQUEST_ID_HEADER] = requestId;
-  headers['Content-Type'] = rendered.contentType;
-  headers['Content-Length'] = Buffer.byteLength(rendered.body);
-  if (rendered.status === 413) headers.Connection = 'close';
+function answerHeaders(rendered: RenderedError, requestId: string): HeaderList {
+  const headers = withHeaders([], rendered.headers);
+  headers.push(REQUEST_ID_HEADER, requestId, 'Content-Type', rendered.contentType, 'Content-Length', Buffer.byteLength(rendered.body));
+  if (rendered.status === 413) headers.push('Connection', 'close');
   return headers;
 }
 

@@ -430,6 +430,35 @@ describe('responses', { timeout: SUITE_TIMEOUT_MS }, () => {
     assert.equal(res.headers['set-cookie'], undefined, 'nothing of the refused answer reaches the client');
   });
 
+  test('after shutdown began, an answer that says Connection: close itself says it once', async () => {
+    let arrived!: () => void;
+    const handled = new Promise<void>((resolve) => (arrived = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const service: ServiceDefinition = {
+      title: 'Layer test', version: '0', components: {}, ready: async () => true, close: async () => undefined,
+      routes: [
+        defineRoute({
+          method: 'GET', path: '/leaving', status: 200, params: {}, docs: { name: 'leaving' },
+          handle: async () => {
+            arrived();
+            await released;
+            return { status: 200, body: '{}', headers: { Connection: 'close' } };
+          },
+        }),
+      ],
+    };
+    const server = await startServer(service, { host: '127.0.0.1', port: 0, errorFormat: DEFAULT, log: createLogger('silent'), service: 'things' });
+    const answer = get(server.url, '/leaving');
+    await handled;
+    const closed = server.close();
+    release();
+    const res = await answer;
+    await closed;
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.connection, 'close', 'one Connection header, not two joined');
+  });
+
   layerTest('an expected error (422, 404, 405) is answered without an "unhandled failure" line', async ({ url, logs }) => {
     assert.deepEqual([(await get(url, '/things/abc')).status, (await get(url, '/nowhere')).status, (await send(url, { method: 'PATCH', path: '/things/1' })).status], [422, 404, 405]);
     assert.deepEqual(logs.filter((line) => line.includes('unhandled failure')), []);
