@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import { connect } from 'node:net';
 import { describe, test } from 'node:test';
 import { ECHO_CHARS_MAX, type ErrorFormat } from '../../src/http/render.js';
-import { defineRoute, jsonReply, type Route } from '../../src/http/route.js';
+import { defineRoute, jsonReply, type Reply, type Route } from '../../src/http/route.js';
 import { boolField, intParam, model, strField } from '../../src/http/schema.js';
 import type { ServiceDefinition } from '../../src/http/service.js';
 import { createLogger } from '../../src/log.js';
@@ -399,7 +399,8 @@ describe('responses', { timeout: SUITE_TIMEOUT_MS }, () => {
     assert.deepEqual(accessLines.map((line) => line.status), [500], 'one access line, with the status the client got');
   });
 
-  test('after shutdown began, an answer node:http refuses is a plain 500 that says Connection: close and carries none of its headers', async () => {
+  /** The answer to a request whose handler returns `reply` once the server has begun to shut down. */
+  async function answeredDuringShutdown(reply: Reply): Promise<RawResponse> {
     let arrived!: () => void;
     const handled = new Promise<void>((resolve) => (arrived = resolve));
     let release!: () => void;
@@ -412,7 +413,7 @@ describe('responses', { timeout: SUITE_TIMEOUT_MS }, () => {
           handle: async () => {
             arrived();
             await released;
-            return { status: 200, body: '{}', headers: UNSENDABLE_HEADERS };
+            return reply;
           },
         }),
       ],
@@ -424,6 +425,11 @@ describe('responses', { timeout: SUITE_TIMEOUT_MS }, () => {
     release();
     const res = await answer;
     await closed;
+    return res;
+  }
+
+  test('after shutdown began, an answer node:http refuses is a plain 500 that says Connection: close and carries none of its headers', async () => {
+    const res = await answeredDuringShutdown({ status: 200, body: '{}', headers: UNSENDABLE_HEADERS });
     assert.equal(res.status, 500);
     assert.equal(res.text, 'Internal Server Error');
     assert.equal(res.headers.connection, 'close');
@@ -431,30 +437,7 @@ describe('responses', { timeout: SUITE_TIMEOUT_MS }, () => {
   });
 
   test('after shutdown began, an answer that says Connection: close itself says it once', async () => {
-    let arrived!: () => void;
-    const handled = new Promise<void>((resolve) => (arrived = resolve));
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    const service: ServiceDefinition = {
-      title: 'Layer test', version: '0', components: {}, ready: async () => true, close: async () => undefined,
-      routes: [
-        defineRoute({
-          method: 'GET', path: '/leaving', status: 200, params: {}, docs: { name: 'leaving' },
-          handle: async () => {
-            arrived();
-            await released;
-            return { status: 200, body: '{}', headers: { Connection: 'close' } };
-          },
-        }),
-      ],
-    };
-    const server = await startServer(service, { host: '127.0.0.1', port: 0, errorFormat: DEFAULT, log: createLogger('silent'), service: 'things' });
-    const answer = get(server.url, '/leaving');
-    await handled;
-    const closed = server.close();
-    release();
-    const res = await answer;
-    await closed;
+    const res = await answeredDuringShutdown({ status: 200, body: '{}', headers: { Connection: 'close' } });
     assert.equal(res.status, 200);
     assert.equal(res.headers.connection, 'close', 'one Connection header, not two joined');
   });
