@@ -1,4 +1,4 @@
-// jsonString, written once a request for the access line's fields and a to-do's title: the same
+// jsonString, which writes the access line's fields and every string of a JSON answer: the same
 // text as JSON.stringify, whatever the string holds.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';

@@ -80,6 +80,18 @@ describe('log lines', () => {
     });
     assert.ok((times[6] as number) > (times[0] as number), 'the time moves on');
   });
+  test('infoJson writes the clock as it is, when it steps back too (the time is kept for one millisecond, compared for equality)', (t) => {
+    const clock = [0, 0, 1000, 1000, 999, 1000, 0, 5];
+    const lines: string[] = [];
+    const log = createLogger('info', (line) => lines.push(line));
+    let now = 0;
+    t.mock.method(Date, 'now', () => now);
+    for (const time of clock) {
+      now = time;
+      log.infoJson('request', members({ status: 200 }));
+    }
+    assert.deepEqual(lines.map((line) => (JSON.parse(line) as { time: number }).time), clock);
+  });
 });
 
 describe('lines per turn', () => {

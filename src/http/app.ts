@@ -76,19 +76,24 @@ function plainInternalErrorHeaders(requestId: string): HeaderList {
   return ['Content-Type', 'text/plain; charset=utf-8', 'Content-Length', INTERNAL_ERROR_TEXT.length, REQUEST_ID_HEADER, requestId];
 }
 
-/** Set by the pipeline on every answer that has a body: a reply's or an error's own headers never replace them. */
-const PIPELINE_HEADERS: ReadonlySet<string> = new Set(['Content-Type', 'Content-Length', REQUEST_ID_HEADER]);
+/** Set by the pipeline on every answer that has a body (by lower-case name): a reply's or an error's own headers never replace them. */
+const PIPELINE_HEADERS: ReadonlySet<string> = new Set(['content-type', 'content-length', REQUEST_ID_HEADER.toLowerCase()]);
 
-/** `list`, then the headers of a Record (a reply's or an error's own: Allow, WWW-Authenticate, Idempotency-Replayed…). */
+/** `list`, then the headers of a Record (a reply's or an error's own: Allow, WWW-Authenticate, Idempotent-Replayed…). */
 function withHeaders(list: HeaderList, headers: Readonly<Record<string, string>> | undefined): HeaderList {
   if (headers === undefined) return list;
-  for (const name of Object.keys(headers)) if (!PIPELINE_HEADERS.has(name)) list.push(name, headers[name] as string);
+  for (const name of Object.keys(headers)) if (!PIPELINE_HEADERS.has(name.toLowerCase())) list.push(name, headers[name] as string);
   return list;
 }
 
-function hasConnectionHeader(headers: HeaderList): boolean {
-  for (let i = 0; i < headers.length; i += 2) if (String(headers[i]).toLowerCase() === 'connection') return true;
-  return false;
+/** The headers with `Connection: close` in place of any Connection header they had, whatever its case or value. */
+function withConnectionClose(headers: HeaderList): HeaderList {
+  const list: HeaderList = [];
+  for (let i = 0; i < headers.length; i += 2) {
+    if (String(headers[i]).toLowerCase() !== 'connection') list.push(headers[i] as OutgoingHttpHeader, headers[i + 1] as OutgoingHttpHeader);
+  }
+  list.push('Connection', 'close');
+  return list;
 }
 
 /** True once the request's answer is set (it is then written at the end of the turn). */
@@ -133,11 +138,9 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
     report(ex, ex.status, ex.bytes);
   }
 
-  /** Once shutdown has begun, an answer also says `Connection: close` (once), so that its client leaves. */
+  /** Once shutdown has begun, an answer says `Connection: close` (in place of any other Connection header), so that its client leaves. */
   function withShutdownHeader(headers: HeaderList | undefined): HeaderList | undefined {
-    if (!shutdown.started) return headers;
-    const list = headers ?? [];
-    return hasConnectionHeader(list) ? list : [...list, 'Connection', 'close'];
+    return shutdown.started ? withConnectionClose(headers ?? []) : headers;
   }
 
   function report(ex: Exchange, status: number, bytes: number): void {
@@ -273,8 +276,7 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
 function answerHeaders(rendered: RenderedError, requestId: string): HeaderList {
   const headers = withHeaders([], rendered.headers);
   headers.push(REQUEST_ID_HEADER, requestId, 'Content-Type', rendered.contentType, 'Content-Length', Buffer.byteLength(rendered.body));
-  if (rendered.status === 413) headers.push('Connection', 'close');
-  return headers;
+  return rendered.status === 413 ? withConnectionClose(headers) : headers;
 }
 
 /**

@@ -29,7 +29,10 @@ export class RequestObserver {
     this.metrics?.started();
   }
 
-  /** `startedMs` is performance.now() when the request arrived. */
+  /**
+   * `startedMs` is performance.now() when the request arrived. `requestId` must come from
+   * requestIdFor and `method` from node:http: the access line writes both as they are (below).
+   */
   finished(method: string, target: string, route: string, status: number, bytes: number, requestId: string, startedMs: number): void {
     const durationMs = performance.now() - startedMs;
     this.metrics?.finished(method, route, status, durationMs / 1000);

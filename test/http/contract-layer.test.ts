@@ -40,6 +40,10 @@ function routes(calls: string[]): Route[] {
       },
     }),
     defineRoute({
+      method: 'GET', path: '/own-headers', status: 200, params: {}, docs: { name: 'own headers' },
+      handle: () => ({ status: 200, body: '{}', headers: { 'content-type': 'text/html', 'Content-Length': '999', 'X-REQUEST-ID': 'forged', 'X-Own': 'kept' } }),
+    }),
+    defineRoute({
       method: 'GET', path: '/unsendable', status: 200, params: {}, docs: { name: 'unsendable' },
       // A valid header, then one node:http refuses to write (a line break would split the header).
       handle: () => ({ status: 200, body: '{}', headers: UNSENDABLE_HEADERS }),
@@ -436,10 +440,20 @@ describe('responses', { timeout: SUITE_TIMEOUT_MS }, () => {
     assert.equal(res.headers['set-cookie'], undefined, 'nothing of the refused answer reaches the client');
   });
 
-  test('after shutdown began, an answer that says Connection: close itself says it once', async () => {
-    const res = await answeredDuringShutdown({ status: 200, body: '{}', headers: { Connection: 'close' } });
+  test('after shutdown began, an answer with a Connection header of its own says Connection: close, once', async () => {
+    const connectionHeaders: Readonly<Record<string, string>>[] = [{ Connection: 'close' }, { Connection: 'keep-alive' }, { connection: 'Keep-Alive' }];
+    for (const headers of connectionHeaders) {
+      const res = await answeredDuringShutdown({ status: 200, body: '{}', headers });
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.connection, 'close', `${JSON.stringify(headers)}: one Connection header, and it says close`);
+    }
+  });
+
+  layerTest("a reply's own Content-Type, Content-Length or X-Request-Id, in any case, does not replace the pipeline's", async ({ url }) => {
+    const res = await get(url, '/own-headers');
     assert.equal(res.status, 200);
-    assert.equal(res.headers.connection, 'close', 'one Connection header, not two joined');
+    assert.deepEqual(pick(res.headers, ['content-type', 'content-length', 'x-own']), { 'content-type': 'application/json', 'content-length': '2', 'x-own': 'kept' });
+    assert.match(String(res.headers['x-request-id']), /^[0-9a-f-]{36}$/);
   });
 
   layerTest('an expected error (422, 404, 405) is answered without an "unhandled failure" line', async ({ url, logs }) => {
