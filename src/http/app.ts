@@ -79,11 +79,18 @@ function plainInternalErrorHeaders(requestId: string): HeaderList {
 /** Set by the pipeline on every answer that has a body (by lower-case name): a reply's or an error's own headers never replace them. */
 const PIPELINE_HEADERS: ReadonlySet<string> = new Set(['content-type', 'content-length', REQUEST_ID_HEADER.toLowerCase()]);
 
-/** `list`, then the headers of a Record (a reply's or an error's own: Allow, WWW-Authenticate, Idempotent-Replayed…). */
-function withHeaders(list: HeaderList, headers: Readonly<Record<string, string>> | undefined): HeaderList {
+/** A reply's or an error's own headers (Allow, WWW-Authenticate, Idempotent-Replayed…) as a list, those of the pipeline left out. */
+function ownHeaders(headers: Readonly<Record<string, string>> | undefined): HeaderList {
+  const list: HeaderList = [];
   if (headers === undefined) return list;
   for (const name of Object.keys(headers)) if (!PIPELINE_HEADERS.has(name.toLowerCase())) list.push(name, headers[name] as string);
   return list;
+}
+
+/** The headers of an answer with a body: its own first, then Content-Type, Content-Length and X-Request-Id. */
+function bodyHeaders(own: Readonly<Record<string, string>> | undefined, contentType: string, bytes: number, requestId: string): HeaderList {
+  const pipeline: HeaderList = ['Content-Type', contentType, 'Content-Length', bytes, REQUEST_ID_HEADER, requestId];
+  return own === undefined ? pipeline : ownHeaders(own).concat(pipeline);
 }
 
 /** The headers with `Connection: close` in place of any Connection header they had, whatever its case or value. */
@@ -212,12 +219,7 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
       return;
     }
     const bytes = Buffer.byteLength(reply.body);
-    const contentType = reply.contentType ?? JSON_TYPE;
-    const headers: HeaderList =
-      reply.headers === undefined
-        ? ['Content-Type', contentType, 'Content-Length', bytes, REQUEST_ID_HEADER, ex.id]
-        : withHeaders([], reply.headers).concat('Content-Type', contentType, 'Content-Length', bytes, REQUEST_ID_HEADER, ex.id);
-    send(ex, reply.status, headers, reply.body, bytes);
+    send(ex, reply.status, bodyHeaders(reply.headers, reply.contentType ?? JSON_TYPE, bytes, ex.id), reply.body, bytes);
   }
 
   return (req, res) => {
@@ -264,7 +266,7 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
         case 'method-not-allowed':
           throw methodNotAllowed(match.allow);
         case 'not-found':
-          send(ex, notFoundAnswer.status, ['Content-Type', notFoundType, 'Content-Length', notFoundBytes, REQUEST_ID_HEADER, id], notFoundAnswer.body, notFoundBytes);
+          send(ex, notFoundAnswer.status, bodyHeaders(undefined, notFoundType, notFoundBytes, id), notFoundAnswer.body, notFoundBytes);
           return;
       }
     } catch (error) {
@@ -274,7 +276,7 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
 }
 
 function answerHeaders(rendered: RenderedError, requestId: string): HeaderList {
-  const headers = withHeaders([], rendered.headers);
+  const headers = ownHeaders(rendered.headers);
   headers.push(REQUEST_ID_HEADER, requestId, 'Content-Type', rendered.contentType, 'Content-Length', Buffer.byteLength(rendered.body));
   return rendered.status === 413 ? withConnectionClose(headers) : headers;
 }
