@@ -2,6 +2,7 @@
 // (numeric `level`, epoch `time` in ms, `pid`, `hostname`, `msg`). Written to stdout through an
 // asynchronous destination, so that a slow reader of stdout never blocks the event loop.
 // Errors are written with their stack here and only here; a client never sees them.
+import { Buffer } from 'node:buffer';
 import { hostname } from 'node:os';
 import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
 import { jsonString } from './json-string.js';

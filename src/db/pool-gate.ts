@@ -2,6 +2,7 @@
 // one time-out, so a burst that merely queues looked like a database that does not answer. Here at
 // most `size` operations hold a connection; the others wait in order, each up to `waitMs`, and one
 // that waits longer fails as saturation (StoreSaturatedError), never as an outage.
+import { performance } from 'node:perf_hooks';
 import { StoreSaturatedError } from './store-errors.js';
 
 export interface PoolUsage {

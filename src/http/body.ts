@@ -1,4 +1,5 @@
 // Request bodies: read within a limit, then decoded the way FastAPI decodes a body for a model.
+import { Buffer } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { bodyNotParsable, bodyTooLarge, ClientAbortError, RequestValidationError } from './errors.js';
 import { BodyEncodingError, decodeJson, JsonSyntaxError } from './json-decode.js';

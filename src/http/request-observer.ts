@@ -2,6 +2,7 @@
 // the request metrics. The line holds the method, the path without its query (a query may carry a
 // token), the route template, the status, the duration, the response bytes and the request id:
 // never a body, and no header value but the request id.
+import { performance } from 'node:perf_hooks';
 import { jsonString } from '../json-string.js';
 import type { Logger } from '../log.js';
 import type { RequestMetrics } from './request-metrics.js';
