@@ -203,7 +203,8 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
       }
       // A failure after the answer was set (no path has one): that answer goes out, the log says why.
       if (answered(ex)) return;
-      send(ex, rendered.status, answerHeaders(rendered, ex.id), rendered.body, Buffer.byteLength(rendered.body));
+      const bytes = Buffer.byteLength(rendered.body);
+      send(ex, rendered.status, answerHeaders(rendered, ex.id, bytes), rendered.body, bytes);
     } catch (failure) {
       // Rendering itself failed: still no crash, and nothing internal for the client.
       log.error('failed to answer with an error', { requestId: ex.id, error: failure });
@@ -279,9 +280,9 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
   };
 }
 
-function answerHeaders(rendered: RenderedError, requestId: string): HeaderList {
+function answerHeaders(rendered: RenderedError, requestId: string, bytes: number): HeaderList {
   const headers = ownHeaders(rendered.headers);
-  headers.push(REQUEST_ID_HEADER, requestId, 'Content-Type', rendered.contentType, 'Content-Length', Buffer.byteLength(rendered.body));
+  headers.push(REQUEST_ID_HEADER, requestId, 'Content-Type', rendered.contentType, 'Content-Length', bytes);
   return rendered.status === 413 ? withConnectionClose(headers) : headers;
 }
 

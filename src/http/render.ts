@@ -7,6 +7,7 @@
 // concatenation around its own text.
 import { catalogueEntries, ERROR_CATALOGUE, problemType, type ErrorCode } from './catalogue.js';
 import { CodedError, DomainError, HttpError, InvalidRequest, RequestValidationError, type ValidationItem } from './errors.js';
+import { jsonString } from '../json-string.js';
 import { Bounded, encodeJson } from './json-encode.js';
 
 export const ERROR_FORMAT_NAMES = ['default', 'unified', 'problem'] as const;
@@ -94,7 +95,7 @@ function renderDefault(error: unknown): RenderedError {
     return answer(error.status, JSON_TYPE, body, error.headers);
   }
   const items = validationItems(error);
-  if (items !== undefined) return answer(422, JSON_TYPE, encodeJson({ detail: items.map(withBoundedInput) }));
+  if (items !== undefined) return answer(422, JSON_TYPE, `{"detail":[${items.map(defaultItemJson).join(',')}]}`);
   // DomainErrors are deliberately not recognised here, as in the reference: they are the plain 500.
   return PLAIN_500;
 }
@@ -106,8 +107,15 @@ function renderDefault(error: unknown): RenderedError {
  */
 export const ECHO_CHARS_MAX = 64 * 1024;
 
-function withBoundedInput(item: ValidationItem): ValidationItem {
-  return { ...item, input: new Bounded(item.input, ECHO_CHARS_MAX) };
+/**
+ * One item of FastAPI's `detail`, its members in pydantic's order, the input echoed within
+ * ECHO_CHARS_MAX. Written from its known members rather than by the encoder's walk over an object
+ * (its keys, then each name looked up): a 422 writes one or more on every rejected request.
+ */
+function defaultItemJson(item: ValidationItem): string {
+  const ctx = item.ctx === undefined ? '' : `,"ctx":${encodeJson(item.ctx)}`;
+  const input = encodeJson(new Bounded(item.input, ECHO_CHARS_MAX));
+  return `{"type":${jsonString(item.type)},"loc":${encodeJson(item.loc)},"msg":${jsonString(item.msg)},"input":${input}${ctx}}`;
 }
 
 function renderUnified(error: unknown, catchAll: boolean): RenderedError {
