@@ -124,8 +124,8 @@ function renderUnified(error: unknown, catchAll: boolean): RenderedError {
   if (error instanceof DomainError) return unified(error.code, error.publicMessage);
   const items = validationItems(error);
   if (items !== undefined) {
-    const fields = items.map((item) => ({ field: item.loc.join('.'), message: item.msg }));
-    const body = `${FRAMES.VALIDATION_FAILED.unifiedHead}${encodeJson(ERROR_CATALOGUE.VALIDATION_FAILED.message)},"fields":${encodeJson(fields)}}}`;
+    const fields = items.map((item) => `{"field":${jsonString(item.loc.join('.'))},"message":${jsonString(item.msg)}}`).join(',');
+    const body = `${FRAMES.VALIDATION_FAILED.unifiedHead}${encodeJson(ERROR_CATALOGUE.VALIDATION_FAILED.message)},"fields":[${fields}]}}`;
     return answer(422, JSON_TYPE, body);
   }
   return catchAll ? UNIFIED_500 : PLAIN_500;
@@ -143,7 +143,7 @@ function renderProblem(error: unknown): RenderedError {
   if (error instanceof DomainError) return problem(error.code, error.publicMessage, '');
   const items = validationItems(error);
   if (items !== undefined) {
-    const errors = `,"errors":${encodeJson(items.map(problemItem))}`;
+    const errors = `,"errors":[${items.map(problemItemJson).join(',')}]`;
     return problem('VALIDATION_FAILED', ERROR_CATALOGUE.VALIDATION_FAILED.message, errors);
   }
   return PROBLEM_500;
@@ -159,18 +159,13 @@ function problem(code: ErrorCode, detail: string, extra: string, headers?: Reado
  * `parameter` for a path parameter, `pointer` (a JSON Pointer, as a URI fragment) into the body
  * otherwise, and pydantic's `type` of the failure.
  */
-interface ProblemItem {
-  readonly detail: string;
-  readonly pointer?: string;
-  readonly parameter?: string;
-  readonly type: string;
-}
-
-function problemItem(item: ValidationItem): ProblemItem {
-  if (item.loc[0] === 'path') return { detail: item.msg, parameter: String(item.loc[1]), type: item.type };
+function problemItemJson(item: ValidationItem): string {
   // A JSON syntax error's loc names a character offset, not a member: it points at the whole body.
-  const members = item.type === 'json_invalid' ? [] : item.loc.slice(1);
-  return { detail: item.msg, pointer: jsonPointer(members), type: item.type };
+  const where =
+    item.loc[0] === 'path'
+      ? `"parameter":${jsonString(String(item.loc[1]))}`
+      : `"pointer":${jsonString(jsonPointer(item.type === 'json_invalid' ? [] : item.loc.slice(1)))}`;
+  return `{"detail":${jsonString(item.msg)},${where},"type":${jsonString(item.type)}}`;
 }
 
 /** `#/a/0`: RFC 6901's escapes (~0, ~1), then percent-encoding for the URI fragment. */
