@@ -280,9 +280,9 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
   };
 }
 
+/** An error's headers: those of any answer with a body, and `Connection: close` on a 413, so that the rest of a body too large to read ends with the connection. */
 function answerHeaders(rendered: RenderedError, requestId: string, bytes: number): HeaderList {
-  const headers = ownHeaders(rendered.headers);
-  headers.push(REQUEST_ID_HEADER, requestId, 'Content-Type', rendered.contentType, 'Content-Length', bytes);
+  const headers = bodyHeaders(rendered.headers, rendered.contentType, bytes, requestId);
   return rendered.status === 413 ? withConnectionClose(headers) : headers;
 }
 
