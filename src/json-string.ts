@@ -8,9 +8,19 @@
  * Anything else goes to JSON.stringify.
  */
 export function jsonString(text: string): string {
+  return isPlain(text) ? `"${text}"` : JSON.stringify(text);
+}
+
+/** What jsonString writes between its quotes: the text itself when nothing in it needs escaping. */
+export function jsonStringContent(text: string): string {
+  return isPlain(text) ? text : JSON.stringify(text).slice(1, -1);
+}
+
+/** True when JSON writes the text as it is: printable ASCII, no quote, no backslash. */
+function isPlain(text: string): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return JSON.stringify(text);
+    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return false;
   }
-  return `"${text}"`;
+  return true;
 }

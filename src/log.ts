@@ -159,10 +159,12 @@ function wrap(logger: PinoLogger, write: (line: string) => void, close: () => Pr
   // The end of a line for the last message seen: the access line's is the same every time.
   let lastMessage: string | undefined;
   let lastEnd = '';
-  // The time as text for the last millisecond seen: a busy server writes many lines in one, and
-  // V8 writes an epoch time (a double, beyond small integers) by its general number-to-text path.
+  // The start of a line (level, time, bindings) for the last millisecond seen: a busy server writes
+  // many lines in one, and V8 writes an epoch time (a double, beyond small integers) by its general
+  // number-to-text path. It and the end are joined into flat strings: one made with `+` is a tree of
+  // its pieces, which each line would walk again when the turn's lines are copied out.
   let lastTime = -1;
-  let lastTimeText = '';
+  let lastStart = '';
   return {
     info: (message, fields) => logger.info(fields, message),
     warn: (message, fields) => logger.warn(fields, message),
@@ -171,14 +173,14 @@ function wrap(logger: PinoLogger, write: (line: string) => void, close: () => Pr
       if (!infoEnabled) return;
       if (message !== lastMessage) {
         lastMessage = message;
-        lastEnd = `,"msg":${jsonString(message)}}\n`;
+        lastEnd = [',"msg":', jsonString(message), '}\n'].join('');
       }
       const now = Date.now();
       if (now !== lastTime) {
         lastTime = now;
-        lastTimeText = String(now);
+        lastStart = [INFO_LEVEL_PREFIX, now, bindings].join('');
       }
-      write(`${INFO_LEVEL_PREFIX}${lastTimeText}${bindings}${members}${lastEnd}`);
+      write(`${lastStart}${members}${lastEnd}`);
     },
     infoEnabled,
     child: (childBindings) => wrap(logger.child(childBindings), write, close),

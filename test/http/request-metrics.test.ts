@@ -99,6 +99,35 @@ describe('the request observer', () => {
     assert.ok(Math.abs(sum - line.durationMs / 1000) < 0.001, `${sum} s for ${line.durationMs} ms`);
   });
 
+  test('requests of changing methods, routes and statuses each get the line pino writes for their own fields', () => {
+    const lines: string[] = [];
+    const observer = new RequestObserver({ log: createLogger('info', (line) => lines.push(line)).child({ service: 'bank' }), accessLog: true });
+    const requests = [
+      ['GET', '/accounts/alice', '/accounts/{account}', 200],
+      ['GET', '/accounts/bob', '/accounts/{account}', 200],
+      ['GET', '/accounts/carol', '/accounts/{account}', 404],
+      ['HEAD', '/accounts/carol', '/accounts/{account}', 404],
+      ['POST', '/withdraw/alice/x?q="', '/withdraw/{account}/{amount}', 422],
+      ['POST', '/withdraw/"a\\b"/1', '/withdraw/{account}/{amount}', 422],
+      ['POST', '/withdraw/alice/1', '/withdraw/{account}/{amount}', 200],
+      ['GET', '/nowhere', 'unmatched', 404],
+      ['GET', '/accounts/alice', '/accounts/{account}', 200],
+    ] as const;
+    requests.forEach(([method, target, route, status], i) => {
+      observer.started();
+      observer.finished(method, target, route, status, i * 10, `id-${i}`, performance.now());
+    });
+    assert.equal(lines.length, requests.length);
+    const byPino: string[] = [];
+    const reference = createLogger('info', (line) => byPino.push(line)).child({ service: 'bank' });
+    requests.forEach(([method, target, route, status], i) => {
+      const { durationMs } = JSON.parse(lines[i] as string) as { durationMs: number };
+      reference.info('request', { requestId: `id-${i}`, method, path: target.split('?')[0], route, status, durationMs, bytes: i * 10 });
+    });
+    const withoutTime = (line: string | undefined): string | undefined => line?.replace(/"time":\d+,/, '');
+    assert.deepEqual(lines.map(withoutTime), byPino.map(withoutTime));
+  });
+
   test('the access line writes a duration as String(Math.round(ms * 1000) / 1000) would, to the byte', () => {
     const reference = (ms: number): string => String(Math.round(ms * 1000) / 1000);
     for (let us = 0; us < 20_000; us++) {
