@@ -15,6 +15,9 @@ const LABELS: readonly Label[] = ['service', 'method', 'route', 'status'];
 export const DURATION_BUCKETS_S: readonly number[] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 interface Series {
+  readonly method: string;
+  readonly route: string;
+  readonly status: number;
   readonly labels: Readonly<Record<Label, string>>;
   count: number;
   sum: number;
@@ -30,6 +33,8 @@ export class RequestMetrics {
   /** Route → method → status → series. */
   private readonly byRoute = new Map<string, Map<string, Map<number, Series>>>();
   private readonly series: Series[] = [];
+  /** The series of the request before: under load, one route answers many requests in a row. */
+  private last: Series | undefined;
   private inFlight = 0;
 
   constructor(
@@ -65,7 +70,11 @@ export class RequestMetrics {
 
   finished(method: string, route: string, status: number, seconds: number): void {
     this.inFlight -= 1;
-    const series = this.byRoute.get(route)?.get(method)?.get(status) ?? this.newSeries(method, route, status);
+    let series = this.last;
+    if (series === undefined || series.route !== route || series.method !== method || series.status !== status) {
+      series = this.byRoute.get(route)?.get(method)?.get(status) ?? this.newSeries(method, route, status);
+      this.last = series;
+    }
     series.count += 1;
     series.sum += seconds;
     for (let i = 0; i < DURATION_BUCKETS_S.length; i++) {
@@ -78,6 +87,9 @@ export class RequestMetrics {
 
   private newSeries(method: string, route: string, status: number): Series {
     const series: Series = {
+      method,
+      route,
+      status,
       labels: { service: this.service, method, route, status: String(status) },
       count: 0,
       sum: 0,
