@@ -248,7 +248,7 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
       switch (match.kind) {
         case 'route': {
           ex.route = match.route.path;
-          const outcome = runRoute(match.route, match.params, req, limits, gate);
+          const outcome = runRoute(match.route, match.values, req, limits, gate);
           if (isPromise(outcome)) {
             outcome.then(
               (settled) => {
@@ -292,15 +292,15 @@ function answerHeaders(rendered: RenderedError, requestId: string, bytes: number
  */
 function runRoute(
   route: Route,
-  rawParams: Readonly<Record<string, string>>,
+  values: readonly string[],
   req: IncomingMessage,
   limits: BodyLimits,
   gate: IdempotencyGate,
 ): Reply | InvalidRequest | Promise<Reply | InvalidRequest> {
   const issues: Issues = [];
   const params: Record<string, unknown> = {};
-  for (const [name, spec] of route.params) {
-    params[name] = spec.fromText(rawParams[name] as string, ['path', name], issues);
+  for (const [name, spec, loc, placeholder] of route.params) {
+    params[name] = spec.fromText(values[placeholder] as string, loc, issues);
   }
   const bodySpec = route.body;
   if (bodySpec === undefined) {

@@ -2,6 +2,7 @@
 // the types cannot). Each mistake below would otherwise show only at run time, as a parameter that
 // is never filled or a request answered by the wrong route; failing at start names the route.
 import type { Route } from './route.js';
+import { isPlaceholder, placeholdersOf, templateSegments } from './routing.js';
 
 export class RouteTableError extends Error {
   readonly code = 'ROUTE_TABLE_INVALID';
@@ -33,7 +34,7 @@ export function assertRouteTable(table: RouteTable): void {
 
 /** Every {placeholder} of the path has a parameter spec, and every spec a placeholder. */
 function assertParamsMatchPath(route: Route): void {
-  const placeholders = segmentsOf(route.path).filter(isPlaceholder).map((segment) => segment.slice(1, -1));
+  const placeholders = placeholdersOf(route.path);
   const specs = route.params.map(([name]) => name);
   if (new Set(placeholders).size !== placeholders.length) {
     throw new RouteTableError(`route ${describe(route)} names a path placeholder twice`);
@@ -52,7 +53,7 @@ function assertParamsMatchPath(route: Route): void {
 function assertNoDuplicates(routes: readonly Route[]): void {
   const seen = new Map<string, Route>();
   for (const route of routes) {
-    const shape = `${route.method} ${segmentsOf(route.path).map((s) => (isPlaceholder(s) ? '{}' : s)).join('/')}`;
+    const shape = `${route.method} ${templateSegments(route.path).map((s) => (isPlaceholder(s) ? '{}' : s)).join('/')}`;
     const earlier = seen.get(shape);
     if (earlier !== undefined) throw new RouteTableError(`routes ${describe(earlier)} and ${describe(route)} share a method and path`);
     seen.set(shape, route);
@@ -62,8 +63,8 @@ function assertNoDuplicates(routes: readonly Route[]): void {
 /** Some request reaches both: same method, and each segment equal or a placeholder on either side. */
 function overlaps(a: Route, b: Route): boolean {
   if (a.method !== b.method) return false;
-  const left = segmentsOf(a.path);
-  const right = segmentsOf(b.path);
+  const left = templateSegments(a.path);
+  const right = templateSegments(b.path);
   if (left.length !== right.length) return false;
   return left.every((segment, i) => {
     const other = right[i] as string;
@@ -71,6 +72,4 @@ function overlaps(a: Route, b: Route): boolean {
   });
 }
 
-const segmentsOf = (path: string): string[] => path.split('/').slice(1);
-const isPlaceholder = (segment: string): boolean => segment.startsWith('{') && segment.endsWith('}');
 const describe = (route: Route): string => `${route.method} ${route.path}`;

@@ -1,7 +1,8 @@
 // What a service declares about one operation: method, path, inputs (schemas), success status,
 // documented responses and the handler. The contract layer does the rest.
 import type { IdempotencyRequest } from './idempotency.js';
-import type { ModelSpec, ParamSpec } from './schema.js';
+import { placeholdersOf } from './routing.js';
+import type { Loc, ModelSpec, ParamSpec } from './schema.js';
 
 export interface Reply {
   readonly status: number;
@@ -72,12 +73,18 @@ export interface RouteSpec<P, B> {
   handle(input: RouteInput<P, B>): Reply | Promise<Reply>;
 }
 
+/**
+ * A path parameter: its name, its spec, where a 422 places it (made once, not per request), and
+ * which of the path's {placeholders} it is (the index of its value in a route match's `values`).
+ */
+export type RouteParam = readonly [name: string, spec: ParamSpec<unknown>, loc: Loc, placeholder: number];
+
 /** A route with its types erased, so that routes of different shapes share one table. */
 export interface Route {
   readonly method: string;
   readonly path: string;
   readonly status: number;
-  readonly params: readonly (readonly [name: string, spec: ParamSpec<unknown>])[];
+  readonly params: readonly RouteParam[];
   readonly body: ModelSpec<unknown> | undefined;
   readonly docs: RouteDocs;
   readonly idempotent: boolean;
@@ -89,7 +96,9 @@ export function defineRoute<P, B = undefined>(spec: RouteSpec<P, B>): Route {
     method: spec.method,
     path: spec.path,
     status: spec.status,
-    params: Object.entries(spec.params) as [string, ParamSpec<unknown>][],
+    params: Object.entries(spec.params as Record<string, ParamSpec<unknown>>).map(
+      ([name, param]): RouteParam => [name, param, ['path', name], placeholdersOf(spec.path).indexOf(name)],
+    ),
     body: spec.body as ModelSpec<unknown> | undefined,
     docs: spec.docs,
     idempotent: spec.idempotent ?? false,

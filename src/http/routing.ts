@@ -8,7 +8,10 @@ export interface Routable {
   readonly path: string;
 }
 
-type Segment = { readonly literal: string } | { readonly param: string };
+/** A literal segment, or a {placeholder} (literal null): one shape for both, so that reading it stays monomorphic. */
+interface Segment {
+  readonly literal: string | null;
+}
 
 interface CompiledRoute<R> {
   readonly route: R;
@@ -16,13 +19,15 @@ interface CompiledRoute<R> {
 }
 
 export type RouteMatch<R> =
-  | { readonly kind: 'route'; readonly route: R; readonly params: Readonly<Record<string, string>> }
+  /** `values`: what the path holds where the route's path has its {placeholders}, in the path's order. */
+  | { readonly kind: 'route'; readonly route: R; readonly values: readonly string[] }
   | { readonly kind: 'method-not-allowed'; readonly allow: string }
   | { readonly kind: 'redirect'; readonly location: string }
   | { readonly kind: 'not-found' };
 
 const NOT_FOUND = { kind: 'not-found' } as const;
 const NO_ROUTES: readonly never[] = [];
+const NO_VALUES: readonly string[] = [];
 
 export class Router<R extends Routable> {
   /** Routes by their number of segments (declaration order kept): only those can match a path. */
@@ -50,10 +55,10 @@ export class Router<R extends Routable> {
 
     let allowed: Set<string> | undefined;
     for (const { route, segments: pattern } of this.candidates(segments.length)) {
-      const params = matchSegments(pattern, segments);
-      if (params === undefined) continue;
+      const values = matchSegments(pattern, segments);
+      if (values === undefined) continue;
       if (route.method === method || (method === 'HEAD' && route.method === 'GET')) {
-        return { kind: 'route', route, params };
+        return { kind: 'route', route, values };
       }
       allowed ??= new Set();
       allowed.add(route.method);
@@ -77,10 +82,23 @@ export class Router<R extends Routable> {
 }
 
 function compilePath(path: string): Segment[] {
-  return path
-    .split('/')
-    .slice(1)
-    .map((part) => (part.startsWith('{') && part.endsWith('}') ? { param: part.slice(1, -1) } : { literal: part }));
+  return templateSegments(path).map((part) => ({ literal: isPlaceholder(part) ? null : part }));
+}
+
+/** A route's path template cut at each '/', as written (the router and the route table read it so). */
+export function templateSegments(path: string): string[] {
+  return path.split('/').slice(1);
+}
+
+export function isPlaceholder(segment: string): boolean {
+  return segment.startsWith('{') && segment.endsWith('}');
+}
+
+/** The names of a path's {placeholders}, in the path's order: the order of a match's `values`. */
+export function placeholdersOf(path: string): string[] {
+  return templateSegments(path)
+    .filter(isPlaceholder)
+    .map((part) => part.slice(1, -1));
 }
 
 /**
@@ -101,20 +119,21 @@ function decodeSegments(rawPath: string): string[] {
   }
 }
 
-function matchSegments(pattern: readonly Segment[], segments: readonly string[]): Record<string, string> | undefined {
+/** The placeholders' values, in order, if the segments fit the pattern. */
+function matchSegments(pattern: readonly Segment[], segments: readonly string[]): readonly string[] | undefined {
   if (pattern.length !== segments.length) return undefined;
-  let params: Record<string, string> | undefined;
+  let values: string[] | undefined;
   for (let i = 0; i < pattern.length; i++) {
-    const expected = pattern[i] as Segment;
+    const literal = (pattern[i] as Segment).literal;
     const actual = segments[i] as string;
-    if ('literal' in expected) {
-      if (expected.literal !== actual) return undefined;
+    if (literal !== null) {
+      if (literal !== actual) return undefined;
     } else {
       if (actual === '') return undefined; // a parameter is never empty
-      (params ??= {})[expected.param] = actual;
+      (values ??= []).push(actual);
     }
   }
-  return params ?? {};
+  return values ?? NO_VALUES;
 }
 
 // Not fatal: bytes that are not UTF-8 become U+FFFD, as Python's unquote does. And a byte order mark

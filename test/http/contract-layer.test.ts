@@ -25,6 +25,11 @@ function routes(calls: string[]): Route[] {
       handle: ({ params }) => jsonReply(200, JSON.stringify({ n: params.n })),
     }),
     defineRoute({
+      // Its parameters declared in the other order than the path names them.
+      method: 'GET', path: '/pairs/{first}/{second}', status: 200, params: { second: n, first: n }, docs: { name: 'read_pair' },
+      handle: ({ params }) => jsonReply(200, JSON.stringify({ first: params.first, second: params.second })),
+    }),
+    defineRoute({
       method: 'PUT', path: '/things/{n}', status: 200, params: { n }, body: thing, docs: { name: 'put_thing' },
       handle: ({ params, body }) => jsonReply(200, JSON.stringify({ n: params.n, ...body })),
     }),
@@ -119,6 +124,19 @@ describe('routing rules', { timeout: SUITE_TIMEOUT_MS }, () => {
     assert.deepEqual(json(res), { detail: 'Method Not Allowed' });
     assert.equal(res.headers.allow, 'GET, HEAD, PUT, DELETE');
     assert.equal((await send(url, { method: 'GET', path: '/things' })).headers.allow, 'POST');
+  });
+
+  layerTest('each path parameter takes the value of its own placeholder, and their 422 items come in the order the route declares them', async ({ url }) => {
+    assert.deepEqual(json(await get(url, '/pairs/1/2')), { first: 1, second: 2 });
+    const res = await get(url, '/pairs/x/y');
+    assert.equal(res.status, 422);
+    assert.deepEqual(
+      (detail(res) as { loc: unknown; input: unknown }[]).map(({ loc, input }) => ({ loc, input })),
+      [
+        { loc: ['path', 'second'], input: 'y' },
+        { loc: ['path', 'first'], input: 'x' },
+      ],
+    );
   });
 
   layerTest('405 is decided before validation', async ({ url }) => {
