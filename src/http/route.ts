@@ -92,12 +92,13 @@ export interface Route {
 }
 
 export function defineRoute<P, B = undefined>(spec: RouteSpec<P, B>): Route {
+  const placeholders = placeholdersOf(spec.path);
   return {
     method: spec.method,
     path: spec.path,
     status: spec.status,
     params: Object.entries(spec.params as Record<string, ParamSpec<unknown>>).map(
-      ([name, param]): RouteParam => [name, param, ['path', name], placeholdersOf(spec.path).indexOf(name)],
+      ([name, param]): RouteParam => [name, param, ['path', name], placeholders.indexOf(name)],
     ),
     body: spec.body as ModelSpec<unknown> | undefined,
     docs: spec.docs,

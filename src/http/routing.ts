@@ -130,7 +130,8 @@ function matchSegments(pattern: readonly Segment[], segments: readonly string[])
       if (literal !== actual) return undefined;
     } else {
       if (actual === '') return undefined; // a parameter is never empty
-      (values ??= []).push(actual);
+      if (values === undefined) values = [actual];
+      else values.push(actual);
     }
   }
   return values ?? NO_VALUES;
