@@ -59,6 +59,11 @@ function routes(calls: string[]): Route[] {
         throw new Error(`internal detail ${SECRET}`);
       },
     }),
+    defineRoute({
+      method: 'GET', path: '/boom-without-error', status: 200, params: {}, docs: { name: 'boom without error' },
+      // What a careless library can do: reject with nothing at all.
+      handle: () => Promise.reject(undefined),
+    }),
   ];
 }
 
@@ -405,6 +410,15 @@ describe('responses', { timeout: SUITE_TIMEOUT_MS }, () => {
     assert.match(entry.requestId ?? '', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     assert.equal(entry.requestId, res.headers['x-request-id'], 'the id in the log is the one the client got');
     assert.match(entry.error?.stack ?? '', new RegExp(SECRET));
+  });
+
+  layerTest('a failure that is not even an Error (a rejection with undefined) is the same 500, logged as an unhandled failure', async ({ url, logs }) => {
+    const res = await get(url, '/boom-without-error');
+    assert.equal(res.status, 500);
+    assert.equal(res.headers['content-type'], 'text/plain; charset=utf-8');
+    assert.equal(res.text, 'Internal Server Error');
+    const messages = logs.map((line) => (JSON.parse(line) as { msg?: string }).msg).filter((msg) => msg !== 'request');
+    assert.deepEqual(messages, ['unhandled failure']);
   });
 
   layerTest('an answer node:http refuses to write is a 500 in the log, and the answers read in the same turn still go out', async ({ url, logs }) => {
