@@ -15,10 +15,9 @@ const LABELS: readonly Label[] = ['service', 'method', 'route', 'status'];
 export const DURATION_BUCKETS_S: readonly number[] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 interface Series {
-  readonly method: string;
-  readonly route: string;
-  readonly status: number;
   readonly labels: Readonly<Record<Label, string>>;
+  /** The status as a number, as requests give it (its label is the same as text). */
+  readonly status: number;
   count: number;
   sum: number;
   /** Per upper bound, the requests that took at most that long and more than the bound before. */
@@ -71,7 +70,7 @@ export class RequestMetrics {
   finished(method: string, route: string, status: number, seconds: number): void {
     this.inFlight -= 1;
     let series = this.last;
-    if (series === undefined || series.route !== route || series.method !== method || series.status !== status) {
+    if (series === undefined || series.labels.route !== route || series.labels.method !== method || series.status !== status) {
       series = this.byRoute.get(route)?.get(method)?.get(status) ?? this.newSeries(method, route, status);
       this.last = series;
     }
@@ -87,10 +86,8 @@ export class RequestMetrics {
 
   private newSeries(method: string, route: string, status: number): Series {
     const series: Series = {
-      method,
-      route,
-      status,
       labels: { service: this.service, method, route, status: String(status) },
+      status,
       count: 0,
       sum: 0,
       buckets: new Float64Array(DURATION_BUCKETS_S.length),
