@@ -42,6 +42,25 @@ describe('the HTTP error classes', () => {
     assert.equal(body.errors[0]?.pointer, '#/a~1b~0c/0/x%20y');
   });
 
+  test("a problem's pointer is the same whether its members are written as they are or escaped and encoded", () => {
+    const cases: [readonly (string | number)[], string][] = [
+      [['body', 'items', 3, 'name'], '#/items/3/name'],
+      [['body', 'a-b.c_D9'], '#/a-b.c_D9'],
+      [['body', ''], '#/'],
+      [['body', 'x', 'é'], '#/x/%C3%A9'],
+      [['body', '"q"\\'], '#/%22q%22%5C'],
+      [['body', 'a!b'], '#/a!b'],
+      [['body', 1.5], '#/1.5'],
+      [['body', 1e21], '#/1e%2B21'],
+      [['body', -1], '#/-1'],
+    ];
+    for (const [loc, pointer] of cases) {
+      const error = new RequestValidationError([{ type: 'missing', loc, msg: 'Field required', input: null }]);
+      const body = JSON.parse(renderError(error, { name: 'problem', catchAll: true }).body) as { errors: { pointer: string }[] };
+      assert.equal(body.errors[0]?.pointer, pointer, JSON.stringify(loc));
+    }
+  });
+
   test('each class names itself in a log, with a message that says what happened; building one leaves the stack trace limit as it was', () => {
     const limit = Error.stackTraceLimit;
     const errors = [new HttpError('HTTP_404', 'Todo not found'), new CodedError('IDEMPOTENCY_KEY_REUSED'), new RequestValidationError([]), new RequestValidationError([{ type: 'missing', loc: ['body'], msg: '', input: null }, { type: 'missing', loc: ['body'], msg: '', input: null }]), new ServiceUnavailableError(), new ClientAbortError()];
