@@ -8,6 +8,7 @@
 #   sh bench/instructions.sh [PATH] [ROUNDS]     a path of the to-do service (default /todos/1), ROUNDS (default 2)
 #   CLI=other/dist/cli.js sh bench/instructions.sh   the to-do service of another build, to compare two
 #   BODY='{"done":true}' sh bench/instructions.sh /todos   POST with that JSON body (here the 422 of the bench)
+#   ERRORS=problem BODY='{"done":true}' sh bench/instructions.sh /todos   the same in another error format (both servers)
 #
 # The to-do service runs on a fresh SQLite file. autocannon sends 9,000 requests (10 connections)
 # to warm a server up, then the count is reset and 3,000 more are counted; every request must be
@@ -19,6 +20,7 @@
 set -eu
 TARGET=${1:-/todos/1}
 BODY=${BODY:-}
+ERRORS=${ERRORS:-default}
 ROUNDS=${2:-2}
 COUNTED=3000
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -114,10 +116,10 @@ row() {
 }
 
 if [ -n "$BODY" ]; then request="POST $TARGET $BODY"; else request="GET $TARGET"; fi
-echo "Instructions per request on the main thread, $request, $COUNTED requests counted, least and most of $ROUNDS rounds"
+echo "Instructions per request on the main thread, $request, error format $ERRORS, $COUNTED requests counted, least and most of $ROUNDS rounds"
 echo
 echo "| Server | least | most |"
 echo "|---|---:|---:|"
-row 'baseline (bare node:http)' node "$BASELINE" --port "$PORT"
-row 'to-do, access line on' node "$CLI" todo --port "$PORT" --db "sqlite:$WORK/db.sqlite"
-row 'to-do, --access-log off' node "$CLI" todo --port "$PORT" --db "sqlite:$WORK/db.sqlite" --access-log off
+row 'baseline (bare node:http)' node "$BASELINE" --port "$PORT" --errors "$ERRORS"
+row 'to-do, access line on' node "$CLI" todo --port "$PORT" --db "sqlite:$WORK/db.sqlite" --errors "$ERRORS"
+row 'to-do, --access-log off' node "$CLI" todo --port "$PORT" --db "sqlite:$WORK/db.sqlite" --errors "$ERRORS" --access-log off
