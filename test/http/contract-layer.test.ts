@@ -468,6 +468,7 @@ describe('responses', { timeout: SUITE_TIMEOUT_MS }, () => {
     const res = await answeredDuringShutdown({ status: 200, body: '{}', headers: UNSENDABLE_HEADERS });
     assert.equal(res.status, 500);
     assert.equal(res.text, 'Internal Server Error');
+    assert.equal(res.headers['content-type'], 'text/plain; charset=utf-8');
     assert.equal(res.headers.connection, 'close');
     assert.equal(res.headers['set-cookie'], undefined, 'nothing of the refused answer reaches the client');
   });

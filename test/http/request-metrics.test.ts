@@ -111,6 +111,8 @@ describe('the request observer', () => {
       ['POST', '/withdraw/"a\\b"/1', '/withdraw/{account}/{amount}', 422],
       ['POST', '/withdraw/alice/1', '/withdraw/{account}/{amount}', 200],
       ['GET', '/nowhere', 'unmatched', 404],
+      // Another route with the same status: its own route, not the one before.
+      ['GET', '/accounts/dave', '/accounts/{account}', 404],
       ['GET', '/accounts/alice', '/accounts/{account}', 200],
     ] as const;
     requests.forEach(([method, target, route, status], i) => {
