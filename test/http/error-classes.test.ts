@@ -44,6 +44,7 @@ describe('the HTTP error classes', () => {
 
   test("a problem's pointer is the same whether its members are written as they are or escaped and encoded", () => {
     const cases: [readonly (string | number)[], string][] = [
+      [['body'], '#'],
       [['body', 'items', 3, 'name'], '#/items/3/name'],
       [['body', 'a-b.c_D9'], '#/a-b.c_D9'],
       [['body', ''], '#/'],
