@@ -26,6 +26,7 @@ export interface ServerProcess {
   readonly name: string;
   readonly url: string;
   readonly port: number;
+  readonly pid: number;
   /** The most memory the process has held so far (VmHWM), or undefined where /proc is not there. */
   peakRssBytes(): number | undefined;
   /** CPU time the process has used so far, user and system, every thread; undefined where /proc is not there. */
@@ -76,6 +77,7 @@ export async function startServerProcess(name: string, script: URL, args: readon
     name,
     url,
     port,
+    pid,
     peakRssBytes: () => readPeakRss(pid),
     cpuSeconds: () => readCpuSeconds(pid),
     stop: () => stopChild(child, exited),

@@ -2,6 +2,7 @@
 // targets, and how to reproduce. The same text is printed and written to bench/results/latest.md.
 import type { BenchResults, Row, ScenarioResult } from './results.js';
 import { medianRatio } from './rounds.js';
+import { GENERATOR_CPU, SERVER_CPU, type ServerBoundRow, type ServerBoundScenario } from './server-bound.js';
 
 const MiB = 1024 * 1024;
 const integer = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
@@ -51,10 +52,38 @@ export function renderReport(results: BenchResults): string {
     }
     lines.push('');
   }
+  lines.push(...renderServerBound(results), '');
   lines.push('## Targets', '', '| Target | Measured | Holds |', '|---|---|---|');
   for (const t of results.targets) lines.push(`| ${t.target} | ${t.measured} | ${t.holds ? 'yes' : '**no**'} |`);
   lines.push('', 'Reproduce with `npm run bench` (20–30 minutes with the PostgreSQL part) or `npm run bench -- --quick` (under 2 minutes).', '');
   return lines.join('\n');
+}
+
+function renderServerBound(results: BenchResults): string[] {
+  const plan = results.plan.serverBound;
+  const lines = ['## Server-bound', ''];
+  if (results.serverBoundSkipped !== undefined) return [...lines, `Server-bound part skipped: ${results.serverBoundSkipped}`];
+  lines.push(
+    `The scenarios with a target against the baseline again, each server pinned to core ${SERVER_CPU} (every thread) and wrk ` +
+      `(-t1, ${plan.connections} connections) pinned to core ${GENERATOR_CPU}: ${plan.rounds} rounds of ${plan.duration_s} s per server after a ` +
+      `${plan.warmup_s} s warm-up, alternating as above. Here the server, not the load generator, sets the pace: its core ` +
+      'busy column should read about 100 % and the generator\'s less. wrk checks the class of each status (2xx or not); the exact ' +
+      'statuses of the same servers are checked above.',
+    '',
+    '| Scenario | Expected | Server | req/s | × baseline | CPU µs/req | server core busy | wrk core busy | Status |',
+    '|---|---:|---|---:|---:|---:|---:|---:|---|',
+  );
+  for (const scenario of results.serverBound) {
+    scenario.rows.forEach((row, i) => lines.push(renderServerBoundRow(scenario, row, i === 0)));
+  }
+  return lines;
+}
+
+function renderServerBoundRow(scenario: ServerBoundScenario, row: ServerBoundRow, first: boolean): string {
+  const cpu = row.cpu_us_per_response === undefined ? '–' : row.cpu_us_per_response.toFixed(0);
+  const percent = (share: number): string => (Number.isNaN(share) ? '–' : `${(share * 100).toFixed(0)} %`);
+  const status = row.ok ? 'ok' : `**FAILED** (${row.wrongStatus} of another status class, ${row.errors} errors)`;
+  return `| ${first ? scenario.name : ''} | ${first ? scenario.expectedStatus : ''} | ${row.label} | ${integer.format(row.requestsPerSec)} | ${row.baselineRatio.toFixed(2)} | ${cpu} | ${percent(row.serverCoreBusy)} | ${percent(row.generatorCoreBusy)} | ${status} |`;
 }
 
 function renderRow(scenario: ScenarioResult, row: Row, first: boolean): string {

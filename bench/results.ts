@@ -4,6 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, release, totalmem } from 'node:os';
 import type { Ceiling } from './pgbench.js';
 import type { RoundPlan, SubjectResult } from './rounds.js';
+import type { ServerBoundPlan, ServerBoundScenario } from './server-bound.js';
 
 export interface Row extends SubjectResult {
   /** `baseline-turn-end`: the baseline writing its answers at the end of the turn, as ours do (no target). */
@@ -49,11 +50,15 @@ export interface BenchResults {
   readonly date: string;
   readonly quick: boolean;
   readonly machine: Machine;
-  readonly plan: { readonly sqlite: RoundPlan; readonly postgres: RoundPlan };
+  readonly plan: { readonly sqlite: RoundPlan; readonly postgres: RoundPlan; readonly serverBound: ServerBoundPlan };
   readonly scenarios: readonly ScenarioResult[];
+  /** The same scenarios with each server pinned to one core and wrk to another (empty when skipped). */
+  readonly serverBound: readonly ServerBoundScenario[];
   readonly targets: readonly TargetCheck[];
   /** Why the PostgreSQL part was skipped, or undefined when it ran. */
   readonly postgresSkipped: string | undefined;
+  /** Why the server-bound part was skipped, or undefined when it ran. */
+  readonly serverBoundSkipped: string | undefined;
 }
 
 export function describeMachine(): Machine {

@@ -145,7 +145,8 @@ export function medianRatio(subject: SubjectResult, reference: SubjectResult): n
   return median(subject.rounds.map((r, i) => r.requestsPerSec / (reference.rounds[i]?.requestsPerSec ?? NaN)));
 }
 
-function cpuPerResponse(rounds: readonly Driven[]): number | undefined {
+/** CPU seconds over the rounds ÷ their responses, in µs; undefined where a round's CPU time is unknown. */
+export function cpuPerResponse(rounds: readonly { readonly cpuSeconds: number | undefined; readonly responses: number }[]): number | undefined {
   let seconds = 0;
   let responses = 0;
   for (const round of rounds) {

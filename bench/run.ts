@@ -4,6 +4,9 @@
 // fewer and shorter rounds; `--skip-postgres` leaves the PostgreSQL part out; `--only TEXT` measures
 // only the scenarios whose name contains TEXT, where a PostgreSQL scenario is named with
 // " (PostgreSQL)" after it, as in the table (so `--only "(PostgreSQL)"` runs the PostgreSQL part alone).
+// Between the two, the server-bound part measures the scenarios with a baseline target again, each
+// server pinned to one core and wrk to the other (bench/server-bound.ts); `--skip-server-bound`
+// leaves it out, and a machine without wrk or taskset skips it and says why.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,12 +20,21 @@ import type { RoundPlan } from './rounds.js';
 import { runScenario, type Participant } from './scenario-run.js';
 import { CONNECTIONS, SCENARIOS, type BaselineRole, type ServiceRole } from './scenarios.js';
 import { startBaseline, startService } from './servers.js';
+import {
+  checkServerBoundTargets,
+  runServerBoundPart,
+  serverBoundUnavailable,
+  type ServerBoundParticipant,
+  type ServerBoundPlan,
+  type ServerBoundScenario,
+} from './server-bound.js';
 import { checkTargets } from './targets.js';
 
 const { values: flags } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
     'skip-postgres': { type: 'boolean', default: false },
+    'skip-server-bound': { type: 'boolean', default: false },
     only: { type: 'string' },
   },
 });
@@ -36,6 +48,10 @@ const SQLITE_PLAN: RoundPlan = quick
 const POSTGRES_PLAN: RoundPlan = quick
   ? { rounds: 1, duration_s: 1, warmup_s: 1, connections: CONNECTIONS }
   : { rounds: 3, duration_s: 2, warmup_s: 1, connections: CONNECTIONS };
+
+const SERVER_BOUND_PLAN: ServerBoundPlan = quick
+  ? { rounds: 2, duration_s: 1, warmup_s: 1, connections: CONNECTIONS }
+  : { rounds: 7, duration_s: 2, warmup_s: 1, connections: CONNECTIONS };
 
 const log = (line: string): void => void process.stderr.write(`bench: ${line}\n`);
 const SERVICE_LABELS: Record<ServiceRole, string> = {
@@ -84,6 +100,27 @@ async function main(): Promise<number> {
       }
       scenarios.push(await runScenario('sqlite', scenario, participants, SQLITE_PLAN));
     }
+
+    let serverBound: ServerBoundScenario[] = [];
+    let serverBoundSkipped: string | undefined = flags['skip-server-bound'] === true ? '--skip-server-bound was given.' : await serverBoundUnavailable();
+    const withTarget = sqliteScenarios.filter((s) => s.baselineRatioMin !== undefined);
+    if (serverBoundSkipped === undefined && withTarget.length === 0) serverBoundSkipped = 'no chosen scenario has a target against the baseline.';
+    if (serverBoundSkipped === undefined) {
+      serverBound = await runServerBoundPart(
+        withTarget.map((scenario) => {
+          const participants: ServerBoundParticipant[] = [
+            { kind: 'service', label: SERVICE_LABELS[scenario.service], server: services[scenario.service] },
+            { kind: 'baseline', label: baselineLabel(scenario.baseline), server: baselines[scenario.baseline] },
+          ];
+          if (scenario.turnEndBaseline === true) participants.push({ kind: 'baseline-turn-end', label: 'baseline, answers at turn end', server: baselineTurnEnd });
+          return { scenario, participants };
+        }),
+        SERVER_BOUND_PLAN,
+        log,
+      );
+    } else {
+      log(`server-bound part skipped: ${serverBoundSkipped}`);
+    }
     for (const server of [...Object.values(services), bankSyncOff]) await server.stop();
 
     let postgresSkipped: string | undefined = '--skip-postgres was given.';
@@ -102,10 +139,12 @@ async function main(): Promise<number> {
       date: new Date().toISOString(),
       quick,
       machine: describeMachine(),
-      plan: { sqlite: SQLITE_PLAN, postgres: POSTGRES_PLAN },
+      plan: { sqlite: SQLITE_PLAN, postgres: POSTGRES_PLAN, serverBound: SERVER_BOUND_PLAN },
       scenarios,
-      targets: checkTargets(scenarios),
+      serverBound,
+      targets: [...checkTargets(scenarios), ...checkServerBoundTargets(serverBound, SCENARIOS)],
       postgresSkipped,
+      serverBoundSkipped,
     };
     const report = renderReport(results);
     process.stdout.write(report);
@@ -113,7 +152,7 @@ async function main(): Promise<number> {
     // A run of a few scenarios is for looking into one thing: it does not replace the recorded results.
     if (flags.only === undefined) log(`wrote bench/results/${writeResults(results, report)} and bench/results/latest.md in ${elapsed_s} s`);
     else log(`--only: nothing written (${elapsed_s} s)`);
-    const failed = scenarios.some((s) => s.rows.some((r) => !r.ok));
+    const failed = scenarios.some((s) => s.rows.some((r) => !r.ok)) || serverBound.some((s) => s.rows.some((r) => !r.ok));
     if (failed) log('FAILED: some answers had an unexpected status or were errors (see the table)');
     return failed ? 1 : 0;
   } finally {
