@@ -79,7 +79,21 @@ export async function serverBoundUnavailable(): Promise<string | undefined> {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return `${tool} is not installed (Debian: apt-get install -y ${pkg}).`;
     }
   }
+  const cores = await ownCores();
+  const allowed = coreNumbers(cores);
+  if (!allowed.has(SERVER_CPU) || !allowed.has(GENERATOR_CPU)) return `this process may not run on cores ${SERVER_CPU} and ${GENERATOR_CPU} (its cores: ${cores}).`;
   return undefined;
+}
+
+/** The cores of a taskset list such as "0,1", "0-3" or "0-1,4". */
+export function coreNumbers(list: string): Set<number> {
+  const cores = new Set<number>();
+  for (const part of list.split(',')) {
+    const [from, to = from] = part.split('-').map(Number);
+    if (from === undefined || to === undefined || !Number.isInteger(from) || !Number.isInteger(to)) throw new Error(`not a list of cores: ${list}`);
+    for (let core = from; core <= to; core++) cores.add(core);
+  }
+  return cores;
 }
 
 /** Pins every thread of a process (and the threads it starts later) to these cores. */
