@@ -52,13 +52,15 @@ export interface BenchResults {
   readonly machine: Machine;
   readonly plan: { readonly sqlite: RoundPlan; readonly postgres: RoundPlan; readonly serverBound: ServerBoundPlan };
   readonly scenarios: readonly ScenarioResult[];
-  /** The same scenarios with each server pinned to one core and wrk to another (empty when skipped). */
+  /** The scenarios with a baseline target with each server pinned to one core and wrk to another (empty when skipped). */
   readonly serverBound: readonly ServerBoundScenario[];
   readonly targets: readonly TargetCheck[];
   /** Why the PostgreSQL part was skipped, or undefined when it ran. */
   readonly postgresSkipped: string | undefined;
   /** Why the server-bound part was skipped, or undefined when it ran. */
   readonly serverBoundSkipped: string | undefined;
+  /** Why the server-bound part stopped before its end (the run then fails), or undefined. */
+  readonly serverBoundFailed?: string | undefined;
 }
 
 export function describeMachine(): Machine {

@@ -21,14 +21,13 @@ import { runScenario, type Participant } from './scenario-run.js';
 import { CONNECTIONS, SCENARIOS, type BaselineRole, type ServiceRole } from './scenarios.js';
 import { startBaseline, startService } from './servers.js';
 import {
-  checkServerBoundTargets,
   runServerBoundPart,
   serverBoundUnavailable,
   type ServerBoundParticipant,
   type ServerBoundPlan,
   type ServerBoundScenario,
 } from './server-bound.js';
-import { checkTargets } from './targets.js';
+import { checkServerBoundTargets, checkTargets } from './targets.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -103,28 +102,37 @@ async function main(): Promise<number> {
 
     let serverBound: ServerBoundScenario[] = [];
     let serverBoundSkipped: string | undefined = flags['skip-server-bound'] === true ? '--skip-server-bound was given.' : await serverBoundUnavailable();
+    let serverBoundFailed: string | undefined;
     const withTarget = sqliteScenarios.filter((s) => s.baselineRatioMin !== undefined);
     if (serverBoundSkipped === undefined && withTarget.length === 0) serverBoundSkipped = 'no chosen scenario has a target against the baseline.';
     if (serverBoundSkipped === undefined) {
-      serverBound = await runServerBoundPart(
-        withTarget.map((scenario) => {
-          const participants: ServerBoundParticipant[] = [
-            { kind: 'service', label: SERVICE_LABELS[scenario.service], server: services[scenario.service] },
-            { kind: 'baseline', label: baselineLabel(scenario.baseline), server: baselines[scenario.baseline] },
-          ];
-          if (scenario.turnEndBaseline === true) participants.push({ kind: 'baseline-turn-end', label: 'baseline, answers at turn end', server: baselineTurnEnd });
-          return { scenario, participants };
-        }),
-        SERVER_BOUND_PLAN,
-        log,
-      );
+      try {
+        serverBound = await runServerBoundPart(
+          withTarget.map((scenario) => {
+            const participants: ServerBoundParticipant[] = [
+              { kind: 'service', label: SERVICE_LABELS[scenario.service], server: services[scenario.service] },
+              { kind: 'baseline', label: baselineLabel(scenario.baseline), server: baselines[scenario.baseline] },
+            ];
+            if (scenario.turnEndBaseline === true) participants.push({ kind: 'baseline-turn-end', label: 'baseline, answers at turn end', server: baselineTurnEnd });
+            return { scenario, participants };
+          }),
+          SERVER_BOUND_PLAN,
+          log,
+        );
+      } catch (error) {
+        // What was measured before is still written; the run fails.
+        serverBoundFailed = error instanceof Error ? error.message : String(error);
+        log(`server-bound part FAILED: ${serverBoundFailed}`);
+      }
     } else {
       log(`server-bound part skipped: ${serverBoundSkipped}`);
     }
     for (const server of [...Object.values(services), bankSyncOff]) await server.stop();
 
     let postgresSkipped: string | undefined = '--skip-postgres was given.';
-    if (flags['skip-postgres'] !== true) {
+    // The baselines are measured again on PostgreSQL: not while they may still be pinned to one core.
+    if (serverBoundFailed !== undefined && flags['skip-postgres'] !== true) postgresSkipped = 'the server-bound part failed, and the baselines may still be pinned to one core.';
+    else if (flags['skip-postgres'] !== true) {
       const outcome = await runPostgresPart(postgresScenarios, baselines, POSTGRES_PLAN, log);
       if ('skipped' in outcome) {
         postgresSkipped = outcome.skipped;
@@ -142,9 +150,10 @@ async function main(): Promise<number> {
       plan: { sqlite: SQLITE_PLAN, postgres: POSTGRES_PLAN, serverBound: SERVER_BOUND_PLAN },
       scenarios,
       serverBound,
-      targets: [...checkTargets(scenarios), ...checkServerBoundTargets(serverBound, SCENARIOS)],
+      targets: [...checkTargets(scenarios), ...checkServerBoundTargets(serverBound)],
       postgresSkipped,
       serverBoundSkipped,
+      serverBoundFailed,
     };
     const report = renderReport(results);
     process.stdout.write(report);
@@ -154,7 +163,8 @@ async function main(): Promise<number> {
     else log(`--only: nothing written (${elapsed_s} s)`);
     const failed = scenarios.some((s) => s.rows.some((r) => !r.ok)) || serverBound.some((s) => s.rows.some((r) => !r.ok));
     if (failed) log('FAILED: some answers had an unexpected status or were errors (see the table)');
-    return failed ? 1 : 0;
+    if (failed || serverBoundFailed !== undefined) return 1;
+    return 0;
   } finally {
     await Promise.all(running.map((server) => server.stop()));
     rmSync(dir, { recursive: true, force: true });

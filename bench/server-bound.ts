@@ -1,19 +1,22 @@
-// The server-bound part: the scenarios that have a target against the baseline, measured again with
-// every server pinned to one core and wrk pinned to the other. In the autocannon part the load
-// generator is a Node process as hungry as the servers, on the same two cores, and it often sets
-// the pace: both servers then wait for it, or compete with it for a core wherever the scheduler
-// puts them, and the ratio moves with that from run to run. Here each server has one core to
-// itself, as a process limited to one CPU would, and the generator needs a fraction of the other:
-// the ratio is the servers' own. Each round records how busy both cores were, so a reader can see
-// that the server's core was the full one.
+// The server-bound part: the scenarios that have a target against the baseline, measured again at
+// another operating point, with every server pinned to one core and wrk pinned to the other. In the
+// autocannon part the load generator is a Node process that needs a core of its own, on the same two
+// cores as the servers: it often sets the pace (both servers then wait for it, and answer few
+// requests a turn) or competes with the server for a core wherever the scheduler puts them. Here
+// each server has one core, as a process limited to one CPU would, and is kept saturated by a
+// generator that needs less than a core: what one core of each server answers at full load. Each
+// round records the server's CPU time over the round's length and how busy wrk's core was, so that a
+// reader can check that the server, not wrk, set the pace.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
+import { busyShare, coreNumbers, coresOf, pin, readCoreTimes } from './cores.js';
+import { countsBetween, readRequestCounts } from './metrics-statuses.js';
 import type { ServerProcess } from './processes.js';
 import { cpuPerResponse } from './rounds.js';
-import type { TargetCheck } from './results.js';
 import type { Scenario } from './scenarios.js';
 import { median } from './stats.js';
 import { driveWrk, wrkScript, type WrkMeasurement } from './wrk.js';
@@ -31,6 +34,7 @@ export interface ServerBoundPlan {
 }
 
 export interface ServerBoundParticipant {
+  /** A service's statuses are read exactly from its /metrics; a baseline's only by class (it has none). */
   readonly kind: 'service' | 'baseline' | 'baseline-turn-end';
   readonly label: string;
   readonly server: ServerProcess;
@@ -39,9 +43,10 @@ export interface ServerBoundParticipant {
 export interface ServerBoundRound {
   readonly requestsPerSec: number;
   readonly responses: number;
-  /** Busy share of the server's core and of wrk's over the round (0–1), from /proc/stat. */
-  readonly serverCoreBusy: number;
-  readonly generatorCoreBusy: number;
+  /** The server process's CPU time (every thread) over the round's length: about 1 when it used all of its core. */
+  readonly serverCpuShare: number | undefined;
+  /** Busy share of wrk's core over the round (0–1), from /proc/stat. */
+  readonly generatorCoreBusy: number | undefined;
 }
 
 export interface ServerBoundRow {
@@ -54,8 +59,11 @@ export interface ServerBoundRow {
   readonly baselineRatio: number;
   /** CPU time (every thread) per response over the measured rounds, in µs. */
   readonly cpu_us_per_response: number | undefined;
-  readonly serverCoreBusy: number;
-  readonly generatorCoreBusy: number;
+  /** Medians over rounds. */
+  readonly serverCpuShare: number | undefined;
+  readonly generatorCoreBusy: number | undefined;
+  /** A service: every status its /metrics counted over the scenario (warm-up included), by status. */
+  readonly statusCounts: Readonly<Record<string, number>> | undefined;
   readonly wrongStatus: number;
   readonly errors: number;
   readonly ok: boolean;
@@ -79,50 +87,29 @@ export async function serverBoundUnavailable(): Promise<string | undefined> {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return `${tool} is not installed (Debian: apt-get install -y ${pkg}).`;
     }
   }
-  const cores = await ownCores();
+  const cores = await coresOf(process.pid);
   const allowed = coreNumbers(cores);
   if (!allowed.has(SERVER_CPU) || !allowed.has(GENERATOR_CPU)) return `this process may not run on cores ${SERVER_CPU} and ${GENERATOR_CPU} (its cores: ${cores}).`;
   return undefined;
 }
 
-/** The cores of a taskset list such as "0,1", "0-3" or "0-1,4". */
-export function coreNumbers(list: string): Set<number> {
-  const cores = new Set<number>();
-  for (const part of list.split(',')) {
-    const [from, to = from] = part.split('-').map(Number);
-    if (from === undefined || to === undefined || !Number.isInteger(from) || !Number.isInteger(to)) throw new Error(`not a list of cores: ${list}`);
-    for (let core = from; core <= to; core++) cores.add(core);
-  }
-  return cores;
-}
-
-/** Pins every thread of a process (and the threads it starts later) to these cores. */
-async function pin(pid: number, cpus: string): Promise<void> {
-  await run('taskset', ['-a', '-p', '-c', cpus, String(pid)]);
-}
-
-/** The cores this (the bench) process may run on, as taskset writes them: "0,1" or "0-3". */
-async function ownCores(): Promise<string> {
-  const { stdout } = await run('taskset', ['-c', '-p', String(process.pid)]);
-  const list = /affinity list:\s*(\S+)/.exec(stdout)?.[1];
-  if (list === undefined) throw new Error(`taskset printed no affinity list: ${stdout}`);
-  return list;
-}
-
 /**
- * Measures each scenario with its participants pinned to SERVER_CPU, in rounds that alternate them
- * as the autocannon part does, then gives every server back the cores it had.
+ * Measures each scenario with its servers pinned to SERVER_CPU and this (the bench) process with wrk
+ * on GENERATOR_CPU, in rounds that alternate the servers as the autocannon part does. Every process
+ * gets back the cores it had, even when a measurement fails; if that fails, this throws, since the
+ * servers measured next would run pinned.
  */
 export async function runServerBoundPart(
   scenarios: readonly { readonly scenario: Scenario; readonly participants: readonly ServerBoundParticipant[] }[],
   plan: ServerBoundPlan,
   log: (line: string) => void,
 ): Promise<ServerBoundScenario[]> {
-  const servers = [...new Set(scenarios.flatMap((s) => s.participants.map((p) => p.server)))];
-  const restore = await ownCores();
+  const pids = [process.pid, ...new Set(scenarios.flatMap((s) => s.participants.map((p) => p.server.pid)))];
+  const before = new Map<number, string>();
+  for (const pid of pids) before.set(pid, await coresOf(pid));
   const dir = mkdtempSync(join(tmpdir(), 'status-services-wrk-'));
   try {
-    for (const server of servers) await pin(server.pid, String(SERVER_CPU));
+    for (const pid of pids) await pin(pid, String(pid === process.pid ? GENERATOR_CPU : SERVER_CPU));
     const results: ServerBoundScenario[] = [];
     for (const { scenario, participants } of scenarios) {
       log(`server-bound: ${scenario.name}`);
@@ -130,12 +117,16 @@ export async function runServerBoundPart(
     }
     return results;
   } finally {
-    for (const server of servers) await pin(server.pid, restore).catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
+    const refused: string[] = [];
+    for (const [pid, cores] of before) {
+      await pin(pid, cores).catch((error: unknown) => refused.push(`${pid} (${error instanceof Error ? error.message : String(error)})`));
+    }
+    if (refused.length > 0) throw new Error(`could not give these processes their cores back: ${refused.join('; ')}`);
   }
 }
 
-interface Driven extends WrkMeasurement, Omit<ServerBoundRound, 'requestsPerSec' | 'responses'> {
+interface PinnedRound extends WrkMeasurement, ServerBoundRound {
   readonly cpuSeconds: number | undefined;
 }
 
@@ -145,39 +136,51 @@ async function measureScenario(
   plan: ServerBoundPlan,
   script: string,
 ): Promise<ServerBoundScenario> {
-  const drive = async (p: ServerBoundParticipant, duration_s: number): Promise<Driven> => {
+  const drive = async (p: ServerBoundParticipant, duration_s: number): Promise<PinnedRound> => {
     const cpuBefore = p.server.cpuSeconds();
-    const coresBefore = coreTimes();
+    const coresBefore = readCoreTimes();
+    const startedMs = performance.now();
     const measured = await driveWrk(p.server.url, scenario.request.path, script, {
       connections: plan.connections,
       duration_s,
       cpu: GENERATOR_CPU,
       expectedStatus: scenario.expectedStatus,
     });
-    const coresAfter = coreTimes();
+    const elapsed_s = (performance.now() - startedMs) / 1000;
+    const coresAfter = readCoreTimes();
     const cpuAfter = p.server.cpuSeconds();
+    const cpuSeconds = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
     return {
       ...measured,
-      cpuSeconds: cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore,
-      serverCoreBusy: busyShare(coresBefore, coresAfter, SERVER_CPU),
+      cpuSeconds,
+      serverCpuShare: cpuSeconds === undefined ? undefined : cpuSeconds / elapsed_s,
       generatorCoreBusy: busyShare(coresBefore, coresAfter, GENERATOR_CPU),
     };
   };
-  const warmups: Driven[] = [];
+  const countsBefore = await Promise.all(participants.map((p) => (p.kind === 'service' ? readRequestCounts(p.server.url) : undefined)));
+  const warmups: PinnedRound[] = [];
   for (const p of participants) warmups.push(await drive(p, plan.warmup_s));
-  const measured = participants.map(() => [] as Driven[]);
+  const measured = participants.map(() => [] as PinnedRound[]);
   for (let round = 0; round < plan.rounds; round++) {
     const order = participants.map((_, i) => i);
     if (round % 2 === 1) order.reverse();
-    for (const i of order) (measured[i] as Driven[]).push(await drive(participants[i] as ServerBoundParticipant, plan.duration_s));
+    for (const i of order) (measured[i] as PinnedRound[]).push(await drive(participants[i] as ServerBoundParticipant, plan.duration_s));
   }
-  const baselineAt = participants.findIndex((p) => p.kind === 'baseline');
-  const baselineRounds = measured[baselineAt];
+  const countsAfter = await Promise.all(participants.map((p) => (p.kind === 'service' ? readRequestCounts(p.server.url) : undefined)));
+  const baselineRounds = measured[participants.findIndex((p) => p.kind === 'baseline')];
   if (baselineRounds === undefined) throw new Error(`${scenario.name}: no baseline`);
   const rows = participants.map((p, i): ServerBoundRow => {
-    const rounds = measured[i] as Driven[];
-    const every = [warmups[i] as Driven, ...rounds];
-    const wrongStatus = every.reduce((sum, m) => sum + m.wrongStatus, 0);
+    const rounds = measured[i] as PinnedRound[];
+    const every = [warmups[i] as PinnedRound, ...rounds];
+    const before = countsBefore[i];
+    const after = countsAfter[i];
+    const served = before === undefined || after === undefined ? undefined : countsBetween(before, after);
+    // A service's own count of what it answered in between: every answer of the expected status,
+    // and at least as many as wrk received (it may answer a few that wrk stopped waiting for).
+    const received = every.reduce((sum, m) => sum + m.responses, 0);
+    const wrongServed = served === undefined ? 0 : [...served].reduce((sum, [status, n]) => sum + (status === scenario.expectedStatus ? 0 : n), 0);
+    const missing = served === undefined ? 0 : Math.max(0, received - (served.get(scenario.expectedStatus) ?? 0));
+    const wrongStatus = every.reduce((sum, m) => sum + m.wrongStatus, 0) + wrongServed + missing;
     const errors = every.reduce((sum, m) => sum + m.errors, 0);
     return {
       kind: p.kind,
@@ -185,14 +188,15 @@ async function measureScenario(
       rounds: rounds.map((m) => ({
         requestsPerSec: m.requestsPerSec,
         responses: m.responses,
-        serverCoreBusy: m.serverCoreBusy,
+        serverCpuShare: m.serverCpuShare,
         generatorCoreBusy: m.generatorCoreBusy,
       })),
       requestsPerSec: median(rounds.map((m) => m.requestsPerSec)),
-      baselineRatio: median(rounds.map((m, r) => m.requestsPerSec / ((baselineRounds[r] as Driven).requestsPerSec))),
+      baselineRatio: median(rounds.map((m, r) => m.requestsPerSec / (baselineRounds[r] as PinnedRound).requestsPerSec)),
       cpu_us_per_response: cpuPerResponse(rounds),
-      serverCoreBusy: median(rounds.map((m) => m.serverCoreBusy)),
-      generatorCoreBusy: median(rounds.map((m) => m.generatorCoreBusy)),
+      serverCpuShare: medianOfKnown(rounds.map((m) => m.serverCpuShare)),
+      generatorCoreBusy: medianOfKnown(rounds.map((m) => m.generatorCoreBusy)),
+      statusCounts: served === undefined ? undefined : Object.fromEntries([...served].map(([status, n]) => [String(status), n])),
       wrongStatus,
       errors,
       ok: wrongStatus === 0 && errors === 0,
@@ -201,37 +205,7 @@ async function measureScenario(
   return { name: scenario.name, expectedStatus: scenario.expectedStatus, rows };
 }
 
-/** Per core: [busy, all] clock ticks so far, from /proc/stat (idle and iowait are not busy). */
-function coreTimes(): Map<number, readonly [number, number]> {
-  const times = new Map<number, readonly [number, number]>();
-  for (const line of readFileSync('/proc/stat', 'utf8').split('\n')) {
-    const match = /^cpu(\d+) (.*)$/.exec(line);
-    if (match === null) continue;
-    const ticks = (match[2] as string).trim().split(/\s+/).map(Number);
-    const all = ticks.reduce((sum, t) => sum + t, 0);
-    const idle = (ticks[3] ?? 0) + (ticks[4] ?? 0);
-    times.set(Number(match[1]), [all - idle, all]);
-  }
-  return times;
-}
-
-function busyShare(before: Map<number, readonly [number, number]>, after: Map<number, readonly [number, number]>, cpu: number): number {
-  const [busy0, all0] = before.get(cpu) ?? [0, 0];
-  const [busy1, all1] = after.get(cpu) ?? [0, 0];
-  return all1 === all0 ? NaN : (busy1 - busy0) / (all1 - all0);
-}
-
-export function checkServerBoundTargets(scenarios: readonly ServerBoundScenario[], specs: readonly Scenario[]): TargetCheck[] {
-  const checks: TargetCheck[] = [];
-  for (const scenario of scenarios) {
-    const spec = specs.find((s) => s.name === scenario.name);
-    const service = scenario.rows.find((r) => r.kind === 'service');
-    if (spec?.baselineRatioMin === undefined || service === undefined) continue;
-    checks.push({
-      target: `${scenario.name}, server-bound: req/s ≥ ${spec.baselineRatioMin.toFixed(2)} × baseline`,
-      measured: service.baselineRatio.toFixed(2),
-      holds: service.baselineRatio >= spec.baselineRatioMin,
-    });
-  }
-  return checks;
+function medianOfKnown(values: readonly (number | undefined)[]): number | undefined {
+  const known = values.filter((v): v is number => v !== undefined && Number.isFinite(v));
+  return known.length === 0 ? undefined : median(known);
 }

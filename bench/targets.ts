@@ -1,10 +1,11 @@
 // The issue's targets, checked against one run: req/s ratios to the baseline, durable writes
 // against synchronous=OFF, p99 latency and peak memory of every service of the SQLite part; on
 // PostgreSQL, req/s against pgbench's ceiling and the baseline, p99 latency, and two instances
-// against one.
+// against one; the req/s ratios to the baseline again at the server-bound part's operating point.
 import type { Row, ScenarioResult, TargetCheck } from './results.js';
 import { LATENCY_P99_MAX_MS, PEAK_RSS_MAX_BYTES, POSTGRES_LATENCY_P99_MAX_MS, SCENARIOS } from './scenarios.js';
 import { medianRatio } from './rounds.js';
+import type { ServerBoundScenario } from './server-bound.js';
 
 const MiB = 1024 * 1024;
 
@@ -112,4 +113,20 @@ function checkPostgresTargets(postgres: readonly ScenarioResult[]): TargetCheck[
 /** The service row with the worst p99 latency. */
 function slowestOf(rows: readonly { scenario: string; row: Row }[]): { scenario: string; row: Row } | undefined {
   return rows.reduce<{ scenario: string; row: Row } | undefined>((worst, x) => (worst === undefined || x.row.p99_ms > worst.row.p99_ms ? x : worst), undefined);
+}
+
+/** The baseline targets at the server-bound part's operating point (each server alone on one core, saturated). */
+export function checkServerBoundTargets(scenarios: readonly ServerBoundScenario[]): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  for (const scenario of scenarios) {
+    const spec = SCENARIOS.find((s) => s.name === scenario.name);
+    const service = scenario.rows.find((r) => r.kind === 'service');
+    if (spec?.baselineRatioMin === undefined || service === undefined) continue;
+    checks.push({
+      target: `${scenario.name}, server-bound: req/s ≥ ${spec.baselineRatioMin.toFixed(2)} × baseline`,
+      measured: service.baselineRatio.toFixed(2),
+      holds: service.baselineRatio >= spec.baselineRatioMin,
+    });
+  }
+  return checks;
 }

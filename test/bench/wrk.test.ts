@@ -53,21 +53,20 @@ describe('wrk summary', () => {
 });
 
 describe('wrk script', () => {
-  test('sets the method, the body as it is and the content type', () => {
+  test('sets the method, the body byte for byte and the content type', () => {
     const dir = mkdtempSync(join(tmpdir(), 'wrk-script-'));
     try {
-      const file = wrkScript(dir, 'POST /todos, no title', { method: 'POST', path: '/todos', body: '{"done":"\\\\"}', contentType: 'application/json' });
+      const file = wrkScript(dir, 'POST /todos, no title', { method: 'POST', path: '/todos', body: '\n{"t":"\\é"}', contentType: 'application/json' });
       assert.equal(
         readFileSync(file, 'utf8'),
-        'wrk.method = "POST"\nwrk.body = [==[{"done":"\\\\"}]==]\nwrk.headers["Content-Type"] = "application/json"\n',
+        'wrk.method = "POST"\nwrk.body = "\\010{\\034t\\034:\\034\\092\\195\\169\\034}"\nwrk.headers["Content-Type"] = "application/json"\n',
       );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });
 
-  test('refuses what wrk cannot send: a fresh key each time, a body that ends the bracket', () => {
+  test('refuses what wrk cannot send: a fresh key each time', () => {
     assert.throws(() => wrkScript(tmpdir(), 'keyed', { method: 'POST', path: '/x', idempotencyKey: 'fresh' }), /Idempotency-Key/);
-    assert.throws(() => wrkScript(tmpdir(), 'odd', { method: 'POST', path: '/x', body: '"]==]"' }), /long bracket/);
   });
 });
