@@ -55,7 +55,7 @@ export function renderReport(results: BenchResults): string {
   lines.push(...renderServerBound(results), '');
   lines.push('## Targets', '', '| Target | Measured | Holds |', '|---|---|---|');
   for (const t of results.targets) lines.push(`| ${t.target} | ${t.measured} | ${t.holds ? 'yes' : '**no**'} |`);
-  lines.push('', 'Reproduce with `npm run bench` (20–30 minutes with the PostgreSQL part) or `npm run bench -- --quick` (under 2 minutes).', '');
+  lines.push('', 'Reproduce with `npm run bench` (15–30 minutes with the PostgreSQL part) or `npm run bench -- --quick` (about 4 minutes).', '');
   return lines.join('\n');
 }
 
