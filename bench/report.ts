@@ -1,5 +1,6 @@
 // The results as Markdown: the machine, the plan, one table row per server and scenario, the
 // targets, and how to reproduce. The same text is printed and written to bench/results/latest.md.
+import { describeBuildText } from './build.js';
 import type { BenchResults, Row, ScenarioResult } from './results.js';
 import { medianRatio } from './rounds.js';
 import { GENERATOR_CPU, SERVER_CPU, type ServerBoundRow, type ServerBoundScenario } from './server-bound.js';
@@ -12,7 +13,7 @@ export function renderReport(results: BenchResults): string {
   const lines: string[] = [];
   lines.push(`# Benchmark results${results.quick ? ' (quick run)' : ''}`, '');
   lines.push(
-    `${results.date} · ${machine.cores} cores, ${machine.cpuModel}, ${machine.memory_GiB} GiB · Node ${machine.node} · ${machine.os}`,
+    `${results.date} · ${machine.cores} cores, ${machine.cpuModel}, ${machine.memory_GiB} GiB · Node ${machine.node} · ${machine.os} · ${describeBuildText(results.build)}`,
     '',
     `${plan.sqlite.connections} connections on loopback, autocannon in the bench process, each server a child process. ` +
       `SQLite part: ${plan.sqlite.rounds} rounds of ${plan.sqlite.duration_s} s per server after a ${plan.sqlite.warmup_s} s warm-up; ` +

@@ -2,6 +2,7 @@
 // bench/results/<date>.json for every run, and bench/results/latest.md for the newest table.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, release, totalmem } from 'node:os';
+import type { Build } from './build.js';
 import type { Ceiling } from './pgbench.js';
 import type { RoundPlan, SubjectResult } from './rounds.js';
 import type { ServerBoundPlan, ServerBoundScenario } from './server-bound.js';
@@ -50,6 +51,8 @@ export interface BenchResults {
   readonly date: string;
   readonly quick: boolean;
   readonly machine: Machine;
+  /** The commit measured; absent in the results of runs made before it was recorded. */
+  readonly build?: Build | undefined;
   readonly plan: { readonly sqlite: RoundPlan; readonly postgres: RoundPlan; readonly serverBound: ServerBoundPlan };
   readonly scenarios: readonly ScenarioResult[];
   /** The scenarios with a baseline target with each server pinned to one core and wrk to another (empty when skipped). */

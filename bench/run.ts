@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { sendOnce } from './answers.js';
+import { describeBuild } from './build.js';
 import { baselineLabel, runPostgresPart } from './postgres-part.js';
 import type { ServerProcess } from './processes.js';
 import { renderReport } from './report.js';
@@ -63,6 +64,8 @@ const SERVICE_LABELS: Record<ServiceRole, string> = {
 
 async function main(): Promise<number> {
   const started = Date.now();
+  // Read before anything is measured: the code under test is the code checked out now.
+  const build = describeBuild(new URL('../../', import.meta.url));
   const dir = mkdtempSync(join(tmpdir(), 'status-services-bench-'));
   const running: ServerProcess[] = [];
   const keep = (server: ServerProcess): ServerProcess => (running.push(server), server);
@@ -147,6 +150,7 @@ async function main(): Promise<number> {
       date: new Date().toISOString(),
       quick,
       machine: describeMachine(),
+      build,
       plan: { sqlite: SQLITE_PLAN, postgres: POSTGRES_PLAN, serverBound: SERVER_BOUND_PLAN },
       scenarios,
       serverBound,
