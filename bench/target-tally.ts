@@ -15,28 +15,33 @@ export interface TargetTally {
   readonly held: number;
   /** The figures each run measured (the first number of its `measured` text), least to most. */
   readonly figures: readonly number[];
+  /** The most decimals a figure was written with: the table writes them all so ("1.00", not "1"). */
+  readonly decimals: number;
 }
 
 /** Per target, in the order targets first appear: in how many runs it was checked, in how many it held, and its figures. */
 export function tallyTargets(runs: readonly RecordedRun[]): TargetTally[] {
-  const byTarget = new Map<string, { runs: number; held: number; figures: number[] }>();
+  const byTarget = new Map<string, { runs: number; held: number; figures: number[]; decimals: number }>();
   for (const run of runs) {
     for (const check of run.targets) {
       let tally = byTarget.get(check.target);
-      if (tally === undefined) byTarget.set(check.target, (tally = { runs: 0, held: 0, figures: [] }));
+      if (tally === undefined) byTarget.set(check.target, (tally = { runs: 0, held: 0, figures: [], decimals: 0 }));
       tally.runs += 1;
       if (check.holds) tally.held += 1;
-      const figure = firstNumber(check.measured);
-      if (figure !== undefined) tally.figures.push(figure);
+      const figure = firstNumberText(check.measured);
+      if (figure !== undefined) {
+        tally.figures.push(Number(figure));
+        const point = figure.indexOf('.');
+        tally.decimals = Math.max(tally.decimals, point === -1 ? 0 : figure.length - point - 1);
+      }
     }
   }
-  return [...byTarget].map(([target, tally]) => ({ target, runs: tally.runs, held: tally.held, figures: tally.figures.sort((a, b) => a - b) }));
+  return [...byTarget].map(([target, tally]) => ({ ...tally, target, figures: tally.figures.sort((a, b) => a - b) }));
 }
 
-/** The first number written in a measured figure: "0.84", "0.77 × one", "worst 12.99 ms (…)". */
-export function firstNumber(text: string): number | undefined {
-  const match = /-?\d+(?:\.\d+)?/.exec(text);
-  return match === null ? undefined : Number(match[0]);
+/** The first number written in a measured figure, as written: "0.84", "0.77 × one", "worst 12.99 ms (…)". */
+export function firstNumberText(text: string): string | undefined {
+  return /-?\d+(?:\.\d+)?/.exec(text)?.[0];
 }
 
 /** The runs to tally: full runs from `since` on (an ISO date, or everything when undefined), quick ones only if asked. */
@@ -58,9 +63,7 @@ export function renderHistory(runs: readonly RecordedRun[]): string {
     '|---|---:|---:|---:|---:|---:|',
   ];
   for (const tally of tallyTargets(runs)) {
-    const { figures } = tally;
-    // Ratios as they are reported, with two decimals; whole figures (megabytes) without.
-    const decimals = figures.every(Number.isInteger) ? 0 : 2;
+    const { figures, decimals } = tally;
     const show = (value: number | undefined): string => (value === undefined ? '–' : value.toFixed(decimals));
     lines.push(`| ${tally.target} | ${tally.runs} | ${tally.held} | ${show(figures[0])} | ${show(median(figures))} | ${show(figures[figures.length - 1])} |`);
   }

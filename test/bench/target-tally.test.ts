@@ -2,7 +2,7 @@
 // spread, since one run on these machines says little.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { firstNumber, renderHistory, selectRuns, tallyTargets, type RecordedRun } from '../../bench/target-tally.js';
+import { firstNumberText, renderHistory, selectRuns, tallyTargets, type RecordedRun } from '../../bench/target-tally.js';
 
 const GET = 'GET /todos/1: req/s ≥ 0.80 × baseline';
 const P99 = 'p99 latency ≤ 10 ms in every scenario';
@@ -23,17 +23,18 @@ describe('tally of recorded runs', () => {
   test('each target counts the runs that checked it and those where it held, with its figures least to most', () => {
     const tallies = tallyTargets(selectRuns(RUNS, undefined, false));
     assert.deepEqual(tallies, [
-      { target: GET, runs: 3, held: 2, figures: [0.72, 0.84, 1] },
-      { target: P99, runs: 2, held: 0, figures: [23.1, 26.46] },
-      { target: PG, runs: 1, held: 0, figures: [0.7] },
+      { target: GET, runs: 3, held: 2, figures: [0.72, 0.84, 1], decimals: 2 },
+      { target: P99, runs: 2, held: 0, figures: [23.1, 26.46], decimals: 2 },
+      { target: PG, runs: 1, held: 0, figures: [0.7], decimals: 2 },
     ]);
   });
 
-  test('a measured text gives its first number, whatever words surround it', () => {
-    assert.equal(firstNumber('0.84'), 0.84);
-    assert.equal(firstNumber('0.77 × one'), 0.77);
-    assert.equal(firstNumber('worst 12.99 ms (POST /withdraw/alice/1, keyed)'), 12.99);
-    assert.equal(firstNumber('not run'), undefined);
+  test('a measured text gives its first number as written, whatever words surround it', () => {
+    assert.equal(firstNumberText('0.84'), '0.84');
+    assert.equal(firstNumberText('0.77 × one'), '0.77');
+    assert.equal(firstNumberText('worst 12.99 ms (POST /withdraw/alice/1, keyed)'), '12.99');
+    assert.equal(firstNumberText('worst 139 MB'), '139');
+    assert.equal(firstNumberText('not run'), undefined);
   });
 
   test('quick runs are left out unless asked for, and --since keeps the runs from that moment on', () => {
@@ -49,5 +50,17 @@ describe('tally of recorded runs', () => {
     assert.match(text, /\| p99 latency ≤ 10 ms in every scenario \| 2 \| 0 \| 23\.10 \| 24\.78 \| 26\.46 \|/);
     assert.doesNotMatch(renderHistory(selectRuns(RUNS, undefined, false)), /uncommitted/);
     assert.equal(renderHistory([]), 'No recorded runs to tally.\n');
+  });
+
+  test('an odd number of runs has the middle figure for median, and figures keep the decimals they were written with', () => {
+    const rss = 'peak RSS ≤ 150 MB per service process';
+    const runs = [
+      run('2026-11-24T01:00Z', false, [[GET, '1.00', true], [rss, 'worst 158 MB', false]]),
+      run('2026-11-24T02:00Z', false, [[GET, '0.70', false], [rss, 'worst 139 MB', true]]),
+      run('2026-11-24T03:00Z', false, [[GET, '1.00', true], [rss, 'worst 142 MB', true]]),
+    ];
+    const text = renderHistory(runs);
+    assert.match(text, /\| GET \/todos\/1: req\/s ≥ 0\.80 × baseline \| 3 \| 2 \| 0\.70 \| 1\.00 \| 1\.00 \|/);
+    assert.match(text, /\| peak RSS ≤ 150 MB per service process \| 3 \| 2 \| 139 \| 142 \| 158 \|/);
   });
 });
