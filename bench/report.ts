@@ -21,10 +21,13 @@ export function renderReport(results: BenchResults): string {
       'req/s is the median over rounds; p50/p99 are over every measured response; × baseline is the median of per-round ratios; ' +
       'peak RSS is the process high-water mark (VmHWM) so far in the run; CPU µs/req is the CPU time (user and system, every thread) ' +
       'the server process used per response over the measured rounds, and × baseline CPU is the baseline\'s CPU per response ÷ that: ' +
-      'the ratio the two would reach where the server, not the load generator, is the bottleneck.',
+      'the ratio the two would reach where the server, not the load generator, is the bottleneck. ' +
+      "Server CPU and autocannon CPU are the server's and the bench process's CPU time over a round's length (median over rounds; " +
+      '100 % is one core): who set the pace. autocannon near 100 % with the server below it: the generator did, and holds the two ' +
+      'servers of a scenario together; the server near 100 %: the server did, and × baseline is close to × baseline CPU.',
     '',
-    '| Scenario | Expected | Server | req/s | p50 ms | p99 ms | Peak RSS MB | × baseline | CPU µs/req | × baseline CPU | × pgbench | Status |',
-    '|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+    '| Scenario | Expected | Server | req/s | p50 ms | p99 ms | Peak RSS MB | × baseline | CPU µs/req | × baseline CPU | server CPU | autocannon CPU | × pgbench | Status |',
+    '|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
   );
   for (const scenario of results.scenarios) {
     scenario.rows.forEach((row, i) => lines.push(renderRow(scenario, row, i === 0)));
@@ -84,10 +87,9 @@ function renderServerBound(results: BenchResults): string[] {
 
 function renderServerBoundRow(scenario: ServerBoundScenario, row: ServerBoundRow, first: boolean): string {
   const cpu = row.cpu_us_per_response === undefined ? '–' : row.cpu_us_per_response.toFixed(0);
-  const percent = (share: number | undefined): string => (share === undefined ? '–' : `${(share * 100).toFixed(0)} %`);
   const statuses = row.statusCounts === undefined ? '' : `; ${Object.entries(row.statusCounts).map(([status, n]) => `${status}×${n}`).join(' ')}`;
   const status = row.ok ? 'ok' : `**FAILED** (${row.wrongStatus} wrong status, ${row.errors} errors${statuses})`;
-  return `| ${first ? scenario.name : ''} | ${first ? scenario.expectedStatus : ''} | ${row.label} | ${integer.format(row.requestsPerSec)} | ${row.baselineRatio.toFixed(2)} | ${cpu} | ${percent(row.serverCpuShare)} | ${percent(row.generatorCoreBusy)} | ${status} |`;
+  return `| ${first ? scenario.name : ''} | ${first ? scenario.expectedStatus : ''} | ${row.label} | ${integer.format(row.requestsPerSec)} | ${row.baselineRatio.toFixed(2)} | ${cpu} | ${percentOfCore(row.serverCpuShare)} | ${percentOfCore(row.generatorCoreBusy)} | ${status} |`;
 }
 
 function renderRow(scenario: ScenarioResult, row: Row, first: boolean): string {
@@ -98,7 +100,10 @@ function renderRow(scenario: ScenarioResult, row: Row, first: boolean): string {
   const ceiling = row.ceilingRatio === undefined ? '–' : row.ceilingRatio.toFixed(2);
   const cpu = row.cpu_us_per_response === undefined ? '–' : row.cpu_us_per_response.toFixed(0);
   const cpuRatio = row.cpuRatio === undefined ? '–' : row.cpuRatio.toFixed(2);
-  return `| ${name} | ${expected} | ${row.label} | ${integer.format(row.requestsPerSec)} | ${row.p50_ms.toFixed(2)} | ${row.p99_ms.toFixed(2)} | ${rss} | ${row.baselineRatio.toFixed(2)} | ${cpu} | ${cpuRatio} | ${ceiling} | ${status} |`;
+  // Results written before the shares were measured have neither.
+  const serverShare = percentOfCore(row.serverCpuShare);
+  const generatorShare = percentOfCore(row.generatorCpuShare as number | undefined);
+  return `| ${name} | ${expected} | ${row.label} | ${integer.format(row.requestsPerSec)} | ${row.p50_ms.toFixed(2)} | ${row.p99_ms.toFixed(2)} | ${rss} | ${row.baselineRatio.toFixed(2)} | ${cpu} | ${cpuRatio} | ${serverShare} | ${generatorShare} | ${ceiling} | ${status} |`;
 }
 
 function describeCeiling(scenario: ScenarioResult): string {
@@ -112,4 +117,8 @@ function describeFailure(scenario: ScenarioResult, row: Row): string {
   if (scenario.answerMismatch !== undefined) return '(answers differ)';
   const statuses = Object.entries(row.statusCounts).map(([status, n]) => `${status}×${n}`).join(' ');
   return `(${row.wrongStatus} wrong status, ${row.errors} errors; ${statuses})`;
+}
+
+function percentOfCore(share: number | undefined): string {
+  return share === undefined ? '–' : `${(share * 100).toFixed(0)} %`;
 }

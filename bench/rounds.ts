@@ -1,6 +1,7 @@
 // Measuring one scenario: a warm-up for each server, then rounds that alternate the service and its
 // baseline (the order flips every round, so neither always runs on a warmer machine). A subject
 // with several instances gets the connections split over them, driven at once, and summed.
+import { performance } from 'node:perf_hooks';
 import { drive, type BenchRequest, type Measurement } from './load.js';
 import type { ServerProcess } from './processes.js';
 import { median, percentileOfSorted, pooledSorted } from './stats.js';
@@ -22,6 +23,10 @@ export interface RoundFigures {
   readonly p50_ms: number;
   readonly p99_ms: number;
   readonly responses: number;
+  /** The servers' CPU time over the round's length (1 = one core's worth); undefined without /proc. */
+  readonly serverCpuShare?: number | undefined;
+  /** The bench process's CPU time over the round's length: autocannon's, which runs in it. */
+  readonly generatorCpuShare?: number;
 }
 
 export interface SubjectResult {
@@ -40,6 +45,14 @@ export interface SubjectResult {
    * the server itself, whoever is the bottleneck (on two cores, often the load generator).
    */
   readonly cpu_us_per_response: number | undefined;
+  /**
+   * Medians over rounds of the servers' and the load generator's CPU time over a round's length.
+   * They tell who set the pace: on two cores, a generator near a whole core (1.0) while the server
+   * has time to spare means the generator did, and the two servers of a scenario are then held
+   * together; a server near a core means the server did, and the ratio is what a request costs.
+   */
+  readonly serverCpuShare: number | undefined;
+  readonly generatorCpuShare: number;
   /** Every response, warm-up included, by status. */
   readonly statusCounts: Readonly<Record<string, number>>;
   readonly wrongStatus: number;
@@ -67,8 +80,11 @@ export async function measureSubjects(
   return subjects.map((subject, i) => summarise(subject, [warmups[i] as Driven], measured[i] as Driven[]));
 }
 
-/** A round's measurement and the CPU time its servers used during it (undefined without /proc). */
-type Driven = Measurement & { readonly cpuSeconds: number | undefined };
+/**
+ * A round's measurement, the CPU time its servers used during it (undefined without /proc), and
+ * the bench process's own CPU time (autocannon's) and the round's length.
+ */
+type Driven = Measurement & { readonly cpuSeconds: number | undefined; readonly generatorCpuSeconds: number; readonly wallSeconds: number };
 
 function cpuOf(subject: Subject): number | undefined {
   let total = 0;
@@ -82,9 +98,18 @@ function cpuOf(subject: Subject): number | undefined {
 
 async function driveSubject(subject: Subject, request: BenchRequest, expectedStatus: number, duration_s: number, connections: number): Promise<Driven> {
   const before = cpuOf(subject);
+  const generatorBefore = process.cpuUsage();
+  const started = performance.now();
   const measured = await driveServers(subject, request, expectedStatus, duration_s, connections);
+  const wallSeconds = (performance.now() - started) / 1000;
+  const generator = process.cpuUsage(generatorBefore);
   const after = cpuOf(subject);
-  return { ...measured, cpuSeconds: before === undefined || after === undefined ? undefined : after - before };
+  return {
+    ...measured,
+    cpuSeconds: before === undefined || after === undefined ? undefined : after - before,
+    generatorCpuSeconds: (generator.user + generator.system) / 1e6,
+    wallSeconds,
+  };
 }
 
 async function driveServers(subject: Subject, request: BenchRequest, expectedStatus: number, duration_s: number, connections: number): Promise<Measurement> {
@@ -128,12 +153,16 @@ function summarise(subject: Subject, warmups: readonly Driven[], rounds: readonl
       p50_ms: percentileOfSorted(m.latencies_ms, 0.5),
       p99_ms: percentileOfSorted(m.latencies_ms, 0.99),
       responses: m.responses,
+      serverCpuShare: m.cpuSeconds === undefined ? undefined : m.cpuSeconds / m.wallSeconds,
+      generatorCpuShare: m.generatorCpuSeconds / m.wallSeconds,
     })),
     requestsPerSec: median(rounds.map((m) => m.requestsPerSec)),
     p50_ms: percentileOfSorted(pooled, 0.5),
     p99_ms: percentileOfSorted(pooled, 0.99),
     peakRss_bytes: peaks.length === 0 ? undefined : Math.max(...peaks),
     cpu_us_per_response: cpuPerResponse(rounds),
+    serverCpuShare: rounds.some((m) => m.cpuSeconds === undefined) ? undefined : median(rounds.map((m) => (m.cpuSeconds as number) / m.wallSeconds)),
+    generatorCpuShare: median(rounds.map((m) => m.generatorCpuSeconds / m.wallSeconds)),
     statusCounts,
     wrongStatus: every.reduce((sum, m) => sum + m.wrongStatus, 0),
     errors: every.reduce((sum, m) => sum + m.errors, 0),
