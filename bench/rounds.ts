@@ -42,7 +42,7 @@ export interface SubjectResult {
   readonly peakRss_bytes: number | undefined;
   /**
    * CPU time its processes used per response over the measured rounds, in µs: what a request costs
-   * the server itself, whoever is the bottleneck (on two cores, often the load generator).
+   * the server itself, whoever is the bottleneck (on two cores, it can be the load generator).
    */
   readonly cpu_us_per_response: number | undefined;
   /**
