@@ -29,10 +29,7 @@ export function renderReport(results: BenchResults): string {
     '| Scenario | Expected | Server | req/s | p50 ms | p99 ms | Peak RSS MB | × baseline | CPU µs/req | × baseline CPU | server CPU | autocannon CPU | × pgbench | Status |',
     '|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
   );
-  for (const scenario of results.scenarios) {
-    scenario.rows.forEach((row, i) => lines.push(renderRow(scenario, row, i === 0)));
-  }
-  lines.push('');
+  lines.push(...scenarioRows(results.scenarios, renderRow), '');
   if (results.postgresSkipped !== undefined) lines.push(`PostgreSQL part skipped: ${results.postgresSkipped}`, '');
   const mismatches = results.scenarios.filter((s) => s.answerMismatch !== undefined);
   for (const s of mismatches) lines.push(`- ${s.name} (${s.part}): FAILED before load, ${s.answerMismatch}`);
@@ -79,15 +76,13 @@ function renderServerBound(results: BenchResults): string[] {
     '| Scenario | Expected | Server | req/s | × baseline | CPU µs/req | server CPU | wrk core busy | Status |',
     '|---|---:|---|---:|---:|---:|---:|---:|---|',
   );
-  for (const scenario of results.serverBound) {
-    scenario.rows.forEach((row, i) => lines.push(renderServerBoundRow(scenario, row, i === 0)));
-  }
+  lines.push(...scenarioRows(results.serverBound, renderServerBoundRow));
   return lines;
 }
 
 function renderServerBoundRow(scenario: ServerBoundScenario, row: ServerBoundRow, first: boolean): string {
   const cpu = row.cpu_us_per_response === undefined ? '–' : row.cpu_us_per_response.toFixed(0);
-  const statuses = row.statusCounts === undefined ? '' : `; ${Object.entries(row.statusCounts).map(([status, n]) => `${status}×${n}`).join(' ')}`;
+  const statuses = row.statusCounts === undefined ? '' : `; ${describeStatuses(row.statusCounts)}`;
   const status = row.ok ? 'ok' : `**FAILED** (${row.wrongStatus} wrong status, ${row.errors} errors${statuses})`;
   return `| ${first ? scenario.name : ''} | ${first ? scenario.expectedStatus : ''} | ${row.label} | ${integer.format(row.requestsPerSec)} | ${row.baselineRatio.toFixed(2)} | ${cpu} | ${percentOfCore(row.serverCpuShare)} | ${percentOfCore(row.generatorCoreBusy)} | ${status} |`;
 }
@@ -115,10 +110,20 @@ function describeCeiling(scenario: ScenarioResult): string {
 
 function describeFailure(scenario: ScenarioResult, row: Row): string {
   if (scenario.answerMismatch !== undefined) return '(answers differ)';
-  const statuses = Object.entries(row.statusCounts).map(([status, n]) => `${status}×${n}`).join(' ');
-  return `(${row.wrongStatus} wrong status, ${row.errors} errors; ${statuses})`;
+  return `(${row.wrongStatus} wrong status, ${row.errors} errors; ${describeStatuses(row.statusCounts)})`;
 }
 
 function percentOfCore(share: number | undefined): string {
   return share === undefined ? '–' : `${(share * 100).toFixed(0)} %`;
+}
+
+/** One table line per server of each scenario; the scenario's own cells go on its first line only. */
+function scenarioRows<S extends { readonly rows: readonly R[] }, R>(scenarios: readonly S[], render: (scenario: S, row: R, first: boolean) => string): string[] {
+  return scenarios.flatMap((scenario) => scenario.rows.map((row, i) => render(scenario, row, i === 0)));
+}
+
+function describeStatuses(counts: Readonly<Record<string, number>>): string {
+  return Object.entries(counts)
+    .map(([status, n]) => `${status}×${n}`)
+    .join(' ');
 }

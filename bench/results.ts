@@ -5,7 +5,7 @@ import { cpus, release, totalmem } from 'node:os';
 import type { Build } from './build.js';
 import type { Ceiling } from './pgbench.js';
 import type { RoundPlan, SubjectResult } from './rounds.js';
-import type { ServerBoundPlan, ServerBoundScenario } from './server-bound.js';
+import type { ServerBoundScenario } from './server-bound.js';
 
 export interface Row extends SubjectResult {
   /** `baseline-turn-end`: the baseline writing its answers at the end of the turn, as ours do (no target). */
@@ -53,7 +53,7 @@ export interface BenchResults {
   readonly machine: Machine;
   /** The commit measured; absent in the results of runs made before it was recorded. */
   readonly build?: Build | undefined;
-  readonly plan: { readonly sqlite: RoundPlan; readonly postgres: RoundPlan; readonly serverBound: ServerBoundPlan };
+  readonly plan: { readonly sqlite: RoundPlan; readonly postgres: RoundPlan; readonly serverBound: RoundPlan };
   readonly scenarios: readonly ScenarioResult[];
   /** The scenarios with a baseline target with each server pinned to one core and wrk to another (empty when skipped). */
   readonly serverBound: readonly ServerBoundScenario[];

@@ -65,19 +65,37 @@ export async function measureSubjects(
   subjects: readonly Subject[],
   plan: RoundPlan,
 ): Promise<SubjectResult[]> {
-  const measured = subjects.map(() => [] as Driven[]);
-  const warmups: Driven[] = [];
-  for (const subject of subjects) {
-    warmups.push(await driveSubject(subject, request, expectedStatus, plan.warmup_s, plan.connections));
-  }
+  const measured = await alternateRounds(subjects, plan, (subject, duration_s) => driveSubject(subject, request, expectedStatus, duration_s, plan.connections));
+  return subjects.map((subject, i) => {
+    const { warmup, rounds } = measured[i] as AlternatedRounds<Driven>;
+    return summarise(subject, [warmup], rounds);
+  });
+}
+
+export interface AlternatedRounds<M> {
+  readonly warmup: M;
+  readonly rounds: readonly M[];
+}
+
+/**
+ * A warm-up of each participant, then `plan.rounds` rounds in which each is driven once, in an order
+ * that flips every round (so that neither always runs on a warmer machine): each one's warm-up and
+ * rounds, in the participants' order. Shared by the autocannon and the server-bound parts.
+ */
+export async function alternateRounds<P, M>(
+  participants: readonly P[],
+  plan: RoundPlan,
+  drive: (participant: P, duration_s: number) => Promise<M>,
+): Promise<AlternatedRounds<M>[]> {
+  const warmups: M[] = [];
+  for (const participant of participants) warmups.push(await drive(participant, plan.warmup_s));
+  const measured = participants.map(() => [] as M[]);
   for (let round = 0; round < plan.rounds; round++) {
-    const order = subjects.map((_, i) => i);
+    const order = participants.map((_, i) => i);
     if (round % 2 === 1) order.reverse();
-    for (const i of order) {
-      (measured[i] as Driven[]).push(await driveSubject(subjects[i] as Subject, request, expectedStatus, plan.duration_s, plan.connections));
-    }
+    for (const i of order) (measured[i] as M[]).push(await drive(participants[i] as P, plan.duration_s));
   }
-  return subjects.map((subject, i) => summarise(subject, [warmups[i] as Driven], measured[i] as Driven[]));
+  return participants.map((_, i) => ({ warmup: warmups[i] as M, rounds: measured[i] as M[] }));
 }
 
 /**
@@ -145,24 +163,25 @@ function summarise(subject: Subject, warmups: readonly Driven[], rounds: readonl
   for (const m of every) for (const [status, n] of Object.entries(m.statusCounts)) statusCounts[status] = (statusCounts[status] ?? 0) + n;
   const pooled = pooledSorted(rounds.map((m) => m.latencies_ms));
   const peaks = subject.servers.map((s) => s.peakRssBytes()).filter((b): b is number => b !== undefined);
+  const figures = rounds.map((m) => ({
+    requestsPerSec: m.requestsPerSec,
+    p50_ms: percentileOfSorted(m.latencies_ms, 0.5),
+    p99_ms: percentileOfSorted(m.latencies_ms, 0.99),
+    responses: m.responses,
+    serverCpuShare: m.cpuSeconds === undefined ? undefined : m.cpuSeconds / m.wallSeconds,
+    generatorCpuShare: m.generatorCpuSeconds / m.wallSeconds,
+  }));
   return {
     label: subject.label,
     instances: subject.servers.length,
-    rounds: rounds.map((m) => ({
-      requestsPerSec: m.requestsPerSec,
-      p50_ms: percentileOfSorted(m.latencies_ms, 0.5),
-      p99_ms: percentileOfSorted(m.latencies_ms, 0.99),
-      responses: m.responses,
-      serverCpuShare: m.cpuSeconds === undefined ? undefined : m.cpuSeconds / m.wallSeconds,
-      generatorCpuShare: m.generatorCpuSeconds / m.wallSeconds,
-    })),
+    rounds: figures,
     requestsPerSec: median(rounds.map((m) => m.requestsPerSec)),
     p50_ms: percentileOfSorted(pooled, 0.5),
     p99_ms: percentileOfSorted(pooled, 0.99),
     peakRss_bytes: peaks.length === 0 ? undefined : Math.max(...peaks),
     cpu_us_per_response: cpuPerResponse(rounds),
-    serverCpuShare: rounds.some((m) => m.cpuSeconds === undefined) ? undefined : median(rounds.map((m) => (m.cpuSeconds as number) / m.wallSeconds)),
-    generatorCpuShare: median(rounds.map((m) => m.generatorCpuSeconds / m.wallSeconds)),
+    serverCpuShare: figures.some((f) => f.serverCpuShare === undefined) ? undefined : median(figures.map((f) => f.serverCpuShare as number)),
+    generatorCpuShare: median(figures.map((f) => f.generatorCpuShare)),
     statusCounts,
     wrongStatus: every.reduce((sum, m) => sum + m.wrongStatus, 0),
     errors: every.reduce((sum, m) => sum + m.errors, 0),

@@ -25,7 +25,6 @@ import {
   runServerBoundPart,
   serverBoundUnavailable,
   type ServerBoundParticipant,
-  type ServerBoundPlan,
   type ServerBoundScenario,
 } from './server-bound.js';
 import { checkServerBoundTargets, checkTargets } from './targets.js';
@@ -49,7 +48,7 @@ const POSTGRES_PLAN: RoundPlan = quick
   ? { rounds: 1, duration_s: 1, warmup_s: 1, connections: CONNECTIONS }
   : { rounds: 3, duration_s: 2, warmup_s: 1, connections: CONNECTIONS };
 
-const SERVER_BOUND_PLAN: ServerBoundPlan = quick
+const SERVER_BOUND_PLAN: RoundPlan = quick
   ? { rounds: 2, duration_s: 1, warmup_s: 1, connections: CONNECTIONS }
   : { rounds: 7, duration_s: 2, warmup_s: 1, connections: CONNECTIONS };
 

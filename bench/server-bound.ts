@@ -16,7 +16,7 @@ import { promisify } from 'node:util';
 import { busyShare, coreNumbers, coresOf, pin, readCoreTimes } from './cores.js';
 import { countsBetween, readRequestCounts } from './metrics-statuses.js';
 import type { ServerProcess } from './processes.js';
-import { cpuPerResponse } from './rounds.js';
+import { alternateRounds, cpuPerResponse, type AlternatedRounds, type RoundPlan } from './rounds.js';
 import type { Scenario } from './scenarios.js';
 import { median } from './stats.js';
 import { driveWrk, wrkScript, type WrkMeasurement } from './wrk.js';
@@ -25,13 +25,6 @@ const run = promisify(execFile);
 
 export const SERVER_CPU = 0;
 export const GENERATOR_CPU = 1;
-
-export interface ServerBoundPlan {
-  readonly rounds: number;
-  readonly duration_s: number;
-  readonly warmup_s: number;
-  readonly connections: number;
-}
 
 export interface ServerBoundParticipant {
   /** A service's statuses are read exactly from its /metrics; a baseline's only by class (it has none). */
@@ -101,7 +94,7 @@ export async function serverBoundUnavailable(): Promise<string | undefined> {
  */
 export async function runServerBoundPart(
   scenarios: readonly { readonly scenario: Scenario; readonly participants: readonly ServerBoundParticipant[] }[],
-  plan: ServerBoundPlan,
+  plan: RoundPlan,
   log: (line: string) => void,
 ): Promise<ServerBoundScenario[]> {
   const pids = [process.pid, ...new Set(scenarios.flatMap((s) => s.participants.map((p) => p.server.pid)))];
@@ -133,7 +126,7 @@ interface PinnedRound extends WrkMeasurement, ServerBoundRound {
 async function measureScenario(
   scenario: Scenario,
   participants: readonly ServerBoundParticipant[],
-  plan: ServerBoundPlan,
+  plan: RoundPlan,
   script: string,
 ): Promise<ServerBoundScenario> {
   const drive = async (p: ServerBoundParticipant, duration_s: number): Promise<PinnedRound> => {
@@ -158,20 +151,13 @@ async function measureScenario(
     };
   };
   const countsBefore = await Promise.all(participants.map((p) => (p.kind === 'service' ? readRequestCounts(p.server.url) : undefined)));
-  const warmups: PinnedRound[] = [];
-  for (const p of participants) warmups.push(await drive(p, plan.warmup_s));
-  const measured = participants.map(() => [] as PinnedRound[]);
-  for (let round = 0; round < plan.rounds; round++) {
-    const order = participants.map((_, i) => i);
-    if (round % 2 === 1) order.reverse();
-    for (const i of order) (measured[i] as PinnedRound[]).push(await drive(participants[i] as ServerBoundParticipant, plan.duration_s));
-  }
+  const measured = await alternateRounds(participants, plan, drive);
   const countsAfter = await Promise.all(participants.map((p) => (p.kind === 'service' ? readRequestCounts(p.server.url) : undefined)));
-  const baselineRounds = measured[participants.findIndex((p) => p.kind === 'baseline')];
+  const baselineRounds = measured[participants.findIndex((p) => p.kind === 'baseline')]?.rounds;
   if (baselineRounds === undefined) throw new Error(`${scenario.name}: no baseline`);
   const rows = participants.map((p, i): ServerBoundRow => {
-    const rounds = measured[i] as PinnedRound[];
-    const every = [warmups[i] as PinnedRound, ...rounds];
+    const { warmup, rounds } = measured[i] as AlternatedRounds<PinnedRound>;
+    const every = [warmup, ...rounds];
     const before = countsBefore[i];
     const after = countsAfter[i];
     const served = before === undefined || after === undefined ? undefined : countsBetween(before, after);
