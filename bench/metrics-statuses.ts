@@ -2,7 +2,7 @@
 // and status). wrk tells only whether an answer was 2xx or 3xx; the difference between two readings
 // of these counters tells exactly which statuses the service gave in between, so that a 500 or a
 // 503 cannot pass for the 404 or 422 a scenario expects.
-import { request } from 'node:http';
+import { sendOnce } from './answers.js';
 
 const METRICS_ROUTE = '/metrics';
 
@@ -30,18 +30,8 @@ export function countsBetween(before: ReadonlyMap<number, number>, after: Readon
   return between;
 }
 
-export function readRequestCounts(baseUrl: string): Promise<Map<number, number>> {
-  return new Promise((resolve, reject) => {
-    const outgoing = request(baseUrl + METRICS_ROUTE, { agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        if (res.statusCode !== 200) reject(new Error(`${baseUrl}${METRICS_ROUTE} answered ${res.statusCode}`));
-        else resolve(requestCounts(Buffer.concat(chunks).toString('utf8')));
-      });
-      res.on('error', reject);
-    });
-    outgoing.once('error', reject);
-    outgoing.end();
-  });
+export async function readRequestCounts(baseUrl: string): Promise<Map<number, number>> {
+  const answer = await sendOnce(baseUrl, { method: 'GET', path: METRICS_ROUTE });
+  if (answer.status !== 200) throw new Error(`${baseUrl}${METRICS_ROUTE} answered ${answer.status}`);
+  return requestCounts(answer.body);
 }
