@@ -40,10 +40,14 @@ export function claimKeysFunctionSql(name: string, table: string): string {
     $$`;
 }
 
-/** A write as it waits in a batch; a keyed one carries its key and how its outcome is answered. */
+/**
+ * A write as it waits in a batch; a keyed one carries its key and how its outcome is answered.
+ * `answer` gives undefined for an outcome that wrote nothing: its key is then not recorded (it
+ * stays free) and the entry's result is the plain outcome.
+ */
 export interface BatchEntry<Op, Outcome> {
   readonly op: Op;
-  readonly keyed?: { readonly key: KeyedWrite; readonly answer: (outcome: Outcome) => StoredAnswer };
+  readonly keyed?: { readonly key: KeyedWrite; readonly answer: (outcome: Outcome) => StoredAnswer | undefined };
 }
 
 /** A batch entry's share of the batch's byte bound: its write's, and its key's. */
@@ -51,7 +55,7 @@ export function entrySize<Op, Outcome>(sizeOf: (op: Op) => number): (entry: Batc
   return (entry) => sizeOf(entry.op) + (entry.keyed === undefined ? 0 : entry.keyed.key.key.length + entry.keyed.key.fingerprint.length + 16);
 }
 
-/** An unkeyed write's outcome, or what became of a keyed one. */
+/** An unkeyed write's outcome (or a keyed one's that recorded nothing), or what became of a keyed one. */
 export type BatchResult<Outcome> = { readonly kind: 'plain'; readonly outcome: Outcome } | StoredOutcome;
 
 export interface KeyedBatchOptions<Op, Outcome> {
@@ -124,6 +128,10 @@ export function keyedBatches<Op, Outcome>(options: KeyedBatchOptions<Op, Outcome
         return;
       }
       const answer = entry.keyed.answer(outcome);
+      if (answer === undefined) {
+        results[i] = { kind: 'plain', outcome };
+        return;
+      }
       records.push({ key: entry.keyed.key, answer });
       results[i] = { kind: 'ran', answer, recordedAtMs: entry.keyed.key.nowMs };
     });

@@ -4,18 +4,13 @@ import { boolField, intParam, model, SAFE_INT_MAX, strField, type JsonSchema } f
 import { jsonString } from '../json-string.js';
 
 /**
- * Ids are numbers, except past 2^53-1: a POST after `PUT /todos/9007199254740991` takes max+1,
- * which only a bigint holds exactly. No path can name such an id (D2), but it is shown exactly.
+ * The largest id a path can name (D2). A create never assigns more (D11): past it the item could
+ * never be read, replaced or deleted again.
  */
-export type TodoId = number | bigint;
-
-/** An id as the database holds it (int64), as a number while that is exact. */
-export function exactId(id: bigint): TodoId {
-  return id >= BigInt(Number.MIN_SAFE_INTEGER) && id <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(id) : id;
-}
+export const TODO_ID_MAX = SAFE_INT_MAX;
 
 export interface Todo {
-  readonly id: TodoId;
+  readonly id: number;
   readonly title: string;
   readonly done: boolean;
 }
@@ -30,7 +25,7 @@ export const INITIAL_TODO: Todo = { id: 1, title: 'Buy milk', done: false };
 export const todoIn = model('TodoIn', { title: strField('Title'), done: boolField('Done', false) });
 
 /** D2: an id a path names must be exact in JavaScript. */
-export const todoIdParam = intParam({ title: 'Todo Id', ge: -SAFE_INT_MAX, le: SAFE_INT_MAX });
+export const todoIdParam = intParam({ title: 'Todo Id', ge: -TODO_ID_MAX, le: TODO_ID_MAX });
 
 export const TODO_SCHEMA: JsonSchema = {
   properties: {
@@ -43,10 +38,12 @@ export const TODO_SCHEMA: JsonSchema = {
   title: 'Todo',
 };
 
-/** The wire form, keys in the reference's order; written by hand because ids may be bigints. */
+/** The wire form, keys in the reference's order. */
 export function todoJson(todo: Todo): string {
   return `{"id":${todo.id},"title":${jsonString(todo.title)},"done":${todo.done}}`;
 }
 
 export const todoNotFound = (): HttpError => new HttpError('HTTP_404', 'Todo not found');
 export const todoAlreadyDone = (): HttpError => new HttpError('HTTP_409', 'Todo is already done');
+/** D11: the next id would be past TODO_ID_MAX. A clash with the collection's state, hence 409. */
+export const noIdLeft = (): HttpError => new HttpError('HTTP_409', 'No id is left for a new todo');

@@ -2,7 +2,7 @@
 import { andThen, type Eventually } from '../http/eventually.js';
 import { keyedReply } from '../http/idempotency.js';
 import { defineRoute, jsonReply, type Reply, type Route } from '../http/route.js';
-import { todoAlreadyDone, todoIdParam, todoIn, todoJson, todoNotFound, type Todo } from './model.js';
+import { noIdLeft, todoAlreadyDone, todoIdParam, todoIn, todoJson, todoNotFound, type Todo } from './model.js';
 import type { TodoStore } from './store.js';
 
 function todoReply(todo: Todo | undefined): Reply {
@@ -54,8 +54,14 @@ export function todoRoutes(store: TodoStore): Route[] {
       docs: { name: 'create_todo', responseModel: 'Todo' },
       idempotent: true,
       async handle({ body, idempotency }) {
-        if (idempotency !== undefined) return keyedReply(idempotency, await store.createOnce(body, idempotency));
-        return jsonReply(201, todoJson(await store.create(body)));
+        if (idempotency === undefined) {
+          const outcome = await store.create(body);
+          if (outcome.kind === 'no-id-left') throw noIdLeft();
+          return jsonReply(201, todoJson(outcome.todo));
+        }
+        const outcome = await store.createOnce(body, idempotency);
+        if (outcome.kind === 'no-id-left') throw noIdLeft();
+        return keyedReply(idempotency, outcome);
       },
     }),
     defineRoute({

@@ -14,8 +14,8 @@ import { openPostgres, type PostgresDatabase } from '../db/postgres.js';
 import { postgresGroupCommit } from '../db/postgres-group-commit.js';
 import type { Migration } from '../db/migrations.js';
 import type { StoreOptions } from '../db/store-options.js';
-import { exactId, INITIAL_TODO, type Todo, type TodoInput } from './model.js';
-import type { FinishOutcome, TodoStore } from './store.js';
+import { INITIAL_TODO, TODO_ID_MAX, type Todo, type TodoInput } from './model.js';
+import type { CreateOutcome, FinishOutcome, TodoStore } from './store.js';
 import { createdAnswer } from './created-answer.js';
 import { decodeTitle, encodeTitle } from './title.js';
 
@@ -24,20 +24,12 @@ const ID_LOCK = 7_310_002;
 const KEYS_TABLE = 'todo_idempotency_keys';
 const CLAIM_KEYS = 'todo_claim_keys';
 
-const MIGRATIONS: readonly Migration[] = [
-  {
-    version: 1,
-    sql: `CREATE TABLE todos (
-      id BIGINT PRIMARY KEY,
-      title TEXT NOT NULL,   -- a JSON string literal, see title.ts
-      done BOOLEAN NOT NULL
-    )`,
-  },
-  {
-    version: 2,
-    // answers[i] says what write i did (created, replaced, removed, missing, finished,
-    // already-done); new_ids[i] is a created item's id; titles_out[i] a finished item's title.
-    sql: `CREATE FUNCTION todo_write_batch(kinds TEXT[], ids BIGINT[], titles TEXT[], dones BOOLEAN[],
+/**
+ * Applies a batch of writes in order. answers[i] says what write i did (created, no-id-left,
+ * replaced, removed, missing, finished, already-done); new_ids[i] is a created item's id;
+ * titles_out[i] a finished item's title.
+ */
+const WRITE_BATCH_FUNCTION = `CREATE OR REPLACE FUNCTION todo_write_batch(kinds TEXT[], ids BIGINT[], titles TEXT[], dones BOOLEAN[],
         OUT answers TEXT[], OUT new_ids BIGINT[], OUT titles_out TEXT[])
     LANGUAGE plpgsql AS $$
     DECLARE
@@ -53,10 +45,14 @@ const MIGRATIONS: readonly Migration[] = [
         titles_out[i] := NULL;
         CASE kinds[i]
         WHEN 'create' THEN
-          INSERT INTO todos (id, title, done) SELECT COALESCE(MAX(t.id), 0) + 1, titles[i], dones[i] FROM todos t
-            RETURNING todos.id INTO new_id;
-          answers[i] := 'created';
-          new_ids[i] := new_id;
+          SELECT COALESCE(MAX(t.id), 0) + 1 INTO new_id FROM todos t;
+          IF new_id > ${TODO_ID_MAX} THEN
+            answers[i] := 'no-id-left';
+          ELSE
+            INSERT INTO todos (id, title, done) VALUES (new_id, titles[i], dones[i]);
+            answers[i] := 'created';
+            new_ids[i] := new_id;
+          END IF;
         WHEN 'replace' THEN
           UPDATE todos SET title = titles[i], done = dones[i] WHERE todos.id = ids[i];
           IF FOUND THEN
@@ -81,10 +77,22 @@ const MIGRATIONS: readonly Migration[] = [
         END CASE;
       END LOOP;
     END
-    $$`,
+    $$`;
+
+const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    sql: `CREATE TABLE todos (
+      id BIGINT PRIMARY KEY,
+      title TEXT NOT NULL,   -- a JSON string literal, see title.ts
+      done BOOLEAN NOT NULL
+    )`,
   },
+  { version: 2, sql: WRITE_BATCH_FUNCTION },
   { version: 3, sql: idempotencyTableSql(KEYS_TABLE, 'BIGINT', '') },
   { version: 4, sql: claimKeysFunctionSql(CLAIM_KEYS, KEYS_TABLE) },
+  // D11: databases made before it get the create that stops at TODO_ID_MAX.
+  { version: 5, sql: WRITE_BATCH_FUNCTION },
 ];
 
 /** Titles travel encoded (title.ts); an id is 0 where the write names none. */
@@ -172,16 +180,19 @@ export async function openPostgresTodoStore(url: string, options: StoreOptions =
       const row = await reads.read(id);
       return row === undefined ? undefined : toTodo(id, row);
     },
-    async create(input) {
-      const { newId } = await write({ kind: 'create', title: encodeTitle(input.title), done: input.done });
-      return { id: exactId(createdId(newId)), title: input.title, done: input.done };
+    async create(input): Promise<CreateOutcome> {
+      const created = await write({ kind: 'create', title: encodeTitle(input.title), done: input.done });
+      return created.answer === 'no-id-left' ? { kind: 'no-id-left' } : { kind: 'created', todo: { id: createdId(created), title: input.title, done: input.done } };
     },
     async createOnce(input, key) {
       const title = encodeTitle(input.title);
-      const answer = ({ newId }: WriteAnswer): StoredAnswer => createdAnswer(createdId(newId), title, input.done);
+      // With no id left nothing was written, so nothing is recorded and the key stays free.
+      const answer = (created: WriteAnswer): StoredAnswer | undefined =>
+        created.answer === 'no-id-left' ? undefined : createdAnswer(createdId(created), title, input.done);
       const result = await writes.write({ op: { kind: 'create', title, done: input.done }, keyed: { key, answer } });
-      if (result.kind === 'plain') throw new Error('a keyed create came back without its key');
-      return result;
+      if (result.kind !== 'plain') return result;
+      if (result.outcome.answer !== 'no-id-left') throw new Error('a keyed create came back without its key');
+      return { kind: 'no-id-left' };
     },
     pruneKeys: (expiredBeforeMs) => pruneKeyRecords(db.writes, KEYS_TABLE, expiredBeforeMs),
     async replace(id, input: TodoInput) {
@@ -205,9 +216,9 @@ export async function openPostgresTodoStore(url: string, options: StoreOptions =
   };
 }
 
-function createdId(newId: string | null): bigint {
-  if (newId === null) throw new Error('todo_write_batch created an item without an id');
-  return BigInt(newId);
+function createdId({ answer, newId }: WriteAnswer): number {
+  if (answer !== 'created' || newId === null) throw new Error(`todo_write_batch answered a create with ${answer}`);
+  return Number(newId);
 }
 
 function toTodo(id: number, row: TitleRow): Todo {

@@ -5,6 +5,7 @@ import { prepareKeyRecords } from '../db/idempotency-sqlite.js';
 import type { Migration } from '../db/migrations.js';
 import type { SqliteDatabase } from '../db/sqlite.js';
 import { createdAnswer } from './created-answer.js';
+import { TODO_ID_MAX } from './model.js';
 
 export const TODO_KEYS_TABLE = 'todo_idempotency_keys';
 
@@ -42,13 +43,13 @@ export const todoWriteSize = (write: TodoWrite): number =>
 
 export type FinishRow = { readonly kind: 'finished'; readonly row: TodoRow } | { readonly kind: 'missing' } | { readonly kind: 'already-done' };
 
-/** What each write answers: the new id (a bigint, exact past 2^53), created?, removed?, the finish. */
+/** What each write answers: the new id (null when none is left, D11), created?, removed?, the finish. */
 export interface TodoWriteOutcomes {
-  readonly create: bigint;
+  readonly create: number | null;
   readonly replace: boolean;
   readonly remove: boolean;
   readonly finish: FinishRow;
-  readonly 'create-once': StoredOutcome;
+  readonly 'create-once': StoredOutcome | { readonly kind: 'no-id-left' };
   readonly 'prune-keys': number;
 }
 export type TodoWriteOutcome = TodoWriteOutcomes[keyof TodoWriteOutcomes];
@@ -67,28 +68,32 @@ export function prepareTodoRead(db: SqliteDatabase): (id: number) => TodoRow | u
 
 /** Applies one write; it must run inside a write transaction (each is atomic only there). */
 export function prepareTodoWrites(db: SqliteDatabase): (write: TodoWrite) => TodoWriteOutcome {
-  // One statement: the new id is computed and taken under the same write lock.
+  // One statement: the new id is computed, checked and taken under the same write lock. Past
+  // TODO_ID_MAX it inserts nothing and returns no row (D11).
   const insertNext = db
-    .prepare<[string, number], { id: bigint }>('INSERT INTO todos (id, title, done) SELECT COALESCE(MAX(id), 0) + 1, ?, ? FROM todos RETURNING id')
-    .safeIntegers(true);
+    .prepare<[string, number], { id: number }>(
+      `INSERT INTO todos (id, title, done)
+       SELECT next.id, ?, ? FROM (SELECT COALESCE(MAX(id), 0) + 1 AS id FROM todos) AS next WHERE next.id <= ${TODO_ID_MAX}
+       RETURNING id`,
+    );
   const update = db.prepare<[string, number, number]>('UPDATE todos SET title = ?, done = ? WHERE id = ?');
   const insert = db.prepare<[number, string, number]>('INSERT INTO todos (id, title, done) VALUES (?, ?, ?)');
   const remove = db.prepare<[number]>('DELETE FROM todos WHERE id = ?');
   const markDone = db.prepare<[number], TodoRow>('UPDATE todos SET done = 1 WHERE id = ? AND done = 0 RETURNING title, done');
   const exists = db.prepare<[number], { one: number }>('SELECT 1 AS one FROM todos WHERE id = ?');
   const keys = prepareKeyRecords(db, TODO_KEYS_TABLE);
-  const createNext = (title: string, done: number): bigint => {
-    const row = insertNext.get(title, done);
-    if (row === undefined) throw new Error('INSERT … RETURNING returned no row');
-    return row.id;
-  };
+  const createNext = (title: string, done: number): number | null => insertNext.get(title, done)?.id ?? null;
 
   return (write) => {
     switch (write.kind) {
       case 'create':
         return createNext(write.title, write.done);
-      case 'create-once':
-        return keys.find(write.key) ?? keys.record(write.key, createdAnswer(createNext(write.title, write.done), write.title, write.done));
+      case 'create-once': {
+        const recorded = keys.find(write.key);
+        if (recorded !== undefined) return recorded;
+        const id = createNext(write.title, write.done);
+        return id === null ? { kind: 'no-id-left' } : keys.record(write.key, createdAnswer(id, write.title, write.done));
+      }
       case 'prune-keys':
         return keys.prune(write.expiredBeforeMs);
       case 'replace':

@@ -4,7 +4,7 @@
 // disk. Reads stay on this thread's own connection.
 import { openSqliteStore } from '../db/sqlite-store.js';
 import type { StoreOptions } from '../db/store-options.js';
-import { exactId, INITIAL_TODO, type Todo, type TodoInput } from './model.js';
+import { INITIAL_TODO, type Todo, type TodoInput } from './model.js';
 import type { TodoStore } from './store.js';
 import {
   prepareTodoRead,
@@ -46,7 +46,7 @@ export async function openSqliteTodoStore(location: string, options: StoreOption
     },
     async create(input) {
       const id = await write({ kind: 'create', title: encodeTitle(input.title), done: input.done ? 1 : 0 });
-      return { id: exactId(id), title: input.title, done: input.done };
+      return id === null ? { kind: 'no-id-left' } : { kind: 'created', todo: { id, title: input.title, done: input.done } };
     },
     async replace(id, input: TodoInput) {
       const created = await write({ kind: 'replace', id, title: encodeTitle(input.title), done: input.done ? 1 : 0 });

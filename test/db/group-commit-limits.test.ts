@@ -10,6 +10,7 @@ import { openSqliteLedger } from '../../src/bank/ledger-sqlite.js';
 import { GROUP_COMMIT_LIMITS } from '../../src/db/group-commit.js';
 import { openSqliteTodoStore } from '../../src/todo/store-sqlite.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
+import { createTodo } from '../support/todos.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'group-commit-limits-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -42,7 +43,7 @@ describe('group commit at its limits', { timeout: SUITE_TIMEOUT_MS }, () => {
   test(`${queued} creates queued at once take the ids 2 to ${queued + 1}, in the order asked, and each is stored`, async () => {
     const store = await openSqliteTodoStore(freshFile());
     try {
-      const created = await Promise.all(Array.from({ length: queued }, (_, i) => store.create({ title: `t${i}`, done: i % 2 === 0 })));
+      const created = await Promise.all(Array.from({ length: queued }, (_, i) => createTodo(store, { title: `t${i}`, done: i % 2 === 0 })));
       assert.deepEqual(created, Array.from({ length: queued }, (_, i) => ({ id: i + 2, title: `t${i}`, done: i % 2 === 0 })));
       for (const todo of created) assert.deepEqual(await store.get(todo.id as number), todo);
       assert.equal(await store.get(queued + 2), undefined);
@@ -64,7 +65,7 @@ describe('group commit at its limits', { timeout: SUITE_TIMEOUT_MS }, () => {
     readEveryTurn();
     try {
       for (let i = 0; i < 100; i++) {
-        const created = await store.create({ title: `seen ${i}`, done: false });
+        const created = await createTodo(store, { title: `seen ${i}`, done: false });
         assert.deepEqual(await store.get(created.id as number), created, `write ${i}`);
         const finished = await store.finish(1);
         assert.equal(finished.kind, i === 0 ? 'finished' : 'already-done');

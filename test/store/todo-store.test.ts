@@ -12,6 +12,7 @@ import { assertCutByBytes, LARGE, recordBatches } from '../support/batches.js';
 import { assertExpiredKeyRunsAgain, assertPrunesBefore, keyedWrite } from '../support/keys.js';
 import { storeBackends, type FreshDatabase } from '../support/store-backends.js';
 import { suiteUnless } from '../support/suite.js';
+import { createTodo } from '../support/todos.js';
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 const item = (title: string, done = false) => ({ title, done });
@@ -47,33 +48,54 @@ for (const backend of await storeBackends()) {
     });
 
     test('create takes the largest existing id + 1', async () => {
-      assert.equal((await store.create(item('a'))).id, 2);
+      assert.equal((await createTodo(store, item('a'))).id, 2);
       await store.replace(10, item('ten'));
-      assert.equal((await store.create(item('b'))).id, 11);
+      assert.equal((await createTodo(store, item('b'))).id, 11);
       await store.remove(11);
       await store.remove(10);
-      assert.equal((await store.create(item('c'))).id, 3, 'the largest id that still exists counts');
+      assert.equal((await createTodo(store, item('c'))).id, 3, 'the largest id that still exists counts');
     });
 
     test('create takes 1 in an empty store, and follows negative ids', async () => {
       await store.remove(1);
-      assert.equal((await store.create(item('first'))).id, 1);
+      assert.equal((await createTodo(store, item('first'))).id, 1);
       await store.remove(1);
       await store.replace(-5, item('negative'));
-      assert.equal((await store.create(item('after -5'))).id, -4);
+      assert.equal((await createTodo(store, item('after -5'))).id, -4);
     });
 
     test('create keeps title and done as given', async () => {
-      const created = await store.create(item('done already', true));
+      const created = await createTodo(store, item('done already', true));
       assert.deepEqual(created, { id: 2, title: 'done already', done: true });
       assert.deepEqual(await store.get(2), created);
     });
 
-    test('ids past 2^53-1 are returned as exact bigints', async () => {
+    test('a create that would pass 2^53-1 is refused and stores nothing (D11)', async () => {
+      await store.replace(MAX_SAFE - 1, item('edge'));
+      assert.deepEqual(await store.create(item('last')), { kind: 'created', todo: { id: MAX_SAFE, title: 'last', done: false } });
+      assert.deepEqual(await store.create(item('past')), { kind: 'no-id-left' });
+      assert.deepEqual(await store.get(MAX_SAFE), { id: MAX_SAFE, title: 'last', done: false });
+      await reopen();
+      assert.deepEqual(await store.create(item('past, reopened')), { kind: 'no-id-left' });
+      await store.remove(MAX_SAFE);
+      assert.equal((await createTodo(store, item('freed'))).id, MAX_SAFE, 'the largest id is free again once its item is gone');
+    });
+
+    test('a keyed create with no id left records nothing: its key stays free and runs once an id is', async () => {
       await store.replace(MAX_SAFE, item('edge'));
-      assert.equal((await store.create(item('past'))).id, 9007199254740992n);
-      assert.equal((await store.create(item('further'))).id, 9007199254740993n);
-      assert.deepEqual(await store.get(MAX_SAFE), { id: MAX_SAFE, title: 'edge', done: false });
+      assert.deepEqual(await store.createOnce(item('past'), keyedWrite('k', 1_000)), { kind: 'no-id-left' });
+      await store.remove(MAX_SAFE);
+      const answer = { status: 201, contentType: JSON_TYPE, headers: {}, body: todoJson({ id: 2, title: 'past', done: false }) };
+      assert.deepEqual(await store.createOnce(item('past'), keyedWrite('k', 2_000)), { kind: 'ran', answer, recordedAtMs: 2_000 });
+    });
+
+    test('creates racing for the last id, keyed and plain: exactly one takes it', async () => {
+      await store.replace(MAX_SAFE - 1, item('edge'));
+      const outcomes = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => [store.create(item(`plain ${i}`)), store.createOnce(item(`keyed ${i}`), keyedWrite(`k${i}`, 1_000))]).flat(),
+      );
+      assert.equal(outcomes.filter((outcome) => outcome.kind === 'no-id-left').length, 19);
+      assert.equal((await store.get(MAX_SAFE))?.id, MAX_SAFE);
     });
 
     test('replace tells a created item from a replaced one', async () => {
@@ -104,7 +126,7 @@ for (const backend of await storeBackends()) {
     test('titles with NUL, lone surrogates, emoji and quotes round-trip exactly', async () => {
       const titles = ['a\u0000b', '\ud800', 'x\udfffy', '🥛 milk', 'say "hi"\\', '', '\u2028\n\t'];
       for (const title of titles) {
-        const { id } = await store.create(item(title));
+        const { id } = await createTodo(store, item(title));
         assert.equal(typeof id, 'number');
         assert.deepEqual(await store.get(id as number), { id, title, done: false });
       }
@@ -113,7 +135,7 @@ for (const backend of await storeBackends()) {
     });
 
     test('data survives closing and reopening', async () => {
-      await store.create(item('kept', true));
+      await createTodo(store, item('kept', true));
       await reopen();
       assert.deepEqual(await store.get(2), { id: 2, title: 'kept', done: true });
     });
@@ -122,11 +144,11 @@ for (const backend of await storeBackends()) {
       await store.remove(1);
       await reopen();
       assert.equal(await store.get(1), undefined);
-      assert.equal((await store.create(item('first again'))).id, 1);
+      assert.equal((await createTodo(store, item('first again'))).id, 1);
     });
 
     test('concurrent creates each take largest + 1: distinct, consecutive ids', async () => {
-      const created = await Promise.all(Array.from({ length: 60 }, (_, i) => store.create(item(`c${i}`))));
+      const created = await Promise.all(Array.from({ length: 60 }, (_, i) => createTodo(store, item(`c${i}`))));
       const ids = created.map((todo) => todo.id as number).sort((a, b) => a - b);
       assert.deepEqual(ids, Array.from({ length: 60 }, (_, i) => i + 2));
     });
@@ -136,7 +158,7 @@ for (const backend of await storeBackends()) {
       const work = Array.from({ length: 80 }, (_, i) =>
         i % 4 === 0
           ? store.replace(1000 * (i + 1), item(`put${i}`)).then((r) => ({ id: r.todo.id, title: r.todo.title, created: r.created }))
-          : store.create(item(`post${i}`)).then((todo) => ({ id: todo.id, title: todo.title, created: true })),
+          : createTodo(store, item(`post${i}`)).then((todo) => ({ id: todo.id, title: todo.title, created: true })),
       );
       const done = await Promise.all(work);
       assert.equal(new Set(done.map((todo) => todo.id)).size, done.length);
@@ -177,7 +199,7 @@ for (const backend of await storeBackends()) {
 
     test('keyed and plain creates at once never share an id: all 40 are stored, with ids 2 to 41', async () => {
       await Promise.all(
-        Array.from({ length: 20 }, (_, i) => [store.create(item(`plain ${i}`)), store.createOnce(item(`keyed ${i}`), keyedWrite(`k${i}`, 1_000))]).flat(),
+        Array.from({ length: 20 }, (_, i) => [createTodo(store, item(`plain ${i}`)), store.createOnce(item(`keyed ${i}`), keyedWrite(`k${i}`, 1_000))]).flat(),
       );
       const stored = await Promise.all(Array.from({ length: 40 }, (_, i) => store.get(i + 2)));
       assert.equal(new Set(stored.map((todo) => todo?.title)).size, 40);
@@ -198,7 +220,7 @@ for (const backend of await storeBackends()) {
       await store.close();
       store = await openTodoStore(fresh.db, { observer: recorder.observer });
       const title = 'é'.repeat(LARGE);
-      const created = await Promise.all(Array.from({ length: 7 }, () => store.create(item(title))));
+      const created = await Promise.all(Array.from({ length: 7 }, () => createTodo(store, item(title))));
       assert.deepEqual(created.map((todo) => todo.id), [2, 3, 4, 5, 6, 7, 8]);
       assertCutByBytes(recorder.batches, 7);
     });

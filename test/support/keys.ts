@@ -6,10 +6,10 @@ import type { KeyedWrite, StoredOutcome } from '../../src/db/idempotency-records
 /** A keyed write under `key` (its fingerprint `fp-<key>`), at `nowMs`; records from before `expiredBeforeMs` are expired. */
 export const keyedWrite = (key: string, nowMs: number, expiredBeforeMs = 0): KeyedWrite => ({ key, fingerprint: `fp-${key}`, nowMs, expiredBeforeMs });
 
-/** A store's keyed write: the same write each time, under the key given. */
-export type KeyedRun = (key: KeyedWrite) => Promise<StoredOutcome>;
+/** A store's keyed write: the same write each time, under the key given (a store may add outcomes of its own). */
+export type KeyedRun = (key: KeyedWrite) => Promise<StoredOutcome | { readonly kind: string }>;
 
-const kindAndTime = (outcome: StoredOutcome): [string, number | undefined] => [outcome.kind, 'recordedAtMs' in outcome ? outcome.recordedAtMs : undefined];
+const kindAndTime = (outcome: StoredOutcome | { readonly kind: string }): [string, number | undefined] => [outcome.kind, 'recordedAtMs' in outcome ? outcome.recordedAtMs : undefined];
 
 /** A record from before the bound counts as absent: the write runs again, and its record replaces the old one. */
 export async function assertExpiredKeyRunsAgain(run: KeyedRun): Promise<void> {

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { openSqliteTodoStore } from '../../src/todo/store-sqlite.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
+import { createTodo } from '../support/todos.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'todo-group-commit-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -17,7 +18,7 @@ describe('group-commit SQLite to-do store', { timeout: SUITE_TIMEOUT_MS }, () =>
   test('100 concurrent creates take the ids 2 to 101, each once, and each is readable at once', async () => {
     const store = await openSqliteTodoStore(freshFile());
     try {
-      const created = await Promise.all(Array.from({ length: 100 }, (_, i) => store.create({ title: `item ${i}`, done: false })));
+      const created = await Promise.all(Array.from({ length: 100 }, (_, i) => createTodo(store, { title: `item ${i}`, done: false })));
       assert.deepEqual(
         created.map((t) => Number(t.id)).sort((a, b) => a - b),
         Array.from({ length: 100 }, (_, i) => i + 2),
@@ -63,11 +64,11 @@ describe('group-commit SQLite to-do store', { timeout: SUITE_TIMEOUT_MS }, () =>
   test('close() while writes are queued finishes them; they survive a reopen', async () => {
     const file = freshFile();
     const store = await openSqliteTodoStore(file);
-    const pending = Array.from({ length: 30 }, (_, i) => store.create({ title: `t${i}`, done: i % 2 === 0 }));
+    const pending = Array.from({ length: 30 }, (_, i) => createTodo(store, { title: `t${i}`, done: i % 2 === 0 }));
     const closed = store.close();
     assert.equal((await Promise.all(pending)).length, 30);
     await closed;
-    await assert.rejects(store.create({ title: 'late', done: false }), /closed/);
+    await assert.rejects(createTodo(store, { title: 'late', done: false }), /closed/);
     const reopened = await openSqliteTodoStore(file);
     try {
       assert.deepEqual(await reopened.get(31), { id: 31, title: 't29', done: false });

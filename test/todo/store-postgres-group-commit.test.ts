@@ -8,6 +8,7 @@ import { openPostgresTodoStore } from '../../src/todo/store-postgres.js';
 import type { TodoStore } from '../../src/todo/store.js';
 import { createTestDatabase, postgresSkip, type TestDatabase } from '../support/postgres.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
+import { createTodo } from '../support/todos.js';
 
 const skip = await postgresSkip();
 
@@ -23,7 +24,7 @@ describe('group-commit PostgreSQL to-do store', { skip, timeout: SUITE_TIMEOUT_M
   test('100 concurrent creates take the ids 2 to 101, each once, and each is readable at once', async () => {
     const { store } = await freshStore();
     try {
-      const created = await Promise.all(Array.from({ length: 100 }, (_, i) => store.create({ title: `item ${i}`, done: i % 2 === 0 })));
+      const created = await Promise.all(Array.from({ length: 100 }, (_, i) => createTodo(store, { title: `item ${i}`, done: i % 2 === 0 })));
       assert.deepEqual(
         created.map((t) => Number(t.id)).sort((a, b) => a - b),
         Array.from({ length: 100 }, (_, i) => i + 2),
@@ -39,11 +40,30 @@ describe('group-commit PostgreSQL to-do store', { skip, timeout: SUITE_TIMEOUT_M
     const { store: first, url } = await freshStore();
     const second = await openPostgresTodoStore(url);
     try {
-      const created = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? first : second).create({ title: `${i}`, done: false })));
+      const created = await Promise.all(Array.from({ length: 200 }, (_, i) => createTodo(i % 2 === 0 ? first : second, { title: `${i}`, done: false })));
       assert.deepEqual(
         created.map((t) => Number(t.id)).sort((a, b) => a - b),
         Array.from({ length: 200 }, (_, i) => i + 2),
       );
+    } finally {
+      await Promise.all([first.close(), second.close()]);
+    }
+  });
+
+  test('two stores on one database racing for the last id (D11): exactly one takes it, keyed or plain', async () => {
+    const { store: first, url } = await freshStore();
+    const second = await openPostgresTodoStore(url);
+    try {
+      await first.replace(Number.MAX_SAFE_INTEGER - 1, { title: 'edge', done: false });
+      const outcomes = await Promise.all(
+        Array.from({ length: 40 }, (_, i) => {
+          const store = i % 2 === 0 ? first : second;
+          const input = { title: `${i}`, done: false };
+          return i % 4 < 2 ? store.create(input) : store.createOnce(input, { key: `k${i}`, fingerprint: `fp${i}`, nowMs: 1_000, expiredBeforeMs: 0 });
+        }),
+      );
+      assert.equal(outcomes.filter((outcome) => outcome.kind === 'no-id-left').length, 39);
+      assert.equal((await second.get(Number.MAX_SAFE_INTEGER))?.id, Number.MAX_SAFE_INTEGER);
     } finally {
       await Promise.all([first.close(), second.close()]);
     }
@@ -60,7 +80,7 @@ describe('group-commit PostgreSQL to-do store', { skip, timeout: SUITE_TIMEOUT_M
         store.finish(1),
         store.finish(1),
         store.finish(5),
-        store.create({ title: 'after "1" ✓', done: false }),
+        createTodo(store, { title: 'after "1" ✓', done: false }),
       ]);
       assert.deepEqual(replaced, { todo: { id: 1, title: 'Buy oat milk', done: false }, created: false });
       assert.deepEqual(createdAt5, { todo: { id: 5, title: 'Five', done: true }, created: true });
@@ -89,7 +109,7 @@ describe('group-commit PostgreSQL to-do store', { skip, timeout: SUITE_TIMEOUT_M
     await client.end();
     try {
       const [created, replaced, finished] = await Promise.allSettled([
-        store.create({ title: 'one too many', done: false }),
+        createTodo(store, { title: 'one too many', done: false }),
         store.replace(5, { title: 'Five', done: false }),
         store.finish(1),
       ]);
@@ -105,11 +125,11 @@ describe('group-commit PostgreSQL to-do store', { skip, timeout: SUITE_TIMEOUT_M
 
   test('close() while writes are queued finishes them, then refuses new ones; they survive a reopen', async () => {
     const { store, url } = await freshStore();
-    const pending = Array.from({ length: 30 }, (_, i) => store.create({ title: `t${i}`, done: i % 2 === 0 }));
+    const pending = Array.from({ length: 30 }, (_, i) => createTodo(store, { title: `t${i}`, done: i % 2 === 0 }));
     const closed = store.close();
     assert.equal((await Promise.all(pending)).length, 30);
     await closed;
-    await assert.rejects(store.create({ title: 'late', done: false }), /closed/);
+    await assert.rejects(createTodo(store, { title: 'late', done: false }), /closed/);
     const reopened = await openPostgresTodoStore(url);
     try {
       assert.equal((await reopened.get(31))?.title.startsWith('t'), true);

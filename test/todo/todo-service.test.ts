@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { RunningServer } from '../../src/server.js';
-import { get, json, postJson, send } from '../support/http.js';
+import { get, json, postJson, send, type RawResponse } from '../support/http.js';
 import { startTestServer, withServer } from '../support/server.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 
@@ -126,6 +126,39 @@ describe('to-do states', { timeout: SUITE_TIMEOUT_MS }, () => {
     const res = await send(url, { method: 'PATCH', path: '/todos/1', headers: [['Content-Type', 'application/json']], body: '{"done":false}' });
     assert.equal(res.status, 405);
     assert.deepEqual(json(res), { detail: 'Method Not Allowed' });
+  });
+});
+
+describe('ids a path can name (D11)', { timeout: SUITE_TIMEOUT_MS }, () => {
+  const LAST_ID = Number.MAX_SAFE_INTEGER;
+  const expected = {
+    default: { detail: 'No id is left for a new todo' },
+    unified: { error: { code: 'HTTP_409', message: 'No id is left for a new todo' } },
+    problem: { type: 'about:blank', title: 'Conflict', status: 409, detail: 'No id is left for a new todo', code: 'HTTP_409' },
+  } as const;
+  for (const errors of ['default', 'unified', 'problem'] as const) {
+    test(`in the ${errors} format, a POST that would pass 2^53-1 is 409 "No id is left for a new todo" and stores nothing`, () =>
+      withServer({ service: 'todo', errors }, async (url) => {
+        await postJson(url, `/todos/${LAST_ID}`, '{"title":"last"}', 'PUT');
+        const res = await postJson(url, '/todos', '{"title":"past"}');
+        assert.equal(res.status, 409);
+        assert.deepEqual(json(res), expected[errors]);
+        assert.deepEqual(json(await get(url, `/todos/${LAST_ID}`)), { id: LAST_ID, title: 'last', done: false });
+      }));
+  }
+
+  onTodo('a keyed POST with no id left is 409 and leaves its key free: the same request runs once an id is free', async (url) => {
+    const create = (): Promise<RawResponse> =>
+      send(url, { method: 'POST', path: '/todos', headers: [['Content-Type', 'application/json'], ['Idempotency-Key', 'd11']], body: '{"title":"later"}' });
+    await postJson(url, `/todos/${LAST_ID}`, '{"title":"last"}', 'PUT');
+    const refused = await create();
+    assert.equal(refused.status, 409);
+    assert.equal(refused.headers['idempotent-replayed'], undefined);
+    assert.equal((await send(url, { method: 'DELETE', path: `/todos/${LAST_ID}` })).status, 204);
+    const created = await create();
+    assert.equal(created.status, 201);
+    assert.deepEqual(json(created), { id: 2, title: 'later', done: false });
+    assert.equal((await create()).headers['idempotent-replayed'], 'true');
   });
 });
 
