@@ -16,7 +16,7 @@ const sqliteTests = ['.build/test/db/*.test.js', '.build/test/todo/store-*.test.
 const storeTests = ['.build/test/store/*.test.js', ...sqliteTests];
 // Keyed requests on real servers and stores, in this process (test/idempotency/in-flight spawns
 // instances and kills one with -9: it stays out).
-const keyedTests = ['.build/test/idempotency/safe-retries.test.js', '.build/test/http/idempotency-{key,gate}.test.js'];
+const keyedTests = ['.build/test/idempotency/safe-retries.test.js', '.build/test/http/{idempotency-key,idempotency-gate,replay-cache}.test.js'];
 // Two slow files stay out: hostile-input (6,000 random requests, 10 s) guards against crashes and
 // leaks, which the contract tests pin down more precisely; openapi-answers (the corpus in every
 // mode, each answer validated by Ajv, 36 s) checks the documents, which the conformance replay and
@@ -41,12 +41,12 @@ export const areas = {
   },
   // service.ts is an interface only (no mutant); it is listed so that every file has its area.
   'http-contract': { mutate: ['src/http/{catalogue,errors,render,route,service}.ts'], tests: httpTests },
-  'http-pipeline': { mutate: ['src/http/{app,connection-guard,eventually,metrics-route,random-uuids,request-id,request-metrics,request-observer,turn-end-writes}.ts'], tests: httpTests },
+  'http-pipeline': { mutate: ['src/http/{app,connection-guard,metrics-route,random-uuids,request-id,request-metrics,request-observer,turn-end-writes}.ts'], tests: httpTests },
   'http-json': { mutate: ['src/http/json-*.ts'], tests: jsonTests },
   'http-lax': { mutate: ['src/http/{lax,schema}.ts'], tests: httpTests },
   // The OpenAPI document and its pages.
   'http-docs': { mutate: ['src/http/{docs,openapi,error-schemas,idempotency-docs}.ts'], tests: docsTests },
-  'http-idempotency': { mutate: ['src/http/{idempotency,idempotency-key}.ts'], tests: [...keyedTests, ...serviceTests] },
+  'http-idempotency': { mutate: ['src/http/{idempotency,idempotency-key,replay-cache}.ts'], tests: [...keyedTests, ...serviceTests] },
   'db-sqlite': {
     mutate: [
       'src/db/{batcher,group-commit,group-commit-worker,group-commit-protocol,sqlite,sqlite-store,sqlite-errors,sqlite-turn-reads,store-options}.ts',
@@ -54,7 +54,7 @@ export const areas = {
     ],
     tests: sqliteTests,
   },
-  'db-postgres': { mutate: ['src/db/{postgres,postgres-batched-reads,postgres-errors,postgres-group-commit,pool-gate}.ts'], tests: storeTests },
+  'db-postgres': { mutate: ['src/db/{postgres,postgres-batched-reads,postgres-errors,postgres-group-commit,postgres-store,pool-gate}.ts'], tests: storeTests },
   'db-idempotency': { mutate: ['src/db/idempotency-*.ts'], tests: [...keyedTests, ...storeTests] },
   stores: { mutate: ['src/todo/store-*.ts', 'src/bank/ledger-*.ts'], tests: [...storeTests, ...serviceTests] },
 };

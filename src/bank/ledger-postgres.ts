@@ -1,27 +1,30 @@
-// The ledger on PostgreSQL. Withdrawals are group-committed (src/db/postgres-group-commit.ts): a
-// batch of them is one call of bank_withdraw_batch, which locks each account of the batch once, as
-// committed, decides its withdrawals in the order asked, writes each balance once and commits them
-// all together; the same statement appends each withdrawal made to the journal. The schema refuses a
-// negative balance outright, as a last line of defence. Reads that arrive together share one query.
+// The ledger on PostgreSQL, on the scaffold of src/db/postgres-store.ts. Withdrawals are
+// group-committed: a batch of them is one call of bank_withdraw_batch, which locks each account of
+// the batch once, as committed, decides its withdrawals in the order asked, writes each balance once
+// and commits them all together; the same statement appends each withdrawal made to the journal.
+// The schema refuses a negative balance outright, as a last line of defence. Reads that arrive
+// together share one query.
 //
-// Keyed withdrawals share the batch (idempotency-postgres.ts): a batch that holds any is one
-// transaction that claims their keys, decides every withdrawal that may run with the same
-// function, and records the keyed ones' answers before its one commit.
-import { idempotencyTableSql, type StoredAnswer } from '../db/idempotency-records.js';
-import { claimKeysFunctionSql, entrySize, keyedBatches, pruneKeyRecords, type BatchEntry, type BatchResult } from '../db/idempotency-postgres.js';
-import { batchedReads } from '../db/postgres-batched-reads.js';
-import { openPostgres, type SqlSession } from '../db/postgres.js';
-import { postgresGroupCommit } from '../db/postgres-group-commit.js';
+// Keyed withdrawals share the batch: a batch that holds any is one transaction that claims their
+// keys, decides every withdrawal that may run with the same function, and records the keyed ones'
+// outcomes before its one commit.
+import { outcomeRecordsSql, recordsTableSql } from '../db/idempotency-records.js';
+import { claimKeysFunctionSql } from '../db/idempotency-postgres.js';
 import type { Migration } from '../db/migrations.js';
+import { openPostgresStore } from '../db/postgres-store.js';
 import type { StoreOptions } from '../db/store-options.js';
-import type { ErrorFormat } from '../http/render.js';
 import { withdrawalSize, type Ledger, type Withdrawal, type WithdrawOutcome } from './ledger.js';
-import { withdrawalAnswer } from './withdrawal-answer.js';
 
 const KEYS_TABLE = 'bank_idempotency_keys';
 const CLAIM_KEYS = 'bank_claim_keys';
 
-const MIGRATIONS: readonly Migration[] = [
+/** A withdrawal's outcome read from the answer the first design recorded, as on SQLite (ledger-sqlite-schema.ts). */
+const OUTCOME_FROM_ANSWER = `CASE status
+    WHEN 200 THEN json_build_object('kind', 'done', 'balance', (body::json ->> 'balance')::bigint)::text
+    WHEN 404 THEN json_build_object('kind', 'unknown-account')::text
+  END`;
+
+export const LEDGER_POSTGRES_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     sql: `CREATE TABLE accounts (
@@ -87,9 +90,14 @@ const MIGRATIONS: readonly Migration[] = [
       FOR EACH ROW EXECUTE FUNCTION withdrawals_append_only();
     CREATE TRIGGER withdrawals_not_truncated BEFORE TRUNCATE ON withdrawals
       FOR EACH STATEMENT EXECUTE FUNCTION withdrawals_append_only();
-    ${idempotencyTableSql(KEYS_TABLE, 'BIGINT', '')}`,
+    ${recordsTableSql(KEYS_TABLE, 'BIGINT', '', 'answer')}`,
   },
-  { version: 4, sql: claimKeysFunctionSql(CLAIM_KEYS, KEYS_TABLE) },
+  { version: 4, sql: claimKeysFunctionSql(CLAIM_KEYS, KEYS_TABLE, 'answer') },
+  {
+    version: 5,
+    sql: `${outcomeRecordsSql(KEYS_TABLE, 'postgres', OUTCOME_FROM_ANSWER)};
+      ${claimKeysFunctionSql(CLAIM_KEYS, KEYS_TABLE)}`,
+  },
 ];
 
 /**
@@ -110,45 +118,17 @@ const WITHDRAW_BATCH = `WITH batch AS (
 /** PostgreSQL text cannot hold NUL, so no account can be named with one (a path may: `%00`). */
 const storable = (name: string): boolean => !name.includes('\u0000');
 
-export async function openPostgresLedger(
-  url: string,
-  initialAccounts: ReadonlyMap<string, number>,
-  options: StoreOptions = {},
-  format: ErrorFormat = { name: 'default', catchAll: false },
-): Promise<Ledger> {
-  const db = await openPostgres({
+export async function openPostgresLedger(url: string, initialAccounts: ReadonlyMap<string, number>, options: StoreOptions = {}): Promise<Ledger> {
+  const store = await openPostgresStore<Withdrawal, WithdrawOutcome>({
     url,
     service: 'bank',
-    migrations: MIGRATIONS,
-    log: options.log,
-    observer: options.observer,
-    poolSize: options.poolSize,
-    poolWaitMs: options.poolWaitMs,
+    migrations: LEDGER_POSTGRES_MIGRATIONS,
     seed: async (seeding) => {
       for (const [name, balance] of initialAccounts) {
         if (!storable(name)) throw new Error('an account name holds a NUL character, which PostgreSQL cannot store');
         await seeding.query('INSERT INTO accounts (name, balance) VALUES ($1, $2)', [name, balance]);
       }
     },
-  });
-
-  const selectBalances = db.prepared<{ name: string; balance: string }>(
-    'bank_balances',
-    'SELECT name, balance FROM accounts WHERE name = ANY($1::text[])',
-  );
-
-  const balances = batchedReads<string, number>(
-    async (names) => {
-      const { rows } = await selectBalances([names]);
-      return new Map(rows.map((row) => [row.name, Number(row.balance)]));
-    },
-    (name) => name.length * 3,
-  );
-
-  const decide = keyedBatches<Withdrawal, WithdrawOutcome>({
-    db,
-    table: KEYS_TABLE,
-    claimFunction: CLAIM_KEYS,
     async decide(session, batch, keys) {
       const { rows } = await session.query<{ taken: (boolean | null)[]; balances: (string | null)[] }>(
         WITHDRAW_BATCH,
@@ -163,37 +143,33 @@ export async function openPostgresLedger(
         return taken ? { kind: 'done', balance: Number(balance) } : { kind: 'insufficient', balance: Number(balance) };
       });
     },
+    sizeOf: withdrawalSize,
+    keysTable: KEYS_TABLE,
+    claimFunction: CLAIM_KEYS,
+    options,
   });
-  const withdrawals = postgresGroupCommit<BatchEntry<Withdrawal, WithdrawOutcome>, BatchResult<WithdrawOutcome>>({
-    sizeOf: entrySize(withdrawalSize),
-    observer: options.observer,
-    decide,
-  });
+
+  const selectBalances = store.db.prepared<{ name: string; balance: string }>('bank_balances', 'SELECT name, balance FROM accounts WHERE name = ANY($1::text[])');
+  const balances = store.reads<string, number>(
+    async (names) => {
+      const { rows } = await selectBalances([names]);
+      return new Map(rows.map((row) => [row.name, Number(row.balance)]));
+    },
+    (name) => name.length * 3,
+  );
 
   return {
     async balance(account) {
       return storable(account) ? balances.read(account) : undefined;
     },
     async withdraw(account, amount) {
-      if (!storable(account)) return { kind: 'unknown-account' };
-      const result = await withdrawals.write({ op: { account, amount } });
-      if (result.kind !== 'plain') throw new Error('an unkeyed withdrawal came back as a keyed one');
-      return result.outcome;
+      return storable(account) ? store.write({ account, amount }) : { kind: 'unknown-account' };
     },
-    async withdrawOnce(account, amount, key) {
-      const answer = (outcome: WithdrawOutcome): StoredAnswer => withdrawalAnswer(format, account, amount, outcome);
-      // An account PostgreSQL cannot name is unknown, as the empty name is (no account has it), and
-      // that answer is recorded with the key as any other.
-      const op = storable(account) ? { account, amount } : { account: '', amount };
-      const result = await withdrawals.write({ op, keyed: { key, answer } });
-      if (result.kind === 'plain') throw new Error('a keyed withdrawal came back without its key');
-      return result;
-    },
-    pruneKeys: (expiredBeforeMs) => pruneKeyRecords(db.writes, KEYS_TABLE, expiredBeforeMs),
-    ping: () => db.ping(),
-    async close() {
-      await Promise.all([withdrawals.close(), balances.close()]);
-      await db.close();
-    },
+    // An account PostgreSQL cannot name is unknown, as the empty name is (no account has it), and
+    // that outcome is recorded with the key as any other.
+    withdrawOnce: (account, amount, key) => store.writeOnce(storable(account) ? { account, amount } : { account: '', amount }, key, (outcome) => outcome),
+    pruneKeys: (expiredBeforeMs) => store.pruneKeys(expiredBeforeMs),
+    ping: () => store.ready(),
+    close: () => store.close(),
   };
 }

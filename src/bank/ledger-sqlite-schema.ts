@@ -1,14 +1,24 @@
 // The ledger's SQLite schema and its writes, shared by the in-thread ledger and the group-commit
 // worker so that both take money by exactly the same statements.
-import { idempotencyTableSql, type KeyedWrite, type StoredOutcome } from '../db/idempotency-records.js';
+import { outcomeRecordsSql, recordsTableSql } from '../db/idempotency-records.js';
 import { prepareKeyRecords } from '../db/idempotency-sqlite.js';
 import type { Migration } from '../db/migrations.js';
 import type { SqliteDatabase } from '../db/sqlite.js';
-import type { ErrorFormat } from '../http/render.js';
+import type { KeyedOutcome, KeyedWrite } from '../keyed-writes.js';
 import { withdrawalSize, type WithdrawOutcome } from './ledger.js';
-import { withdrawalAnswer } from './withdrawal-answer.js';
 
 export const LEDGER_KEYS_TABLE = 'bank_idempotency_keys';
+
+/**
+ * A withdrawal's outcome read from the answer the first design recorded (idempotency-records.ts): a
+ * 200's body names the balance left; a 404 is an unknown account. Insufficient funds is left out, so
+ * its record is dropped: the default format's 500 never held the balance, and as balances only go
+ * down, a retry is refused again (and recorded anew). ledger-postgres.ts says the same in its SQL.
+ */
+const OUTCOME_FROM_ANSWER = `CASE status
+    WHEN 200 THEN json_object('kind', 'done', 'balance', json_extract(body, '$.balance'))
+    WHEN 404 THEN json_object('kind', 'unknown-account')
+  END`;
 
 export const LEDGER_MIGRATIONS: readonly Migration[] = [
   {
@@ -33,8 +43,9 @@ export const LEDGER_MIGRATIONS: readonly Migration[] = [
       BEGIN SELECT RAISE(ABORT, 'the withdrawal journal is append-only'); END;
     CREATE TRIGGER withdrawals_not_deleted BEFORE DELETE ON withdrawals
       BEGIN SELECT RAISE(ABORT, 'the withdrawal journal is append-only'); END;
-    ${idempotencyTableSql(LEDGER_KEYS_TABLE, 'INTEGER', ' STRICT')}`,
+    ${recordsTableSql(LEDGER_KEYS_TABLE, 'INTEGER', ' STRICT', 'answer')}`,
   },
+  { version: 3, sql: outcomeRecordsSql(LEDGER_KEYS_TABLE, 'sqlite', OUTCOME_FROM_ANSWER) },
 ];
 
 export const LEDGER_SERVICE = 'bank';
@@ -42,13 +53,12 @@ export const LEDGER_SERVICE = 'bank';
 /** What the writer applies: a withdrawal, one under a key, or a batch of pruning. */
 export type LedgerWrite =
   | { readonly kind: 'withdraw'; readonly account: string; readonly amount: number }
-  /** The format travels with the write: the writer thread renders the answer it records in it. */
-  | { readonly kind: 'withdraw-once'; readonly account: string; readonly amount: number; readonly key: KeyedWrite; readonly format: ErrorFormat }
+  | { readonly kind: 'withdraw-once'; readonly account: string; readonly amount: number; readonly key: KeyedWrite }
   | { readonly kind: 'prune-keys'; readonly expiredBeforeMs: number };
 
 export interface LedgerWriteOutcomes {
   readonly withdraw: WithdrawOutcome;
-  readonly 'withdraw-once': StoredOutcome;
+  readonly 'withdraw-once': KeyedOutcome<WithdrawOutcome>;
   readonly 'prune-keys': number;
 }
 export type LedgerWriteOutcome = LedgerWriteOutcomes[keyof LedgerWriteOutcomes];
@@ -104,8 +114,8 @@ export function prepareLedgerWrites(db: SqliteDatabase): (write: LedgerWrite) =>
       case 'withdraw':
         return withdraw(write.account, write.amount, null);
       case 'withdraw-once': {
-        const { account, amount, key, format } = write;
-        return keys.find(key) ?? keys.record(key, withdrawalAnswer(format, account, amount, withdraw(account, amount, key.key)));
+        const { account, amount, key } = write;
+        return keys.find<WithdrawOutcome>(key) ?? keys.record(key, withdraw(account, amount, key.key));
       }
       case 'prune-keys':
         return keys.prune(write.expiredBeforeMs);

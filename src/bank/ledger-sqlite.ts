@@ -6,7 +6,6 @@
 // beside the writer.
 import { openSqliteStore } from '../db/sqlite-store.js';
 import type { StoreOptions } from '../db/store-options.js';
-import type { ErrorFormat } from '../http/render.js';
 import type { Ledger } from './ledger.js';
 import {
   ledgerWriteSize,
@@ -21,13 +20,7 @@ import {
 
 type Write = <K extends LedgerWrite['kind']>(write: Extract<LedgerWrite, { kind: K }>) => Promise<LedgerWriteOutcomes[K]>;
 
-/** `format` is the one a keyed withdrawal's recorded answer is rendered in. */
-export async function openSqliteLedger(
-  location: string,
-  initialAccounts: ReadonlyMap<string, number>,
-  options: StoreOptions = {},
-  format: ErrorFormat = { name: 'default', catchAll: false },
-): Promise<Ledger> {
+export async function openSqliteLedger(location: string, initialAccounts: ReadonlyMap<string, number>, options: StoreOptions = {}): Promise<Ledger> {
   const store = await openSqliteStore<LedgerWrite, LedgerWriteOutcome>({
     location,
     service: LEDGER_SERVICE,
@@ -48,7 +41,7 @@ export async function openSqliteLedger(
   return {
     balance: (account) => store.read(() => balanceOf(account)),
     withdraw: (account, amount) => write({ kind: 'withdraw', account, amount }),
-    withdrawOnce: (account, amount, key) => write({ kind: 'withdraw-once', account, amount, key, format }),
+    withdrawOnce: (account, amount, key) => write({ kind: 'withdraw-once', account, amount, key }),
     pruneKeys: (expiredBeforeMs) => write({ kind: 'prune-keys', expiredBeforeMs }),
     ping: () => store.ready(),
     close: () => store.close(),

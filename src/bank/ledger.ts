@@ -2,8 +2,8 @@
 // the money together: no overdraft and no lost update, whatever the concurrency. Every withdrawal
 // that takes money appends a row to the withdrawal journal in the same step, so that for every
 // account the initial balance minus the sum of its journal is its balance.
-import type { KeyedWrite, StoredOutcome } from '../db/idempotency-records.js';
-import type { Eventually } from '../http/eventually.js';
+import type { Eventually } from '../eventually.js';
+import type { KeyedOutcome, KeyedWrite } from '../keyed-writes.js';
 
 export type WithdrawOutcome =
   | { readonly kind: 'done'; readonly balance: number }
@@ -25,9 +25,9 @@ export interface Ledger {
   withdraw(account: string, amount: number): Promise<WithdrawOutcome>;
   /**
    * A withdrawal under an idempotency key: it runs only if the key has no live record, and its
-   * answer (withdrawal-answer.ts) is recorded with the key in the same transaction.
+   * outcome is recorded with the key in the same transaction.
    */
-  withdrawOnce(account: string, amount: number, key: KeyedWrite): Promise<StoredOutcome>;
+  withdrawOnce(account: string, amount: number, key: KeyedWrite): Promise<KeyedOutcome<WithdrawOutcome>>;
   /** Deletes a bounded batch of key records recorded before `expiredBeforeMs`; returns how many. */
   pruneKeys(expiredBeforeMs: number): Promise<number>;
   ping(): Promise<boolean>;

@@ -1,9 +1,8 @@
 // The bank endpoints. Three of them fail on purpose, so that every error path can be seen.
 // Each documents exactly the answers it gives (D10), in the active error format.
-import { andThen } from '../http/eventually.js';
-import { keyedReply } from '../http/idempotency.js';
-import { defineRoute, jsonReply, type DocumentedResponse, type Route } from '../http/route.js';
-import type { Ledger } from './ledger.js';
+import { andThen } from '../eventually.js';
+import { defineRoute, jsonReply, type DocumentedResponse, type Reply, type Route } from '../http/route.js';
+import type { Ledger, WithdrawOutcome } from './ledger.js';
 import {
   accountJson,
   accountNotFound,
@@ -16,6 +15,18 @@ import {
 } from './model.js';
 
 const unknownAccount: DocumentedResponse = { description: 'No account with this name', model: 'error' };
+
+/** A withdrawal's answer, the first time and on every replay. */
+function withdrawalReply({ params }: { readonly params: { readonly account: string; readonly amount: number } }, outcome: WithdrawOutcome): Reply {
+  switch (outcome.kind) {
+    case 'done':
+      return jsonReply(200, accountJson(params.account, outcome.balance));
+    case 'unknown-account':
+      throw accountNotFound(params.account);
+    case 'insufficient':
+      throw new NotEnoughMoneyError(params.account, outcome.balance, params.amount);
+  }
+}
 
 export function bankRoutes(ledger: Ledger): Route[] {
   return [
@@ -72,19 +83,8 @@ export function bankRoutes(ledger: Ledger): Route[] {
           400: { description: 'The balance is smaller than the amount', model: 'business' },
         },
       },
-      idempotent: true,
-      async handle({ params, idempotency }) {
-        if (idempotency !== undefined) return keyedReply(idempotency, await ledger.withdrawOnce(params.account, params.amount, idempotency));
-        const outcome = await ledger.withdraw(params.account, params.amount);
-        switch (outcome.kind) {
-          case 'done':
-            return jsonReply(200, accountJson(params.account, outcome.balance));
-          case 'unknown-account':
-            throw accountNotFound(params.account);
-          case 'insufficient':
-            throw new NotEnoughMoneyError(params.account, outcome.balance, params.amount);
-        }
-      },
+      idempotent: { once: ({ params }, key) => ledger.withdrawOnce(params.account, params.amount, key), reply: withdrawalReply },
+      handle: async (input) => withdrawalReply(input, await ledger.withdraw(input.params.account, input.params.amount)),
     }),
     defineRoute({
       method: 'GET',

@@ -11,22 +11,14 @@ import { openPostgresLedger } from './ledger-postgres.js';
 import { ACCOUNT_SCHEMA } from './model.js';
 import { bankRoutes } from './routes.js';
 
-const DEFAULT_FORMAT: ErrorFormat = { name: 'default', catchAll: false };
-
-/** `format` is the one a keyed withdrawal's recorded answer is rendered in. */
-export async function openLedger(
-  db: DbSpec,
-  accounts: ReadonlyMap<string, number>,
-  options: StoreOptions = {},
-  format: ErrorFormat = DEFAULT_FORMAT,
-): Promise<Ledger> {
+export async function openLedger(db: DbSpec, accounts: ReadonlyMap<string, number>, options: StoreOptions = {}): Promise<Ledger> {
   switch (db.kind) {
     case 'memory':
-      return openSqliteLedger(':memory:', accounts, options, format);
+      return openSqliteLedger(':memory:', accounts, options);
     case 'sqlite':
-      return openSqliteLedger(db.path, accounts, options, format);
+      return openSqliteLedger(db.path, accounts, options);
     case 'postgres':
-      return openPostgresLedger(db.url, accounts, options, format);
+      return openPostgresLedger(db.url, accounts, options);
   }
 }
 
@@ -47,7 +39,7 @@ export async function createBankService(
   format: ErrorFormat,
   options: StoreOptions = {},
 ): Promise<ServiceDefinition> {
-  const ledger = await openLedger(db, accounts, options, format);
+  const ledger = await openLedger(db, accounts, options);
   const pruning = startKeyPruning((before) => ledger.pruneKeys(before), options.idempotencyTtlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS, options.log);
   return {
     title: titleFor(format),

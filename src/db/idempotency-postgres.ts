@@ -1,7 +1,7 @@
 // Idempotency records on PostgreSQL (idempotency-records.ts), inside the group-commit batch of the
 // writes they belong to: a batch that holds keyed writes is one transaction that claims their keys,
 // runs the writes that may run together with the unkeyed ones (one statement, as every batch), and
-// records the answers of the keyed ones, then commits once.
+// records the outcomes of the keyed ones, then commits once.
 //
 // A claimed key is a transaction-scoped advisory lock. It is tied to the transaction, so to the
 // connection: when the instance holding it dies, the server drops the connection and the lock with
@@ -11,7 +11,8 @@
 // snapshot under READ COMMITTED: whatever committed with a key before its lock was free is seen.
 // The primary key on `key` stays the last word: a second record of a live key fails the batch's
 // transaction rather than overwriting the first.
-import { PRUNE_BATCH_ROWS, recordedOutcome, type KeyedWrite, type RecordRow, type StoredAnswer, type StoredOutcome } from './idempotency-records.js';
+import type { KeyedOutcome, KeyedWrite } from '../keyed-writes.js';
+import { PRUNE_BATCH_ROWS, RECORD_COLUMNS, recordedOutcome, type RecordRow, type RecordShape } from './idempotency-records.js';
 import type { PostgresDatabase, SqlSession } from './postgres.js';
 
 /** pg_try_advisory_xact_lock(class, hashtext(key)): a class of its own, apart from other locks. */
@@ -20,11 +21,14 @@ const KEY_LOCK_CLASS = 7_310_003;
 /**
  * The claim of a batch's keys: each key's advisory lock is tried, then (a statement later, so on a
  * fresh snapshot) the live record of every key locked is read. One row per key, in order; `free`
- * false means another transaction holds the key.
+ * false means another transaction holds the key. Over a table of `shape` (idempotency-records.ts);
+ * a function of the same name made before is replaced.
  */
-export function claimKeysFunctionSql(name: string, table: string): string {
-  return `CREATE FUNCTION ${name}(keys TEXT[], expired_before BIGINT[])
-    RETURNS TABLE (free BOOLEAN, fingerprint TEXT, status INTEGER, content_type TEXT, headers TEXT, body TEXT, recorded_at_ms TEXT)
+export function claimKeysFunctionSql(name: string, table: string, shape: RecordShape = 'outcome'): string {
+  const columns = RECORD_COLUMNS[shape];
+  return `DROP FUNCTION IF EXISTS ${name}(TEXT[], BIGINT[]);
+    CREATE FUNCTION ${name}(keys TEXT[], expired_before BIGINT[])
+    RETURNS TABLE (free BOOLEAN, fingerprint TEXT, ${columns.map(([column, type]) => `${column} ${type}`).join(', ')}, recorded_at_ms TEXT)
     LANGUAGE plpgsql AS $$
     DECLARE
       locked BOOLEAN[];
@@ -32,7 +36,7 @@ export function claimKeysFunctionSql(name: string, table: string): string {
       SELECT COALESCE(array_agg(pg_try_advisory_xact_lock(${KEY_LOCK_CLASS}, hashtext(k.key)) ORDER BY k.i), '{}') INTO locked
         FROM unnest(keys) WITH ORDINALITY AS k(key, i);
       RETURN QUERY
-        SELECT locked[k.i], r.fingerprint, r.status, r.content_type, r.headers, r.body, r.recorded_at_ms::text
+        SELECT locked[k.i], r.fingerprint, ${columns.map(([column]) => `r.${column}`).join(', ')}, r.recorded_at_ms::text
         FROM unnest(keys, expired_before) WITH ORDINALITY AS k(key, expired, i)
         LEFT JOIN ${table} r ON locked[k.i] AND r.key = k.key AND r.recorded_at_ms >= k.expired
         ORDER BY k.i;
@@ -41,22 +45,21 @@ export function claimKeysFunctionSql(name: string, table: string): string {
 }
 
 /**
- * A write as it waits in a batch; a keyed one carries its key and how its outcome is answered.
- * `answer` gives undefined for an outcome that wrote nothing: its key is then not recorded (it
- * stays free) and the entry's result is the plain outcome.
+ * A write as it waits in a batch; a keyed one carries its key and how the outcome it records
+ * (plain data, recorded as JSON) is read from the write's own.
  */
-export interface BatchEntry<Op, Outcome> {
+export interface BatchEntry<Op, Outcome, Recorded = Outcome> {
   readonly op: Op;
-  readonly keyed?: { readonly key: KeyedWrite; readonly answer: (outcome: Outcome) => StoredAnswer | undefined };
+  readonly keyed?: { readonly key: KeyedWrite; readonly outcome: (outcome: Outcome) => Recorded };
 }
 
 /** A batch entry's share of the batch's byte bound: its write's, and its key's. */
-export function entrySize<Op, Outcome>(sizeOf: (op: Op) => number): (entry: BatchEntry<Op, Outcome>) => number {
+export function entrySize<Op, Outcome, Recorded>(sizeOf: (op: Op) => number): (entry: BatchEntry<Op, Outcome, Recorded>) => number {
   return (entry) => sizeOf(entry.op) + (entry.keyed === undefined ? 0 : entry.keyed.key.key.length + entry.keyed.key.fingerprint.length + 16);
 }
 
-/** An unkeyed write's outcome (or a keyed one's that recorded nothing), or what became of a keyed one. */
-export type BatchResult<Outcome> = { readonly kind: 'plain'; readonly outcome: Outcome } | StoredOutcome;
+/** An unkeyed write's outcome, or what became of a keyed one. */
+export type BatchResult<Outcome, Recorded = Outcome> = { readonly kind: 'plain'; readonly outcome: Outcome } | KeyedOutcome<Recorded>;
 
 export interface KeyedBatchOptions<Op, Outcome> {
   readonly db: PostgresDatabase;
@@ -70,31 +73,35 @@ export interface KeyedBatchOptions<Op, Outcome> {
   readonly decide: (session: SqlSession, ops: readonly Op[], keys: readonly (string | null)[]) => Promise<readonly Outcome[]>;
 }
 
-interface ClaimRow extends Omit<RecordRow, 'fingerprint'> {
+interface ClaimRow extends Omit<RecordRow, 'fingerprint' | 'outcome'> {
   readonly free: boolean;
   readonly fingerprint: string | null;
+  readonly outcome: string | null;
 }
 
 /** What a batch's decide step does with entries that may carry keys. */
-export function keyedBatches<Op, Outcome>(options: KeyedBatchOptions<Op, Outcome>): (entries: readonly BatchEntry<Op, Outcome>[]) => Promise<BatchResult<Outcome>[]> {
+export function keyedBatches<Op, Outcome, Recorded = Outcome>(
+  options: KeyedBatchOptions<Op, Outcome>,
+): (entries: readonly BatchEntry<Op, Outcome, Recorded>[]) => Promise<BatchResult<Outcome, Recorded>[]> {
+  type Entry = BatchEntry<Op, Outcome, Recorded>;
+  type Result = BatchResult<Outcome, Recorded>;
   const { db, table, claimFunction, decide } = options;
-  const claimSql = `SELECT free, fingerprint, status, content_type, headers, body, recorded_at_ms FROM ${claimFunction}($1::text[], $2::bigint[])`;
+  const claimSql = `SELECT free, fingerprint, outcome, recorded_at_ms FROM ${claimFunction}($1::text[], $2::bigint[])`;
   // Only an expired record may be replaced: with a live one (which the claim would have found) the
   // update matches nothing, fewer rows than sent are written, and the transaction is failed.
-  const recordSql = `INSERT INTO ${table} (key, fingerprint, status, content_type, headers, body, recorded_at_ms)
-      SELECT * FROM unnest($1::text[], $2::text[], $3::integer[], $4::text[], $5::text[], $6::text[], $7::bigint[])
-    ON CONFLICT (key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, status = EXCLUDED.status, content_type = EXCLUDED.content_type,
-      headers = EXCLUDED.headers, body = EXCLUDED.body, recorded_at_ms = EXCLUDED.recorded_at_ms
-    WHERE ${table}.recorded_at_ms < (SELECT e.expired FROM unnest($1::text[], $8::bigint[]) AS e(key, expired) WHERE e.key = EXCLUDED.key)`;
+  const recordSql = `INSERT INTO ${table} (key, fingerprint, outcome, recorded_at_ms)
+      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[])
+    ON CONFLICT (key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, outcome = EXCLUDED.outcome, recorded_at_ms = EXCLUDED.recorded_at_ms
+    WHERE ${table}.recorded_at_ms < (SELECT e.expired FROM unnest($1::text[], $5::bigint[]) AS e(key, expired) WHERE e.key = EXCLUDED.key)`;
 
-  async function plain(entries: readonly BatchEntry<Op, Outcome>[]): Promise<BatchResult<Outcome>[]> {
+  async function plain(entries: readonly Entry[]): Promise<Result[]> {
     const ops = entries.map((entry) => entry.op);
     const outcomes = await decide(db.writes, ops, ops.map(() => null));
     return outcomes.map((outcome) => ({ kind: 'plain', outcome }));
   }
 
-  async function keyed(session: SqlSession, entries: readonly BatchEntry<Op, Outcome>[]): Promise<BatchResult<Outcome>[]> {
-    const results: (BatchResult<Outcome> | undefined)[] = entries.map(() => undefined);
+  async function keyed(session: SqlSession, entries: readonly Entry[]): Promise<Result[]> {
+    const results: (Result | undefined)[] = entries.map(() => undefined);
     const claimed = entries.flatMap((entry, i) => (entry.keyed === undefined ? [] : [{ i, key: entry.keyed.key }]));
     // One transaction may take one advisory lock twice; so a key met again in the same batch is
     // in flight (the HTTP layer already answers 409 for that, in one process).
@@ -113,42 +120,37 @@ export function keyedBatches<Op, Outcome>(options: KeyedBatchOptions<Op, Outcome
       first.forEach(({ i }, n) => {
         const row = rows[n] as ClaimRow;
         if (!row.free) results[i] = { kind: 'in-flight' };
-        else if (row.fingerprint !== null) results[i] = recordedOutcome({ ...row, fingerprint: row.fingerprint });
+        else if (row.fingerprint !== null && row.outcome !== null) {
+          results[i] = recordedOutcome<Recorded>({ fingerprint: row.fingerprint, outcome: row.outcome, recorded_at_ms: row.recorded_at_ms });
+        }
       });
     }
 
     const running = entries.flatMap((entry, i) => (results[i] === undefined ? [{ i, entry }] : []));
     const outcomes = running.length === 0 ? [] : await decide(session, running.map(({ entry }) => entry.op), running.map(({ entry }) => entry.keyed?.key.key ?? null));
     if (outcomes.length !== running.length) throw new Error('a batch answered another number of writes');
-    const records: { key: KeyedWrite; answer: StoredAnswer }[] = [];
+    const records: { key: KeyedWrite; outcome: Recorded }[] = [];
     running.forEach(({ i, entry }, n) => {
       const outcome = outcomes[n] as Outcome;
       if (entry.keyed === undefined) {
         results[i] = { kind: 'plain', outcome };
         return;
       }
-      const answer = entry.keyed.answer(outcome);
-      if (answer === undefined) {
-        results[i] = { kind: 'plain', outcome };
-        return;
-      }
-      records.push({ key: entry.keyed.key, answer });
-      results[i] = { kind: 'ran', answer, recordedAtMs: entry.keyed.key.nowMs };
+      const recorded = entry.keyed.outcome(outcome);
+      records.push({ key: entry.keyed.key, outcome: recorded });
+      results[i] = { kind: 'ran', outcome: recorded, recordedAtMs: entry.keyed.key.nowMs };
     });
     if (records.length > 0) {
       const { rowCount } = await session.query(recordSql, [
         records.map(({ key }) => key.key),
         records.map(({ key }) => key.fingerprint),
-        records.map(({ answer }) => answer.status),
-        records.map(({ answer }) => answer.contentType),
-        records.map(({ answer }) => JSON.stringify(answer.headers)),
-        records.map(({ answer }) => answer.body),
+        records.map(({ outcome }) => JSON.stringify(outcome)),
         records.map(({ key }) => key.nowMs),
         records.map(({ key }) => key.expiredBeforeMs),
       ]);
       if (rowCount !== records.length) throw new Error('an idempotency key was recorded twice');
     }
-    return results as BatchResult<Outcome>[];
+    return results as Result[];
   }
 
   return (entries) => (entries.some((entry) => entry.keyed !== undefined) ? db.transaction((session) => keyed(session, entries)) : plain(entries));

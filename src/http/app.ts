@@ -3,7 +3,7 @@
 // (X-Request-Id) and is reported once to the observer (access line, metrics).
 //
 // Hot path: a request costs one call chain, one small record of ours and, for a handler that
-// waits, one promise (a read that needs no wait is answered without one, see eventually.ts); no
+// waits, one promise (a read that needs no wait is answered without one, see src/eventually.ts); no
 // async wrapper functions; the constant answer to an unknown path is rendered once; and invalid
 // input is handed back as a value that is not even an Error, rather than thrown (a throw costs
 // about as much as the rest of a 422). Answers are written at the end of the event-loop turn, all
@@ -16,8 +16,8 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from '../log.js';
 import { decodeBody, readBody, type BodyLimits } from './body.js';
 import { ClientAbortError, InvalidRequest, methodNotAllowed, notFound } from './errors.js';
-import { isPromise } from './eventually.js';
-import { DEFAULT_IDEMPOTENCY_TTL_MS, IdempotencyGate, type IdempotencyPolicy } from './idempotency.js';
+import { isPromise } from '../eventually.js';
+import { DEFAULT_IDEMPOTENCY_TTL_MS, IdempotencyGate, REPLAYED_HEADER, ReplayedFailure, type IdempotencyPolicy } from './idempotency.js';
 import { JSON_TYPE, renderError, type ErrorFormat, type RenderedError } from './render.js';
 import { REQUEST_ID_HEADER, requestIdFor } from './request-id.js';
 import { UNMATCHED_ROUTE } from './request-metrics.js';
@@ -197,14 +197,18 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
       return;
     }
     try {
-      const rendered = renderError(translate(error), errorFormat);
-      if (rendered.unexpected) {
+      // A replayed failure was logged when it happened; its replay is an answer like any other.
+      const replayed = error instanceof ReplayedFailure;
+      const rendered = renderError(translate(replayed ? error.error : error), errorFormat);
+      if (rendered.unexpected && !replayed) {
         log.error('unhandled failure', { requestId: ex.id, method, url, error });
       }
       // A failure after the answer was set (no path has one): that answer goes out, the log says why.
       if (answered(ex)) return;
       const bytes = Buffer.byteLength(rendered.body);
-      send(ex, rendered.status, answerHeaders(rendered, ex.id, bytes), rendered.body, bytes);
+      const headers = answerHeaders(rendered, ex.id, bytes);
+      if (replayed) headers.push(REPLAYED_HEADER, 'true');
+      send(ex, rendered.status, headers, rendered.body, bytes);
     } catch (failure) {
       // Rendering itself failed: still no crash, and nothing internal for the client.
       log.error('failed to answer with an error', { requestId: ex.id, error: failure });
@@ -306,7 +310,7 @@ function runRoute(
   if (bodySpec === undefined) {
     if (issues.length > 0) return new InvalidRequest(issues);
     const input = { params, body: undefined };
-    return route.idempotent ? gate.run(route, input, req, undefined) : route.handle(input);
+    return route.idempotent === undefined ? route.handle(input) : gate.run(route, route.idempotent, input, req, undefined);
   }
   return readBody(req, limits.bodyBytesMax).then((bytes) => {
     // As in the reference, the body is decoded before anything is validated: a JSON syntax error
@@ -317,6 +321,7 @@ function runRoute(
         ? bodySpec.fromRawText(decoded.text, ['body'], issues)
         : bodySpec.fromBody(decoded.kind === 'json' ? decoded.value : undefined, ['body'], issues);
     if (issues.length > 0) return new InvalidRequest(issues);
-    return route.idempotent ? gate.run(route, { params, body }, req, bytes) : route.handle({ params, body });
+    const input = { params, body };
+    return route.idempotent === undefined ? route.handle(input) : gate.run(route, route.idempotent, input, req, bytes);
   });
 }

@@ -2,7 +2,7 @@
 // Idempotent-Replayed header of a replay, and the answers the key adds. The contract fixes each
 // operation's three-digit codes (the to-do table, and D10 for the bank), so the key's 400 and 409
 // are described by a `4XX` range, and its 422 joins the validation 422 as another body it may have.
-import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_LENGTH_MAX } from './idempotency-key.js';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_LENGTH_MAX, IDEMPOTENCY_KEY_PATTERN } from './idempotency-key.js';
 import type { JsonSchema } from './schema.js';
 
 export function idempotencyKeyParameter(required: boolean): Record<string, unknown> {
@@ -11,12 +11,11 @@ export function idempotencyKeyParameter(required: boolean): Record<string, unkno
     in: 'header',
     required,
     description:
-      `Makes a retry safe: the first request with a key runs and its answer is recorded with its write; the same request ` +
-      `with the same key gets that answer again (Idempotent-Replayed: true) and runs nothing. A structured-field string ` +
-      `("8e03978e-40d5-43e8-bc93-6894a57f9324") or the bare key, 1 to ${IDEMPOTENCY_KEY_LENGTH_MAX} printable ASCII characters; ` +
+      `Makes a retry safe: the first request with a key runs and its outcome is recorded with its write; the same request ` +
+      `with the same key gets the answer to that outcome again (Idempotent-Replayed: true) and runs nothing. A structured-field string ` +
+      `("8e03978e-40d5-43e8-bc93-6894a57f9324") or the bare key, 1 to ${IDEMPOTENCY_KEY_LENGTH_MAX} printable ASCII characters but the comma; ` +
       'kept 24 hours unless the service says otherwise (see the README, "Retrying safely").',
-    // A quoted key is two characters longer than the key.
-    schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_LENGTH_MAX + 2, pattern: '^[\\x20-\\x7e]+$' },
+    schema: { type: 'string', pattern: IDEMPOTENCY_KEY_PATTERN },
   };
 }
 
@@ -31,8 +30,8 @@ export const REPLAYED_HEADER_DOC: Record<string, unknown> = {
 export function keyAnswersResponse(content: JsonSchema): Record<string, unknown> {
   return {
     description:
-      'Idempotency-Key answers: 400 for a key that is not 1 to 255 printable ASCII characters (or a missing one, when keys ' +
-      'are required), 409 (with Retry-After) while a request with the same key is still running. A recorded answer ' +
+      'Idempotency-Key answers: 400 for a key that is not 1 to 255 printable ASCII characters but the comma (or a missing one, when keys ' +
+      'are required), 409 (with Retry-After) while a request with the same key is still running. A recorded outcome ' +
       'replays with its own status, whatever it is.',
     headers: {
       'Retry-After': { description: 'On a 409: seconds after which to send the same request again.', schema: { type: 'string' } },

@@ -1,96 +1,60 @@
 // Safe retries of the operations a route marks `idempotent`: a request that carries an
-// Idempotency-Key runs once; its answer is recorded by the store in the same transaction as its
-// write (the route asks for that), and any later request with that key gets that answer again,
-// byte for byte, with `Idempotent-Replayed: true`, without running anything.
+// Idempotency-Key runs once; its store records the write's outcome with the key in the same
+// transaction (src/keyed-writes.ts), and any later request with that key gets the answer to that
+// outcome again, with `Idempotent-Replayed: true`, without running anything. The answer is rendered
+// anew from the outcome each time, so a replay is the first answer's bytes as long as the service
+// runs with the same error format; after a restart in another format it is the same answer in that
+// format.
 //
 // What lives here, per process, is only what may be lost with the process:
 // - the keys of requests running now: a second request with such a key gets 409 at once, instead
 //   of queueing on the database (across instances the store decides, by a unique key);
-// - a cache of the recorded answers that were asked for again. A recorded answer never changes
-//   until its key expires, so the cache is right whichever instance recorded it, as long as its
-//   entries expire with the key. Only answers replayed once are kept: a client that retries may
-//   retry again, but most keyed writes are never retried, and keeping each of their answers for
-//   thousands of requests would only move garbage into the old generation of the heap.
-// A crash loses both, and that is safe: a retry then finds the recorded answer in the database,
+// - the outcomes of keys that were replayed (replay-cache.ts), so that a client that retries again
+//   costs no round trip to the database.
+// A crash loses both, and that is safe: a retry then finds the recorded outcome in the database,
 // or finds nothing and runs.
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import type { KeyedOutcome, KeyedWrite } from '../keyed-writes.js';
 import { CodedError } from './errors.js';
 import { idempotencyKeyInvalid, idempotencyKeyRequired, parseIdempotencyKey } from './idempotency-key.js';
-import type { Reply, Route, RouteInput } from './route.js';
+import { ReplayCache } from './replay-cache.js';
+import type { Idempotent, Reply, Route, RouteInput } from './route.js';
 
 export interface IdempotencyPolicy {
   /** Refuse (400) a request to an idempotent operation that carries no key. */
   readonly required: boolean;
-  /** How long a recorded answer is kept, and so how long its key replays it. */
+  /** How long a recorded outcome is kept, and so how long its key replays it. */
   readonly ttlMs: number;
 }
 
 export const DEFAULT_IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
-/** A request's key, what makes it "the same request" (method, target and body digest), and its clock. */
-export interface IdempotencyRequest {
-  readonly key: string;
-  readonly fingerprint: string;
-  /** When it arrived: the time its answer is recorded with. */
-  readonly nowMs: number;
-  /** Records of the key from before this have expired: the key is free again. */
-  readonly expiredBeforeMs: number;
-}
-
-/** An answer as the store records it: what the client got, byte for byte. */
-export interface RecordedAnswer {
-  readonly status: number;
-  readonly contentType: string;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly body: string;
-}
-
-/** What a store reports for a keyed write. */
-export type KeyedOutcome =
-  /** It ran now; its answer was recorded with its write. */
-  | { readonly kind: 'ran'; readonly answer: RecordedAnswer; readonly recordedAtMs: number }
-  /** The key was recorded before (by this or another instance): nothing ran. */
-  | { readonly kind: 'recorded'; readonly fingerprint: string; readonly answer: RecordedAnswer; readonly recordedAtMs: number }
-  /** Another instance is running a request with this key right now. */
-  | { readonly kind: 'in-flight' };
+export const REPLAYED_HEADER = 'Idempotent-Replayed';
 
 export const keyInFlight = (): CodedError => new CodedError('IDEMPOTENCY_KEY_IN_FLIGHT', { 'Retry-After': '1' });
 export const keyReused = (): CodedError => new CodedError('IDEMPOTENCY_KEY_REUSED');
 
-const REPLAYED_HEADER = 'Idempotent-Replayed';
-/** Replayed answers kept in memory; the oldest goes first. Each costs a few hundred bytes. */
-const CACHE_ENTRIES_MAX = 10_000;
-
-/** The reply a route gives for a keyed write: the recorded answer, and what the gate needs to know. */
-export function keyedReply(request: IdempotencyRequest, outcome: KeyedOutcome): Reply {
-  if (outcome.kind === 'in-flight') throw keyInFlight();
-  const { answer, recordedAtMs } = outcome;
-  const replayed = outcome.kind === 'recorded';
-  return {
-    status: answer.status,
-    body: answer.body,
-    contentType: answer.contentType,
-    headers: answer.headers,
-    recorded: { fingerprint: replayed ? outcome.fingerprint : request.fingerprint, recordedAtMs, replayed },
-  };
+/**
+ * A replayed outcome whose answer is an error: the contract layer renders `error` as it renders
+ * any, and marks the answer replayed. Not an Error: it is never logged, only unwrapped.
+ */
+export class ReplayedFailure {
+  constructor(readonly error: unknown) {}
 }
 
-interface Cached {
-  readonly fingerprint: string;
-  readonly replay: Reply;
-  readonly expiresAtMs: number;
-}
+type AnyIdempotent = Idempotent<Record<string, unknown>, unknown, unknown>;
+type AnyInput = RouteInput<Record<string, unknown>, unknown>;
 
 export class IdempotencyGate {
   /** Key → fingerprint of the request running with it in this process. */
   private readonly running = new Map<string, string>();
-  private readonly recorded = new Map<string, Cached>();
+  private readonly replays = new ReplayCache();
 
   constructor(private readonly policy: IdempotencyPolicy) {}
 
-  /** Runs an idempotent route's handler under the request's key, if it has one. */
-  run(route: Route, input: RouteInput<Record<string, unknown>, unknown>, req: IncomingMessage, body: Buffer | undefined): Reply | Promise<Reply> {
+  /** Runs an idempotent route under the request's key, if it has one; else its handler. */
+  run(route: Route, idempotent: AnyIdempotent, input: AnyInput, req: IncomingMessage, body: Buffer | undefined): Reply | Promise<Reply> {
     const values = req.headersDistinct['idempotency-key'];
     if (values === undefined) {
       if (this.policy.required) throw idempotencyKeyRequired();
@@ -101,13 +65,10 @@ export class IdempotencyGate {
     const fingerprint = fingerprintOf(req, body);
 
     const nowMs = Date.now();
-    const cached = this.recorded.get(key);
+    const cached = this.replays.get(key, nowMs);
     if (cached !== undefined) {
-      if (cached.expiresAtMs > nowMs) {
-        if (cached.fingerprint !== fingerprint) throw keyReused();
-        return cached.replay;
-      }
-      this.recorded.delete(key);
+      if (cached.fingerprint !== fingerprint) throw keyReused();
+      return replay(idempotent, input, cached.outcome);
     }
     const running = this.running.get(key);
     if (running !== undefined) throw running === fingerprint ? keyInFlight() : keyReused();
@@ -116,17 +77,18 @@ export class IdempotencyGate {
     const released = (): void => {
       this.running.delete(key);
     };
-    let reply: Reply | Promise<Reply>;
+    const write: KeyedWrite = { key, fingerprint, nowMs, expiredBeforeMs: nowMs - this.policy.ttlMs };
+    let pending: Promise<KeyedOutcome<unknown>>;
     try {
-      reply = route.handle({ ...input, idempotency: { key, fingerprint, nowMs, expiredBeforeMs: nowMs - this.policy.ttlMs } });
+      pending = idempotent.once(input, write);
     } catch (error) {
       released();
       throw error;
     }
-    return Promise.resolve(reply).then(
-      (settled) => {
+    return pending.then(
+      (keyed) => {
         released();
-        return this.settle(key, fingerprint, settled);
+        return this.settle(idempotent, input, write, keyed);
       },
       (error: unknown) => {
         released();
@@ -135,19 +97,29 @@ export class IdempotencyGate {
     );
   }
 
-  private settle(key: string, fingerprint: string, reply: Reply): Reply {
-    const recorded = reply.recorded;
-    if (recorded === undefined) return reply;
-    if (recorded.fingerprint !== fingerprint) throw keyReused();
-    if (!recorded.replayed) return reply;
-    const replay: Reply = { ...reply, headers: { ...reply.headers, [REPLAYED_HEADER]: 'true' } };
-    const expiresAtMs = recorded.recordedAtMs + this.policy.ttlMs;
-    if (expiresAtMs > Date.now()) {
-      if (this.recorded.size >= CACHE_ENTRIES_MAX) this.recorded.delete(this.recorded.keys().next().value as string);
-      this.recorded.set(key, { fingerprint, replay, expiresAtMs });
+  private settle(idempotent: AnyIdempotent, input: AnyInput, write: KeyedWrite, keyed: KeyedOutcome<unknown>): Reply {
+    switch (keyed.kind) {
+      case 'in-flight':
+        throw keyInFlight();
+      case 'ran':
+        return idempotent.reply(input, keyed.outcome);
+      case 'recorded':
+        if (keyed.fingerprint !== write.fingerprint) throw keyReused();
+        this.replays.set(write.key, keyed.fingerprint, keyed.outcome, keyed.recordedAtMs + this.policy.ttlMs, Date.now());
+        return replay(idempotent, input, keyed.outcome);
     }
-    return replay;
   }
+}
+
+/** The answer to a recorded outcome, marked as a replay. */
+function replay(idempotent: AnyIdempotent, input: AnyInput, outcome: unknown): Reply {
+  let reply: Reply;
+  try {
+    reply = idempotent.reply(input, outcome);
+  } catch (error) {
+    throw new ReplayedFailure(error);
+  }
+  return { ...reply, headers: { ...reply.headers, [REPLAYED_HEADER]: 'true' } };
 }
 
 /** Method, request-target exactly as sent, and (for an operation that reads one) a digest of the body. */

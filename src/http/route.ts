@@ -1,6 +1,6 @@
 // What a service declares about one operation: method, path, inputs (schemas), success status,
 // documented responses and the handler. The contract layer does the rest.
-import type { IdempotencyRequest } from './idempotency.js';
+import type { KeyedOutcome, KeyedWrite } from '../keyed-writes.js';
 import { placeholdersOf } from './routing.js';
 import type { Loc, ModelSpec, ParamSpec } from './schema.js';
 
@@ -11,8 +11,6 @@ export interface Reply {
   /** Defaults to application/json. */
   readonly contentType?: string;
   readonly headers?: Readonly<Record<string, string>>;
-  /** Set on a keyed write's answer: the request it was recorded for, when, and whether this is a replay. */
-  readonly recorded?: { readonly fingerprint: string; readonly recordedAtMs: number; readonly replayed: boolean };
 }
 
 /**
@@ -55,21 +53,31 @@ export interface RouteDocs {
 export interface RouteInput<P, B> {
   readonly params: P;
   readonly body: B;
-  /** On an `idempotent` route, the request's Idempotency-Key, when it sent one. */
-  readonly idempotency?: IdempotencyRequest;
+}
+
+/**
+ * How an operation takes an Idempotency-Key (idempotency.ts). Its store records the write's outcome
+ * `O` with the key; `reply` turns an outcome into the answer, for the first request and for every
+ * replay alike, so that a replay is the same answer in the error format the service runs with.
+ */
+export interface Idempotent<P, B, O> {
+  /** The write under the key: it runs only if the key has no live record, and records its outcome. */
+  once(input: RouteInput<P, B>, key: KeyedWrite): Promise<KeyedOutcome<O>>;
+  /** The answer to an outcome; it throws the error to answer with, as a handler does. */
+  reply(input: RouteInput<P, B>, outcome: O): Reply;
 }
 
 type ParamSpecs<P> = { readonly [K in keyof P]: ParamSpec<P[K]> };
 
-export interface RouteSpec<P, B> {
+export interface RouteSpec<P, B, O> {
   readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   readonly path: string;
   readonly status: number;
   readonly params: ParamSpecs<P>;
   readonly body?: ModelSpec<B>;
   readonly docs: RouteDocs;
-  /** Takes an Idempotency-Key (idempotency.ts): the handler records its answer with its write. */
-  readonly idempotent?: boolean;
+  /** Takes an Idempotency-Key; `handle` answers the requests that send none. */
+  readonly idempotent?: Idempotent<P, B, O>;
   handle(input: RouteInput<P, B>): Reply | Promise<Reply>;
 }
 
@@ -87,11 +95,11 @@ export interface Route {
   readonly params: readonly RouteParam[];
   readonly body: ModelSpec<unknown> | undefined;
   readonly docs: RouteDocs;
-  readonly idempotent: boolean;
+  readonly idempotent: Idempotent<Record<string, unknown>, unknown, unknown> | undefined;
   handle(input: RouteInput<Record<string, unknown>, unknown>): Reply | Promise<Reply>;
 }
 
-export function defineRoute<P, B = undefined>(spec: RouteSpec<P, B>): Route {
+export function defineRoute<P, B = undefined, O = never>(spec: RouteSpec<P, B, O>): Route {
   const placeholders = placeholdersOf(spec.path);
   return {
     method: spec.method,
@@ -102,7 +110,7 @@ export function defineRoute<P, B = undefined>(spec: RouteSpec<P, B>): Route {
     ),
     body: spec.body as ModelSpec<unknown> | undefined,
     docs: spec.docs,
-    idempotent: spec.idempotent ?? false,
+    idempotent: spec.idempotent as Route['idempotent'],
     handle: spec.handle as Route['handle'],
   };
 }

@@ -1,26 +1,8 @@
-// The to-do resource: its input schema, its output shape and its errors.
+// The to-do resource on the wire: its input schema, its output shape and its errors.
 import { HttpError } from '../http/errors.js';
-import { boolField, intParam, model, SAFE_INT_MAX, strField, type JsonSchema } from '../http/schema.js';
+import { boolField, intParam, model, strField, type JsonSchema } from '../http/schema.js';
 import { jsonString } from '../json-string.js';
-
-/**
- * The largest id a path can name (D2). A create never assigns more (D11): past it the item could
- * never be read, replaced or deleted again.
- */
-export const TODO_ID_MAX = SAFE_INT_MAX;
-
-export interface Todo {
-  readonly id: number;
-  readonly title: string;
-  readonly done: boolean;
-}
-
-export interface TodoInput {
-  readonly title: string;
-  readonly done: boolean;
-}
-
-export const INITIAL_TODO: Todo = { id: 1, title: 'Buy milk', done: false };
+import { TODO_ID_MAX, type Todo } from './store.js';
 
 export const todoIn = model('TodoIn', { title: strField('Title'), done: boolField('Done', false) });
 

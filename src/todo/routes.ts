@@ -1,13 +1,21 @@
 // The to-do endpoints: parse (done by the declared schemas), call the store, pick the status.
-import { andThen, type Eventually } from '../http/eventually.js';
-import { keyedReply } from '../http/idempotency.js';
+import { andThen, type Eventually } from '../eventually.js';
 import { defineRoute, jsonReply, type Reply, type Route } from '../http/route.js';
-import { noIdLeft, todoAlreadyDone, todoIdParam, todoIn, todoJson, todoNotFound, type Todo } from './model.js';
-import type { TodoStore } from './store.js';
+import { noIdLeft, todoAlreadyDone, todoIdParam, todoIn, todoJson, todoNotFound } from './model.js';
+import type { CreateOutcome, Todo, TodoInput, TodoStore } from './store.js';
 
 function todoReply(todo: Todo | undefined): Reply {
   if (todo === undefined) throw todoNotFound();
   return jsonReply(200, todoJson(todo));
+}
+
+/**
+ * A create's answer, the first time and on every replay: the item is the request's own title and
+ * done (a replay's request is the same request, to the byte) under the id the create took.
+ */
+function createdReply({ body }: { readonly body: TodoInput }, outcome: CreateOutcome): Reply {
+  if (outcome.kind === 'no-id-left') throw noIdLeft();
+  return jsonReply(201, todoJson({ id: outcome.id, title: body.title, done: body.done }));
 }
 
 export function todoRoutes(store: TodoStore): Route[] {
@@ -52,17 +60,8 @@ export function todoRoutes(store: TodoStore): Route[] {
       params: {},
       body: todoIn,
       docs: { name: 'create_todo', responseModel: 'Todo' },
-      idempotent: true,
-      async handle({ body, idempotency }) {
-        if (idempotency === undefined) {
-          const outcome = await store.create(body);
-          if (outcome.kind === 'no-id-left') throw noIdLeft();
-          return jsonReply(201, todoJson(outcome.todo));
-        }
-        const outcome = await store.createOnce(body, idempotency);
-        if (outcome.kind === 'no-id-left') throw noIdLeft();
-        return keyedReply(idempotency, outcome);
-      },
+      idempotent: { once: ({ body }, key) => store.createOnce(body, key), reply: createdReply },
+      handle: async (input) => createdReply(input, await store.create(input.body)),
     }),
     defineRoute({
       method: 'DELETE',

@@ -1,22 +1,18 @@
-// The to-do store on PostgreSQL, safe with several instances on one database. Writes are
-// group-committed (src/db/postgres-group-commit.ts): a batch of them is one call of
+// The to-do store on PostgreSQL, safe with several instances on one database, on the scaffold of
+// src/db/postgres-store.ts. Writes are group-committed: a batch of them is one call of
 // todo_write_batch, which takes a transaction-scoped advisory lock and applies them in the order
 // asked. Every batch of every instance holds that lock, so ids are handed out one batch at a time
 // (under READ COMMITTED each statement sees what committed before it, so MAX(id) + 1 read after
 // the lock is current), and no two batches ever lock rows in opposite orders. Reads that arrive
-// together share one query. Keyed creates share the batch (idempotency-postgres.ts): a batch that
-// holds any is one transaction that claims their keys, applies every write that may run with the
-// same function, and records the keyed ones' answers before its one commit.
-import { idempotencyTableSql, type StoredAnswer } from '../db/idempotency-records.js';
-import { claimKeysFunctionSql, entrySize, keyedBatches, pruneKeyRecords, type BatchEntry, type BatchResult } from '../db/idempotency-postgres.js';
-import { batchedReads } from '../db/postgres-batched-reads.js';
-import { openPostgres, type PostgresDatabase } from '../db/postgres.js';
-import { postgresGroupCommit } from '../db/postgres-group-commit.js';
+// together share one query. Keyed creates share the batch: a batch that holds any is one
+// transaction that claims their keys, applies every write that may run with the same function, and
+// records the keyed ones' outcomes before its one commit.
+import { outcomeRecordsSql, recordsTableSql } from '../db/idempotency-records.js';
+import { claimKeysFunctionSql } from '../db/idempotency-postgres.js';
 import type { Migration } from '../db/migrations.js';
+import { openPostgresStore } from '../db/postgres-store.js';
 import type { StoreOptions } from '../db/store-options.js';
-import { INITIAL_TODO, TODO_ID_MAX, type Todo, type TodoInput } from './model.js';
-import type { CreateOutcome, FinishOutcome, TodoStore } from './store.js';
-import { createdAnswer } from './created-answer.js';
+import { INITIAL_TODO, TODO_ID_MAX, type CreateOutcome, type FinishOutcome, type Todo, type TodoInput, type TodoStore } from './store.js';
 import { decodeTitle, encodeTitle } from './title.js';
 
 /** pg_advisory_xact_lock key that every batch of writes holds: any constant shared by all instances. */
@@ -79,7 +75,7 @@ const WRITE_BATCH_FUNCTION = `CREATE OR REPLACE FUNCTION todo_write_batch(kinds 
     END
     $$`;
 
-const MIGRATIONS: readonly Migration[] = [
+export const TODO_POSTGRES_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     sql: `CREATE TABLE todos (
@@ -89,10 +85,16 @@ const MIGRATIONS: readonly Migration[] = [
     )`,
   },
   { version: 2, sql: WRITE_BATCH_FUNCTION },
-  { version: 3, sql: idempotencyTableSql(KEYS_TABLE, 'BIGINT', '') },
-  { version: 4, sql: claimKeysFunctionSql(CLAIM_KEYS, KEYS_TABLE) },
+  { version: 3, sql: recordsTableSql(KEYS_TABLE, 'BIGINT', '', 'answer') },
+  { version: 4, sql: claimKeysFunctionSql(CLAIM_KEYS, KEYS_TABLE, 'answer') },
   // D11: databases made before it get the create that stops at TODO_ID_MAX.
   { version: 5, sql: WRITE_BATCH_FUNCTION },
+  {
+    // Every answer recorded before was a create's 201, whose body names the id taken.
+    version: 6,
+    sql: `${outcomeRecordsSql(KEYS_TABLE, 'postgres', "CASE WHEN status = 201 THEN json_build_object('kind', 'created', 'id', (body::json ->> 'id')::bigint)::text END")};
+      ${claimKeysFunctionSql(CLAIM_KEYS, KEYS_TABLE)}`,
+  },
 ];
 
 /** Titles travel encoded (title.ts); an id is 0 where the write names none. */
@@ -116,14 +118,10 @@ interface TitleRow {
 const writeSize = (write: TodoWrite): number => ('title' in write ? write.title.length * 3 : 0) + 32;
 
 export async function openPostgresTodoStore(url: string, options: StoreOptions = {}): Promise<TodoStore> {
-  const db: PostgresDatabase = await openPostgres({
+  const store = await openPostgresStore<TodoWrite, WriteAnswer>({
     url,
     service: 'todo',
-    migrations: MIGRATIONS,
-    log: options.log,
-    observer: options.observer,
-    poolSize: options.poolSize,
-    poolWaitMs: options.poolWaitMs,
+    migrations: TODO_POSTGRES_MIGRATIONS,
     seed: async (seeding) => {
       await seeding.query('INSERT INTO todos (id, title, done) VALUES ($1, $2, $3)', [
         String(INITIAL_TODO.id),
@@ -131,22 +129,6 @@ export async function openPostgresTodoStore(url: string, options: StoreOptions =
         INITIAL_TODO.done,
       ]);
     },
-  });
-
-  const selectTodos = db.prepared<TitleRow & { id: string }>('todo_select', 'SELECT id::text AS id, title, done FROM todos WHERE id = ANY($1::bigint[])');
-
-  const reads = batchedReads<number, TitleRow>(
-    async (ids) => {
-      const { rows } = await selectTodos([ids]);
-      return new Map(rows.map((row) => [Number(row.id), row]));
-    },
-    () => 8,
-  );
-
-  const decide = keyedBatches<TodoWrite, WriteAnswer>({
-    db,
-    table: KEYS_TABLE,
-    claimFunction: CLAIM_KEYS,
     async decide(session, batch) {
       const { rows } = await session.query<{ answers: string[]; new_ids: (string | null)[]; titles_out: (string | null)[] }>(
         'SELECT answers, new_ids, titles_out FROM todo_write_batch($1::text[], $2::bigint[], $3::text[], $4::boolean[])',
@@ -162,63 +144,53 @@ export async function openPostgresTodoStore(url: string, options: StoreOptions =
       if (row === undefined || row.answers.length !== batch.length) throw new Error('todo_write_batch answered another number of writes');
       return row.answers.map((answer, i) => ({ answer, newId: row.new_ids[i] ?? null, title: row.titles_out[i] ?? null }));
     },
+    sizeOf: writeSize,
+    keysTable: KEYS_TABLE,
+    claimFunction: CLAIM_KEYS,
+    options,
   });
-  const writes = postgresGroupCommit<BatchEntry<TodoWrite, WriteAnswer>, BatchResult<WriteAnswer>>({
-    sizeOf: entrySize(writeSize),
-    observer: options.observer,
-    decide,
-  });
-  /** An unkeyed write's outcome. */
-  const write = async (op: TodoWrite): Promise<WriteAnswer> => {
-    const result = await writes.write({ op });
-    if (result.kind !== 'plain') throw new Error('an unkeyed write came back as a keyed one');
-    return result.outcome;
-  };
+
+  const selectTodos = store.db.prepared<TitleRow & { id: string }>('todo_select', 'SELECT id::text AS id, title, done FROM todos WHERE id = ANY($1::bigint[])');
+  const reads = store.reads<number, TitleRow>(
+    async (ids) => {
+      const { rows } = await selectTodos([ids]);
+      return new Map(rows.map((row) => [Number(row.id), row]));
+    },
+    () => 8,
+  );
 
   return {
     async get(id) {
       const row = await reads.read(id);
       return row === undefined ? undefined : toTodo(id, row);
     },
-    async create(input): Promise<CreateOutcome> {
-      const created = await write({ kind: 'create', title: encodeTitle(input.title), done: input.done });
-      return created.answer === 'no-id-left' ? { kind: 'no-id-left' } : { kind: 'created', todo: { id: createdId(created), title: input.title, done: input.done } };
+    async create(input) {
+      return createOutcome(await store.write({ kind: 'create', title: encodeTitle(input.title), done: input.done }));
     },
-    async createOnce(input, key) {
-      const title = encodeTitle(input.title);
-      // With no id left nothing was written, so nothing is recorded and the key stays free.
-      const answer = (created: WriteAnswer): StoredAnswer | undefined =>
-        created.answer === 'no-id-left' ? undefined : createdAnswer(createdId(created), title, input.done);
-      const result = await writes.write({ op: { kind: 'create', title, done: input.done }, keyed: { key, answer } });
-      if (result.kind !== 'plain') return result;
-      if (result.outcome.answer !== 'no-id-left') throw new Error('a keyed create came back without its key');
-      return { kind: 'no-id-left' };
-    },
-    pruneKeys: (expiredBeforeMs) => pruneKeyRecords(db.writes, KEYS_TABLE, expiredBeforeMs),
+    createOnce: (input, key) => store.writeOnce({ kind: 'create', title: encodeTitle(input.title), done: input.done }, key, createOutcome),
+    pruneKeys: (expiredBeforeMs) => store.pruneKeys(expiredBeforeMs),
     async replace(id, input: TodoInput) {
-      const { answer } = await write({ kind: 'replace', id, title: encodeTitle(input.title), done: input.done });
+      const { answer } = await store.write({ kind: 'replace', id, title: encodeTitle(input.title), done: input.done });
       return { todo: { id, title: input.title, done: input.done }, created: answer === 'created' };
     },
     async remove(id) {
-      return (await write({ kind: 'remove', id })).answer === 'removed';
+      return (await store.write({ kind: 'remove', id })).answer === 'removed';
     },
     async finish(id): Promise<FinishOutcome> {
-      const { answer, title } = await write({ kind: 'finish', id });
+      const { answer, title } = await store.write({ kind: 'finish', id });
       if (answer === 'missing' || answer === 'already-done') return { kind: answer };
       if (answer !== 'finished' || title === null) throw new Error(`todo_write_batch answered a finish with ${answer}`);
       return { kind: 'finished', todo: toTodo(id, { title, done: true }) };
     },
-    ping: () => db.ping(),
-    async close() {
-      await Promise.all([writes.close(), reads.close()]);
-      await db.close();
-    },
+    ping: () => store.ready(),
+    close: () => store.close(),
   };
 }
 
-function createdId({ answer, newId }: WriteAnswer): number {
+function createOutcome({ answer, newId }: WriteAnswer): CreateOutcome {
+  if (answer === 'no-id-left') return { kind: 'no-id-left' };
   if (answer !== 'created' || newId === null) throw new Error(`todo_write_batch answered a create with ${answer}`);
-  return Number(newId);
+  return { kind: 'created', id: Number(newId) };
 }
 
 function toTodo(id: number, row: TitleRow): Todo {

@@ -1,11 +1,11 @@
 // The to-do store's SQLite schema and its writes, shared by the in-thread store and the
 // group-commit writer thread so that both change data by exactly the same statements.
-import { idempotencyTableSql, type KeyedWrite, type StoredOutcome } from '../db/idempotency-records.js';
+import { outcomeRecordsSql, recordsTableSql } from '../db/idempotency-records.js';
 import { prepareKeyRecords } from '../db/idempotency-sqlite.js';
 import type { Migration } from '../db/migrations.js';
 import type { SqliteDatabase } from '../db/sqlite.js';
-import { createdAnswer } from './created-answer.js';
-import { TODO_ID_MAX } from './model.js';
+import type { KeyedOutcome, KeyedWrite } from '../keyed-writes.js';
+import { TODO_ID_MAX, type CreateOutcome } from './store.js';
 
 export const TODO_KEYS_TABLE = 'todo_idempotency_keys';
 
@@ -18,7 +18,12 @@ export const TODO_MIGRATIONS: readonly Migration[] = [
       done INTEGER NOT NULL CHECK (done IN (0, 1))
     ) STRICT`,
   },
-  { version: 2, sql: idempotencyTableSql(TODO_KEYS_TABLE, 'INTEGER', ' STRICT') },
+  { version: 2, sql: recordsTableSql(TODO_KEYS_TABLE, 'INTEGER', ' STRICT', 'answer') },
+  {
+    // Every answer recorded before was a create's 201, whose body names the id taken.
+    version: 3,
+    sql: outcomeRecordsSql(TODO_KEYS_TABLE, 'sqlite', "CASE WHEN status = 201 THEN json_object('kind', 'created', 'id', json_extract(body, '$.id')) END"),
+  },
 ];
 
 export const TODO_SERVICE = 'todo';
@@ -43,13 +48,13 @@ export const todoWriteSize = (write: TodoWrite): number =>
 
 export type FinishRow = { readonly kind: 'finished'; readonly row: TodoRow } | { readonly kind: 'missing' } | { readonly kind: 'already-done' };
 
-/** What each write answers: the new id (null when none is left, D11), created?, removed?, the finish. */
+/** What each write answers: the create, created?, removed?, the finish. */
 export interface TodoWriteOutcomes {
-  readonly create: number | null;
+  readonly create: CreateOutcome;
   readonly replace: boolean;
   readonly remove: boolean;
   readonly finish: FinishRow;
-  readonly 'create-once': StoredOutcome | { readonly kind: 'no-id-left' };
+  readonly 'create-once': KeyedOutcome<CreateOutcome>;
   readonly 'prune-keys': number;
 }
 export type TodoWriteOutcome = TodoWriteOutcomes[keyof TodoWriteOutcomes];
@@ -82,18 +87,17 @@ export function prepareTodoWrites(db: SqliteDatabase): (write: TodoWrite) => Tod
   const markDone = db.prepare<[number], TodoRow>('UPDATE todos SET done = 1 WHERE id = ? AND done = 0 RETURNING title, done');
   const exists = db.prepare<[number], { one: number }>('SELECT 1 AS one FROM todos WHERE id = ?');
   const keys = prepareKeyRecords(db, TODO_KEYS_TABLE);
-  const createNext = (title: string, done: number): number | null => insertNext.get(title, done)?.id ?? null;
+  const createNext = (title: string, done: number): CreateOutcome => {
+    const row = insertNext.get(title, done);
+    return row === undefined ? { kind: 'no-id-left' } : { kind: 'created', id: row.id };
+  };
 
   return (write) => {
     switch (write.kind) {
       case 'create':
         return createNext(write.title, write.done);
-      case 'create-once': {
-        const recorded = keys.find(write.key);
-        if (recorded !== undefined) return recorded;
-        const id = createNext(write.title, write.done);
-        return id === null ? { kind: 'no-id-left' } : keys.record(write.key, createdAnswer(id, write.title, write.done));
-      }
+      case 'create-once':
+        return keys.find<CreateOutcome>(write.key) ?? keys.record(write.key, createNext(write.title, write.done));
       case 'prune-keys':
         return keys.prune(write.expiredBeforeMs);
       case 'replace':

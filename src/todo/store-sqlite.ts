@@ -4,8 +4,7 @@
 // disk. Reads stay on this thread's own connection.
 import { openSqliteStore } from '../db/sqlite-store.js';
 import type { StoreOptions } from '../db/store-options.js';
-import { INITIAL_TODO, type Todo, type TodoInput } from './model.js';
-import type { TodoStore } from './store.js';
+import { INITIAL_TODO, type Todo, type TodoInput, type TodoStore } from './store.js';
 import {
   prepareTodoRead,
   prepareTodoWrites,
@@ -44,10 +43,7 @@ export async function openSqliteTodoStore(location: string, options: StoreOption
       const row = store.read(() => readRow(id));
       return row === undefined ? undefined : toTodo(id, row);
     },
-    async create(input) {
-      const id = await write({ kind: 'create', title: encodeTitle(input.title), done: input.done ? 1 : 0 });
-      return id === null ? { kind: 'no-id-left' } : { kind: 'created', todo: { id, title: input.title, done: input.done } };
-    },
+    create: (input) => write({ kind: 'create', title: encodeTitle(input.title), done: input.done ? 1 : 0 }),
     async replace(id, input: TodoInput) {
       const created = await write({ kind: 'replace', id, title: encodeTitle(input.title), done: input.done ? 1 : 0 });
       return { todo: { id, title: input.title, done: input.done }, created };

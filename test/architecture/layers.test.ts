@@ -48,3 +48,15 @@ test('storage (src/db) imports nothing from the HTTP layer or the services', () 
 test('the HTTP contract layer (src/http) imports nothing from storage or the services', () => {
   assert.deepEqual(crossings('http', ['db', 'todo', 'bank']), []);
 });
+
+test("a service's storage (every file but its routes, model and service) imports nothing from the HTTP layer", () => {
+  const wire = new Set(['routes.ts', 'model.ts', 'service.ts']);
+  const found = ['todo', 'bank'].flatMap((folder) =>
+    crossings(folder, ['http']).filter((crossing) => !wire.has(crossing.split(' ')[0]?.split('/').at(-1) ?? '')),
+  );
+  assert.deepEqual(found, []);
+});
+
+test('the words storage and HTTP share (src/keyed-writes.ts, src/eventually.ts) import neither', () => {
+  for (const file of ['keyed-writes.ts', 'eventually.ts']) assert.deepEqual(importsOf(join(SRC, file)), [], file);
+});

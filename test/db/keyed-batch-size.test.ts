@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { entrySize, type BatchEntry } from '../../src/db/idempotency-postgres.js';
 
-const sizeOf = entrySize<string, string>((op) => op.length);
+const sizeOf = entrySize<string, string, string>((op) => op.length);
 
 describe("a keyed write's share of a batch's byte bound", () => {
   test('an unkeyed write counts its own size only', () => {
@@ -15,7 +15,7 @@ describe("a keyed write's share of a batch's byte bound", () => {
   test('a keyed write adds its key, its fingerprint and 16 bytes for the times sent with them', () => {
     const entry: BatchEntry<string, string> = {
       op: 'withdraw',
-      keyed: { key: { key: 'k'.repeat(255), fingerprint: 'POST /withdraw/alice/10', nowMs: 0, expiredBeforeMs: 0 }, answer: () => ({ status: 200, contentType: 'application/json', headers: {}, body: '{}' }) },
+      keyed: { key: { key: 'k'.repeat(255), fingerprint: 'POST /withdraw/alice/10', nowMs: 0, expiredBeforeMs: 0 }, outcome: (outcome) => outcome },
     };
     assert.equal(sizeOf(entry), 8 + 255 + 'POST /withdraw/alice/10'.length + 16);
   });

@@ -2,7 +2,7 @@
 // clients send it (bare): which values name which key, and which are refused.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { parseIdempotencyKey } from '../../src/http/idempotency-key.js';
+import { IDEMPOTENCY_KEY_PATTERN, parseIdempotencyKey } from '../../src/http/idempotency-key.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 
 describe('Idempotency-Key values', { timeout: SUITE_TIMEOUT_MS }, () => {
@@ -38,5 +38,31 @@ describe('Idempotency-Key values', { timeout: SUITE_TIMEOUT_MS }, () => {
   test('two Idempotency-Key fields in one request are refused as ambiguous', () => {
     assert.equal(parseIdempotencyKey(['a', 'b']), undefined);
     assert.equal(parseIdempotencyKey(['a', 'a']), undefined);
+  });
+
+  test('a comma anywhere in the line is refused like two fields, bare or quoted: a proxy may fold two lines into one', () => {
+    for (const value of ['a, b', 'a,b', '"a", "b"', '"a,b"', ',', 'key,']) {
+      assert.equal(parseIdempotencyKey([value]), undefined, JSON.stringify(value));
+    }
+  });
+
+  test("the documents' pattern admits exactly the values the parser accepts", () => {
+    const pattern = new RegExp(IDEMPOTENCY_KEY_PATTERN);
+    const alphabet = ['k', ' ', '"', '\\', ',', '\u00e9', '\t', '~', '!'];
+    let seed = 7;
+    const random = (n: number): number => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed % n;
+    };
+    const values = ['k', 'k'.repeat(255), 'k'.repeat(256), `"${'k'.repeat(255)}"`, `"${'k'.repeat(256)}"`, `"${'\\"'.repeat(255)}"`, '""', '"', 'a"b', '"a\\qb"'];
+    for (let i = 0; i < 20_000; i++) {
+      const length = random(8) === 0 ? 250 + random(10) : random(8);
+      const body = Array.from({ length }, () => alphabet[random(alphabet.length)] as string).join('');
+      values.push(random(2) === 0 ? `"${body}"` : body);
+    }
+    // Node hands a field value over without the whitespace at its edges.
+    for (const value of values.map((v) => v.trim())) {
+      assert.equal(pattern.test(value), parseIdempotencyKey([value]) !== undefined, JSON.stringify(value));
+    }
   });
 });

@@ -3,12 +3,8 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { Ledger, WithdrawOutcome } from '../../src/bank/ledger.js';
-import { accountJson } from '../../src/bank/model.js';
 import { openLedger } from '../../src/bank/service.js';
-import { withdrawalAnswer } from '../../src/bank/withdrawal-answer.js';
-import type { StoredAnswer } from '../../src/db/idempotency-records.js';
-import { isPromise } from '../../src/http/eventually.js';
-import { JSON_TYPE, type ErrorFormat } from '../../src/http/render.js';
+import { isPromise } from '../../src/eventually.js';
 import { openTodoStore } from '../../src/todo/service.js';
 import { assertCutByBytes, LARGE, recordBatches } from '../support/batches.js';
 import { readBooks, readRows } from '../support/journal.js';
@@ -23,8 +19,6 @@ const ACCOUNTS: ReadonlyMap<string, number> = new Map([
   ['big', Number.MAX_SAFE_INTEGER],
 ]);
 
-const DEFAULT_FORMAT: ErrorFormat = { name: 'default', catchAll: false };
-const doneAnswer = (account: string, balance: number): StoredAnswer => ({ status: 200, contentType: JSON_TYPE, headers: {}, body: accountJson(account, balance) });
 
 for (const backend of await storeBackends()) {
   suiteUnless(backend.skip, `Ledger on ${backend.name}`, () => {
@@ -155,24 +149,23 @@ for (const backend of await storeBackends()) {
       assertCutByBytes(recorder.batches, 7);
     });
 
-    test('withdrawOnce under a new key takes the money once, journals it and records its answer; the key then replays that record', async () => {
-      const answer = doneAnswer('alice', 70);
-      assert.deepEqual(await ledger.withdrawOnce('alice', 30, keyedWrite('k', 1_000)), { kind: 'ran', answer, recordedAtMs: 1_000 });
-      assert.deepEqual(await ledger.withdrawOnce('alice', 30, keyedWrite('k', 2_000)), { kind: 'recorded', fingerprint: 'fp-k', answer, recordedAtMs: 1_000 });
+    test('withdrawOnce under a new key takes the money once, journals it and records its outcome; the key then replays that record', async () => {
+      const outcome = { kind: 'done', balance: 70 };
+      assert.deepEqual(await ledger.withdrawOnce('alice', 30, keyedWrite('k', 1_000)), { kind: 'ran', outcome, recordedAtMs: 1_000 });
+      assert.deepEqual(await ledger.withdrawOnce('alice', 30, keyedWrite('k', 2_000)), { kind: 'recorded', fingerprint: 'fp-k', outcome, recordedAtMs: 1_000 });
       assert.equal(await ledger.balance('alice'), 70);
       assert.deepEqual((await readBooks(fresh.db)).get('alice'), { balance: 70, journalTotal: 30, journalRows: 1 });
     });
 
-    test('withdrawOnce records a refusal as its error answer and takes nothing: unknown account, NUL in the name, too little money', async () => {
+    test('withdrawOnce records a refusal as its outcome and takes nothing: unknown account, NUL in the name, too little money', async () => {
       const refusals: [string, number, WithdrawOutcome][] = [
         ['carol', 1, { kind: 'unknown-account' }],
         ['alice\u0000', 1, { kind: 'unknown-account' }],
         ['bob', 6, { kind: 'insufficient', balance: 5 }],
       ];
       for (const [i, [account, amount, outcome]] of refusals.entries()) {
-        const answer = withdrawalAnswer(DEFAULT_FORMAT, account, amount, outcome);
-        assert.notEqual(answer.status, 200);
-        assert.deepEqual(await ledger.withdrawOnce(account, amount, keyedWrite(`k${i}`, 1_000)), { kind: 'ran', answer, recordedAtMs: 1_000 });
+        assert.deepEqual(await ledger.withdrawOnce(account, amount, keyedWrite(`k${i}`, 1_000)), { kind: 'ran', outcome, recordedAtMs: 1_000 });
+        assert.deepEqual(await ledger.withdrawOnce(account, amount, keyedWrite(`k${i}`, 2_000)), { kind: 'recorded', fingerprint: `fp-k${i}`, outcome, recordedAtMs: 1_000 });
       }
       assert.deepEqual((await readBooks(fresh.db)).get('bob'), { balance: 5, journalTotal: 0, journalRows: 0 });
     });
@@ -191,7 +184,7 @@ for (const backend of await storeBackends()) {
       try {
         assert.deepEqual(await todos.get(1), { id: 1, title: 'Buy milk', done: false });
         const rows = await readRows<{ service: string; version: number }>(fresh.db, 'SELECT service, version FROM schema_migrations ORDER BY service, version');
-        const both = backend.name === 'postgres' ? ['bank 1', 'bank 2', 'bank 3', 'bank 4', 'todo 1', 'todo 2', 'todo 3', 'todo 4', 'todo 5'] : ['bank 1', 'bank 2', 'todo 1', 'todo 2'];
+        const both = backend.name === 'postgres' ? ['bank 1', 'bank 2', 'bank 3', 'bank 4', 'bank 5', 'todo 1', 'todo 2', 'todo 3', 'todo 4', 'todo 5', 'todo 6'] : ['bank 1', 'bank 2', 'bank 3', 'todo 1', 'todo 2', 'todo 3'];
         assert.deepEqual(rows.map((row) => `${row.service} ${row.version}`), both);
       } finally {
         await todos.close();

@@ -3,9 +3,7 @@
 import assert from 'node:assert/strict';
 import type { FinishOutcome } from '../../src/todo/store.js';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { isPromise } from '../../src/http/eventually.js';
-import { JSON_TYPE } from '../../src/http/render.js';
-import { todoJson } from '../../src/todo/model.js';
+import { isPromise } from '../../src/eventually.js';
 import { openTodoStore } from '../../src/todo/service.js';
 import type { TodoStore } from '../../src/todo/store.js';
 import { assertCutByBytes, LARGE, recordBatches } from '../support/batches.js';
@@ -72,7 +70,7 @@ for (const backend of await storeBackends()) {
 
     test('a create that would pass 2^53-1 is refused and stores nothing (D11)', async () => {
       await store.replace(MAX_SAFE - 1, item('edge'));
-      assert.deepEqual(await store.create(item('last')), { kind: 'created', todo: { id: MAX_SAFE, title: 'last', done: false } });
+      assert.deepEqual(await store.create(item('last')), { kind: 'created', id: MAX_SAFE });
       assert.deepEqual(await store.create(item('past')), { kind: 'no-id-left' });
       assert.deepEqual(await store.get(MAX_SAFE), { id: MAX_SAFE, title: 'last', done: false });
       await reopen();
@@ -81,12 +79,13 @@ for (const backend of await storeBackends()) {
       assert.equal((await createTodo(store, item('freed'))).id, MAX_SAFE, 'the largest id is free again once its item is gone');
     });
 
-    test('a keyed create with no id left records nothing: its key stays free and runs once an id is', async () => {
+    test('a keyed create with no id left records that outcome: its key replays it, even once an id is free', async () => {
       await store.replace(MAX_SAFE, item('edge'));
-      assert.deepEqual(await store.createOnce(item('past'), keyedWrite('k', 1_000)), { kind: 'no-id-left' });
+      const outcome = { kind: 'no-id-left' };
+      assert.deepEqual(await store.createOnce(item('past'), keyedWrite('k', 1_000)), { kind: 'ran', outcome, recordedAtMs: 1_000 });
       await store.remove(MAX_SAFE);
-      const answer = { status: 201, contentType: JSON_TYPE, headers: {}, body: todoJson({ id: 2, title: 'past', done: false }) };
-      assert.deepEqual(await store.createOnce(item('past'), keyedWrite('k', 2_000)), { kind: 'ran', answer, recordedAtMs: 2_000 });
+      assert.deepEqual(await store.createOnce(item('past'), keyedWrite('k', 2_000)), { kind: 'recorded', fingerprint: 'fp-k', outcome, recordedAtMs: 1_000 });
+      assert.equal(await store.get(2), undefined);
     });
 
     test('creates racing for the last id, keyed and plain: exactly one takes it', async () => {
@@ -94,7 +93,8 @@ for (const backend of await storeBackends()) {
       const outcomes = await Promise.all(
         Array.from({ length: 10 }, (_, i) => [store.create(item(`plain ${i}`)), store.createOnce(item(`keyed ${i}`), keyedWrite(`k${i}`, 1_000))]).flat(),
       );
-      assert.equal(outcomes.filter((outcome) => outcome.kind === 'no-id-left').length, 19);
+      const kinds = outcomes.map((outcome) => ('outcome' in outcome ? outcome.outcome.kind : outcome.kind));
+      assert.equal(kinds.filter((kind) => kind === 'no-id-left').length, 19);
       assert.equal((await store.get(MAX_SAFE))?.id, MAX_SAFE);
     });
 
@@ -188,11 +188,11 @@ for (const backend of await storeBackends()) {
       for (const o of outcomes) if (o.kind === 'finished') assert.deepEqual(o.todo, { id: 7, title: o.todo.title, done: true });
     });
 
-    test('createOnce under a new key creates the item once and records its 201 answer; the key then replays that record', async () => {
+    test('createOnce under a new key creates the item once and records its outcome; the key then replays that record', async () => {
       const todo = { id: 2, title: 'a "quoted" \u0000 💡', done: true };
-      const answer = { status: 201, contentType: JSON_TYPE, headers: {}, body: todoJson(todo) };
-      assert.deepEqual(await store.createOnce(item(todo.title, true), keyedWrite('k', 1_000)), { kind: 'ran', answer, recordedAtMs: 1_000 });
-      assert.deepEqual(await store.createOnce(item('other'), keyedWrite('k', 2_000)), { kind: 'recorded', fingerprint: 'fp-k', answer, recordedAtMs: 1_000 });
+      const outcome = { kind: 'created', id: 2 };
+      assert.deepEqual(await store.createOnce(item(todo.title, true), keyedWrite('k', 1_000)), { kind: 'ran', outcome, recordedAtMs: 1_000 });
+      assert.deepEqual(await store.createOnce(item('other'), keyedWrite('k', 2_000)), { kind: 'recorded', fingerprint: 'fp-k', outcome, recordedAtMs: 1_000 });
       assert.deepEqual(await store.get(2), todo);
       assert.equal(await store.get(3), undefined);
     });

@@ -1,15 +1,15 @@
 // Idempotency keys as a store receives them, and the promises every store keeps about their records
 // (src/db/idempotency-records.ts), checked the same way for the ledger and the to-do store.
 import assert from 'node:assert/strict';
-import type { KeyedWrite, StoredOutcome } from '../../src/db/idempotency-records.js';
+import type { KeyedOutcome, KeyedWrite } from '../../src/keyed-writes.js';
 
 /** A keyed write under `key` (its fingerprint `fp-<key>`), at `nowMs`; records from before `expiredBeforeMs` are expired. */
 export const keyedWrite = (key: string, nowMs: number, expiredBeforeMs = 0): KeyedWrite => ({ key, fingerprint: `fp-${key}`, nowMs, expiredBeforeMs });
 
-/** A store's keyed write: the same write each time, under the key given (a store may add outcomes of its own). */
-export type KeyedRun = (key: KeyedWrite) => Promise<StoredOutcome | { readonly kind: string }>;
+/** A store's keyed write: the same write each time, under the key given. */
+export type KeyedRun = (key: KeyedWrite) => Promise<KeyedOutcome<unknown>>;
 
-const kindAndTime = (outcome: StoredOutcome | { readonly kind: string }): [string, number | undefined] => [outcome.kind, 'recordedAtMs' in outcome ? outcome.recordedAtMs : undefined];
+const kindAndTime = (outcome: KeyedOutcome<unknown>): [string, number | undefined] => [outcome.kind, 'recordedAtMs' in outcome ? outcome.recordedAtMs : undefined];
 
 /** A record from before the bound counts as absent: the write runs again, and its record replaces the old one. */
 export async function assertExpiredKeyRunsAgain(run: KeyedRun): Promise<void> {

@@ -62,7 +62,8 @@ describe('group-commit PostgreSQL to-do store', { skip, timeout: SUITE_TIMEOUT_M
           return i % 4 < 2 ? store.create(input) : store.createOnce(input, { key: `k${i}`, fingerprint: `fp${i}`, nowMs: 1_000, expiredBeforeMs: 0 });
         }),
       );
-      assert.equal(outcomes.filter((outcome) => outcome.kind === 'no-id-left').length, 39);
+      const kinds = outcomes.map((outcome) => ('outcome' in outcome ? outcome.outcome.kind : outcome.kind));
+      assert.equal(kinds.filter((kind) => kind === 'no-id-left').length, 39);
       assert.equal((await second.get(Number.MAX_SAFE_INTEGER))?.id, Number.MAX_SAFE_INTEGER);
     } finally {
       await Promise.all([first.close(), second.close()]);
