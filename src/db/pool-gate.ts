@@ -38,6 +38,14 @@ export class PoolGate {
     return { inUse: this.inUse, waiting: this.waiters.length - this.head, size: this.options.size };
   }
 
+  /**
+   * The length of the queue's array, waiters already served included: read-only, for the test that
+   * checks that compacting the queue keeps it bounded however many waits the gate has served.
+   */
+  get queueSlots(): number {
+    return this.waiters.length;
+  }
+
   /** Resolves with the function that gives the turn back; rejects with StoreSaturatedError after waitMs. */
   acquire(): Promise<() => void> {
     if (this.inUse < this.options.size && this.head === this.waiters.length) {

@@ -6,9 +6,9 @@ import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { openPostgresLedger } from '../../src/bank/ledger-postgres.js';
 import { StoreUnavailableError } from '../../src/db/store-errors.js';
-import type { Ledger } from '../../src/bank/ledger.js';
+import type { Ledger, WithdrawOutcome } from '../../src/bank/ledger.js';
 import type { KeyedWrite } from '../../src/keyed-writes.js';
-import { createTestDatabase, postgresSkip, type TestDatabase } from '../support/postgres.js';
+import { createTestDatabase, postgresSkip, untilWaitingForLock, type TestDatabase } from '../support/postgres.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 
 const skip = await postgresSkip();
@@ -193,6 +193,33 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
       assert.equal(await ledger.balance('alice'), 93);
       assert.equal(await ledger.balance('bob'), 98);
     } finally {
+      await ledger.close();
+    }
+  });
+
+  test('a batch locks its accounts in name order, whatever order it names them, so that batches of two instances queue instead of deadlocking', async () => {
+    // Seeded against name order, so that the table's physical order (a scan's) is dan, cat, bea, ann:
+    // a batch that locked rows as it scanned them would hold dan, not ann and bea, while it waits.
+    const batches: number[] = [];
+    const { ledger, url } = await freshLedger({ dan: 100, cat: 100, bea: 100, ann: 100 }, batches);
+    const watcher = new pg.Client({ connectionString: url });
+    await watcher.connect();
+    try {
+      for (const [round, names] of [['bea', 'dan', 'ann', 'cat'], ['cat', 'ann', 'dan', 'bea']].entries()) {
+        let outcomes: Promise<WithdrawOutcome[]> = Promise.resolve([]);
+        // Another transaction holds cat: the batch waits for it holding exactly the accounts before
+        // it in name order (ann, bea), and not dan, which it has yet to lock.
+        await holding(url, "SELECT balance FROM accounts WHERE name = 'cat' FOR UPDATE", async () => {
+          outcomes = Promise.all(names.map((name) => ledger.withdraw(name, 1)));
+          await untilWaitingForLock(watcher);
+          const free = await rows(url, 'SELECT name FROM accounts ORDER BY name FOR UPDATE SKIP LOCKED');
+          assert.deepEqual(free.map((r) => r['name']), ['dan'], `round ${round + 1}: the accounts the waiting batch does not hold`);
+        });
+        assert.deepEqual(await outcomes, names.map(() => ({ kind: 'done', balance: 99 - round })));
+      }
+      assert.deepEqual(batches, [4, 4], 'each round was one batch');
+    } finally {
+      await watcher.end();
       await ledger.close();
     }
   });

@@ -106,3 +106,35 @@ test('each wait is reported as long as it was, in ms', async () => {
   assert.equal(waits[0], 0, 'a free turn: no wait');
   assert.ok((waits[1] ?? 0) >= 35 && (waits[1] ?? 0) < 2_000, `about 40 ms, not ${waits[1]}`);
 });
+
+test('tens of thousands of waits, through many compactions of the queue, lose no turn, refuse none, and keep the queue bounded', async () => {
+  // 12 workers over 10 turns: two always wait, so nearly every turn passes through the queue. Its
+  // array, held under 2,048 slots, must then be compacted at least once per 2,048 waits, over ten
+  // times in all: a turn lost at each compaction would leave none, and every wait would then fail
+  // as saturation.
+  const size = 10;
+  const workers = 12;
+  const turnsEach = 2_500;
+  const gate = new PoolGate({ size, waitMs: 2_000 });
+  const refusals: unknown[] = [];
+  let served = 0;
+  let queued = 0;
+  let mostSlots = 0;
+  const worker = async (): Promise<void> => {
+    for (let turn = 0; turn < turnsEach; turn++) {
+      if (gate.usage.inUse === size) queued += 1;
+      const release = await gate.acquire().catch((error: unknown) => void refusals.push(error));
+      if (release === undefined) return;
+      mostSlots = Math.max(mostSlots, gate.queueSlots);
+      await new Promise((resolve) => setImmediate(resolve));
+      served += 1;
+      release();
+    }
+  };
+  await Promise.all(Array.from({ length: workers }, worker));
+  assert.equal(refusals.length, 0, `${refusals.length} waits refused, the first: ${String(refusals[0])}`);
+  assert.equal(served, workers * turnsEach);
+  assert.deepEqual(gate.usage, { inUse: 0, waiting: 0, size }, 'every turn given back');
+  assert.ok(mostSlots < 2_048, `the queue's array grew to ${mostSlots} slots though at most ${workers - size} waited at once`);
+  assert.ok(queued > size * 2_048, `only ${queued} waits queued: too few to need ${size} compactions`);
+});

@@ -98,6 +98,23 @@ export async function setReadOnly(database: TestDatabase, on: boolean): Promise<
   });
 }
 
+/**
+ * Resolves once a session of the client's database other than its own waits for a lock, as
+ * pg_stat_activity reports it; fails after `boundMs`. `client` must not be in a transaction:
+ * pg_stat_activity is read once per transaction.
+ */
+export async function untilWaitingForLock(client: pg.Client, boundMs = 10_000): Promise<void> {
+  const started = Date.now();
+  for (;;) {
+    const { rows } = await client.query(
+      "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'",
+    );
+    if (rows.length > 0) return;
+    if (Date.now() - started > boundMs) assert.fail(`no session waited for a lock within ${boundMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 async function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: TEST_DATABASE_URL, connectionTimeoutMillis: PROBE_TIMEOUT_MS });
   client.on('error', () => undefined); // reported through the failing query instead
