@@ -7,7 +7,7 @@ import { createRequestHandler } from './http/app.js';
 import { connectionsMaxFor, guardConnections, SILENT_MS } from './http/connection-guard.js';
 import type { BodyLimits } from './http/body.js';
 import { docsRoutes } from './http/docs.js';
-import { ServiceUnavailableError } from './http/errors.js';
+import { serviceUnavailable } from './http/errors.js';
 import { metricsRoute } from './http/metrics-route.js';
 import type { IdempotencyPolicy } from './http/idempotency.js';
 import type { ErrorFormat } from './http/render.js';
@@ -74,7 +74,7 @@ function healthRoutes(service: ServiceDefinition): Route[] {
       params: {},
       docs: hidden('readyz'),
       async handle() {
-        if (!(await service.ready())) throw new ServiceUnavailableError();
+        if (!(await service.ready())) throw serviceUnavailable();
         return { status: 200, body: '{"status":"ready"}' };
       },
     }),

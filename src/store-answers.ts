@@ -6,10 +6,10 @@
 // again, and nothing of it was written. 507 Insufficient Storage would name a full disk more
 // precisely, but it is WebDAV's, and clients and proxies treat an unknown 5xx as final, so 503 it is.
 // A corrupt database is not passing: it is left as an internal failure, the 500 of the active format.
-import { ServiceUnavailableError } from './http/errors.js';
+import { serviceUnavailable } from './http/errors.js';
 import { StoreError } from './db/store-errors.js';
 
 export function answerForStoreError(error: unknown): unknown {
-  if (error instanceof StoreError && error.fault !== 'corrupt') return new ServiceUnavailableError();
+  if (error instanceof StoreError && error.fault !== 'corrupt') return serviceUnavailable();
   return error;
 }

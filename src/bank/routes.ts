@@ -11,7 +11,7 @@ import {
   CRASH_SECRET,
   limitsHidden,
   loginNeeded,
-  NotEnoughMoneyError,
+  notEnoughMoney,
 } from './model.js';
 
 const unknownAccount: DocumentedResponse = { description: 'No account with this name', model: 'error' };
@@ -24,7 +24,7 @@ function withdrawalReply({ params }: { readonly params: { readonly account: stri
     case 'unknown-account':
       throw accountNotFound(params.account);
     case 'insufficient':
-      throw new NotEnoughMoneyError(params.account, outcome.balance, params.amount);
+      throw notEnoughMoney(outcome.balance, params.amount);
   }
 }
 

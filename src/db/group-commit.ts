@@ -6,7 +6,7 @@ import { Batcher, type Settled } from './batcher.js';
 import type { StoreObserver } from './store-observer.js';
 import type { FromWriter, GroupCommitSetup, ToWriter } from './group-commit-protocol.js';
 import { sqliteStoreError } from './sqlite-errors.js';
-import { StoreUnavailableError } from './store-errors.js';
+import { StoreError } from './store-errors.js';
 
 /** Exported so that tests can go past each limit by exactly as much as they need to. */
 export const GROUP_COMMIT_LIMITS = {
@@ -53,12 +53,12 @@ export class GroupCommitWriter<Op, Outcome> {
       try {
         this.settle(message);
       } catch (error) {
-        this.fail(new StoreUnavailableError(`the database writer's reply could not be settled: ${error instanceof Error ? error.message : String(error)}`, error));
+        this.fail(new StoreError('unavailable', `the database writer's reply could not be settled: ${error instanceof Error ? error.message : String(error)}`, error));
       }
     });
-    this.worker.on('error', (error) => this.fail(new StoreUnavailableError(`the database writer failed: ${error.message}`, error)));
+    this.worker.on('error', (error) => this.fail(new StoreError('unavailable', `the database writer failed: ${error.message}`, error)));
     this.worker.on('exit', (code) => {
-      if (this.closing === undefined) this.fail(new StoreUnavailableError(`the database writer stopped (exit code ${code})`));
+      if (this.closing === undefined) this.fail(new StoreError('unavailable', `the database writer stopped (exit code ${code})`));
     });
     // Idle, the writer must not keep the process alive; it is referenced while a batch is out.
     this.worker.unref();
@@ -106,7 +106,7 @@ export class GroupCommitWriter<Op, Outcome> {
     const oldest = this.answers.keys().next().value;
     const answer = this.answers.get(message.batch);
     if (answer === undefined || message.batch !== oldest) {
-      this.fail(new StoreUnavailableError(`the database writer answered batch ${message.batch}, ${String(oldest)} was expected`));
+      this.fail(new StoreError('unavailable', `the database writer answered batch ${message.batch}, ${String(oldest)} was expected`));
       return;
     }
     if (message.kind === 'committed') {

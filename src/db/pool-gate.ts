@@ -1,9 +1,9 @@
 // The wait for a pooled PostgreSQL connection, kept apart from connecting. pg-pool bounds both with
 // one time-out, so a burst that merely queues looked like a database that does not answer. Here at
 // most `size` operations hold a connection; the others wait in order, each up to `waitMs`, and one
-// that waits longer fails as saturation (StoreSaturatedError), never as an outage.
+// that waits longer fails as saturation (a StoreError of fault 'saturated'), never as an outage.
 import { performance } from 'node:perf_hooks';
-import { StoreSaturatedError } from './store-errors.js';
+import { StoreError } from './store-errors.js';
 
 export interface PoolUsage {
   readonly inUse: number;
@@ -46,7 +46,7 @@ export class PoolGate {
     return this.waiters.length;
   }
 
-  /** Resolves with the function that gives the turn back; rejects with StoreSaturatedError after waitMs. */
+  /** Resolves with the function that gives the turn back; rejects with a saturated StoreError after waitMs. */
   acquire(): Promise<() => void> {
     if (this.inUse < this.options.size && this.head === this.waiters.length) {
       this.inUse += 1;
@@ -64,7 +64,7 @@ export class PoolGate {
           if (index === -1) return;
           this.waiters.splice(index, 1);
           this.report();
-          reject(new StoreSaturatedError(`no pooled connection came free within ${this.options.waitMs} ms (pool size ${this.options.size})`));
+          reject(new StoreError('saturated', `no pooled connection came free within ${this.options.waitMs} ms (pool size ${this.options.size})`));
         }, this.options.waitMs),
       };
       this.waiters.push(waiter);

@@ -1,15 +1,7 @@
 // Which failures of `pg` are the database's fault, and which kind (see store-errors.ts), as opposed
 // to a bug or a broken rule, which stays a plain error (a 500, logged). The lists are explicit on
 // purpose: a TypeError or a constraint violation must never hide behind a 503.
-import {
-  StoreBusyError,
-  StoreCorruptError,
-  StoreError,
-  StoreFullError,
-  StoreReadOnlyError,
-  StoreSaturatedError,
-  StoreUnavailableError,
-} from './store-errors.js';
+import { StoreError, isStoreFault } from './store-errors.js';
 
 /** Socket-level failures Node reports while connecting or talking to the server. */
 const NETWORK_CODES = new Set([
@@ -37,19 +29,19 @@ const CLIENT_MESSAGES = new Set([
 ]);
 
 type Make = (message: string, cause: unknown) => StoreError;
-const unavailable: Make = (m, c) => new StoreUnavailableError(`the database is unavailable: ${m}`, c);
-const busy: Make = (m, c) => new StoreBusyError(`the database gave up waiting: ${m}`, c);
+const unavailable: Make = (m, c) => new StoreError('unavailable', `the database is unavailable: ${m}`, c);
+const busy: Make = (m, c) => new StoreError('busy', `the database gave up waiting: ${m}`, c);
 
 /**
  * SQLSTATEs, most specific first: an exact code, else its two-character class. Exported so that a
  * table-driven test can pin each row.
  */
 export const SQLSTATE_FAULTS: readonly (readonly [string, Make])[] = [
-  ['53100', (m, c) => new StoreFullError(`the database server's disk is full: ${m}`, c)], // disk_full
-  ['53300', (m, c) => new StoreSaturatedError(`the database server has no connection left: ${m}`, c)], // too_many_connections
-  ['25006', (m, c) => new StoreReadOnlyError(`the database refuses writes: ${m}`, c)], // read_only_sql_transaction
-  ['XX001', (m, c) => new StoreCorruptError(`the database is corrupt: ${m}`, c)], // data_corrupted
-  ['XX002', (m, c) => new StoreCorruptError(`the database is corrupt: ${m}`, c)], // index_corrupted
+  ['53100', (m, c) => new StoreError('full', `the database server's disk is full: ${m}`, c)], // disk_full
+  ['53300', (m, c) => new StoreError('saturated', `the database server has no connection left: ${m}`, c)], // too_many_connections
+  ['25006', (m, c) => new StoreError('read-only', `the database refuses writes: ${m}`, c)], // read_only_sql_transaction
+  ['XX001', (m, c) => new StoreError('corrupt', `the database is corrupt: ${m}`, c)], // data_corrupted
+  ['XX002', (m, c) => new StoreError('corrupt', `the database is corrupt: ${m}`, c)], // index_corrupted
   ['57014', busy], // query_canceled: statement_timeout or lock wait cut short
   ['40001', busy], // serialization_failure
   ['40P01', busy], // deadlock_detected
@@ -88,4 +80,4 @@ export function translatePostgresError(error: unknown): unknown {
  * The database could not be reached: operations queued behind the one that met it would wait for
  * nothing, so they fail with it at once. (Busy or saturated is not this: a queue behind those drains.)
  */
-export const isOutage = (error: Error): boolean => error instanceof StoreUnavailableError;
+export const isOutage = (error: Error): boolean => isStoreFault(error, 'unavailable');

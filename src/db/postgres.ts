@@ -13,7 +13,7 @@ import type { Logger } from '../log.js';
 import { runMigrations, WRITE_PROBE_STATEMENTS, type Migration, type MigrationSession } from './migrations.js';
 import { PoolGate } from './pool-gate.js';
 import { postgresStoreError } from './postgres-errors.js';
-import { StoreUnavailableError } from './store-errors.js';
+import { StoreError } from './store-errors.js';
 import { StoreHealth } from './store-health.js';
 import type { StoreObserver } from './store-observer.js';
 
@@ -145,12 +145,12 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresDa
     let trial = false;
     try {
       if (health.unavailable) {
-        if (trying) throw new StoreUnavailableError('the database is unavailable; another request is trying it');
+        if (trying) throw new StoreError('unavailable', 'the database is unavailable; another request is trying it');
         trying = trial = true;
       }
       release = await gate.acquire();
       // It went away while this one waited for a turn: a trial of its own would make its wait longer still.
-      if (health.unavailable && !trial) throw new StoreUnavailableError('the database became unavailable while this request waited');
+      if (health.unavailable && !trial) throw new StoreError('unavailable', 'the database became unavailable while this request waited');
       await ensureSchema();
       const result = await step();
       health.succeeded(kind);

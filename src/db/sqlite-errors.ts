@@ -1,28 +1,21 @@
 // Which failures of SQLite are the database's fault (see store-errors.ts), by SQLite's result code.
 // better-sqlite3 reports the extended code (SQLITE_IOERR_WRITE, SQLITE_READONLY_DBMOVED …), so
 // each family is matched by its prefix. Anything else (a constraint, a bug) is left as it is.
-import {
-  StoreBusyError,
-  StoreCorruptError,
-  StoreError,
-  StoreFullError,
-  StoreReadOnlyError,
-  StoreUnavailableError,
-} from './store-errors.js';
+import { StoreError } from './store-errors.js';
 
 type Classified = (message: string, cause: unknown) => StoreError;
 
 const FAMILIES: readonly (readonly [string, Classified])[] = [
-  ['SQLITE_CORRUPT', (m, c) => new StoreCorruptError(`the database is corrupt: ${m}`, c)],
-  ['SQLITE_NOTADB', (m, c) => new StoreCorruptError(`the database is corrupt: ${m}`, c)],
-  ['SQLITE_FULL', (m, c) => new StoreFullError(`the database's disk is full: ${m}`, c)],
-  ['SQLITE_READONLY', (m, c) => new StoreReadOnlyError(`the database is read-only: ${m}`, c)],
-  ['SQLITE_BUSY', (m, c) => new StoreBusyError(`the database is locked by another writer: ${m}`, c)],
-  ['SQLITE_LOCKED', (m, c) => new StoreBusyError(`the database is locked by another writer: ${m}`, c)],
-  ['SQLITE_IOERR', (m, c) => new StoreUnavailableError(`the database's disk failed: ${m}`, c)],
-  ['SQLITE_CANTOPEN', (m, c) => new StoreUnavailableError(`the database file cannot be opened: ${m}`, c)],
-  ['SQLITE_PERM', (m, c) => new StoreUnavailableError(`the database file may not be accessed: ${m}`, c)],
-  ['SQLITE_NOMEM', (m, c) => new StoreUnavailableError(`SQLite ran out of memory: ${m}`, c)],
+  ['SQLITE_CORRUPT', (m, c) => new StoreError('corrupt', `the database is corrupt: ${m}`, c)],
+  ['SQLITE_NOTADB', (m, c) => new StoreError('corrupt', `the database is corrupt: ${m}`, c)],
+  ['SQLITE_FULL', (m, c) => new StoreError('full', `the database's disk is full: ${m}`, c)],
+  ['SQLITE_READONLY', (m, c) => new StoreError('read-only', `the database is read-only: ${m}`, c)],
+  ['SQLITE_BUSY', (m, c) => new StoreError('busy', `the database is locked by another writer: ${m}`, c)],
+  ['SQLITE_LOCKED', (m, c) => new StoreError('busy', `the database is locked by another writer: ${m}`, c)],
+  ['SQLITE_IOERR', (m, c) => new StoreError('unavailable', `the database's disk failed: ${m}`, c)],
+  ['SQLITE_CANTOPEN', (m, c) => new StoreError('unavailable', `the database file cannot be opened: ${m}`, c)],
+  ['SQLITE_PERM', (m, c) => new StoreError('unavailable', `the database file may not be accessed: ${m}`, c)],
+  ['SQLITE_NOMEM', (m, c) => new StoreError('unavailable', `SQLite ran out of memory: ${m}`, c)],
 ];
 
 /** The store error for a SQLite failure with this code, or undefined when it is not the database's fault. */

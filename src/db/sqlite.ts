@@ -6,7 +6,7 @@ import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { runMigrations, type Migration, type MigrationSession } from './migrations.js';
 import { translateSqliteError } from './sqlite-errors.js';
-import { StoreCorruptError } from './store-errors.js';
+import { StoreError } from './store-errors.js';
 
 export type SqliteDatabase = Database.Database;
 
@@ -56,7 +56,7 @@ function checkIntact(db: SqliteDatabase, location: string): void {
   if (location === ':memory:' || (statSync(location, { throwIfNoEntry: false })?.size ?? 0) > QUICK_CHECK_BYTES_MAX) return;
   const findings = db.prepare<[], { quick_check: string }>('PRAGMA quick_check(1)').all();
   const first = findings[0]?.quick_check;
-  if (first !== 'ok') throw new StoreCorruptError(`the database is corrupt: quick_check found "${first ?? 'nothing'}"`);
+  if (first !== 'ok') throw new StoreError('corrupt', `the database is corrupt: quick_check found "${first ?? 'nothing'}"`);
   // The check read every page into this connection's cache; the store reads afresh from the file.
   db.pragma('shrink_memory');
 }

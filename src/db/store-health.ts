@@ -6,7 +6,7 @@
 //   saturated         — overload, not an outage: readiness unchanged, a rate-limited warning;
 //   corrupt           — not passing: never ready again in this process; an operator must act.
 import type { Logger } from '../log.js';
-import type { StoreError } from './store-errors.js';
+import { StoreError } from './store-errors.js';
 import type { StoreObserver } from './store-observer.js';
 
 /** At most one warning per this period for a fault that may repeat per request (busy, saturated). */

@@ -1,7 +1,7 @@
 // Request bodies: read within a limit, then decoded the way FastAPI decodes a body for a model.
 import { Buffer } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
-import { bodyNotParsable, bodyTooLarge, ClientAbortError, RequestValidationError } from './errors.js';
+import { bodyNotParsable, bodyTooLarge, ClientAbortError, invalidRequest } from './errors.js';
 import { BodyEncodingError, decodeJson, JsonSyntaxError } from './json-decode.js';
 import type { JsonValue } from './json-value.js';
 
@@ -57,7 +57,7 @@ export function decodeBody(bytes: Buffer, contentType: string | undefined, limit
     return { kind: 'json', value: decodeJson(bytes, limits.nestingDepthMax) };
   } catch (error) {
     if (error instanceof JsonSyntaxError) {
-      throw new RequestValidationError([
+      throw invalidRequest([
         { type: 'json_invalid', loc: ['body', error.pos], msg: 'JSON decode error', input: {}, ctx: { error: error.msg } },
       ]);
     }

@@ -10,6 +10,15 @@
 // Wire codes never change once published: clients branch on them.
 import { STATUS_CODES } from 'node:http';
 
+/**
+ * How the default format (the reference's) shows an error: `{"detail": message}`; `{"detail":
+ * {code, message}}` for a problem of our own that it recognises; pydantic's items for a validation
+ * failure; or not at all, as an unhandled failure (its plain 500), for a business rule the
+ * reference does not recognise. The unified and problem formats show every error with its status,
+ * code and message.
+ */
+export type DefaultShape = 'detail' | 'coded' | 'validation' | 'unhandled';
+
 export interface CatalogueEntry {
   readonly status: number;
   /** Problem details' `title`: the reason phrase, or the problem's own short name. */
@@ -24,18 +33,20 @@ export interface CatalogueEntry {
   readonly own: boolean;
   /** Own problems: what it means and what a client can do, shown at /docs/problems. */
   readonly about?: string;
+  readonly inDefault: DefaultShape;
 }
 
 const status = (code: number, message?: string): CatalogueEntry => {
   const reason = STATUS_CODES[code] ?? `HTTP ${code}`;
-  return { status: code, title: reason, message: message ?? reason, own: false };
+  return { status: code, title: reason, message: message ?? reason, own: false, inDefault: 'detail' };
 };
-const own = (code: number, title: string, message: string, about: string): CatalogueEntry => ({
+const own = (code: number, title: string, message: string, about: string, inDefault: DefaultShape = 'coded'): CatalogueEntry => ({
   status: code,
   title,
   message,
   own: true,
   about,
+  inDefault,
 });
 
 export const ERROR_CATALOGUE = {
@@ -47,9 +58,9 @@ export const ERROR_CATALOGUE = {
   HTTP_413: status(413, 'Content Too Large'),
   HTTP_503: status(503, 'Service Unavailable'),
   VALIDATION_FAILED: own(422, 'Validation failed', 'Some fields are wrong',
-    'The request does not fit the declared schemas. Each item names what is wrong and where: a path parameter, or a JSON Pointer into the body. Fix the request; repeating it unchanged fails the same way.'),
+    'The request does not fit the declared schemas. Each item names what is wrong and where: a path parameter, or a JSON Pointer into the body. Fix the request; repeating it unchanged fails the same way.', 'validation'),
   NOT_ENOUGH_MONEY: own(400, 'Not enough money', 'Balance is <balance>, you asked for <wanted>',
-    'A withdrawal asked for more than the account holds. Nothing was taken. Ask for at most the balance the message names.'),
+    'A withdrawal asked for more than the account holds. Nothing was taken. Ask for at most the balance the message names.', 'unhandled'),
   LIMITS_HIDDEN: own(403, 'Limits hidden', 'Only managers can see limits',
     'The caller may not see account limits. Only managers can; there is no way to become one through this interface.'),
   IDEMPOTENCY_KEY_INVALID: own(400, 'Invalid Idempotency-Key',
@@ -62,14 +73,10 @@ export const ERROR_CATALOGUE = {
     'A request with the same key is still running, on this instance or another. Nothing ran twice. Retry after the Retry-After seconds: you then get its answer.'),
   IDEMPOTENCY_KEY_REUSED: own(422, 'Idempotency-Key reused', 'This Idempotency-Key was used for another request (another method, path or body)',
     'The key was recorded for a request with another method, path or body. Nothing ran. A key names one request: use a new key for a new request.'),
-  INTERNAL: status(500, 'Something went wrong on our side'),
+  INTERNAL: { ...status(500, 'Something went wrong on our side'), inDefault: 'unhandled' },
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
-/** The codes of errors that say no more than their status. */
-export type StatusCode = Extract<ErrorCode, `HTTP_${number}`>;
-/** The codes of our own problems. */
-export type OwnCode = Exclude<ErrorCode, StatusCode | 'INTERNAL'>;
 
 /**
  * Problem types are relative URIs: a service does not know the origin its clients reach it by, and

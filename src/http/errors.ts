@@ -1,55 +1,9 @@
-// The errors the contract layer knows. Routes throw these; only render.ts turns them into responses.
-// Each names its entry in the error catalogue (catalogue.ts), which gives its status, its wire code
-// and its public message in every format.
-import { ERROR_CATALOGUE, type OwnCode, type StatusCode } from './catalogue.js';
+// The errors the contract layer knows. Routes throw an ApiError; only render.ts turns it into a
+// response. Each names its entry in the error catalogue (catalogue.ts), which gives its status, its
+// wire code, its public message and how each format shows it.
+import { ERROR_CATALOGUE, type ErrorCode } from './catalogue.js';
 
 export type ErrorHeaders = Readonly<Record<string, string>>;
-
-// The errors below are answers, not faults: they are rendered and never logged with a stack, and
-// capturing one would cost more than the rest of the answer (a 404 or 422 is often sent thousands
-// of times a second). Their constructors turn stack capture off around super().
-
-/**
- * An error that says no more than its HTTP status (wire code HTTP_<status>), with a client-facing
- * text: the catalogue's, or a more precise one ("Todo not found").
- */
-export class HttpError extends Error {
-  readonly status: number;
-  constructor(
-    readonly code: StatusCode,
-    readonly detail: string = ERROR_CATALOGUE[code].message,
-    readonly headers: ErrorHeaders = {},
-  ) {
-    const stackTraceLimit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
-    super(detail);
-    Error.stackTraceLimit = stackTraceLimit;
-    this.status = ERROR_CATALOGUE[code].status;
-    this.name = 'HttpError';
-  }
-}
-
-/**
- * A problem of our own that every format recognises (for example limits hidden): the default format
- * shows it as the reference does, `{"detail": {"code", "message"}}`.
- */
-export class CodedError extends Error {
-  readonly status: number;
-  readonly publicMessage: string;
-  constructor(
-    readonly code: OwnCode,
-    readonly headers: ErrorHeaders = {},
-  ) {
-    const entry = ERROR_CATALOGUE[code];
-    const stackTraceLimit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
-    super(entry.message);
-    Error.stackTraceLimit = stackTraceLimit;
-    this.status = entry.status;
-    this.publicMessage = entry.message;
-    this.name = 'CodedError';
-  }
-}
 
 /** One item of a 422, shaped as pydantic reports it (keys in this order on the wire). */
 export interface ValidationItem {
@@ -60,48 +14,59 @@ export interface ValidationItem {
   readonly ctx?: Readonly<Record<string, unknown>>;
 }
 
-/** The request does not fit the declared schemas: 422 with every problem found, in the reference's order. */
-export class RequestValidationError extends Error {
-  constructor(readonly items: readonly ValidationItem[]) {
+export interface ApiErrorDetails {
+  /** The client-facing text: the catalogue's, or a more precise one ("Todo not found"). */
+  readonly message?: string;
+  /** Headers the answer carries (Allow, WWW-Authenticate, Retry-After…). */
+  readonly headers?: ErrorHeaders;
+  /** A validation failure's items, in the reference's order. */
+  readonly items?: readonly ValidationItem[];
+}
+
+/**
+ * An error the service means to answer with. Most are answers, not faults: rendered and never
+ * logged with a stack, and capturing one would cost more than the rest of the answer (a 404 or a
+ * 422 is often sent thousands of times a second), so stack capture is off around super(). The
+ * exception is a business rule the default format does not recognise (insufficient funds): there it
+ * is the reference's unhandled failure, logged in full with its stack.
+ */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly detail: string;
+  readonly headers: ErrorHeaders;
+  readonly items: readonly ValidationItem[];
+
+  constructor(
+    readonly code: ErrorCode,
+    details: ApiErrorDetails = {},
+  ) {
+    const entry = ERROR_CATALOGUE[code];
+    const detail = details.message ?? entry.message;
     const stackTraceLimit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
-    super(`${items.length} validation error(s)`);
+    if (entry.inDefault !== 'unhandled') Error.stackTraceLimit = 0;
+    super(detail);
     Error.stackTraceLimit = stackTraceLimit;
-    this.name = 'RequestValidationError';
+    this.name = 'ApiError';
+    this.status = entry.status;
+    this.detail = detail;
+    this.headers = details.headers ?? {};
+    this.items = details.items ?? [];
   }
 }
 
 /**
- * The same failure, handed back by the pipeline as a value rather than thrown: it is not an Error,
- * because constructing one costs V8 a call into its runtime even without a stack (about 0.4 µs,
- * measured), on every 422. render.ts renders both alike.
+ * A validation failure handed back by the pipeline as a value rather than thrown: it is not an
+ * Error, because constructing one costs V8 a call into its runtime even without a stack (about
+ * 0.4 µs, measured), on every 422. render.ts renders it as ApiError('VALIDATION_FAILED').
  */
 export class InvalidRequest {
   constructor(readonly items: readonly ValidationItem[]) {}
 }
 
 /**
- * A business-rule failure of a service (for example insufficient funds). The default format does not
- * recognise these, as the reference does not: they become the plain 500. The other formats render
- * them with their catalogue status and code and their public message.
- */
-export abstract class DomainError extends Error {
-  abstract readonly code: OwnCode;
-  /** The message a client may read; never internal state beyond what the rule is about. */
-  abstract readonly publicMessage: string;
-}
-
-/** The store cannot be reached: 503, so that a client knows to retry rather than give up. */
-export class ServiceUnavailableError extends HttpError {
-  constructor() {
-    super('HTTP_503', undefined, { 'Retry-After': '1' });
-    this.name = 'ServiceUnavailableError';
-  }
-}
-
-/**
- * The client went away before its request was whole (it closed the connection mid-body). Not a fault
- * of ours and nobody to answer: the pipeline reports it in the request's access line (as 499), no stack.
+ * The client went away before its request was whole (it closed the connection mid-body). Not an
+ * answer (nobody is left to receive one) and not a fault of ours: the pipeline reports it in the
+ * request's access line (as 499), no stack.
  */
 export class ClientAbortError extends Error {
   readonly code = 'CLIENT_ABORTED';
@@ -114,8 +79,11 @@ export class ClientAbortError extends Error {
   }
 }
 
-export const notFound = (): HttpError => new HttpError('HTTP_404');
-export const methodNotAllowed = (allow: string): HttpError => new HttpError('HTTP_405', undefined, { Allow: allow });
+export const notFound = (): ApiError => new ApiError('HTTP_404');
+export const methodNotAllowed = (allow: string): ApiError => new ApiError('HTTP_405', { headers: { Allow: allow } });
 /** Bytes that are not text in the declared encoding, or nesting past the limit: the reference's 400. */
-export const bodyNotParsable = (): HttpError => new HttpError('HTTP_400');
-export const bodyTooLarge = (): HttpError => new HttpError('HTTP_413');
+export const bodyNotParsable = (): ApiError => new ApiError('HTTP_400');
+export const bodyTooLarge = (): ApiError => new ApiError('HTTP_413');
+/** The store cannot be reached, or is not ready: 503, so that a client knows to retry rather than give up. */
+export const serviceUnavailable = (): ApiError => new ApiError('HTTP_503', { headers: { 'Retry-After': '1' } });
+export const invalidRequest = (items: readonly ValidationItem[]): ApiError => new ApiError('VALIDATION_FAILED', { items });

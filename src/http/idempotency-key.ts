@@ -4,7 +4,7 @@
 // 400 that says what a valid key looks like, so that a client can fix the request rather than
 // guess. A comma is refused anywhere in the value: a proxy may fold two field lines into one,
 // joined by a comma (RFC 9110 §5.3), and two keys must not pass for one.
-import { CodedError } from './errors.js';
+import { ApiError } from './errors.js';
 
 /** The longest key, in characters; a longer one is refused rather than cut. */
 export const IDEMPOTENCY_KEY_LENGTH_MAX = 255;
@@ -12,8 +12,8 @@ export const IDEMPOTENCY_KEY_LENGTH_MAX = 255;
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 
 /** The messages (catalogue.ts) say what a valid key looks like, so that a client can fix the request. */
-export const idempotencyKeyInvalid = (): CodedError => new CodedError('IDEMPOTENCY_KEY_INVALID');
-export const idempotencyKeyRequired = (): CodedError => new CodedError('IDEMPOTENCY_KEY_REQUIRED');
+export const idempotencyKeyInvalid = (): ApiError => new ApiError('IDEMPOTENCY_KEY_INVALID');
+export const idempotencyKeyRequired = (): ApiError => new ApiError('IDEMPOTENCY_KEY_REQUIRED');
 
 /** Printable ASCII but the comma, space included (a key may hold spaces; the header's edges are trimmed). */
 const PRINTABLE = /^[\x20-\x2b\x2d-\x7e]+$/;

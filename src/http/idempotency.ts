@@ -16,7 +16,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { KeyedOutcome, KeyedWrite } from '../keyed-writes.js';
-import { CodedError } from './errors.js';
+import { ApiError } from './errors.js';
 import { idempotencyKeyInvalid, idempotencyKeyRequired, parseIdempotencyKey } from './idempotency-key.js';
 import { ReplayCache } from './replay-cache.js';
 import type { Idempotent, Reply, Route, RouteInput } from './route.js';
@@ -32,8 +32,8 @@ export const DEFAULT_IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
 
-export const keyInFlight = (): CodedError => new CodedError('IDEMPOTENCY_KEY_IN_FLIGHT', { 'Retry-After': '1' });
-export const keyReused = (): CodedError => new CodedError('IDEMPOTENCY_KEY_REUSED');
+export const keyInFlight = (): ApiError => new ApiError('IDEMPOTENCY_KEY_IN_FLIGHT', { headers: { 'Retry-After': '1' } });
+export const keyReused = (): ApiError => new ApiError('IDEMPOTENCY_KEY_REUSED');
 
 /**
  * A replayed outcome whose answer is an error: the contract layer renders `error` as it renders

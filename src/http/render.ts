@@ -7,7 +7,7 @@
 // concatenation around its own text.
 import { jsonString } from '../json-string.js';
 import { catalogueEntries, ERROR_CATALOGUE, problemType, type ErrorCode } from './catalogue.js';
-import { CodedError, DomainError, HttpError, InvalidRequest, RequestValidationError, type ValidationItem } from './errors.js';
+import { ApiError, InvalidRequest, type ValidationItem } from './errors.js';
 import { Bounded, encodeJson } from './json-encode.js';
 
 export const ERROR_FORMAT_NAMES = ['default', 'unified', 'problem'] as const;
@@ -83,21 +83,29 @@ export function renderError(error: unknown, format: ErrorFormat): RenderedError 
   }
 }
 
-/** The items of a validation failure, thrown (RequestValidationError) or handed back (InvalidRequest). */
+/**
+ * The validation items of an error, when it is a validation failure: thrown (an ApiError) or
+ * handed back (InvalidRequest).
+ */
 function validationItems(error: unknown): readonly ValidationItem[] | undefined {
-  return error instanceof InvalidRequest || error instanceof RequestValidationError ? error.items : undefined;
+  if (error instanceof InvalidRequest) return error.items;
+  return error instanceof ApiError && ERROR_CATALOGUE[error.code].inDefault === 'validation' ? error.items : undefined;
 }
 
+/** The reference's format: the catalogue entry says how it shows each error (DefaultShape). */
 function renderDefault(error: unknown): RenderedError {
-  if (error instanceof HttpError) return answer(error.status, JSON_TYPE, `{"detail":${encodeJson(error.detail)}}`, error.headers);
-  if (error instanceof CodedError) {
-    const body = `{"detail":{"code":${encodeJson(error.code)},"message":${encodeJson(error.publicMessage)}}}`;
-    return answer(error.status, JSON_TYPE, body, error.headers);
-  }
   const items = validationItems(error);
   if (items !== undefined) return answer(422, JSON_TYPE, `{"detail":[${items.map(defaultItemJson).join(',')}]}`);
-  // DomainErrors are deliberately not recognised here, as in the reference: they are the plain 500.
-  return PLAIN_500;
+  if (!(error instanceof ApiError)) return PLAIN_500;
+  switch (ERROR_CATALOGUE[error.code].inDefault) {
+    case 'coded':
+      return answer(error.status, JSON_TYPE, `{"detail":{"code":${encodeJson(error.code)},"message":${encodeJson(error.detail)}}}`, error.headers);
+    case 'unhandled':
+      // Not recognised, as in the reference: the plain 500, and the failure logged in full.
+      return PLAIN_500;
+    default:
+      return answer(error.status, JSON_TYPE, `{"detail":${encodeJson(error.detail)}}`, error.headers);
+  }
 }
 
 /**
@@ -119,15 +127,13 @@ function defaultItemJson(item: ValidationItem): string {
 }
 
 function renderUnified(error: unknown, catchAll: boolean): RenderedError {
-  if (error instanceof HttpError) return unified(error.code, error.detail, error.headers);
-  if (error instanceof CodedError) return unified(error.code, error.publicMessage, error.headers);
-  if (error instanceof DomainError) return unified(error.code, error.publicMessage);
   const items = validationItems(error);
   if (items !== undefined) {
     const fields = items.map((item) => `{"field":${jsonString(item.loc.join('.'))},"message":${jsonString(item.msg)}}`).join(',');
     const body = `${FRAMES.VALIDATION_FAILED.unifiedHead}${encodeJson(ERROR_CATALOGUE.VALIDATION_FAILED.message)},"fields":[${fields}]}}`;
     return answer(422, JSON_TYPE, body);
   }
+  if (error instanceof ApiError) return unified(error.code, error.detail, error.headers);
   return catchAll ? UNIFIED_500 : PLAIN_500;
 }
 
@@ -138,14 +144,12 @@ function unified(code: ErrorCode, message: string, headers?: Readonly<Record<str
 
 /** RFC 9457 problem details: type, title, status, detail, and our wire code as the `code` member. */
 function renderProblem(error: unknown): RenderedError {
-  if (error instanceof HttpError) return problem(error.code, error.detail, '', error.headers);
-  if (error instanceof CodedError) return problem(error.code, error.publicMessage, '', error.headers);
-  if (error instanceof DomainError) return problem(error.code, error.publicMessage, '');
   const items = validationItems(error);
   if (items !== undefined) {
     const errors = `,"errors":[${items.map(problemItemJson).join(',')}]`;
     return problem('VALIDATION_FAILED', ERROR_CATALOGUE.VALIDATION_FAILED.message, errors);
   }
+  if (error instanceof ApiError) return problem(error.code, error.detail, '', error.headers);
   return PROBLEM_500;
 }
 

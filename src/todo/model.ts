@@ -1,5 +1,5 @@
 // The to-do resource on the wire: its input schema, its output shape and its errors.
-import { HttpError } from '../http/errors.js';
+import { ApiError } from '../http/errors.js';
 import { boolField, intParam, model, strField, type JsonSchema } from '../http/schema.js';
 import { jsonString } from '../json-string.js';
 import { TODO_ID_MAX, type Todo } from './store.js';
@@ -25,7 +25,7 @@ export function todoJson(todo: Todo): string {
   return `{"id":${todo.id},"title":${jsonString(todo.title)},"done":${todo.done}}`;
 }
 
-export const todoNotFound = (): HttpError => new HttpError('HTTP_404', 'Todo not found');
-export const todoAlreadyDone = (): HttpError => new HttpError('HTTP_409', 'Todo is already done');
+export const todoNotFound = (): ApiError => new ApiError('HTTP_404', { message: 'Todo not found' });
+export const todoAlreadyDone = (): ApiError => new ApiError('HTTP_409', { message: 'Todo is already done' });
 /** D11: the next id would be past TODO_ID_MAX. A clash with the collection's state, hence 409. */
-export const noIdLeft = (): HttpError => new HttpError('HTTP_409', 'No id is left for a new todo');
+export const noIdLeft = (): ApiError => new ApiError('HTTP_409', { message: 'No id is left for a new todo' });

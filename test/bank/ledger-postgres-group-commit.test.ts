@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { openPostgresLedger } from '../../src/bank/ledger-postgres.js';
-import { StoreUnavailableError } from '../../src/db/store-errors.js';
+import { isStoreFault } from '../../src/db/store-errors.js';
 import type { Ledger, WithdrawOutcome } from '../../src/bank/ledger.js';
 import type { KeyedWrite } from '../../src/keyed-writes.js';
 import { createTestDatabase, postgresSkip, untilWaitingForLock, type TestDatabase } from '../support/postgres.js';
@@ -124,7 +124,7 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
       const results = await Promise.allSettled([ledger.withdraw('alice', 1), ledger.withdraw('bob', 1), ledger.withdraw('alice', 2)]);
       for (const result of results) {
         assert.equal(result.status, 'rejected');
-        assert.ok((result as PromiseRejectedResult).reason instanceof StoreUnavailableError);
+        assert.ok(isStoreFault((result as PromiseRejectedResult).reason, 'unavailable'));
       }
       assert.equal(await ledger.balance('alice'), 100);
       assert.equal(await ledger.balance('bob'), 100);

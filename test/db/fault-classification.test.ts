@@ -4,40 +4,31 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { isOutage, postgresStoreError, translatePostgresError } from '../../src/db/postgres-errors.js';
 import { sqliteStoreError, translateSqliteError } from '../../src/db/sqlite-errors.js';
-import {
-  StoreBusyError,
-  StoreCorruptError,
-  StoreError,
-  StoreFullError,
-  StoreReadOnlyError,
-  StoreSaturatedError,
-  StoreUnavailableError,
-} from '../../src/db/store-errors.js';
-import { ServiceUnavailableError } from '../../src/http/errors.js';
+import { isStoreFault, StoreError, type StoreFault } from '../../src/db/store-errors.js';
+import { ApiError } from '../../src/http/errors.js';
 import { answerForStoreError } from '../../src/store-answers.js';
 
-type FaultClass = abstract new (...args: never[]) => StoreError;
 
 const pgError = (code: string, message = `pg ${code}`): Error => Object.assign(new Error(message), { code });
 
 describe('PostgreSQL failures by SQLSTATE', () => {
-  // Each row: the SQLSTATE, its name, its store error, and the words the message starts with before PostgreSQL's own.
-  const rows: readonly (readonly [string, string, FaultClass | undefined, string?])[] = [
-    ['53100', 'disk_full', StoreFullError, "the database server's disk is full"],
-    ['53300', 'too_many_connections', StoreSaturatedError, 'the database server has no connection left'],
-    ['53200', 'out_of_memory (class 53)', StoreUnavailableError, 'the database is unavailable'],
-    ['25006', 'read_only_sql_transaction', StoreReadOnlyError, 'the database refuses writes'],
-    ['XX001', 'data_corrupted', StoreCorruptError, 'the database is corrupt'],
-    ['XX002', 'index_corrupted', StoreCorruptError, 'the database is corrupt'],
-    ['57014', 'query_canceled (statement_timeout)', StoreBusyError, 'the database gave up waiting'],
-    ['40001', 'serialization_failure', StoreBusyError, 'the database gave up waiting'],
-    ['40P01', 'deadlock_detected', StoreBusyError, 'the database gave up waiting'],
-    ['55P03', 'lock_not_available', StoreBusyError, 'the database gave up waiting'],
-    ['08006', 'connection_failure (class 08)', StoreUnavailableError, 'the database is unavailable'],
-    ['08001', 'sqlclient_unable_to_establish_sqlconnection', StoreUnavailableError, 'the database is unavailable'],
-    ['57P01', 'admin_shutdown (class 57)', StoreUnavailableError, 'the database is unavailable'],
-    ['57P03', 'cannot_connect_now (class 57)', StoreUnavailableError, 'the database is unavailable'],
-    ['58030', 'io_error (class 58)', StoreUnavailableError, 'the database is unavailable'],
+  // Each row: the SQLSTATE, its name, its store fault, and the words the message starts with before PostgreSQL's own.
+  const rows: readonly (readonly [string, string, StoreFault | undefined, string?])[] = [
+    ['53100', 'disk_full', 'full', "the database server's disk is full"],
+    ['53300', 'too_many_connections', 'saturated', 'the database server has no connection left'],
+    ['53200', 'out_of_memory (class 53)', 'unavailable', 'the database is unavailable'],
+    ['25006', 'read_only_sql_transaction', 'read-only', 'the database refuses writes'],
+    ['XX001', 'data_corrupted', 'corrupt', 'the database is corrupt'],
+    ['XX002', 'index_corrupted', 'corrupt', 'the database is corrupt'],
+    ['57014', 'query_canceled (statement_timeout)', 'busy', 'the database gave up waiting'],
+    ['40001', 'serialization_failure', 'busy', 'the database gave up waiting'],
+    ['40P01', 'deadlock_detected', 'busy', 'the database gave up waiting'],
+    ['55P03', 'lock_not_available', 'busy', 'the database gave up waiting'],
+    ['08006', 'connection_failure (class 08)', 'unavailable', 'the database is unavailable'],
+    ['08001', 'sqlclient_unable_to_establish_sqlconnection', 'unavailable', 'the database is unavailable'],
+    ['57P01', 'admin_shutdown (class 57)', 'unavailable', 'the database is unavailable'],
+    ['57P03', 'cannot_connect_now (class 57)', 'unavailable', 'the database is unavailable'],
+    ['58030', 'io_error (class 58)', 'unavailable', 'the database is unavailable'],
     ['23505', 'unique_violation: a bug, not a fault', undefined],
     ['23514', 'check_violation: a bug, not a fault', undefined],
     ['42P01', 'undefined_table: a bug, not a fault', undefined],
@@ -50,11 +41,11 @@ describe('PostgreSQL failures by SQLSTATE', () => {
     ['57p01', 'lower case, which PostgreSQL never sends', undefined],
   ];
   for (const [code, name, expected, says] of rows) {
-    test(`${code} ${name} is ${expected?.name ?? 'left as it is (a 500)'}`, () => {
+    test(`${code} ${name} is ${expected === undefined ? 'left as it is (a 500)' : `the ${expected} fault`}`, () => {
       const cause = pgError(code);
       const fault = postgresStoreError(cause);
       if (expected === undefined) return assert.equal(fault, undefined);
-      assert.ok(fault instanceof expected, `${code} gave ${fault?.name}`);
+      assert.ok(isStoreFault(fault, expected), `${code} gave ${fault?.code}`);
       assert.equal(fault.message, `${says}: pg ${code}`);
       assert.equal(fault.cause, cause);
     });
@@ -63,7 +54,7 @@ describe('PostgreSQL failures by SQLSTATE', () => {
   test('every socket failure Node reports while connecting or talking is unavailability; another code is left alone', () => {
     for (const code of ['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']) {
       const fault = postgresStoreError(pgError(code));
-      assert.ok(fault instanceof StoreUnavailableError, code);
+      assert.ok(isStoreFault(fault, 'unavailable'), code);
       assert.equal(fault.message, `the database is unavailable: pg ${code}`);
     }
     assert.equal(postgresStoreError(pgError('EACCES')), undefined);
@@ -82,14 +73,14 @@ describe('PostgreSQL failures by SQLSTATE', () => {
     ];
     for (const message of messages) {
       const fault = postgresStoreError(new Error(message));
-      assert.ok(fault instanceof StoreUnavailableError, message);
+      assert.ok(isStoreFault(fault, 'unavailable'), message);
       assert.equal(fault.message, `the database is unavailable: ${message}`);
     }
     assert.equal(postgresStoreError(new Error('Connection terminated by the user')), undefined);
   });
 
   test('a store error is already classified: it comes back as it is', () => {
-    const fault = new StoreBusyError('busy');
+    const fault = new StoreError('busy', 'busy');
     assert.equal(postgresStoreError(fault), fault);
     assert.equal(translatePostgresError(fault), fault);
   });
@@ -97,12 +88,12 @@ describe('PostgreSQL failures by SQLSTATE', () => {
   test('translatePostgresError gives the store error for a fault, and leaves anything else as it was', () => {
     const bug = new TypeError('x is undefined');
     assert.equal(translatePostgresError(bug), bug);
-    assert.ok(translatePostgresError(pgError('57P01')) instanceof StoreUnavailableError);
+    assert.ok(isStoreFault(translatePostgresError(pgError('57P01')), 'unavailable'));
   });
 
   test('only unavailability is an outage that fails the queue behind it; busy and saturated queues drain', () => {
-    assert.equal(isOutage(new StoreUnavailableError('gone')), true);
-    for (const error of [new StoreBusyError('busy'), new StoreSaturatedError('full pool'), new Error('bug')]) assert.equal(isOutage(error), false, error.message);
+    assert.equal(isOutage(new StoreError('unavailable', 'gone')), true);
+    for (const error of [new StoreError('busy', 'busy'), new StoreError('saturated', 'full pool'), new Error('bug')]) assert.equal(isOutage(error), false, error.message);
   });
 
   test('an error without a code, and a value that is no error, are left as they are', () => {
@@ -115,32 +106,32 @@ describe('PostgreSQL failures by SQLSTATE', () => {
 });
 
 describe('SQLite failures by result code', () => {
-  // Each family: its store error, and the words its message starts with before SQLite's own.
-  const rows: readonly (readonly [string, FaultClass | undefined, string?])[] = [
-    ['SQLITE_CORRUPT', StoreCorruptError, 'the database is corrupt'],
-    ['SQLITE_CORRUPT_INDEX', StoreCorruptError, 'the database is corrupt'],
-    ['SQLITE_NOTADB', StoreCorruptError, 'the database is corrupt'],
-    ['SQLITE_FULL', StoreFullError, "the database's disk is full"],
-    ['SQLITE_READONLY', StoreReadOnlyError, 'the database is read-only'],
-    ['SQLITE_READONLY_DBMOVED', StoreReadOnlyError, 'the database is read-only'],
-    ['SQLITE_BUSY', StoreBusyError, 'the database is locked by another writer'],
-    ['SQLITE_BUSY_SNAPSHOT', StoreBusyError, 'the database is locked by another writer'],
-    ['SQLITE_LOCKED', StoreBusyError, 'the database is locked by another writer'],
-    ['SQLITE_IOERR', StoreUnavailableError, "the database's disk failed"],
-    ['SQLITE_IOERR_FSYNC', StoreUnavailableError, "the database's disk failed"],
-    ['SQLITE_CANTOPEN', StoreUnavailableError, 'the database file cannot be opened'],
-    ['SQLITE_PERM', StoreUnavailableError, 'the database file may not be accessed'],
-    ['SQLITE_NOMEM', StoreUnavailableError, 'SQLite ran out of memory'],
+  // Each family: its store fault, and the words its message starts with before SQLite's own.
+  const rows: readonly (readonly [string, StoreFault | undefined, string?])[] = [
+    ['SQLITE_CORRUPT', 'corrupt', 'the database is corrupt'],
+    ['SQLITE_CORRUPT_INDEX', 'corrupt', 'the database is corrupt'],
+    ['SQLITE_NOTADB', 'corrupt', 'the database is corrupt'],
+    ['SQLITE_FULL', 'full', "the database's disk is full"],
+    ['SQLITE_READONLY', 'read-only', 'the database is read-only'],
+    ['SQLITE_READONLY_DBMOVED', 'read-only', 'the database is read-only'],
+    ['SQLITE_BUSY', 'busy', 'the database is locked by another writer'],
+    ['SQLITE_BUSY_SNAPSHOT', 'busy', 'the database is locked by another writer'],
+    ['SQLITE_LOCKED', 'busy', 'the database is locked by another writer'],
+    ['SQLITE_IOERR', 'unavailable', "the database's disk failed"],
+    ['SQLITE_IOERR_FSYNC', 'unavailable', "the database's disk failed"],
+    ['SQLITE_CANTOPEN', 'unavailable', 'the database file cannot be opened'],
+    ['SQLITE_PERM', 'unavailable', 'the database file may not be accessed'],
+    ['SQLITE_NOMEM', 'unavailable', 'SQLite ran out of memory'],
     ['SQLITE_CONSTRAINT_CHECK', undefined],
     ['SQLITE_ERROR', undefined],
     ['SQLITE_FULLNESS', undefined],
   ];
   for (const [code, expected, says] of rows) {
-    test(`${code} is ${expected?.name ?? 'left as it is (a 500)'}${says === undefined ? '' : `: "${says}: …"`}`, () => {
+    test(`${code} is ${expected === undefined ? 'left as it is (a 500)' : `the ${expected} fault`}${says === undefined ? '' : `: "${says}: …"`}`, () => {
       const cause = new Error('message');
       const fault = sqliteStoreError(code, 'message', cause);
       if (expected === undefined) return assert.equal(fault, undefined);
-      assert.ok(fault instanceof expected, `${code} gave ${fault?.name}`);
+      assert.ok(isStoreFault(fault, expected), `${code} gave ${fault?.code}`);
       assert.equal(fault.message, `${says}: message`);
       assert.equal(fault.cause, cause);
     });
@@ -149,14 +140,14 @@ describe('SQLite failures by result code', () => {
   test('a thrown SQLite failure becomes its store error, keeping the failure as its cause', () => {
     const thrown = Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR_WRITE' });
     const fault = translateSqliteError(thrown);
-    assert.ok(fault instanceof StoreUnavailableError);
+    assert.ok(isStoreFault(fault, 'unavailable'));
     assert.equal(fault.message, "the database's disk failed: disk I/O error");
     assert.equal(fault.cause, thrown);
   });
 
   test('a store error, a failure that is not the database\'s, an error without a string code, and a value that is no error pass unchanged', () => {
     for (const error of [
-      new StoreBusyError('already classified'),
+      new StoreError('busy', 'already classified'),
       Object.assign(new Error('CHECK constraint failed'), { code: 'SQLITE_CONSTRAINT_CHECK' }),
       Object.assign(new Error('odd'), { code: 5 }),
       new Error('no code'),
@@ -170,23 +161,23 @@ describe('SQLite failures by result code', () => {
 
 describe('how the services answer each store fault', () => {
   const passing = [
-    new StoreUnavailableError('x'),
-    new StoreBusyError('x'),
-    new StoreSaturatedError('x'),
-    new StoreFullError('x'),
-    new StoreReadOnlyError('x'),
+    new StoreError('unavailable', 'x'),
+    new StoreError('busy', 'x'),
+    new StoreError('saturated', 'x'),
+    new StoreError('full', 'x'),
+    new StoreError('read-only', 'x'),
   ];
   for (const fault of passing) {
     test(`${fault.code} is a 503 with Retry-After`, () => {
       const answer = answerForStoreError(fault);
-      assert.ok(answer instanceof ServiceUnavailableError);
+      assert.ok(answer instanceof ApiError && answer.code === 'HTTP_503');
       assert.equal(answer.status, 503);
       assert.deepEqual(answer.headers, { 'Retry-After': '1' });
     });
   }
 
   test('STORE_CORRUPT stays an internal failure (the 500 of the active format)', () => {
-    const corrupt = new StoreCorruptError('x');
+    const corrupt = new StoreError('corrupt', 'x');
     assert.equal(answerForStoreError(corrupt), corrupt);
   });
 
@@ -196,7 +187,7 @@ describe('how the services answer each store fault', () => {
   });
 
   test('each fault has its own stable code and fault name, and says whether it is the writes that fail', () => {
-    const faults = [...passing, new StoreCorruptError('x')].map((fault) => `${fault.code} ${fault.fault} ${fault.failsWrites ? 'writes fail' : 'not writes'}`);
+    const faults = [...passing, new StoreError('corrupt', 'x')].map((fault) => `${fault.code} ${fault.fault} ${fault.failsWrites ? 'writes fail' : 'not writes'}`);
     assert.deepEqual(faults, [
       'STORE_UNAVAILABLE unavailable not writes',
       'STORE_BUSY busy not writes',
@@ -209,8 +200,8 @@ describe('how the services answer each store fault', () => {
 
   test('a store error keeps what caused it, and has no cause when given none', () => {
     const cause = new Error('socket hang up');
-    assert.equal(new StoreUnavailableError('x', cause).cause, cause);
-    assert.equal('cause' in new StoreUnavailableError('x'), false);
-    assert.equal(new StoreUnavailableError('x').name, 'StoreUnavailableError');
+    assert.equal(new StoreError('unavailable', 'x', cause).cause, cause);
+    assert.equal('cause' in new StoreError('unavailable', 'x'), false);
+    assert.equal(new StoreError('unavailable', 'x').name, 'StoreError');
   });
 });

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { StoreUnavailableError, type StoreFault } from '../../src/db/store-errors.js';
+import { isStoreFault, type StoreFault } from '../../src/db/store-errors.js';
 import { connectSqlite } from '../../src/db/sqlite.js';
 import type { SqliteStore } from '../../src/db/sqlite-store.js';
 import { openTestWriteStore } from '../support/test-store.js';
@@ -65,12 +65,12 @@ describe('group commit when writes fail', { timeout: SUITE_TIMEOUT_MS }, () => {
         assert.equal(await store.write(insert(1)), 1);
         // Exiting inside the write loses its batch; an error thrown just after it may come before or after its commit is answered.
         const dying = store.write({ kind: 'die', how });
-        if (how === 'exit') await assert.rejects(dying, StoreUnavailableError);
-        else await dying.catch((error: unknown) => assert.ok(error instanceof StoreUnavailableError, String(error)));
+        if (how === 'exit') await assert.rejects(dying, (error: unknown) => isStoreFault(error, 'unavailable'));
+        else await dying.catch((error: unknown) => assert.ok(isStoreFault(error, 'unavailable'), String(error)));
         // The thread's error reaches this thread in a later turn: wait for it (readiness says when).
         for (let turns = 0; turns < 200 && (await store.ready()); turns++) await new Promise((resolve) => setTimeout(resolve, 10));
         assert.equal(await store.ready(), false);
-        await assert.rejects(store.write(insert(2)), (error: unknown) => error instanceof StoreUnavailableError && says[how].test(error.message));
+        await assert.rejects(store.write(insert(2)), (error: unknown) => isStoreFault(error, 'unavailable') && says[how].test(error.message));
         assert.ok(faults.length >= 1 && faults.every((fault) => fault === 'unavailable'), faults.join(', '));
         assert.deepEqual(store.read(() => store.db.prepare('SELECT x FROM v').all()), [{ x: 1 }], 'reads go on');
       } finally {

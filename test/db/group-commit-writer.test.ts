@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { GroupCommitWriter } from '../../src/db/group-commit.js';
 import { serveGroupCommits } from '../../src/db/group-commit-worker.js';
-import { StoreFullError, StoreUnavailableError } from '../../src/db/store-errors.js';
+import { isStoreFault, StoreError } from '../../src/db/store-errors.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 
 const SCRIPT = new URL('../support/scripted-writer.js', import.meta.url);
@@ -18,7 +18,7 @@ function scripted(script: string): GroupCommitWriter<number, number> {
 /** Each write's outcome: its value, or its error's class and message. */
 async function outcomes(writes: readonly Promise<number>[]): Promise<string[]> {
   const settled = await Promise.allSettled(writes);
-  return settled.map((s) => (s.status === 'fulfilled' ? String(s.value) : `${(s.reason as Error).constructor.name}: ${(s.reason as Error).message}`));
+  return settled.map((s) => (s.status === 'fulfilled' ? String(s.value) : `${s.reason instanceof StoreError ? s.reason.code : (s.reason as Error).name}: ${(s.reason as Error).message}`));
 }
 
 test('the writer half refuses to run outside a worker thread, where no one would send it batches', () => {
@@ -34,7 +34,7 @@ describe('group commit: what the main thread makes of its writer thread’s repl
     try {
       const failed = await Promise.allSettled([writer.write(1), writer.write(2)]);
       for (const result of failed) {
-        assert.ok(result.status === 'rejected' && result.reason instanceof StoreFullError, String(result.status === 'rejected' ? result.reason : result.value));
+        assert.ok(result.status === 'rejected' && isStoreFault(result.reason, 'full'), String(result.status === 'rejected' ? result.reason : result.value));
         assert.equal((result.reason as Error).message, "the database's disk is full: batch not committed: database or disk is full");
       }
       assert.equal(writer.healthy, true, 'a refused batch does not break the writer');
@@ -50,7 +50,7 @@ describe('group commit: what the main thread makes of its writer thread’s repl
         () => undefined,
         (error: unknown) => error,
       );
-      assert.ok(refused instanceof Error && !(refused instanceof StoreUnavailableError));
+      assert.ok(refused instanceof Error && !(isStoreFault(refused, 'unavailable')));
       assert.deepEqual([refused.message, (refused as { code?: unknown }).code], ['batch not committed: something odd', 'SQLITE_WEIRD']);
     } finally {
       await writer.close();
@@ -59,7 +59,7 @@ describe('group commit: what the main thread makes of its writer thread’s repl
 
   test('a reply for another batch than the oldest out breaks the writer: its writes and every later one fail as unavailable, saying which batch came', async () => {
     const writer = scripted('misnumber');
-    const says = 'StoreUnavailableError: the database writer answered batch 2, 1 was expected';
+    const says = 'STORE_UNAVAILABLE: the database writer answered batch 2, 1 was expected';
     assert.deepEqual(await outcomes([writer.write(1), writer.write(2)]), [says, says]);
     assert.equal(writer.healthy, false);
     assert.deepEqual(await outcomes([writer.write(3)]), [says], 'later writes fail at once with the same error');
@@ -71,7 +71,7 @@ describe('group commit: what the main thread makes of its writer thread’s repl
     const first = writer.write(1);
     await new Promise((resolve) => setImmediate(resolve));
     const second = writer.write(2);
-    const says = 'StoreUnavailableError: the database writer answered batch 2, 1 was expected';
+    const says = 'STORE_UNAVAILABLE: the database writer answered batch 2, 1 was expected';
     assert.deepEqual(await outcomes([first, second]), [says, says]);
     await writer.close();
   });
@@ -79,7 +79,7 @@ describe('group commit: what the main thread makes of its writer thread’s repl
   test('a reply that cannot be read breaks the writer instead of the process, and fails the writes of its batch', async () => {
     const writer = scripted('garble');
     const [outcome] = await outcomes([writer.write(1)]);
-    assert.match(outcome ?? '', /^StoreUnavailableError: the database writer's reply could not be settled: /);
+    assert.match(outcome ?? '', /^STORE_UNAVAILABLE: the database writer's reply could not be settled: /);
     assert.equal(writer.healthy, false);
     await writer.close();
   });

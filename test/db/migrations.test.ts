@@ -8,7 +8,7 @@ import { after, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { WRITE_PROBE_STATEMENTS, type Migration } from '../../src/db/migrations.js';
 import { openSqlite } from '../../src/db/sqlite.js';
-import { StoreBusyError } from '../../src/db/store-errors.js';
+import { isStoreFault } from '../../src/db/store-errors.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'migrations-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -84,7 +84,7 @@ describe('migrations', () => {
     const file = freshFile();
     await migrate(file, [step(1)]);
     await whileWriteLockHeld(file, () =>
-      assert.rejects(openSqlite({ location: file, service: 'svc', migrations: [step(1), step(2)], seed: () => undefined, busyTimeoutMs: 0 }), StoreBusyError),
+      assert.rejects(openSqlite({ location: file, service: 'svc', migrations: [step(1), step(2)], seed: () => undefined, busyTimeoutMs: 0 }), (error: unknown) => isStoreFault(error, 'busy')),
     );
     assert.deepEqual(applied(file), ['svc 1'], 'nothing was applied');
   });

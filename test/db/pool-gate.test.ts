@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { PoolGate, type PoolUsage } from '../../src/db/pool-gate.js';
-import { StoreSaturatedError } from '../../src/db/store-errors.js';
+import { isStoreFault } from '../../src/db/store-errors.js';
 
 test('no more than `size` turns are out at once; the others are granted in the order they asked', async () => {
   const gate = new PoolGate({ size: 2, waitMs: 10_000 });
@@ -32,13 +32,13 @@ test('a turn given back twice counts once', async () => {
   assert.deepEqual(gate.usage, { inUse: 0, waiting: 0, size: 1 });
 });
 
-test('a wait past waitMs fails with StoreSaturatedError, leaves the queue, and the others keep their place', async () => {
+test('a wait past waitMs fails as a saturated store, leaves the queue, and the others keep their place', async () => {
   const gate = new PoolGate({ size: 1, waitMs: 20 });
   const release = await gate.acquire();
   await assert.rejects(
     gate.acquire(),
     (error: unknown) =>
-      error instanceof StoreSaturatedError && error.code === 'STORE_SATURATED' && error.message === 'no pooled connection came free within 20 ms (pool size 1)',
+      isStoreFault(error, 'saturated') && error.code === 'STORE_SATURATED' && error.message === 'no pooled connection came free within 20 ms (pool size 1)',
   );
   assert.deepEqual(gate.usage, { inUse: 1, waiting: 0, size: 1 });
   release();
@@ -51,7 +51,7 @@ test('every wait past waitMs fails, wherever it stands in the queue', async () =
   const release = await gate.acquire();
   const outcomes = await Promise.allSettled([gate.acquire(), gate.acquire(), gate.acquire()]);
   assert.deepEqual(
-    outcomes.map((outcome) => outcome.status === 'rejected' && outcome.reason instanceof StoreSaturatedError),
+    outcomes.map((outcome) => outcome.status === 'rejected' && isStoreFault(outcome.reason, 'saturated')),
     [true, true, true],
   );
   assert.deepEqual(gate.usage, { inUse: 1, waiting: 0, size: 1 });
@@ -70,7 +70,7 @@ test('a wait behind waiters already served fails on time too', async () => {
   const stillWaiting = new Promise((resolve) => (timer = setTimeout(() => resolve('still waiting'), 1_000)));
   const outcome = await Promise.race([third.then(() => 'granted', (error: unknown) => error), stillWaiting]);
   clearTimeout(timer);
-  assert.ok(outcome instanceof StoreSaturatedError, String(outcome));
+  assert.ok(isStoreFault(outcome, 'saturated'), String(outcome));
   assert.deepEqual(gate.usage, { inUse: 1, waiting: 0, size: 1 });
   releaseSecond();
   assert.deepEqual(gate.usage, { inUse: 0, waiting: 0, size: 1 });

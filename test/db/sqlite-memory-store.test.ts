@@ -4,8 +4,7 @@
 // SQLite's own (PRAGMA query_only), not a stand-in.
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import type { StoreFault } from '../../src/db/store-errors.js';
-import { StoreBusyError, StoreCorruptError, StoreReadOnlyError } from '../../src/db/store-errors.js';
+import { isStoreFault, type StoreFault } from '../../src/db/store-errors.js';
 import { openSqliteStore, type SqliteStore } from '../../src/db/sqlite-store.js';
 import { createLogger } from '../../src/log.js';
 
@@ -54,7 +53,7 @@ describe('a SQLite store on :memory:', () => {
 
   test('writes refused as read-only: the store error, not ready while the probe write fails, ready once it succeeds; reads go on', async () => {
     store.db.pragma('query_only = ON');
-    await assert.rejects(store.write({ insert: 1 }), StoreReadOnlyError);
+    await assert.rejects(store.write({ insert: 1 }), (error: unknown) => isStoreFault(error, 'read-only'));
     assert.deepEqual(faults, ['read-only']);
     assert.deepEqual(values(), [0]);
     const busyTimeout = (): unknown => store.db.pragma('busy_timeout', { simple: true });
@@ -72,7 +71,7 @@ describe('a SQLite store on :memory:', () => {
 
   test('a write that goes through after writes were refused says at once that writes work again', async () => {
     store.db.pragma('query_only = ON');
-    await assert.rejects(store.write({ insert: 1 }), StoreReadOnlyError);
+    await assert.rejects(store.write({ insert: 1 }), (error: unknown) => isStoreFault(error, 'read-only'));
     store.db.pragma('query_only = OFF');
     assert.equal(await store.write({ insert: 2 }), 2);
     assert.deepEqual(
@@ -87,11 +86,10 @@ describe('a SQLite store on :memory:', () => {
       () =>
         store.read(() => {
           throw malformed;
-        }),
-      StoreCorruptError,
+        }), (error: unknown) => isStoreFault(error, 'corrupt'),
     );
     store.db.pragma('query_only = ON');
-    await assert.rejects(store.write({ insert: 1 }), StoreReadOnlyError);
+    await assert.rejects(store.write({ insert: 1 }), (error: unknown) => isStoreFault(error, 'read-only'));
     store.db.pragma('query_only = OFF');
     assert.equal(await store.ready(), false);
     assert.deepEqual(faults, ['corrupt', 'read-only']);
@@ -102,7 +100,7 @@ describe('a SQLite store on :memory:', () => {
     const failing = (error: Error) => (): never => {
       throw error;
     };
-    assert.throws(() => store.read(failing(busy)), (error: unknown) => error instanceof StoreBusyError && error.cause === busy);
+    assert.throws(() => store.read(failing(busy)), (error: unknown) => isStoreFault(error, 'busy') && error.cause === busy);
     const bug = new TypeError('a bug');
     assert.throws(() => store.read(failing(bug)), (error: unknown) => error === bug);
     assert.deepEqual(faults, ['busy']);

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { StoreCorruptError } from '../../src/db/store-errors.js';
+import { isStoreFault } from '../../src/db/store-errors.js';
 import { openSqlite, QUICK_CHECK_BYTES_MAX, sqliteAnswers, type SqliteDatabase } from '../../src/db/sqlite.js';
 import type { Migration } from '../../src/db/migrations.js';
 
@@ -45,14 +45,14 @@ describe('opening SQLite', () => {
     check.close();
   });
 
-  test('a file damaged past its header stops the open with StoreCorruptError naming what quick_check found', async () => {
+  test('a file damaged past its header stops the open with a corrupt-store fault naming what quick_check found', async () => {
     const file = await damagedFile();
     const reader = new Database(file, { readonly: true });
     const finding = (reader.prepare('PRAGMA quick_check(1)').get() as { quick_check: string }).quick_check;
     reader.close();
     assert.notEqual(finding, 'ok');
     await assert.rejects(open(file), (error: unknown) => {
-      assert.ok(error instanceof StoreCorruptError, String(error));
+      assert.ok(isStoreFault(error, 'corrupt'), String(error));
       assert.equal(error.message, `the database is corrupt: quick_check found "${finding}"`);
       return true;
     });
@@ -76,7 +76,7 @@ describe('opening SQLite', () => {
       truncateSync(file, size);
       return file;
     };
-    await assert.rejects(open(await sized(QUICK_CHECK_BYTES_MAX)), StoreCorruptError);
+    await assert.rejects(open(await sized(QUICK_CHECK_BYTES_MAX)), (error: unknown) => isStoreFault(error, 'corrupt'));
     const opened = await open(await sized(QUICK_CHECK_BYTES_MAX + 1));
     assert.throws(() => opened.prepare('SELECT x FROM t').all(), /malformed/);
     opened.close();

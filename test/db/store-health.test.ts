@@ -3,15 +3,7 @@
 // the rate-limited warnings is node:test's mock of Date.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { StoreFault } from '../../src/db/store-errors.js';
-import {
-  StoreBusyError,
-  StoreCorruptError,
-  StoreFullError,
-  StoreReadOnlyError,
-  StoreSaturatedError,
-  StoreUnavailableError,
-} from '../../src/db/store-errors.js';
+import { StoreError, isStoreFault, type StoreFault } from '../../src/db/store-errors.js';
 import { StoreHealth } from '../../src/db/store-health.js';
 import { createLogger } from '../../src/log.js';
 
@@ -55,8 +47,8 @@ describe('StoreHealth', () => {
 
   test('unavailable: not ready, one warning and one outage however many failures; the next success of any kind ends it, said once', () => {
     const { health, lines, told } = watched();
-    health.failed(new StoreUnavailableError('connection refused'));
-    health.failed(new StoreUnavailableError('still refused'));
+    health.failed(new StoreError('unavailable', 'connection refused'));
+    health.failed(new StoreError('unavailable', 'still refused'));
     assert.deepEqual(state(health), { ready: false, unavailable: true, awaitingWrite: false });
     health.succeeded('read');
     health.succeeded('read');
@@ -69,8 +61,8 @@ describe('StoreHealth', () => {
   });
 
   for (const [fault, failure] of [
-    ['full', (): StoreFullError => new StoreFullError('disk full')],
-    ['read-only', (): StoreReadOnlyError => new StoreReadOnlyError('read-only file')],
+    ['full', (): StoreError => new StoreError('full', 'disk full')],
+    ['read-only', (): StoreError => new StoreError('read-only', 'read-only file')],
   ] as const) {
     test(`${fault}: writes fail while reads work, so not ready until a write succeeds; one warning per change of fault`, () => {
       const { health, lines, told } = watched();
@@ -91,8 +83,8 @@ describe('StoreHealth', () => {
 
   test('a disk that fills and then turns read-only warns for each, and one successful write ends both', () => {
     const { health, lines } = watched();
-    health.failed(new StoreFullError('disk full'));
-    health.failed(new StoreReadOnlyError('read-only file'));
+    health.failed(new StoreError('full', 'disk full'));
+    health.failed(new StoreError('read-only', 'read-only file'));
     health.succeeded('write');
     assert.deepEqual(state(health), READY);
     assert.deepEqual(lines.map((line) => line.split(':')[1]), [' database refuses writes (full)', ' database refuses writes (read-only)', ' database takes writes again']);
@@ -100,19 +92,19 @@ describe('StoreHealth', () => {
 
   test('an outage and failing writes together: the outage ends with any success, the writes only with a write', () => {
     const { health } = watched();
-    health.failed(new StoreFullError('disk full'));
-    health.failed(new StoreUnavailableError('gone'));
+    health.failed(new StoreError('full', 'disk full'));
+    health.failed(new StoreError('unavailable', 'gone'));
     health.succeeded('read');
     assert.deepEqual(state(health), { ready: false, unavailable: false, awaitingWrite: true });
-    health.failed(new StoreUnavailableError('gone again'));
+    health.failed(new StoreError('unavailable', 'gone again'));
     health.succeeded('write');
     assert.deepEqual(state(health), READY);
   });
 
   test('corrupt: never ready again in this process, whatever succeeds after; one error line', () => {
     const { health, lines, told } = watched();
-    health.failed(new StoreCorruptError('database disk image is malformed'));
-    health.failed(new StoreCorruptError('malformed again'));
+    health.failed(new StoreError('corrupt', 'database disk image is malformed'));
+    health.failed(new StoreError('corrupt', 'malformed again'));
     health.succeeded('read');
     health.succeeded('write');
     assert.deepEqual(state(health), { ready: false, unavailable: false, awaitingWrite: false });
@@ -125,16 +117,16 @@ describe('StoreHealth', () => {
   test('busy and saturated leave readiness alone; each warns at most once per 10 s, the next warning counting those held back', (t) => {
     t.mock.timers.enable({ apis: ['Date'], now: 1_000_000 });
     const { health, lines, told } = watched();
-    health.failed(new StoreBusyError('lock wait'));
-    health.failed(new StoreSaturatedError('pool wait'));
+    health.failed(new StoreError('busy', 'lock wait'));
+    health.failed(new StoreError('saturated', 'pool wait'));
     t.mock.timers.tick(9_999);
-    health.failed(new StoreBusyError('lock wait 2'));
-    health.failed(new StoreBusyError('lock wait 3'));
-    health.failed(new StoreSaturatedError('pool wait 2'));
+    health.failed(new StoreError('busy', 'lock wait 2'));
+    health.failed(new StoreError('busy', 'lock wait 3'));
+    health.failed(new StoreError('saturated', 'pool wait 2'));
     assert.deepEqual(state(health), READY);
     t.mock.timers.tick(1);
-    health.failed(new StoreBusyError('lock wait 4'));
-    health.failed(new StoreBusyError('lock wait 5'));
+    health.failed(new StoreError('busy', 'lock wait 4'));
+    health.failed(new StoreError('busy', 'lock wait 5'));
     assert.equal(told.length, 7);
     assert.deepEqual(told.slice(0, 2), ['busy', 'saturated']);
     assert.deepEqual(lines, [
@@ -146,13 +138,13 @@ describe('StoreHealth', () => {
 
   test('without a logger or an observer, the states are the same', () => {
     const health = new StoreHealth();
-    health.failed(new StoreUnavailableError('gone'));
-    health.failed(new StoreReadOnlyError('read-only'));
-    health.failed(new StoreBusyError('busy'));
+    health.failed(new StoreError('unavailable', 'gone'));
+    health.failed(new StoreError('read-only', 'read-only'));
+    health.failed(new StoreError('busy', 'busy'));
     assert.deepEqual(state(health), { ready: false, unavailable: true, awaitingWrite: true });
     health.succeeded('write');
     assert.deepEqual(state(health), READY);
-    health.failed(new StoreCorruptError('malformed'));
+    health.failed(new StoreError('corrupt', 'malformed'));
     assert.equal(health.ready, false);
   });
 });

@@ -1,21 +1,21 @@
-// The error classes of the HTTP layer (src/http/errors.ts) as the renderer draws them and as a log
+// The errors of the HTTP layer (src/http/errors.ts) as the renderer draws them and as a log
 // shows them. The answers of real servers are in the contract and format tests; these pin what only
 // some paths reach (the store away, a client leaving mid-body, a member name that needs escaping).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ClientAbortError, CodedError, HttpError, InvalidRequest, RequestValidationError, ServiceUnavailableError } from '../../src/http/errors.js';
+import { ApiError, ClientAbortError, InvalidRequest, invalidRequest, serviceUnavailable } from '../../src/http/errors.js';
 import { ERROR_FORMAT_NAMES, renderError } from '../../src/http/render.js';
 
 describe('the HTTP error classes', () => {
   test('the store away is 503 with Retry-After: 1 in every format, and not an unexpected failure', () => {
     for (const name of ERROR_FORMAT_NAMES) {
-      const rendered = renderError(new ServiceUnavailableError(), { name, catchAll: true });
+      const rendered = renderError(serviceUnavailable(), { name, catchAll: true });
       assert.deepEqual([rendered.status, rendered.headers, rendered.unexpected], [503, { 'Retry-After': '1' }, false], name);
     }
   });
 
   test('an error we meant to raise is not unexpected in any format; anything else is, and is logged in full', () => {
-    const meant = [new HttpError('HTTP_404'), new CodedError('IDEMPOTENCY_KEY_REUSED'), new RequestValidationError([])];
+    const meant = [new ApiError('HTTP_404'), new ApiError('IDEMPOTENCY_KEY_REUSED'), invalidRequest([])];
     for (const name of ERROR_FORMAT_NAMES) {
       for (const error of meant) assert.equal(renderError(error, { name, catchAll: true }).unexpected, false, `${name}: ${error.name}`);
       assert.equal(renderError(new Error('boom'), { name, catchAll: true }).unexpected, true, name);
@@ -29,7 +29,7 @@ describe('the HTTP error classes', () => {
     ];
     for (const name of ERROR_FORMAT_NAMES) {
       for (const catchAll of [false, true]) {
-        const thrown = renderError(new RequestValidationError(items), { name, catchAll });
+        const thrown = renderError(invalidRequest(items), { name, catchAll });
         assert.equal(thrown.status, 422);
         assert.deepEqual(renderError(new InvalidRequest(items), { name, catchAll }), thrown, name);
       }
@@ -37,7 +37,7 @@ describe('the HTTP error classes', () => {
   });
 
   test("a problem's pointer escapes ~ and / as RFC 6901 says, then percent-encodes for the URI fragment", () => {
-    const error = new RequestValidationError([{ type: 'missing', loc: ['body', 'a/b~c', 0, 'x y'], msg: 'Field required', input: null }]);
+    const error = invalidRequest([{ type: 'missing', loc: ['body', 'a/b~c', 0, 'x y'], msg: 'Field required', input: null }]);
     const body = JSON.parse(renderError(error, { name: 'problem', catchAll: true }).body) as { errors: { pointer: string }[] };
     assert.equal(body.errors[0]?.pointer, '#/a~1b~0c/0/x%20y');
   });
@@ -56,27 +56,33 @@ describe('the HTTP error classes', () => {
       [['body', -1], '#/-1'],
     ];
     for (const [loc, pointer] of cases) {
-      const error = new RequestValidationError([{ type: 'missing', loc, msg: 'Field required', input: null }]);
+      const error = invalidRequest([{ type: 'missing', loc, msg: 'Field required', input: null }]);
       const body = JSON.parse(renderError(error, { name: 'problem', catchAll: true }).body) as { errors: { pointer: string }[] };
       assert.equal(body.errors[0]?.pointer, pointer, JSON.stringify(loc));
     }
   });
 
-  test('each class names itself in a log, with a message that says what happened; building one leaves the stack trace limit as it was', () => {
+  test('each error names itself in a log, with a message that says what happened; building one leaves the stack trace limit as it was', () => {
     const limit = Error.stackTraceLimit;
-    const errors = [new HttpError('HTTP_404', 'Todo not found'), new CodedError('IDEMPOTENCY_KEY_REUSED'), new RequestValidationError([]), new RequestValidationError([{ type: 'missing', loc: ['body'], msg: '', input: null }, { type: 'missing', loc: ['body'], msg: '', input: null }]), new ServiceUnavailableError(), new ClientAbortError()];
+    const items = [{ type: 'missing', loc: ['body'], msg: '', input: null }];
+    const errors = [new ApiError('HTTP_404', { message: 'Todo not found' }), new ApiError('IDEMPOTENCY_KEY_REUSED'), invalidRequest(items), serviceUnavailable(), new ClientAbortError()];
     assert.deepEqual(
       errors.map((error) => `${error.name}: ${error.message}`),
       [
-        'HttpError: Todo not found',
-        `CodedError: ${new CodedError('IDEMPOTENCY_KEY_REUSED').publicMessage}`,
-        'RequestValidationError: 0 validation error(s)',
-        'RequestValidationError: 2 validation error(s)',
-        'ServiceUnavailableError: Service Unavailable',
+        'ApiError: Todo not found',
+        'ApiError: This Idempotency-Key was used for another request (another method, path or body)',
+        'ApiError: Some fields are wrong',
+        'ApiError: Service Unavailable',
         'ClientAbortError: the client closed the connection before the request was complete',
       ],
     );
     assert.equal(new ClientAbortError().code, 'CLIENT_ABORTED');
     assert.equal(Error.stackTraceLimit, limit, 'the stack trace limit is restored');
+  });
+
+  test('an answer carries no stack; a business rule the default format does not recognise does, as the unhandled failure it is there', () => {
+    assert.doesNotMatch(new ApiError('HTTP_404').stack ?? '', /\n\s+at /);
+    assert.doesNotMatch(invalidRequest([]).stack ?? '', /\n\s+at /);
+    assert.match(new ApiError('NOT_ENOUGH_MONEY').stack ?? '', /\n\s+at /);
   });
 });

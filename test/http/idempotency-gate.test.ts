@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { describe, test, type TestContext } from 'node:test';
-import { CodedError, HttpError } from '../../src/http/errors.js';
+import { ApiError } from '../../src/http/errors.js';
 import { DEFAULT_IDEMPOTENCY_TTL_MS, IdempotencyGate, ReplayedFailure } from '../../src/http/idempotency.js';
 import type { Idempotent, Reply, Route, RouteInput } from '../../src/http/route.js';
 import type { KeyedOutcome, KeyedWrite } from '../../src/keyed-writes.js';
@@ -28,7 +28,7 @@ const DONE: Outcome = { balance: 90 };
 
 /** The answer to an outcome, from the request's own input (its `params.account`) and the outcome. */
 function reply(input: Input, outcome: Outcome): Reply {
-  if ('unknown' in outcome) throw new HttpError('HTTP_404', `Account ${String(input.params.account)} not found`);
+  if ('unknown' in outcome) throw new ApiError('HTTP_404', { message: `Account ${String(input.params.account)} not found` });
   return { status: 200, body: `{"account":"${String(input.params.account)}","balance":${outcome.balance}}` };
 }
 
@@ -86,7 +86,7 @@ async function run(gate: IdempotencyGate, route: RecordingRoute, url: string, ke
 }
 
 function codeOf(error: unknown): string {
-  assert.ok(error instanceof CodedError, `a CodedError, not ${String(error)}`);
+  assert.ok(error instanceof ApiError, `an ApiError, not ${String(error)}`);
   return error.code;
 }
 
@@ -115,7 +115,7 @@ describe('the idempotency gate of one process', () => {
   test('the first answer is the reply to the outcome, and is no replay; an error outcome is thrown as it is', async () => {
     const gate = new IdempotencyGate({ required: false, ttlMs: TTL });
     assert.deepEqual(await run(gate, keyedRoute(), '/withdraw/alice/10', 'k'), { status: 200, body: '{"account":"alice","balance":90}' });
-    await assert.rejects(run(gate, keyedRoute(storeLike({ unknown: true })), '/withdraw/alice/10', 'u'), (error) => error instanceof HttpError && error.status === 404);
+    await assert.rejects(run(gate, keyedRoute(storeLike({ unknown: true })), '/withdraw/alice/10', 'u'), (error) => error instanceof ApiError && error.status === 404);
   });
 
   test('a second request with a key still running here is 409 with Retry-After when it is the same request, and 422 when it is another', async () => {
@@ -125,8 +125,8 @@ describe('the idempotency gate of one process', () => {
     const first = run(gate, route, '/withdraw/alice/10', 'k');
     await assert.rejects(run(gate, route, '/withdraw/alice/10', 'k'), (error) => {
       assert.equal(codeOf(error), 'IDEMPOTENCY_KEY_IN_FLIGHT');
-      assert.deepEqual((error as CodedError).headers, { 'Retry-After': '1' });
-      return (error as CodedError).status === 409;
+      assert.deepEqual((error as ApiError).headers, { 'Retry-After': '1' });
+      return (error as ApiError).status === 409;
     });
     await assert.rejects(run(gate, route, '/withdraw/alice/20', 'k'), (error) => codeOf(error) === 'IDEMPOTENCY_KEY_REUSED');
     assert.equal(route.keys.length, 1, 'neither reached the store');
@@ -138,7 +138,7 @@ describe('the idempotency gate of one process', () => {
     const route = keyedRoute(() => ({ kind: 'in-flight' }));
     await assert.rejects(
       run(new IdempotencyGate({ required: false, ttlMs: TTL }), route, '/withdraw/alice/10', 'k'),
-      (error) => codeOf(error) === 'IDEMPOTENCY_KEY_IN_FLIGHT' && (error as CodedError).headers['Retry-After'] === '1',
+      (error) => codeOf(error) === 'IDEMPOTENCY_KEY_IN_FLIGHT' && (error as ApiError).headers['Retry-After'] === '1',
     );
   });
 
@@ -183,11 +183,11 @@ describe('the idempotency gate of one process', () => {
   test('a replayed error outcome is handed on as a ReplayedFailure, so that its answer is marked replayed', async () => {
     const gate = new IdempotencyGate({ required: false, ttlMs: TTL });
     const route = keyedRoute(storeLike({ unknown: true }));
-    await assert.rejects(run(gate, route, '/withdraw/alice/10', 'k'), HttpError);
+    await assert.rejects(run(gate, route, '/withdraw/alice/10', 'k'), ApiError);
     for (const from of ['the store', 'memory']) {
       await assert.rejects(
         run(gate, route, '/withdraw/alice/10', 'k'),
-        (error) => error instanceof ReplayedFailure && error.error instanceof HttpError && error.error.status === 404,
+        (error) => error instanceof ReplayedFailure && error.error instanceof ApiError && error.error.status === 404,
         from,
       );
     }

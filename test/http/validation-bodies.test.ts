@@ -4,7 +4,7 @@
 // a long input.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { InvalidRequest, RequestValidationError, type ValidationItem } from '../../src/http/errors.js';
+import { InvalidRequest, invalidRequest, type ValidationItem } from '../../src/http/errors.js';
 import { Bounded, encodeJson } from '../../src/http/json-encode.js';
 import { JsonObject } from '../../src/http/json-value.js';
 import { ECHO_CHARS_MAX, renderError, type ErrorFormatName } from '../../src/http/render.js';
@@ -56,9 +56,9 @@ describe('422 bodies written from the items', () => {
     assert.ok(body.endsWith(`,"errors":${EXPECTED_ITEMS.problem}}`), body);
   });
 
-  test('a thrown RequestValidationError gives the same bodies as one handed back', () => {
+  test('a thrown validation failure gives the same bodies as one handed back', () => {
     for (const name of ['default', 'unified', 'problem'] as const) {
-      assert.equal(bodyOf(name, new RequestValidationError(ITEMS)), bodyOf(name, new InvalidRequest(ITEMS)));
+      assert.equal(bodyOf(name, invalidRequest(ITEMS)), bodyOf(name, new InvalidRequest(ITEMS)));
     }
   });
 

@@ -1,6 +1,6 @@
 // A service whose routes fail on purpose (a 503 and an unhandled 500) and which is never ready,
 // so that what the server does with such answers (ids, logs) can be looked at.
-import { ServiceUnavailableError } from '../../src/http/errors.js';
+import { serviceUnavailable } from '../../src/http/errors.js';
 import { defineRoute } from '../../src/http/route.js';
 import type { ServiceDefinition } from '../../src/http/service.js';
 import { createLogger } from '../../src/log.js';
@@ -12,7 +12,7 @@ const faulty: ServiceDefinition = {
   title: 'Faulty',
   version: '0',
   routes: [
-    defineRoute({ method: 'GET', path: '/unavailable', status: 200, params: {}, docs: { name: 'unavailable' }, handle: () => { throw new ServiceUnavailableError(); } }),
+    defineRoute({ method: 'GET', path: '/unavailable', status: 200, params: {}, docs: { name: 'unavailable' }, handle: () => { throw serviceUnavailable(); } }),
     defineRoute({ method: 'GET', path: '/boom', status: 200, params: {}, docs: { name: 'boom' }, handle: () => { throw new Error(FAILURE_TEXT); } }),
   ],
   components: {},

@@ -75,7 +75,7 @@ export async function withTestDatabase(body: (database: TestDatabase) => Promise
 export async function untilRefusedAsReadOnly(write: () => Promise<unknown>): Promise<Error> {
   for (let tries = 0; tries < 50; tries++) {
     const error = await write().then(() => undefined, (failure: unknown) => failure);
-    if (error instanceof Error && error.constructor.name === 'StoreReadOnlyError') return error;
+    if (error instanceof Error && (error as { code?: unknown }).code === 'STORE_READ_ONLY') return error;
   }
   return assert.fail('no write was refused as read-only');
 }
