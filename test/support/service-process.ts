@@ -49,12 +49,12 @@ export function startServiceProcess(args: readonly string[], expectedServices = 
 }
 
 const REPOSITORY = fileURLToPath(new URL('../../..', import.meta.url));
-/** `npm start` compiles the project first. */
+/** `npm start` compiles the project first when its build is not up to date. */
 const NPM_START_TIMEOUT_MS = 120_000;
 
-/** `npm start -- args…` in the repository, as an operator runs it: the handle's pid is npm's. */
-export function startWithNpm(args: readonly string[], expectedServices = 1): Promise<ServiceProcess> {
-  const child = spawn('npm', ['start', '--silent', '--', '--port', '0', ...args], { cwd: REPOSITORY, stdio: ['ignore', 'pipe', 'pipe'] });
+/** `npm start -- args…` in the repository (or in `folder`), as an operator runs it: the handle's pid is npm's. */
+export function startWithNpm(args: readonly string[], expectedServices = 1, folder = REPOSITORY): Promise<ServiceProcess> {
+  const child = spawn('npm', ['start', '--silent', '--', '--port', '0', ...args], { cwd: folder, stdio: ['ignore', 'pipe', 'pipe'] });
   return whenListening(child, expectedServices, NPM_START_TIMEOUT_MS);
 }
 
