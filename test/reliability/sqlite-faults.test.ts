@@ -3,19 +3,22 @@
 // never dies of it; /readyz follows it; and nothing acknowledged is lost or half-written.
 import Database from 'better-sqlite3';
 import assert from 'node:assert/strict';
-import { chmodSync, closeSync, mkdtempSync, openSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { openLedger } from '../../src/bank/service.js';
 import { openTodoStore } from '../../src/todo/service.js';
 import { get, json, send, type RawResponse } from '../support/http.js';
+import { reachableCopy, type ReachableCopy } from '../support/reachable-copy.js';
 import { runCli, startServiceProcess, type ServiceProcess } from '../support/service-process.js';
 import { mountTmpfs, tmpfsSkip, type Tmpfs } from '../support/tmpfs.js';
 
 const UNIFIED_503 = { error: { code: 'HTTP_503', message: 'Service Unavailable' } };
 const DEFAULT_503 = { detail: 'Service Unavailable' };
 const READY_BOUND_MS = 5_000;
+/** The user `nobody`, as whom the service runs when the tests run as root. */
+const NOBODY = 65534;
 
 function assertUnavailable(answer: RawResponse, body: unknown, what: string): void {
   assert.equal(answer.status, 503, `${what}: ${answer.text}`);
@@ -191,22 +194,35 @@ describe('the disk under a SQLite file fills up', { skip: tmpfs }, () => {
 describe('a read-only SQLite file', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sqlite-readonly-'));
   const file = join(dir, 'bank.sqlite');
+  const root = process.getuid?.() === 0;
+  // Root writes through any file mode: the service then runs as nobody, who may create the -wal
+  // and -shm files beside it but not write the database itself. Nobody may not be able to reach
+  // this build (a clone inside a folder of mode 0700), so it runs a copy that it can reach.
+  let copy: ReachableCopy | undefined;
   let bank: ServiceProcess;
   const url = (): string => bank.urls[0] as string;
 
   before(async () => {
     const ledger = await openLedger({ kind: 'sqlite', path: file }, new Map([['alice', 100]]));
     await ledger.close();
-    // Root writes through any file mode: the service then runs as nobody, who may create the
-    // -wal and -shm files beside it but not write the database itself.
-    const root = process.getuid?.() === 0;
     chmodSync(dir, 0o777);
     chmodSync(file, root ? 0o644 : 0o444);
-    bank = await startServiceProcess(['bank', '--db', `sqlite:${file}`], 1, root ? { uid: 65534, gid: 65534 } : undefined);
+    if (root) copy = reachableCopy();
+    bank = await startServiceProcess(['bank', '--db', `sqlite:${file}`], 1, copy === undefined ? {} : { uid: NOBODY, gid: NOBODY, cli: copy.cli });
   });
   after(async () => {
     await bank?.kill();
+    copy?.remove();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('the service runs as a user who may not write the database file', () => {
+    const status = readFileSync(`/proc/${bank.pid}/status`, 'utf8');
+    const uid = Number(/^Uid:\s+\d+\s+(\d+)/m.exec(status)?.[1]);
+    assert.equal(uid, root ? NOBODY : process.getuid?.());
+    const mode = statSync(file).mode;
+    assert.equal(mode & (root ? 0o022 : 0o222), 0, `mode ${mode.toString(8)}`);
+    if (root) assert.notEqual(statSync(file).uid, NOBODY);
   });
 
   test('reads work; writes answer 503 with Retry-After, one warning and no stack; not ready; nothing changes', async () => {

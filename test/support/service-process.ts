@@ -30,15 +30,17 @@ export interface RunAs {
 export interface ProcessOptions extends Partial<RunAs> {
   /** The soft limit on open files the process starts with (the shell's `ulimit -n`). */
   readonly openFilesMax?: number;
+  /** The compiled CLI to run, when not this build's own (for example a copy that another user can reach). */
+  readonly cli?: string;
 }
 
 export function runCli(args: readonly string[], options: ProcessOptions = {}): ChildProcess {
-  const { openFilesMax, ...runAs } = options;
+  const { openFilesMax, cli = CLI, ...runAs } = options;
   const spawnOptions: SpawnOptions = { stdio: ['ignore', 'pipe', 'pipe'], ...runAs };
-  if (openFilesMax === undefined) return spawn(process.execPath, [CLI, ...args], spawnOptions);
+  if (openFilesMax === undefined) return spawn(process.execPath, [cli, ...args], spawnOptions);
   // exec keeps the process id, so that signals reach node itself and not the shell.
   const script = `ulimit -n ${openFilesMax} && exec "$0" "$@"`;
-  return spawn('sh', ['-c', script, process.execPath, CLI, ...args], spawnOptions);
+  return spawn('sh', ['-c', script, process.execPath, cli, ...args], spawnOptions);
 }
 
 /** Starts the CLI and resolves once `expectedServices` services have logged where they listen. */
@@ -47,12 +49,12 @@ export function startServiceProcess(args: readonly string[], expectedServices = 
 }
 
 const REPOSITORY = fileURLToPath(new URL('../../..', import.meta.url));
-/** `npm start` compiles the project first. */
+/** `npm start` compiles the project first when its build is not up to date. */
 const NPM_START_TIMEOUT_MS = 120_000;
 
-/** `npm start -- args…` in the repository, as an operator runs it: the handle's pid is npm's. */
-export function startWithNpm(args: readonly string[], expectedServices = 1): Promise<ServiceProcess> {
-  const child = spawn('npm', ['start', '--silent', '--', '--port', '0', ...args], { cwd: REPOSITORY, stdio: ['ignore', 'pipe', 'pipe'] });
+/** `npm start -- args…` in the repository (or in `folder`), as an operator runs it: the handle's pid is npm's. */
+export function startWithNpm(args: readonly string[], expectedServices = 1, folder = REPOSITORY): Promise<ServiceProcess> {
+  const child = spawn('npm', ['start', '--silent', '--', '--port', '0', ...args], { cwd: folder, stdio: ['ignore', 'pipe', 'pipe'] });
   return whenListening(child, expectedServices, NPM_START_TIMEOUT_MS);
 }
 
