@@ -6,6 +6,9 @@
 // never an HTTP answer: the route renders the first answer and every replay from it, in the error
 // format the service runs with at the time.
 
+/** How long a key's record lives unless the service is told otherwise (--idempotency-ttl). */
+export const DEFAULT_KEY_TTL_MS = 24 * 60 * 60 * 1000;
+
 /** A keyed write as it travels to a store (and to a writer thread): plain data only. */
 export interface KeyedWrite {
   readonly key: string;

@@ -35,6 +35,7 @@ export async function openSqliteLedger(location: string, initialAccounts: Readon
     synchronous: options.sqliteSynchronous,
     log: options.log,
     observer: options.observer,
+    keys: { prune: (expiredBeforeMs) => ({ kind: 'prune-keys', expiredBeforeMs }), ttlMs: options.idempotencyTtlMs },
   });
   const balanceOf = prepareBalanceQuery(store.db);
   const write = ((op: LedgerWrite) => store.write(op)) as Write;
@@ -42,7 +43,7 @@ export async function openSqliteLedger(location: string, initialAccounts: Readon
     balance: (account) => store.read(() => balanceOf(account)),
     withdraw: (account, amount) => write({ kind: 'withdraw', account, amount }),
     withdrawOnce: (account, amount, key) => write({ kind: 'withdraw-once', account, amount, key }),
-    pruneKeys: (expiredBeforeMs) => write({ kind: 'prune-keys', expiredBeforeMs }),
+    pruneKeys: (expiredBeforeMs) => store.pruneKeys(expiredBeforeMs),
     ping: () => store.ready(),
     close: () => store.close(),
   };

@@ -1,8 +1,6 @@
 // The banking service assembled: its ledger on the configured database, its routes, its title.
 import type { DbSpec } from '../config.js';
-import { startKeyPruning } from '../db/idempotency-pruning.js';
 import type { StoreOptions } from '../db/store-options.js';
-import { DEFAULT_IDEMPOTENCY_TTL_MS } from '../http/idempotency.js';
 import type { ErrorFormat } from '../http/render.js';
 import type { ServiceDefinition } from '../http/service.js';
 import type { Ledger } from './ledger.js';
@@ -40,16 +38,12 @@ export async function createBankService(
   options: StoreOptions = {},
 ): Promise<ServiceDefinition> {
   const ledger = await openLedger(db, accounts, options);
-  const pruning = startKeyPruning((before) => ledger.pruneKeys(before), options.idempotencyTtlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS, options.log);
   return {
     title: titleFor(format),
     version: '0.1.0',
     routes: bankRoutes(ledger),
     components: { Account: ACCOUNT_SCHEMA },
     ready: () => ledger.ping(),
-    async close() {
-      await pruning.stop();
-      await ledger.close();
-    },
+    close: () => ledger.close(),
   };
 }

@@ -2,10 +2,12 @@
 // migrates the database (postgres.ts) and gives the store its writes, group-committed: a batch is
 // one statement of the store's own (`decide`), and a batch that holds keyed writes is one
 // transaction that claims their keys and records their outcomes (idempotency-postgres.ts). Reads
-// that arrive together share one query (postgres-batched-reads.ts). What is left to a store is its
-// SQL and how its rows read as outcomes.
-import type { KeyedOutcome, KeyedWrite } from '../keyed-writes.js';
+// that arrive together share one query (postgres-batched-reads.ts), and expired key records are
+// pruned in the background (idempotency-pruning.ts). What is left to a store is its SQL and how its
+// rows read as outcomes.
+import { DEFAULT_KEY_TTL_MS, type KeyedOutcome, type KeyedWrite } from '../keyed-writes.js';
 import { entrySize, keyedBatches, pruneKeyRecords, type BatchEntry, type BatchResult } from './idempotency-postgres.js';
+import { startKeyPruning } from './idempotency-pruning.js';
 import type { Migration } from './migrations.js';
 import { batchedReads, type BatchedReads } from './postgres-batched-reads.js';
 import { openPostgres, type PostgresDatabase, type SqlSession } from './postgres.js';
@@ -66,6 +68,8 @@ export async function openPostgresStore<Op, Outcome>(spec: PostgresStoreSpec<Op,
     decide: keyedBatches<Op, Outcome, unknown>({ db, table: spec.keysTable, claimFunction: spec.claimFunction, decide: spec.decide }),
   });
   const readers: BatchedReads<unknown, unknown>[] = [];
+  const pruneKeys = (expiredBeforeMs: number): Promise<number> => pruneKeyRecords(db.writes, spec.keysTable, expiredBeforeMs);
+  const pruning = startKeyPruning(pruneKeys, options.idempotencyTtlMs ?? DEFAULT_KEY_TTL_MS, options.log);
 
   return {
     db,
@@ -84,9 +88,10 @@ export async function openPostgresStore<Op, Outcome>(spec: PostgresStoreSpec<Op,
       if (result.kind === 'plain') throw new Error(`${spec.service}: a keyed write came back without its key`);
       return result as KeyedOutcome<Recorded>;
     },
-    pruneKeys: (expiredBeforeMs) => pruneKeyRecords(db.writes, spec.keysTable, expiredBeforeMs),
+    pruneKeys,
     ready: () => db.ping(),
     async close() {
+      await pruning.stop();
       await Promise.all([writes.close(), ...readers.map((reader) => reader.close())]);
       await db.close();
     },

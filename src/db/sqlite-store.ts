@@ -5,10 +5,14 @@
 // thread (group-commit.ts) and reads share a read transaction per turn (sqlite-turn-reads.ts).
 //
 // Every failure the database causes becomes a store error (store-errors.ts) and is reported to the
-// store's health (store-health.ts), which decides readiness and writes the log line, once.
+// store's health (store-health.ts), which decides readiness and writes the log line, once. Expired
+// idempotency records are pruned in the background (idempotency-pruning.ts), by a write of the
+// store's own.
+import { DEFAULT_KEY_TTL_MS } from '../keyed-writes.js';
 import type { Logger } from '../log.js';
 import { GroupCommitWriter } from './group-commit.js';
 import type { PrepareWrites } from './group-commit-worker.js';
+import { startKeyPruning } from './idempotency-pruning.js';
 import type { Migration } from './migrations.js';
 import { WRITE_PROBE_STATEMENTS } from './migrations.js';
 import { openSqlite, sqliteAnswers, type SqliteDatabase } from './sqlite.js';
@@ -34,6 +38,14 @@ export interface SqliteStoreSpec<Op, Outcome> {
   readonly synchronous?: 'FULL' | 'OFF';
   readonly log?: Logger;
   readonly observer?: StoreObserver;
+  /**
+   * A store that keeps idempotency records: the write that deletes a bounded batch of those
+   * recorded before a time (its outcome: how many), and how long records live.
+   */
+  readonly keys?: {
+    readonly prune: (expiredBeforeMs: number) => Op;
+    readonly ttlMs?: number;
+  };
 }
 
 export interface SqliteStore<Op, Outcome> {
@@ -42,6 +54,8 @@ export interface SqliteStore<Op, Outcome> {
   /** Runs a read on this thread's connection. */
   read<T>(read: () => T): T;
   write(op: Op): Promise<Outcome>;
+  /** Deletes up to PRUNE_BATCH_ROWS expired key records; returns how many (0 for a store without keys). */
+  pruneKeys(expiredBeforeMs: number): Promise<number>;
   /** For /readyz: the database answers, the writer lives, and writes are not known to fail. */
   ready(): Promise<boolean>;
   close(): Promise<void>;
@@ -111,6 +125,27 @@ export async function openSqliteStore<Op, Outcome>(spec: SqliteStoreSpec<Op, Out
     }
   }
 
+  function write(op: Op): Promise<Outcome> {
+    return writes.write(op).then(
+      (outcome) => {
+        health.succeeded('write');
+        return outcome;
+      },
+      (error: unknown) => {
+        throw fault(error);
+      },
+    );
+  }
+
+  const { keys } = spec;
+  async function pruneKeys(expiredBeforeMs: number): Promise<number> {
+    if (keys === undefined) return 0;
+    const pruned = await write(keys.prune(expiredBeforeMs));
+    if (typeof pruned !== 'number') throw new Error(`${spec.service}: pruning answered ${String(pruned)}, not a count of rows`);
+    return pruned;
+  }
+  const pruning = keys === undefined ? undefined : startKeyPruning(pruneKeys, keys.ttlMs ?? DEFAULT_KEY_TTL_MS, spec.log);
+
   return {
     db,
     read(read) {
@@ -122,17 +157,8 @@ export async function openSqliteStore<Op, Outcome>(spec: SqliteStoreSpec<Op, Out
         throw fault(error);
       }
     },
-    write(op) {
-      return writes.write(op).then(
-        (outcome) => {
-          health.succeeded('write');
-          return outcome;
-        },
-        (error: unknown) => {
-          throw fault(error);
-        },
-      );
-    },
+    write,
+    pruneKeys,
     async ready() {
       if (!writes.healthy || !sqliteAnswers(db, location)) return false;
       health.succeeded('read');
@@ -141,6 +167,7 @@ export async function openSqliteStore<Op, Outcome>(spec: SqliteStoreSpec<Op, Out
     },
     async close() {
       try {
+        await pruning?.stop();
         await writes.close();
       } finally {
         reads.end();

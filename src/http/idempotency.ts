@@ -15,7 +15,7 @@
 // or finds nothing and runs.
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { KeyedOutcome, KeyedWrite } from '../keyed-writes.js';
+import { DEFAULT_KEY_TTL_MS, type KeyedOutcome, type KeyedWrite } from '../keyed-writes.js';
 import { ApiError } from './errors.js';
 import { idempotencyKeyInvalid, idempotencyKeyRequired, parseIdempotencyKey } from './idempotency-key.js';
 import { ReplayCache } from './replay-cache.js';
@@ -28,7 +28,7 @@ export interface IdempotencyPolicy {
   readonly ttlMs: number;
 }
 
-export const DEFAULT_IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+export const DEFAULT_IDEMPOTENCY_TTL_MS = DEFAULT_KEY_TTL_MS;
 
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
 

@@ -1,8 +1,6 @@
 // The to-do service assembled: its store on the configured database, its routes and schemas.
 import type { DbSpec } from '../config.js';
-import { startKeyPruning } from '../db/idempotency-pruning.js';
 import type { StoreOptions } from '../db/store-options.js';
-import { DEFAULT_IDEMPOTENCY_TTL_MS } from '../http/idempotency.js';
 import type { ServiceDefinition } from '../http/service.js';
 import { TODO_SCHEMA } from './model.js';
 import { todoRoutes } from './routes.js';
@@ -23,16 +21,12 @@ export async function openTodoStore(db: DbSpec, options: StoreOptions = {}): Pro
 
 export async function createTodoService(db: DbSpec, options: StoreOptions = {}): Promise<ServiceDefinition> {
   const store = await openTodoStore(db, options);
-  const pruning = startKeyPruning((before) => store.pruneKeys(before), options.idempotencyTtlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS, options.log);
   return {
     title: 'To-do service',
     version: '0.1.0',
     routes: todoRoutes(store),
     components: { Todo: TODO_SCHEMA },
     ready: () => store.ping(),
-    async close() {
-      await pruning.stop();
-      await store.close();
-    },
+    close: () => store.close(),
   };
 }

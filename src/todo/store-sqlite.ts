@@ -34,6 +34,7 @@ export async function openSqliteTodoStore(location: string, options: StoreOption
     synchronous: options.sqliteSynchronous,
     log: options.log,
     observer: options.observer,
+    keys: { prune: (expiredBeforeMs) => ({ kind: 'prune-keys', expiredBeforeMs }), ttlMs: options.idempotencyTtlMs },
   });
   const readRow = prepareTodoRead(store.db);
   const write = ((op: TodoWrite) => store.write(op)) as Write;
@@ -52,7 +53,7 @@ export async function openSqliteTodoStore(location: string, options: StoreOption
       return write({ kind: 'remove', id });
     },
     createOnce: (input, key) => write({ kind: 'create-once', title: encodeTitle(input.title), done: input.done ? 1 : 0, key }),
-    pruneKeys: (expiredBeforeMs) => write({ kind: 'prune-keys', expiredBeforeMs }),
+    pruneKeys: (expiredBeforeMs) => store.pruneKeys(expiredBeforeMs),
     async finish(id) {
       const outcome = await write({ kind: 'finish', id });
       return outcome.kind === 'finished' ? { kind: 'finished', todo: toTodo(id, outcome.row) } : outcome;

@@ -211,6 +211,16 @@ for (const backend of await storeBackends()) {
       assert.deepEqual([await store.get(2), await store.get(3)], [{ id: 2, title: 'again', done: false }, { id: 3, title: 'again', done: false }]);
     });
 
+    test('the store prunes expired key records in the background, every quarter of their time to live (at least a second)', async () => {
+      await store.close();
+      store = await openTodoStore(fresh.db, { idempotencyTtlMs: 2_000 });
+      const old = Date.now() - 10_000;
+      assert.equal((await store.createOnce(item('old'), keyedWrite('old', old))).kind, 'ran');
+      assert.equal((await store.createOnce(item('old'), keyedWrite('old', Date.now()))).kind, 'recorded', 'kept until pruned, for a lookup that allows it');
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      assert.equal((await store.createOnce(item('old'), keyedWrite('old', Date.now()))).kind, 'ran', 'pruned: the key runs again');
+    });
+
     test('pruneKeys deletes the key records from before its bound, and only those', async () => {
       await assertPrunesBefore((key) => store.createOnce(item('kept'), key), (before) => store.pruneKeys(before));
     });
