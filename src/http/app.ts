@@ -15,7 +15,7 @@ import type { IncomingMessage, OutgoingHttpHeader, ServerResponse } from 'node:h
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../log.js';
 import { decodeBody, readBody, type BodyLimits } from './body.js';
-import { ClientAbortError, InvalidRequest, methodNotAllowed, notFound } from './errors.js';
+import { ApiError, ClientAbortError, InvalidRequest, methodNotAllowed, notFound } from './errors.js';
 import { isPromise } from '../eventually.js';
 import { DEFAULT_IDEMPOTENCY_TTL_MS, IdempotencyGate, REPLAYED_HEADER, ReplayedFailure, type IdempotencyPolicy } from './idempotency.js';
 import { JSON_TYPE, renderError, type ErrorFormat, type RenderedError } from './render.js';
@@ -197,11 +197,13 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
       return;
     }
     try {
-      // A replayed failure was logged when it happened; its replay is an answer like any other.
+      // A replayed business rule (the default format's unhandled 500 for insufficient funds) was
+      // logged when it happened; its replay is an answer like any other. Anything else is logged.
       const replayed = error instanceof ReplayedFailure;
-      const rendered = renderError(translate(replayed ? error.error : error), errorFormat);
-      if (rendered.unexpected && !replayed) {
-        log.error('unhandled failure', { requestId: ex.id, method, url, error });
+      const cause = replayed ? error.error : error;
+      const rendered = renderError(translate(cause), errorFormat);
+      if (rendered.unexpected && !(replayed && cause instanceof ApiError)) {
+        log.error('unhandled failure', { requestId: ex.id, method, url, error: cause });
       }
       // A failure after the answer was set (no path has one): that answer goes out, the log says why.
       if (answered(ex)) return;

@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import type { RunningServer } from '../../src/server.js';
 import { get, json, send, type RawResponse } from '../support/http.js';
 import { assertBooksBalance } from '../support/journal.js';
-import { startTestServer } from '../support/server.js';
+import { startTestServer, withServer } from '../support/server.js';
 import { storeBackends, type FreshDatabase } from '../support/store-backends.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 
@@ -206,3 +206,18 @@ for (const backend of await storeBackends()) {
     });
   });
 }
+
+describe('logging a replayed failure', { timeout: SUITE_TIMEOUT_MS }, () => {
+  test("insufficient funds in the default format is logged once, as the reference's unhandled failure; its replays log nothing", async () => {
+    const lines: string[] = [];
+    await withServer({ service: 'bank', logLines: lines, accessLog: false }, async (url) => {
+      const key = freshKey();
+      const first = await withdraw(url, '/withdraw/bob/6', key);
+      assert.equal(first.status, 500);
+      for (let i = 0; i < 3; i++) assertReplayOf(await withdraw(url, '/withdraw/bob/6', key), first);
+    });
+    const unhandled = lines.filter((line) => line.includes('"msg":"unhandled failure"'));
+    assert.equal(unhandled.length, 1, lines.join('\n'));
+    assert.match(unhandled[0] ?? '', /Balance is 5, you asked for 6/);
+  });
+});
