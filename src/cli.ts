@@ -82,6 +82,7 @@ async function main(): Promise<void> {
         service,
         connectionsMax,
         idempotency: { required: config.requireIdempotencyKey, ttlMs: config.idempotencyTtlMs },
+        cors: config.cors,
       });
       running.push(server);
       // The store's kind only: a PostgreSQL URL may hold a password.

@@ -2,6 +2,7 @@
 // object. Anything wrong stops the process with one line saying what, and exit code 2.
 import type { LogLevel } from './log.js';
 import { ERROR_FORMAT_NAMES, type ErrorFormatName } from './http/render.js';
+import { parseCorsOrigins, type CorsPolicy } from './http/cors.js';
 
 export type ServiceName = 'todo' | 'bank';
 
@@ -35,6 +36,8 @@ export interface Config {
   readonly requireIdempotencyKey: boolean;
   /** How long a recorded answer replays for its key. */
   readonly idempotencyTtlMs: number;
+  /** The origins whose pages may call the services (--cors-origin); undefined: CORS off. */
+  readonly cors: CorsPolicy | undefined;
   readonly help: boolean;
 }
 
@@ -71,6 +74,8 @@ Options (each also read from the environment variable shown):
                        Idempotency-Key header (SVC_REQUIRE_IDEMPOTENCY_KEY=1)
   --idempotency-ttl H  hours an Idempotency-Key replays its answer before it is pruned
                        (SVC_IDEMPOTENCY_TTL, default 24)
+  --cors-origin LIST   origins whose pages may call the services, scheme://host[:port],...
+                       (SVC_CORS_ORIGIN, default none: CORS off)
   --help               this text
 `;
 
@@ -92,7 +97,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
       flags.set(name, true);
       continue;
     }
-    if (!['host', 'port', 'db', 'errors', 'accounts', 'log-level', 'access-log', 'metrics', 'sqlite-synchronous', 'db-pool-size', 'db-pool-wait-ms', 'idempotency-ttl'].includes(name)) {
+    if (!['host', 'port', 'db', 'errors', 'accounts', 'log-level', 'access-log', 'metrics', 'sqlite-synchronous', 'db-pool-size', 'db-pool-wait-ms', 'idempotency-ttl', 'cors-origin'].includes(name)) {
       throw new ConfigError(`unknown option --${name}`);
     }
     const value = inline ?? argv[++i];
@@ -139,6 +144,9 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
   const portText = pick('port', 'SVC_PORT');
   const poolSizeText = pick('db-pool-size', 'SVC_DB_POOL_SIZE');
   const poolWaitText = pick('db-pool-wait-ms', 'SVC_DB_POOL_WAIT_MS');
+  const corsText = pick('cors-origin', 'SVC_CORS_ORIGIN');
+  const cors = corsText === undefined ? undefined : parseCorsOrigins(corsText);
+  if (typeof cors === 'string') throw new ConfigError(`--cors-origin: ${cors}`);
 
   const port = portText === undefined ? DEFAULT_PORTS[services[0] as ServiceName] : parsePort(portText);
   // The services take consecutive ports (0 lets the system choose for each).
@@ -160,6 +168,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     dbPoolWaitMs: poolWaitText === undefined ? undefined : parseBounded(poolWaitText, '--db-pool-wait-ms', 1, 30_000),
     requireIdempotencyKey,
     idempotencyTtlMs: ttlText === undefined ? IDEMPOTENCY_TTL_HOURS_DEFAULT * HOUR_MS : parseTtl(ttlText),
+    cors,
     help: flags.get('help') === true,
   };
 }

@@ -9,6 +9,7 @@ import type { BodyLimits } from './http/body.js';
 import { docsRoutes } from './http/docs.js';
 import { serviceUnavailable } from './http/errors.js';
 import { metricsRoute } from './http/metrics-route.js';
+import type { CorsPolicy } from './http/cors.js';
 import type { IdempotencyPolicy } from './http/idempotency.js';
 import type { ErrorFormat } from './http/render.js';
 import { RequestMetrics } from './http/request-metrics.js';
@@ -49,6 +50,8 @@ export interface ServerOptions {
   readonly connectionsMax?: number;
   /** Idempotency-Key on the operations that take one: optional and kept 24 hours unless set. */
   readonly idempotency?: IdempotencyPolicy;
+  /** The origins whose pages may call the service (CORS); none by default. */
+  readonly cors?: CorsPolicy;
 }
 
 export interface ShutdownReport {
@@ -107,6 +110,7 @@ export async function startServer(service: ServiceDefinition, options: ServerOpt
     shutdown: shutdownState,
     translateError: answerForStoreError,
     idempotency: options.idempotency,
+    cors: options.cors,
   });
   const server = createServer(CONNECTION_TIMEOUTS, handler);
   guardConnections(server, { connectionsMax: options.connectionsMax ?? connectionsMaxFor(1), silentMs: SILENT_MS });

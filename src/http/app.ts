@@ -15,6 +15,7 @@ import type { IncomingMessage, OutgoingHttpHeader, ServerResponse } from 'node:h
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../log.js';
 import { decodeBody, readBody, type BodyLimits } from './body.js';
+import { corsHeaders, preflightHeaders, type CorsPolicy } from './cors.js';
 import { ApiError, ClientAbortError, InvalidRequest, methodNotAllowed, notFound } from './errors.js';
 import { isPromise } from '../eventually.js';
 import { DEFAULT_IDEMPOTENCY_TTL_MS, IdempotencyGate, REPLAYED_HEADER, ReplayedFailure, type IdempotencyPolicy } from './idempotency.js';
@@ -42,6 +43,8 @@ export interface AppOptions {
   readonly translateError?: (error: unknown) => unknown;
   /** For routes marked idempotent; by default keys are optional and kept 24 hours. */
   readonly idempotency?: IdempotencyPolicy;
+  /** Cross-origin requests from browsers (cors.ts); none by default. */
+  readonly cors?: CorsPolicy;
 }
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -71,6 +74,8 @@ interface Exchange {
   headers: HeaderList | undefined;
   body: string | Buffer | undefined;
   bytes: number;
+  /** The CORS headers every answer to this request carries, when the service has a policy. */
+  readonly cors: HeaderList | undefined;
 }
 
 /** Written when an answer could not be: fixed, so that writing it cannot fail in turn. */
@@ -114,7 +119,7 @@ function answered(ex: Exchange): boolean {
 
 export function createRequestHandler(options: AppOptions): RequestHandler {
   const router = new Router(options.routes);
-  const { errorFormat, limits, log, observer, shutdown } = options;
+  const { errorFormat, limits, log, observer, shutdown, cors } = options;
   const translate = options.translateError ?? ((error: unknown) => error);
   const gate = new IdempotencyGate(options.idempotency ?? { required: false, ttlMs: DEFAULT_IDEMPOTENCY_TTL_MS });
   const notFoundAnswer = renderError(notFound(), errorFormat);
@@ -140,13 +145,18 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
    */
   function write(ex: Exchange): void {
     try {
-      ex.res.writeHead(ex.status, withShutdownHeader(ex.headers));
+      ex.res.writeHead(ex.status, withShutdownHeader(withCors(ex, ex.headers)));
       ex.res.end(ex.body);
     } catch (error) {
       answerRefused(ex, error);
       return;
     }
     report(ex, ex.status, ex.bytes);
+  }
+
+  /** The answer's headers and the request's CORS headers, if any. */
+  function withCors(ex: Exchange, headers: HeaderList | undefined): HeaderList | undefined {
+    return ex.cors === undefined ? headers : (headers ?? []).concat(ex.cors);
   }
 
   /** Once shutdown has begun, an answer says `Connection: close` (in place of any other Connection header), so that its client leaves. */
@@ -175,7 +185,7 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
       for (const name of res.getHeaderNames()) res.removeHeader(name);
       // The refused writeHead has already set the reason phrase of its own status ("OK").
       res.statusMessage = INTERNAL_ERROR_TEXT;
-      res.writeHead(500, withShutdownHeader(plainInternalErrorHeaders(ex.id)));
+      res.writeHead(500, withShutdownHeader(withCors(ex, plainInternalErrorHeaders(ex.id))));
       res.end(INTERNAL_ERROR_TEXT);
     } catch {
       res.destroy();
@@ -248,8 +258,16 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
       headers: undefined,
       body: undefined,
       bytes: 0,
+      cors: cors === undefined ? undefined : corsHeaders(cors, req.headers.origin),
     };
     try {
+      if (cors !== undefined && ex.method === 'OPTIONS') {
+        const preflight = preflightHeaders(cors, req.headers.origin, req.headers['access-control-request-method']);
+        if (preflight !== undefined) {
+          send({ ...ex, cors: undefined }, 204, preflight.concat(REQUEST_ID_HEADER, id), undefined, 0);
+          return;
+        }
+      }
       const match = router.match(ex.method, ex.url);
       switch (match.kind) {
         case 'route': {

@@ -2,6 +2,7 @@
 import { INITIAL_ACCOUNTS } from '../../src/bank/model.js';
 import { createBankService } from '../../src/bank/service.js';
 import type { DbSpec } from '../../src/config.js';
+import type { CorsPolicy } from '../../src/http/cors.js';
 import type { IdempotencyPolicy } from '../../src/http/idempotency.js';
 import type { ErrorFormat } from '../../src/http/render.js';
 import { createLogger, type Logger, type LogLevel } from '../../src/log.js';
@@ -25,6 +26,7 @@ export interface TestServerOptions {
   /** GET /metrics and the metrics behind it (off by default). */
   readonly metrics?: boolean;
   readonly idempotency?: IdempotencyPolicy;
+  readonly cors?: CorsPolicy;
 }
 
 export async function startTestServer(options: TestServerOptions): Promise<RunningServer> {
@@ -47,6 +49,7 @@ export async function startTestServer(options: TestServerOptions): Promise<Runni
     accessLog: options.accessLog,
     metrics,
     idempotency: options.idempotency,
+    cors: options.cors,
   });
 }
 

@@ -1,0 +1,83 @@
+// CORS in a real browser: a page served from another origin calls the bank with fetch() and reads
+// each answer's status, body and X-Request-Id, errors and failures included, as a front-end
+// developer's page would. Without the service's CORS headers the browser would hide all of it.
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { test } from 'node:test';
+import { parseCorsOrigins, type CorsPolicy } from '../../src/http/cors.js';
+import { browserSkip, withBrowser } from '../support/browser.js';
+import { withServer } from '../support/server.js';
+import { processSuiteUnless } from '../support/suite.js';
+
+interface Seen {
+  readonly status: number;
+  readonly body: string;
+  readonly requestId: string | null;
+}
+
+/** A page on its own origin (another port): it only serves an empty document for the script to run in. */
+async function startPage(): Promise<{ readonly origin: string; readonly server: Server }> {
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+    res.end('<!doctype html><title>client</title><link rel="icon" href="data:,">');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+processSuiteUnless(browserSkip(), 'CORS in a browser', () => {
+  test('a page on an allowed origin reads the status, body and X-Request-Id of a 200, a 404, a 401, a 422, insufficient funds and the 500 of /crash', async () => {
+    const page = await startPage();
+    try {
+      await withServer({ service: 'bank', errors: 'unified', catchAll: true, cors: parseCorsOrigins(page.origin) as CorsPolicy }, (api) =>
+        withBrowser(async (browser) => {
+          const tab = await browser.newPage();
+          await tab.goto(page.origin);
+          const calls: [string, string][] = [
+            ['GET', '/accounts/alice'],
+            ['GET', '/accounts/nobody'],
+            ['GET', '/secret'],
+            ['POST', '/withdraw/alice/x'],
+            ['POST', '/withdraw/bob/6'],
+            ['GET', '/crash'],
+          ];
+          const seen = await tab.evaluate(
+            async ({ base, calls }) =>
+              Promise.all(
+                calls.map(async ([method, path]) => {
+                  const res = await fetch(base + path, { method, headers: { 'Idempotency-Key': 'browser-key-' + path } });
+                  return { status: res.status, body: await res.text(), requestId: res.headers.get('X-Request-Id') };
+                }),
+              ),
+            { base: api, calls },
+          );
+          const statuses = seen.map((answer: Seen) => answer.status);
+          assert.deepEqual(statuses, [200, 404, 401, 422, 400, 500]);
+          assert.deepEqual(JSON.parse(seen[1]?.body ?? ''), { error: { code: 'HTTP_404', message: 'Account nobody not found' } });
+          assert.deepEqual(JSON.parse(seen[4]?.body ?? ''), { error: { code: 'NOT_ENOUGH_MONEY', message: 'Balance is 5, you asked for 6' } });
+          assert.deepEqual(JSON.parse(seen[5]?.body ?? ''), { error: { code: 'INTERNAL', message: 'Something went wrong on our side' } });
+          for (const answer of seen) assert.match(answer.requestId ?? '', /^[0-9a-f-]{36}$/, JSON.stringify(answer));
+        }),
+      );
+    } finally {
+      await new Promise((resolve) => page.server.close(resolve));
+    }
+  });
+
+  test('a page on another origin is refused by the browser: fetch() fails without showing the answer', async () => {
+    const page = await startPage();
+    try {
+      await withServer({ service: 'bank', cors: parseCorsOrigins('https://app.example') as CorsPolicy }, (api) =>
+        withBrowser(async (browser) => {
+          const tab = await browser.newPage();
+          await tab.goto(page.origin);
+          const outcome = await tab.evaluate(async (url) => fetch(url).then((res) => `status ${res.status}`, (error: unknown) => `refused: ${String(error)}`), `${api}/accounts/alice`);
+          assert.match(outcome, /^refused: TypeError/);
+        }),
+      );
+    } finally {
+      await new Promise((resolve) => page.server.close(resolve));
+    }
+  });
+});
