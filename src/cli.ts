@@ -83,6 +83,10 @@ async function main(): Promise<void> {
         connectionsMax,
         idempotency: { required: config.requireIdempotencyKey, ttlMs: config.idempotencyTtlMs },
         cors: config.cors,
+        metricsListen:
+          config.metricsListen === undefined
+            ? undefined
+            : { host: config.metricsListen.host ?? config.host, port: config.metricsListen.port === 0 ? 0 : config.metricsListen.port + index },
       });
       running.push(server);
       // The store's kind only: a PostgreSQL URL may hold a password.
@@ -94,6 +98,7 @@ async function main(): Promise<void> {
         store: dbFor(service, config).kind,
         accessLog: config.accessLog,
         metrics: config.metrics,
+        metricsUrl: server.metricsUrl,
       });
     }
   } catch (error) {

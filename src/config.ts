@@ -26,6 +26,8 @@ export interface Config {
   readonly accessLog: boolean;
   /** GET /metrics in the Prometheus text format. */
   readonly metrics: boolean;
+  /** Serve /metrics here instead of on the API port (the bank at port + 1 with "all"); undefined: on the API port. */
+  readonly metricsListen: { readonly host: string | undefined; readonly port: number } | undefined;
   /** SQLite only. OFF gives up durability; it exists so that benchmarks can measure what FULL costs. */
   readonly sqliteSynchronous: 'FULL' | 'OFF';
   /** PostgreSQL: connections each service keeps at most; undefined for the store's default. */
@@ -63,6 +65,9 @@ Options (each also read from the environment variable shown):
   --log-level LEVEL    info | warn | error | silent (SVC_LOG_LEVEL, default info)
   --access-log on|off  one info line per request (SVC_ACCESS_LOG, default on)
   --metrics on|off     GET /metrics for Prometheus (SVC_METRICS, default on)
+  --metrics-listen [HOST:]PORT
+                       serve /metrics there instead of on the API port; with "all" the bank
+                       takes PORT+1; HOST defaults to --host (SVC_METRICS_LISTEN)
   --sqlite-synchronous full | off: off loses acknowledged writes on a crash; for benchmarks
                        only (SVC_SQLITE_SYNCHRONOUS, default full)
   --db-pool-size N     PostgreSQL: connections each service keeps, 1 to 1000 (SVC_DB_POOL_SIZE,
@@ -97,7 +102,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
       flags.set(name, true);
       continue;
     }
-    if (!['host', 'port', 'db', 'errors', 'accounts', 'log-level', 'access-log', 'metrics', 'sqlite-synchronous', 'db-pool-size', 'db-pool-wait-ms', 'idempotency-ttl', 'cors-origin'].includes(name)) {
+    if (!['host', 'port', 'db', 'errors', 'accounts', 'log-level', 'access-log', 'metrics', 'sqlite-synchronous', 'db-pool-size', 'db-pool-wait-ms', 'idempotency-ttl', 'cors-origin', 'metrics-listen'].includes(name)) {
       throw new ConfigError(`unknown option --${name}`);
     }
     const value = inline ?? argv[++i];
@@ -145,6 +150,9 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
   const poolSizeText = pick('db-pool-size', 'SVC_DB_POOL_SIZE');
   const poolWaitText = pick('db-pool-wait-ms', 'SVC_DB_POOL_WAIT_MS');
   const corsText = pick('cors-origin', 'SVC_CORS_ORIGIN');
+  const metricsListenText = pick('metrics-listen', 'SVC_METRICS_LISTEN');
+  const metricsListen = metricsListenText === undefined ? undefined : parseListen(metricsListenText);
+  if (metricsListen !== undefined && !metrics) throw new ConfigError('--metrics-listen serves /metrics: it needs --metrics on');
   const cors = corsText === undefined ? undefined : parseCorsOrigins(corsText);
   if (typeof cors === 'string') throw new ConfigError(`--cors-origin: ${cors}`);
 
@@ -163,6 +171,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     logLevel: logLevel as LogLevel,
     accessLog,
     metrics,
+    metricsListen,
     sqliteSynchronous: synchronous,
     dbPoolSize: poolSizeText === undefined ? undefined : parseBounded(poolSizeText, '--db-pool-size', 1, 1000),
     dbPoolWaitMs: poolWaitText === undefined ? undefined : parseBounded(poolWaitText, '--db-pool-wait-ms', 1, 30_000),
@@ -201,6 +210,17 @@ function parsePort(text: string): number {
   const port = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
   if (!(port >= 0 && port <= 65535)) throw new ConfigError(`--port must be a number from 0 to 65535, not "${text}"`);
   return port;
+}
+
+/** `[HOST:]PORT`; an IPv6 host in brackets, as in a URL (`[::1]:9464`). */
+function parseListen(text: string): { readonly host: string | undefined; readonly port: number } {
+  const match = /^(?:(\[[0-9a-fA-F:.]+\]|[^:[\]]+):)?(\d{1,5})$/.exec(text);
+  const port = match === null ? NaN : Number(match[2]);
+  if (match === null || !(port >= 0 && port <= 65535)) {
+    throw new ConfigError(`--metrics-listen must be [HOST:]PORT with PORT from 0 to 65535, not "${text}"`);
+  }
+  const host = match[1]?.replace(/^\[(.*)\]$/, '$1');
+  return { host, port };
 }
 
 function parseBounded(text: string, flag: string, min: number, max: number): number {

@@ -19,6 +19,7 @@ import { assertRouteTable } from './http/route-table.js';
 import type { ServiceDefinition } from './http/service.js';
 import type { Logger } from './log.js';
 import { answerForStoreError } from './store-answers.js';
+import { listenForMetrics } from './metrics-listener.js';
 
 export const BODY_LIMITS: BodyLimits = { bodyBytesMax: 1024 * 1024, nestingDepthMax: 512 };
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -52,6 +53,8 @@ export interface ServerOptions {
   readonly idempotency?: IdempotencyPolicy;
   /** The origins whose pages may call the service (CORS); none by default. */
   readonly cors?: CorsPolicy;
+  /** With metrics: serve /metrics on this address instead of the API's (metrics-listener.ts). */
+  readonly metricsListen?: { readonly host: string; readonly port: number };
 }
 
 export interface ShutdownReport {
@@ -62,6 +65,8 @@ export interface ShutdownReport {
 export interface RunningServer {
   readonly url: string;
   readonly port: number;
+  /** Where /metrics is served when it has an address of its own. */
+  readonly metricsUrl?: string;
   /** Stops accepting, waits for in-flight requests (up to a grace period), closes the store. */
   close(): Promise<ShutdownReport>;
 }
@@ -95,7 +100,8 @@ export async function startServer(service: ServiceDefinition, options: ServerOpt
   });
   const registry = options.metrics;
   const shutdownState = { started: false };
-  const operational = [...healthRoutes(service), ...(registry === undefined ? [] : [metricsRoute(registry)])];
+  const metricsOnApi = registry !== undefined && options.metricsListen === undefined;
+  const operational = [...healthRoutes(service), ...(metricsOnApi ? [metricsRoute(registry)] : [])];
   assertRouteTable({ service: service.routes, builtIn: [...docs, ...operational] });
   const handler = createRequestHandler({
     routes: [...docs, ...service.routes, ...operational],
@@ -115,15 +121,23 @@ export async function startServer(service: ServiceDefinition, options: ServerOpt
   const server = createServer(CONNECTION_TIMEOUTS, handler);
   guardConnections(server, { connectionsMax: options.connectionsMax ?? connectionsMaxFor(1), silentMs: SILENT_MS });
   await listen(server, options.host, options.port);
+  const metricsListener =
+    registry === undefined || options.metricsListen === undefined
+      ? undefined
+      : await listenForMetrics(registry, options.metricsListen.host, options.metricsListen.port).catch(async (error: unknown) => {
+          await new Promise((resolve) => server.close(resolve));
+          throw error;
+        });
   const port = (server.address() as AddressInfo).port;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   let closing: Promise<ShutdownReport> | undefined;
   return {
     url: `http://${host}:${port}`,
     port,
+    metricsUrl: metricsListener?.url,
     close: () => {
       shutdownState.started = true;
-      return (closing ??= shutdown(server, service, options.log));
+      return (closing ??= shutdown(server, service, options.log).finally(() => metricsListener?.close()));
     },
   };
 }

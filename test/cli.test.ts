@@ -39,6 +39,8 @@ describe('command line', { timeout: PROCESS_SUITE_TIMEOUT_MS }, () => {
     for (const args of [
       ['--port', 'abc'], ['--errors', 'fancy'], ['--db', 'mysql://x'], ['--accounts', 'alice=-1'], ['nobank'],
       ['--host='], ['all', '--port', '65535'], ['bank', '--catch-all'], ['bank', '--errors', 'problem', '--catch-all'],
+      ['--metrics-listen', 'x'], ['--metrics-listen', '127.0.0.1:70000'], ['--metrics', 'off', '--metrics-listen', '9464'],
+      ['--cors-origin', 'https://a.example/'],
     ]) {
       const result = await run(args);
       assert.equal(result.code, 2, args.join(' '));
@@ -54,6 +56,27 @@ describe('command line', { timeout: PROCESS_SUITE_TIMEOUT_MS }, () => {
         const res = await get(url, path);
         assert.equal(res.headers['content-type'], 'application/problem+json');
         assert.deepEqual(json(res), { type: 'about:blank', title: 'Not Found', status: 404, detail, code: 'HTTP_404' });
+      }
+    } finally {
+      await started.kill('SIGTERM');
+    }
+  });
+
+  test('--metrics-listen serves /metrics of each service on an address of its own, and not on the API ports', async () => {
+    // Port 0: each service's metrics take a free port, which its listening line names.
+    const started = await startServiceProcess(['all', '--db', 'memory', '--port', '0', '--metrics-listen', '127.0.0.1:0'], 2);
+    try {
+      const lines = started.output().split('\n').filter((line) => line.includes('"msg":"listening"')).map((line) => JSON.parse(line) as { service: string; metricsUrl?: string });
+      assert.deepEqual(lines.map((line) => line.service), ['todo', 'bank']);
+      for (const [index, line] of lines.entries()) {
+        const api = started.urls[index] as string;
+        const metrics = new URL(line.metricsUrl ?? '');
+        assert.notEqual(metrics.port, new URL(api).port);
+        assert.equal((await get(api, '/metrics')).status, 404, `${line.service}: not on the API port`);
+        const scrape = await get(metrics.origin, '/metrics');
+        assert.equal(scrape.status, 200);
+        assert.match(scrape.text, new RegExp(`http_requests_total\\{service="${line.service}"`));
+        assert.equal((await get(metrics.origin, '/todos/1')).status, 404, 'the metrics address serves nothing else');
       }
     } finally {
       await started.kill('SIGTERM');
