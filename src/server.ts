@@ -20,6 +20,7 @@ import type { ServiceDefinition } from './http/service.js';
 import type { Logger } from './log.js';
 import { answerForStoreError } from './store-answers.js';
 import { listenForMetrics } from './metrics-listener.js';
+import { answerParserErrors } from './http/parser-answers.js';
 
 export const BODY_LIMITS: BodyLimits = { bodyBytesMax: 1024 * 1024, nestingDepthMax: 512 };
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -103,22 +104,24 @@ export async function startServer(service: ServiceDefinition, options: ServerOpt
   const metricsOnApi = registry !== undefined && options.metricsListen === undefined;
   const operational = [...healthRoutes(service), ...(metricsOnApi ? [metricsRoute(registry)] : [])];
   assertRouteTable({ service: service.routes, builtIn: [...docs, ...operational] });
+  const observer = new RequestObserver({
+    log: options.log,
+    accessLog: options.accessLog ?? true,
+    metrics: registry === undefined ? undefined : new RequestMetrics(options.service, registry),
+  });
   const handler = createRequestHandler({
     routes: [...docs, ...service.routes, ...operational],
     errorFormat: options.errorFormat,
     limits: BODY_LIMITS,
     log: options.log,
-    observer: new RequestObserver({
-      log: options.log,
-      accessLog: options.accessLog ?? true,
-      metrics: registry === undefined ? undefined : new RequestMetrics(options.service, registry),
-    }),
+    observer,
     shutdown: shutdownState,
     translateError: answerForStoreError,
     idempotency: options.idempotency,
     cors: options.cors,
   });
   const server = createServer(CONNECTION_TIMEOUTS, handler);
+  answerParserErrors(server, { errorFormat: options.errorFormat, observer, warn: (message, fields) => options.log.warn(message, fields) });
   guardConnections(server, { connectionsMax: options.connectionsMax ?? connectionsMaxFor(1), silentMs: SILENT_MS });
   await listen(server, options.host, options.port);
   const metricsListener =

@@ -12,10 +12,12 @@
 // costs a call each time (about 500 machine instructions of a GET, callgrind).
 import { Buffer } from 'node:buffer';
 import type { IncomingMessage, OutgoingHttpHeader, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../log.js';
 import { decodeBody, readBody, type BodyLimits } from './body.js';
 import { corsHeaders, preflightHeaders, type CorsPolicy } from './cors.js';
+import { timedOut } from './parser-answers.js';
 import { ApiError, ClientAbortError, InvalidRequest, methodNotAllowed, notFound } from './errors.js';
 import { isPromise } from '../eventually.js';
 import { DEFAULT_IDEMPOTENCY_TTL_MS, IdempotencyGate, REPLAYED_HEADER, ReplayedFailure, type IdempotencyPolicy } from './idempotency.js';
@@ -201,9 +203,10 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
     const { res, method, url } = ex;
     if (error instanceof ClientAbortError) {
       // Nobody is left to answer, and the fault is not ours: its access line (499, nginx's "client
-      // closed request") is all the log says of it.
+      // closed request") is all the log says of it. A request that timed out was answered 408 by
+      // the parser's handler (parser-answers.ts), which reported it.
       res.destroy();
-      report(ex, CLIENT_CLOSED_REQUEST, 0);
+      if (!timedOut.has(res.socket as Socket)) report(ex, CLIENT_CLOSED_REQUEST, 0);
       return;
     }
     try {

@@ -40,11 +40,12 @@ export class RequestObserver {
   /**
    * `startedMs` is performance.now() when the request arrived. `requestId` must come from
    * requestIdFor and `method` from node:http: the access line writes both as they are (below).
+   * `line` false counts the answer in the metrics only (parser-answers.ts bounds its lines).
    */
-  finished(method: string, target: string, route: string, status: number, bytes: number, requestId: string, startedMs: number): void {
+  finished(method: string, target: string, route: string, status: number, bytes: number, requestId: string, startedMs: number, line = true): void {
     const durationMs = performance.now() - startedMs;
     this.metrics?.finished(method, route, status, durationMs / 1000);
-    if (!this.accessLog) return;
+    if (!this.accessLog || !line) return;
     const queryAt = target.indexOf('?');
     const path = queryAt === -1 ? target : target.slice(0, queryAt);
     // The line info('request', { requestId, method, path, route, status, durationMs, bytes }) writes,

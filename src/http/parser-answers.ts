@@ -1,0 +1,113 @@
+// The answers node:http's parser gives before a request reaches the pipeline: a request line or a
+// header it cannot read (400), headers past its size limit (431), chunk extensions past theirs
+// (413), a request that did not arrive in time (408), an Expect other than 100-continue (417). By
+// default Node writes them itself, bare: no request id, no body in the active format, no access
+// line. Here each is written like any answer of ours: X-Request-Id, the body in the active format,
+// `Connection: close` (the stream cannot be read on after a parse error), and an access line and
+// its metrics, the lines bounded per second so that a flood of garbage cannot flood the log.
+import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import type { ErrorCode } from './catalogue.js';
+import { ApiError } from './errors.js';
+import { renderError, type ErrorFormat } from './render.js';
+import { randomUuid } from './random-uuids.js';
+import { REQUEST_ID_HEADER } from './request-id.js';
+import { UNMATCHED_ROUTE } from './request-metrics.js';
+import type { RequestObserver } from './request-observer.js';
+
+/** The method label of a request the parser could not read: one series, whatever was sent. */
+export const UNPARSED_METHOD = 'UNPARSED';
+/** Access lines of parser answers written per second at most; the rest are counted in one warning. */
+export const PARSER_LINES_PER_SECOND_MAX = 20;
+
+interface Options {
+  readonly errorFormat: ErrorFormat;
+  readonly observer: RequestObserver;
+  /** Where a second's untold answers are counted. */
+  readonly warn: (message: string, fields: Record<string, unknown>) => void;
+}
+
+/** Which parser failure gives which status, as Node's own answers do. */
+function codeFor(error: Error): ErrorCode {
+  switch ((error as { code?: unknown }).code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return 'HTTP_431';
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return 'HTTP_413';
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return 'HTTP_408';
+    default:
+      return 'HTTP_400';
+  }
+}
+
+const MESSAGES: Partial<Record<ErrorCode, string>> = {
+  HTTP_400: 'Bad Request: the request line or a header could not be read',
+};
+
+/** Sockets whose request timed out and was answered 408 here: the pipeline must not report it again. */
+export const timedOut = new WeakSet<Socket>();
+
+export function answerParserErrors(server: Server, options: Options): void {
+  const { errorFormat, observer, warn } = options;
+  let windowStartMs = 0;
+  let linesInWindow = 0;
+  let untold = 0;
+
+  /** Reports an answer: its metrics always, its access line while the second's budget lasts. */
+  function report(method: string, target: string, status: number, bytes: number, id: string, startedMs: number): void {
+    const nowMs = performance.now();
+    if (nowMs - windowStartMs >= 1000) {
+      if (untold > 0) warn('parser-level answers not logged one by one', { count: untold, status });
+      windowStartMs = nowMs;
+      linesInWindow = 0;
+      untold = 0;
+    }
+    observer.started();
+    if (linesInWindow < PARSER_LINES_PER_SECOND_MAX) {
+      linesInWindow += 1;
+      observer.finished(method, target, UNMATCHED_ROUTE, status, bytes, id, startedMs);
+    } else {
+      untold += 1;
+      observer.finished(method, target, UNMATCHED_ROUTE, status, bytes, id, startedMs, false);
+    }
+  }
+
+  function rendered(code: ErrorCode): { status: number; head: string; body: string; id: string } {
+    const answer = renderError(new ApiError(code, { message: MESSAGES[code] }), errorFormat);
+    const id = randomUuid();
+    const head =
+      `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? ''}\r\n` +
+      `Content-Type: ${answer.contentType}\r\nContent-Length: ${Buffer.byteLength(answer.body)}\r\n${REQUEST_ID_HEADER}: ${id}\r\nConnection: close\r\n\r\n`;
+    return { status: answer.status, head, body: answer.body, id };
+  }
+
+  server.on('clientError', (error: Error, socket: Socket) => {
+    const startedMs = performance.now();
+    const code = codeFor(error);
+    // A request the pipeline already has (its response object is on the socket) is the pipeline's
+    // to report: a client that left mid-body is its 499, and needs no answer. Only a time-out is
+    // answered here (408, as Node would), and reported here, the pipeline told to stay silent.
+    const response = (socket as { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+    const pipelines = response !== undefined && response !== null;
+    if ((error as { code?: unknown }).code === 'ECONNRESET' || !socket.writable || response?.headersSent === true || (pipelines && code !== 'HTTP_408')) {
+      socket.destroy();
+      return;
+    }
+    if (code === 'HTTP_408') timedOut.add(socket);
+    const answer = rendered(code);
+    socket.end(answer.head + answer.body);
+    report(UNPARSED_METHOD, '-', answer.status, Buffer.byteLength(answer.body), answer.id, startedMs);
+  });
+
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    const startedMs = performance.now();
+    const answer = renderError(new ApiError('HTTP_417', { message: 'Expectation Failed: the only expectation met is "100-continue"' }), errorFormat);
+    const id = randomUuid();
+    const bytes = Buffer.byteLength(answer.body);
+    res.writeHead(answer.status, ['Content-Type', answer.contentType, 'Content-Length', String(bytes), REQUEST_ID_HEADER, id, 'Connection', 'close']);
+    res.end(answer.body);
+    report(req.method ?? UNPARSED_METHOD, req.url ?? '-', answer.status, bytes, id, startedMs);
+  });
+}
