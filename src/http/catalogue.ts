@@ -1,8 +1,9 @@
 // Every error the services answer, by its stable wire code: one table that the error classes,
 // every error format and the OpenAPI schemas read, and that test/http/catalogue.test.ts checks
-// against the README's "Error catalogue" table, so that code, wire and docs cannot drift apart.
+// against the "Error catalogue" table of docs/errors.md, so that code, wire and docs cannot drift
+// apart.
 //
-// Adding an error is one line here (then one row in the README):
+// Adding an error is one line here (then one row in docs/errors.md):
 // - `status(…)` for an error that says no more than its HTTP status: its wire code is HTTP_<status>
 //   and, in problem details, its type is about:blank with the reason phrase as title;
 // - `own(…)` for a problem of our own: its wire code is its name, and in problem details it has a

@@ -25,7 +25,7 @@ const codeSchema = (allowed: readonly ErrorCode[]): JsonSchema => ({
   type: 'string',
   enum: allowed,
   title: 'Code',
-  description: 'A wire code of the error catalogue (see /docs/problems and the README); it never changes once published.',
+  description: 'A wire code of the error catalogue (see /docs/problems, and docs/errors.md in the repository); it never changes once published.',
 });
 
 const codeAndMessage = (allowed: readonly ErrorCode[]): JsonSchema => ({

@@ -14,7 +14,7 @@ export function idempotencyKeyParameter(required: boolean): Record<string, unkno
       `Makes a retry safe: the first request with a key runs and its outcome is recorded with its write; the same request ` +
       `with the same key gets the answer to that outcome again (Idempotent-Replayed: true) and runs nothing. A structured-field string ` +
       `("8e03978e-40d5-43e8-bc93-6894a57f9324") or the bare key, 1 to ${IDEMPOTENCY_KEY_LENGTH_MAX} printable ASCII characters but the comma; ` +
-      'kept 24 hours unless the service says otherwise (see the README, "Retrying safely").',
+      'kept 24 hours unless the service says otherwise (see docs/retrying.md in the repository).',
     schema: { type: 'string', pattern: IDEMPOTENCY_KEY_PATTERN },
   };
 }

@@ -5,7 +5,7 @@
 // under load, one kind of work runs over many requests in a row, which keeps (as we read the
 // profiles) its code and data in the processor's caches. On one of this project's machines it cut
 // the CPU time of a GET /todos/1 from about 58 µs to 35 µs at 50 connections (by hand with wrk; the
-// bench's figures, beside a bare server that writes the same way, are in README "Performance").
+// bench's figures, beside a bare server that writes the same way, are in docs/performance.md).
 //
 // What it costs: an answer waits for the rest of its turn's requests to be handled, which under load
 // is less than the time it saves, and with one request in flight is one more step of the loop (a

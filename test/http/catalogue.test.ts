@@ -1,5 +1,5 @@
-// The error catalogue is the one list of what the services can answer: the README's table must say
-// exactly what it holds, and every problem type it names must be explained where its URI points.
+// The error catalogue is the one list of what the services can answer: the table of docs/errors.md
+// must say exactly what it holds, and every problem type it names must be explained where its URI points.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
@@ -8,13 +8,13 @@ import { get } from '../support/http.js';
 import { withServer } from '../support/server.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 
-const README = new URL('../../../README.md', import.meta.url);
+const ERRORS_GUIDE = new URL('../../../docs/errors.md', import.meta.url);
 
-/** The rows of the README's "Error catalogue" table, cells without their backticks. */
-function readmeRows(): string[][] {
-  const text = readFileSync(README, 'utf8');
-  const start = text.indexOf('### Error catalogue');
-  assert.ok(start >= 0, 'the README has an "Error catalogue" section');
+/** The rows of the "Error catalogue" table of docs/errors.md, cells without their backticks. */
+function guideRows(): string[][] {
+  const text = readFileSync(ERRORS_GUIDE, 'utf8');
+  const start = text.indexOf('\n## Error catalogue\n');
+  assert.ok(start >= 0, 'docs/errors.md has an "Error catalogue" section');
   const section = text.slice(start, text.indexOf('\n#', start + 1));
   return section
     .split('\n')
@@ -28,9 +28,9 @@ function readmeRows(): string[][] {
 }
 
 describe('error catalogue', { timeout: SUITE_TIMEOUT_MS }, () => {
-  test("the README's error catalogue lists every entry with its status, problem type, title and message", () => {
+  test("docs/errors.md's error catalogue lists every entry with its status, problem type, title and message", () => {
     const expected = catalogueEntries().map(([code, entry]) => [code, String(entry.status), problemType(code), entry.title, entry.message]);
-    assert.deepEqual(readmeRows(), expected);
+    assert.deepEqual(guideRows(), expected);
   });
 
   test('an HTTP_<status> code answers with that status, and only own problems have a type URI', () => {

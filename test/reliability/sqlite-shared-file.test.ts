@@ -1,4 +1,4 @@
-// Several processes on one SQLite file (the README says this is safe): withdrawals stay atomic and
+// Several processes on one SQLite file (docs/storage.md says this is safe): withdrawals stay atomic and
 // to-do ids unique when two instances of a service share a file.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
