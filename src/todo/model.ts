@@ -20,6 +20,9 @@ export const TODO_SCHEMA: JsonSchema = {
   title: 'Todo',
 };
 
+/** The item the documents show: the one the store holds at start. */
+export const EXAMPLE_TODO: Todo = { id: 1, title: 'Buy milk', done: false };
+
 /** The wire form, keys in the reference's order. */
 export function todoJson(todo: Todo): string {
   return `{"id":${todo.id},"title":${jsonString(todo.title)},"done":${todo.done}}`;

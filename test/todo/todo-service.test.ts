@@ -240,7 +240,12 @@ describe('documentation', { timeout: SUITE_TIMEOUT_MS }, () => {
     };
     const notFound = doc.paths['/v2/todos/{todo_id}']?.get?.responses['404'];
     assert.equal(notFound?.description, 'No todo with this id');
-    assert.deepEqual(notFound?.content, { 'application/json': { schema: { $ref: '#/components/schemas/Message' } } });
+    assert.deepEqual(notFound?.content, {
+      'application/json': {
+        schema: { $ref: '#/components/schemas/Message' },
+        examples: { HTTP_404: { summary: '404 Todo not found', value: { detail: 'Todo not found' } } },
+      },
+    });
     assert.deepEqual(doc.components.schemas.Message, {
       properties: { detail: { type: 'string', title: 'Detail' } },
       type: 'object',
