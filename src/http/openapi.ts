@@ -232,8 +232,9 @@ export function describeApi(options: OpenApiOptions): ApiDescription {
     openapi: {
       openapi: '3.1.0',
       info: { title: options.title, version: options.version, description: describeErrors(format, carried), license: LICENSE },
-      // The document is served by the service it describes: its server is the origin it came from.
-      servers: [{ url: '/' }],
+      // No `servers`: the document is served by the service it describes, and without the member a
+      // client resolves paths against the document's own origin (OpenAPI's default server, "/"),
+      // while Swagger UI shows no server selector with one useless choice.
       // No operation takes credentials (the contract's Authentication section); said, not left out.
       security: [],
       paths,

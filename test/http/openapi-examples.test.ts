@@ -19,7 +19,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ERROR_CATALOGUE, type ErrorCode } from '../../src/http/catalogue.js';
 import { get, json } from '../support/http.js';
-import { OpenApiChecker, type MediaTypeObject, type ResponseObject } from '../support/openapi-check.js';
+import { allowedCodes, OpenApiChecker, type MediaTypeObject, type ResponseObject } from '../support/openapi-check.js';
 import { MODES } from '../support/published.js';
 import { withServer } from '../support/server.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
@@ -117,16 +117,6 @@ function checkMediaType(
   return found;
 }
 
-/** Every code an error schema of the document allows (the enums titled Code). */
-function allowedCodes(node: unknown, into = new Set<string>()): Set<string> {
-  if (Array.isArray(node)) for (const item of node) allowedCodes(item, into);
-  else if (isRecord(node)) {
-    if (node.title === 'Code' && Array.isArray(node.enum)) for (const code of node.enum) into.add(String(code));
-    for (const value of Object.values(node)) allowedCodes(value, into);
-  }
-  return into;
-}
-
 /** Own codes only one service answers: its document names them, the other's never does. */
 const ONLY = { todo: ['HTTP_400', 'HTTP_409', 'HTTP_413'], bank: ['HTTP_401', 'NOT_ENOUGH_MONEY', 'LIMITS_HIDDEN'] } as const;
 
@@ -158,7 +148,7 @@ describe('every example of a documented row is an answer of that row, in every m
         assert.deepEqual(found, []);
         // The walk must have met the rows, or it proves nothing.
         assert.ok(examples >= 15, `only ${examples} examples`);
-        const unshown = [...allowedCodes(checker.document.components)].filter((code) => !seen.has(code));
+        const unshown = [...allowedCodes(checker.document)].filter((code) => !seen.has(code));
         assert.deepEqual(unshown, [], 'codes a schema allows that no example carries');
         const other = mode.server.service === 'todo' ? ONLY.bank : ONLY.todo;
         const kebab = (code: string): string => code.toLowerCase().replaceAll('_', '-');

@@ -103,3 +103,15 @@ export class OpenApiChecker {
     return validate;
   }
 }
+
+/** Every code an error schema of a document allows (the enums and consts its schemas title Code). */
+export function allowedCodes(node: unknown, into = new Set<string>()): Set<string> {
+  if (Array.isArray(node)) for (const item of node) allowedCodes(item, into);
+  else if (typeof node === 'object' && node !== null) {
+    const record = node as Readonly<Record<string, unknown>>;
+    if (record.title === 'Code' && Array.isArray(record.enum)) for (const code of record.enum) into.add(String(code));
+    if (record.title === 'Code' && typeof record.const === 'string') into.add(record.const);
+    for (const value of Object.values(record)) allowedCodes(value, into);
+  }
+  return into;
+}
