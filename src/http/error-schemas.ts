@@ -51,6 +51,23 @@ const codeAndMessage = (code: JsonSchema): JsonSchema => ({
   title: 'Error',
 });
 
+/**
+ * pydantic's `ctx` of an item: the limit a bound check names (gt, ge, lt, le: integers, as the
+ * bounds of integer inputs are) or, for a JSON syntax error, the decoder's `error`.
+ */
+const VALIDATION_CONTEXT: JsonSchema = {
+  properties: {
+    gt: { type: 'integer', title: 'Greater Than' },
+    ge: { type: 'integer', title: 'Greater Than Or Equal' },
+    lt: { type: 'integer', title: 'Less Than' },
+    le: { type: 'integer', title: 'Less Than Or Equal' },
+    error: { type: 'string', title: 'Error' },
+  },
+  type: 'object',
+  additionalProperties: false,
+  title: 'Context',
+};
+
 function defaultSchemas(codes: ReadonlySet<ErrorCode>): Record<string, JsonSchema> {
   const coded = inCatalogueOrder(codes, (code) => ERROR_CATALOGUE[code].inDefault === 'coded');
   return {
@@ -72,7 +89,7 @@ function defaultSchemas(codes: ReadonlySet<ErrorCode>): Record<string, JsonSchem
         msg: { type: 'string', title: 'Message' },
         type: { type: 'string', title: 'Error Type' },
         input: { title: 'Input' },
-        ctx: { type: 'object', title: 'Context' },
+        ctx: VALIDATION_CONTEXT,
       },
       type: 'object',
       required: ['loc', 'msg', 'type'],

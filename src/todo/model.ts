@@ -16,7 +16,8 @@ export const TODO_SCHEMA: JsonSchema = {
     done: { type: 'boolean', title: 'Done', default: false },
   },
   type: 'object',
-  required: ['id', 'title'],
+  // An answer always carries all three (todoJson): `done` is required here, unlike in TodoIn.
+  required: ['id', 'title', 'done'],
   title: 'Todo',
 };
 

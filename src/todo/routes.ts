@@ -80,7 +80,13 @@ export function todoRoutes(store: TodoStore): Route[] {
       path: '/oops/{todo_id}',
       status: 204,
       params: byId,
-      docs: { name: 'oops_delete', otherErrors: [storeAway] },
+      docs: {
+        name: 'oops_delete',
+        description:
+          'Deletes the to-do if there is one, without checking: 204 whether or not it existed (DELETE /todos/{todo_id} answers 404 ' +
+          'for a missing one). The item is really removed. The operation produces a value, which the 204 drops: a 204 never has a body.',
+        otherErrors: [storeAway],
+      },
       // The lesson of this endpoint: it declares 204 yet produces a value. It removes the item if
       // there is one and never checks; the value is dropped on the wire, because a 204 has no body.
       async handle({ params }) {
