@@ -314,7 +314,7 @@ function describeErrors(format: ErrorFormat, codes: readonly ErrorCode[]): strin
     case 'problem':
       return [
         'Errors are RFC 9457 problem details (`application/problem+json`) with the wire code as the `code` member.',
-        'An error that says no more than its status has the type `about:blank`; the services\' own problem types are explained at [/docs/problems](/docs/problems):',
+        'An error that says no more than its status has the type `about:blank`; this service\'s own problem types are explained at [/docs/problems](/docs/problems):',
         '',
         ...own.map((code) => {
           const entry = ERROR_CATALOGUE[code];
