@@ -1,7 +1,8 @@
 // The bank endpoints. Three of them fail on purpose, so that every error path can be seen.
 // Each documents exactly the answers it gives (D10), in the active error format.
 import { andThen } from '../eventually.js';
-import { defineRoute, jsonReply, type DocumentedResponse, type Reply, type Route } from '../http/route.js';
+import { serviceUnavailable } from '../http/errors.js';
+import { defineRoute, jsonReply, type DocumentedError, type Reply, type Route } from '../http/route.js';
 import type { Ledger, WithdrawOutcome } from './ledger.js';
 import {
   accountJson,
@@ -14,7 +15,9 @@ import {
   notEnoughMoney,
 } from './model.js';
 
-const unknownAccount: DocumentedResponse = { description: 'No account with this name', model: 'error' };
+const unknownAccount: DocumentedError = { description: 'No account with this name', error: accountNotFound('carol') };
+/** The operations that read or write the ledger answer 503 while it is away. */
+const ledgerAway = serviceUnavailable();
 
 /** A withdrawal's answer, the first time and on every replay. */
 function withdrawalReply({ params }: { readonly params: { readonly account: string; readonly amount: number } }, outcome: WithdrawOutcome): Reply {
@@ -35,7 +38,13 @@ export function bankRoutes(ledger: Ledger): Route[] {
       path: '/accounts/{account}',
       status: 200,
       params: { account: accountParam },
-      docs: { name: 'read_account', responseModel: 'Account', responses: { 404: unknownAccount } },
+      docs: {
+        name: 'read_account',
+        responseModel: 'Account',
+        example: accountJson('alice', 100),
+        responses: [unknownAccount],
+        otherErrors: [ledgerAway],
+      },
       handle: ({ params }) =>
         andThen(ledger.balance(params.account), (balance) => {
           if (balance === undefined) throw accountNotFound(params.account);
@@ -50,9 +59,7 @@ export function bankRoutes(ledger: Ledger): Route[] {
       docs: {
         name: 'secret',
         succeeds: false,
-        responses: {
-          401: { description: 'Login needed', model: 'error', headers: { 'WWW-Authenticate': 'The scheme to log in with: Bearer' } },
-        },
+        responses: [{ description: 'Login needed', error: loginNeeded(), headers: { 'WWW-Authenticate': 'The scheme to log in with: Bearer' } }],
       },
       handle() {
         throw loginNeeded();
@@ -63,7 +70,7 @@ export function bankRoutes(ledger: Ledger): Route[] {
       path: '/accounts/{account}/limits',
       status: 200,
       params: { account: accountParam },
-      docs: { name: 'limits', succeeds: false, responses: { 403: { description: 'Only managers can see limits', model: 'coded-error' } } },
+      docs: { name: 'limits', succeeds: false, responses: [{ description: 'Only managers can see limits', error: limitsHidden() }] },
       // As in the reference, the account is not looked up: the answer is the same for any name.
       handle() {
         throw limitsHidden();
@@ -77,11 +84,13 @@ export function bankRoutes(ledger: Ledger): Route[] {
       docs: {
         name: 'withdraw',
         responseModel: 'Account',
-        responses: {
-          404: unknownAccount,
+        example: accountJson('bob', 2),
+        responses: [
+          unknownAccount,
           // Insufficient funds: 400 NOT_ENOUGH_MONEY in the unified format, an unhandled 500 in the default one.
-          400: { description: 'The balance is smaller than the amount', model: 'business' },
-        },
+          { description: 'The balance is smaller than the amount', error: notEnoughMoney(5, 10) },
+        ],
+        otherErrors: [ledgerAway],
       },
       idempotent: { once: ({ params }, key) => ledger.withdrawOnce(params.account, params.amount, key), reply: withdrawalReply },
       handle: async (input) => withdrawalReply(input, await ledger.withdraw(input.params.account, input.params.amount)),
@@ -91,7 +100,7 @@ export function bankRoutes(ledger: Ledger): Route[] {
       path: '/crash',
       status: 200,
       params: {},
-      docs: { name: 'crash', succeeds: false, responses: { 500: { description: 'Always an unhandled failure', model: 'internal' } } },
+      docs: { name: 'crash', succeeds: false, responses: [{ description: 'Always an unhandled failure', error: new Error('deliberate failure') }] },
       handle() {
         throw new Error(`deliberate failure; internal state: ${CRASH_SECRET}`);
       },

@@ -1,11 +1,12 @@
 // The documentation: the OpenAPI document (openapi.ts) at /openapi.json, Swagger UI at /docs, ReDoc
-// at /redoc and the problem types at /docs/problems. Their scripts come from our own installed
-// packages, so the pages work on a machine without network access.
+// at /redoc and, with problem details, the service's own problem types at /docs/problems. Their
+// scripts come from our own installed packages, so the pages work on a machine without network
+// access.
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { catalogueEntries, problemType } from './catalogue.js';
-import { buildOpenApi, type OpenApiOptions } from './openapi.js';
+import { ERROR_CATALOGUE, problemType, type ErrorCode } from './catalogue.js';
+import { describeApi, type OpenApiOptions } from './openapi.js';
 import { defineRoute, type Reply, type Route } from './route.js';
 
 const HTML = 'text/html; charset=utf-8';
@@ -80,11 +81,15 @@ ${FAVICON}
 `;
 }
 
-/** The page the stable problem type URIs point at: one section per problem of our own. */
-function problemsPage(title: string): string {
-  const sections = catalogueEntries()
-    .filter(([, entry]) => entry.own)
-    .map(([code, entry]) => {
+/**
+ * The page the stable problem type URIs point at: one section per problem of our own that the
+ * service answers (its document's codes), so that each service's page explains its own.
+ */
+function problemsPage(title: string, codes: readonly ErrorCode[]): string {
+  const sections = codes
+    .filter((code) => ERROR_CATALOGUE[code].own)
+    .map((code) => {
+      const entry = ERROR_CATALOGUE[code];
       const type = problemType(code);
       return `<section id="${escapeHtml(type.slice(type.indexOf('#') + 1))}">
 <h2>${escapeHtml(entry.title)}</h2>
@@ -98,13 +103,20 @@ function problemsPage(title: string): string {
 <html lang="en">
 <head>
 <meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
 ${FAVICON}
 <title>${escapeHtml(title)} - problem types</title>
+<style>
+body { font-family: system-ui, sans-serif; line-height: 1.5; max-width: 48rem; margin: 2rem auto; padding: 0 1rem; color: #222; }
+section { border-top: 1px solid #ddd; padding-top: 0.5rem; }
+section:target { background: #fff8dc; }
+code { background: #f3f3f3; padding: 0 0.25em; border-radius: 3px; }
+</style>
 </head>
 <body>
 <h1>Problem types</h1>
-<p>With <code>--errors problem</code>, every error is an RFC 9457 problem (<code>application/problem+json</code>).
-Errors that say no more than their HTTP status have the type <code>about:blank</code>; these are the services' own:</p>
+<p>Every error of this service is an RFC 9457 problem (<code>application/problem+json</code>), with its wire code as the <code>code</code> member.
+Errors that say no more than their HTTP status have the type <code>about:blank</code>; these are the service's own:</p>
 ${sections}
 </body>
 </html>
@@ -137,15 +149,22 @@ function staticRoute(path: string, reply: () => Reply | Promise<Reply>): Route {
   return defineRoute({ method: 'GET', path, status: 200, params: {}, docs: { name: path, hidden: true }, handle: reply });
 }
 
+/**
+ * The documentation routes. /docs/problems is served with problem details only: it explains the
+ * problem type URIs, which no other format's answers carry (their documents list the codes of our
+ * own in their description instead).
+ */
 export function docsRoutes(options: DocsOptions): Route[] {
-  const openapi = JSON.stringify(buildOpenApi(options));
+  const described = describeApi(options);
+  const openapi = JSON.stringify(described.openapi);
   const docs = swaggerPage(options.title);
   const redoc = redocPage(options.title);
-  const problems = problemsPage(options.title);
+  const problemTypes = problemsPage(options.title, described.codes);
+  const problems = options.errorFormat.name === 'problem' ? [staticRoute('/docs/problems', () => ({ status: 200, body: problemTypes, contentType: HTML }))] : [];
   return [
     staticRoute('/openapi.json', () => ({ status: 200, body: openapi })),
     staticRoute('/docs', () => ({ status: 200, body: docs, contentType: HTML })),
-    staticRoute('/docs/problems', () => ({ status: 200, body: problems, contentType: HTML })),
+    ...problems,
     staticRoute('/docs/oauth2-redirect', packageFile('swagger-ui-dist', 'oauth2-redirect.html', HTML)),
     staticRoute('/docs/oauth2-redirect.js', packageFile('swagger-ui-dist', 'oauth2-redirect.js', 'text/javascript; charset=utf-8')),
     staticRoute('/docs/swagger-ui.css', packageFile('swagger-ui-dist', 'swagger-ui.css', 'text/css; charset=utf-8')),

@@ -1,63 +1,82 @@
 // The error bodies of each format as JSON Schemas, for the OpenAPI document. The codes, problem
-// types and statuses they allow come from the error catalogue, so the documents cannot name a code
-// the services do not answer, nor miss one they do.
+// types and statuses they allow are those of the answers the document shows (openapi.ts renders
+// each one), in the catalogue's order, so a document cannot name a code its service does not
+// answer, nor miss one it does.
 import { catalogueEntries, ERROR_CATALOGUE, problemType, type ErrorCode } from './catalogue.js';
-import { JSON_TYPE, PROBLEM_JSON_TYPE, type ErrorFormatName } from './render.js';
+import type { ErrorFormatName } from './render.js';
 import type { JsonSchema } from './schema.js';
 
-export interface FormatSchemas {
-  /** The media type of its JSON error bodies. */
-  readonly mediaType: string;
-  /** Component names: the 422 body, an error with a text, an error with a code of our own. */
+/** The component names of a format's error bodies. */
+export interface FormatSchemaNames {
+  /** The 422 body, an error with a text, an error with a code of our own. */
   readonly validation: string;
   readonly error: string;
   readonly codedError: string;
-  readonly schemas: Readonly<Record<string, JsonSchema>>;
+  /**
+   * Every one of them, the most specific first: the order in which a row that has several lists
+   * them (`anyOf`). A generated client (openapi-python-client) reads a body as the first alternative
+   * whose required members it has, so a schema that requires more comes before one that requires
+   * less: the default format's `{"detail": {code, message}}` before `{"detail": text}`, and both
+   * before its 422 body, which requires nothing; a validation problem (or unified validation error)
+   * before the plain one, which it also fits.
+   */
+  readonly mostSpecificFirst: readonly string[];
 }
+
+export const FORMAT_SCHEMA_NAMES: Readonly<Record<ErrorFormatName, FormatSchemaNames>> = {
+  default: { validation: 'HTTPValidationError', error: 'Message', codedError: 'CodedMessage', mostSpecificFirst: ['CodedMessage', 'Message', 'HTTPValidationError'] },
+  unified: { validation: 'UnifiedValidationError', error: 'UnifiedError', codedError: 'UnifiedError', mostSpecificFirst: ['UnifiedValidationError', 'UnifiedError'] },
+  problem: { validation: 'ValidationProblem', error: 'Problem', codedError: 'Problem', mostSpecificFirst: ['ValidationProblem', 'Problem'] },
+};
 
 export const schemaRef = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 
-const entries = catalogueEntries();
-const codes = (pick: (code: ErrorCode) => boolean): ErrorCode[] => entries.map(([code]) => code).filter(pick);
-const ALL_CODES = codes(() => true);
-const OWN_CODES = codes((code) => ERROR_CATALOGUE[code].own && code !== 'VALIDATION_FAILED');
-const codeSchema = (allowed: readonly ErrorCode[]): JsonSchema => ({
+/** The catalogue's codes among `codes`, in the catalogue's order. */
+const inCatalogueOrder = (codes: ReadonlySet<ErrorCode>, pick: (code: ErrorCode) => boolean = () => true): ErrorCode[] =>
+  catalogueEntries()
+    .map(([code]) => code)
+    .filter((code) => codes.has(code) && pick(code));
+
+const codeSchema = (allowed: readonly ErrorCode[], explained: string): JsonSchema => ({
   type: 'string',
   enum: allowed,
   title: 'Code',
-  description: 'A wire code of the error catalogue (see /docs/problems, and docs/errors.md in the repository); it never changes once published.',
+  description: `A wire code of the error catalogue (${explained}; docs/errors.md in the repository lists them all); it never changes once published.`,
 });
 
-const codeAndMessage = (allowed: readonly ErrorCode[]): JsonSchema => ({
-  properties: { code: codeSchema(allowed), message: { type: 'string', title: 'Message' } },
+const codeAndMessage = (code: JsonSchema): JsonSchema => ({
+  properties: { code, message: { type: 'string', title: 'Message' } },
   type: 'object',
   required: ['code', 'message'],
   title: 'Error',
 });
 
-/** RFC 9457's members, and our wire code as the extension member `code`. */
-const PROBLEM_PROPERTIES: Readonly<Record<string, JsonSchema>> = {
-  type: {
-    type: 'string',
-    format: 'uri-reference',
-    enum: [...new Set(ALL_CODES.map(problemType))],
-    title: 'Type',
-    description: 'about:blank, or the URI of one of our own problem types, relative to the service (explained at /docs/problems).',
+/**
+ * pydantic's `ctx` of an item: the limit a bound check names (gt, ge, lt, le: integers, as the
+ * bounds of integer inputs are) or, for a JSON syntax error, the decoder's `error`.
+ */
+const VALIDATION_CONTEXT: JsonSchema = {
+  properties: {
+    gt: { type: 'integer', title: 'Greater Than' },
+    ge: { type: 'integer', title: 'Greater Than Or Equal' },
+    lt: { type: 'integer', title: 'Less Than' },
+    le: { type: 'integer', title: 'Less Than Or Equal' },
+    error: { type: 'string', title: 'Error' },
   },
-  title: { type: 'string', title: 'Title' },
-  status: { type: 'integer', enum: [...new Set(entries.map(([, entry]) => entry.status))], title: 'Status' },
-  detail: { type: 'string', title: 'Detail' },
-  code: codeSchema(ALL_CODES),
+  type: 'object',
+  additionalProperties: false,
+  title: 'Context',
 };
-const PROBLEM_REQUIRED = ['type', 'title', 'status', 'detail', 'code'];
 
-const DEFAULT_SCHEMAS: FormatSchemas = {
-  mediaType: JSON_TYPE,
-  validation: 'HTTPValidationError',
-  error: 'Message',
-  codedError: 'CodedMessage',
-  schemas: {
-    CodedMessage: { properties: { detail: codeAndMessage(OWN_CODES) }, type: 'object', required: ['detail'], title: 'CodedMessage' },
+function defaultSchemas(codes: ReadonlySet<ErrorCode>): Record<string, JsonSchema> {
+  const coded = inCatalogueOrder(codes, (code) => ERROR_CATALOGUE[code].inDefault === 'coded');
+  return {
+    CodedMessage: {
+      properties: { detail: codeAndMessage(codeSchema(coded, "those of our own are listed in this document's description")) },
+      type: 'object',
+      required: ['detail'],
+      title: 'CodedMessage',
+    },
     HTTPValidationError: {
       properties: { detail: { items: schemaRef('ValidationError'), type: 'array', title: 'Detail' } },
       type: 'object',
@@ -70,23 +89,20 @@ const DEFAULT_SCHEMAS: FormatSchemas = {
         msg: { type: 'string', title: 'Message' },
         type: { type: 'string', title: 'Error Type' },
         input: { title: 'Input' },
-        ctx: { type: 'object', title: 'Context' },
+        ctx: VALIDATION_CONTEXT,
       },
       type: 'object',
       required: ['loc', 'msg', 'type'],
       title: 'ValidationError',
     },
-  },
-};
+  };
+}
 
-const UNIFIED_SCHEMAS: FormatSchemas = {
-  mediaType: JSON_TYPE,
-  validation: 'UnifiedValidationError',
-  error: 'UnifiedError',
-  codedError: 'UnifiedError',
-  schemas: {
+function unifiedSchemas(codes: ReadonlySet<ErrorCode>): Record<string, JsonSchema> {
+  const allowed = inCatalogueOrder(codes, (code) => code !== 'VALIDATION_FAILED');
+  return {
     UnifiedError: {
-      properties: { error: codeAndMessage(ALL_CODES.filter((code) => code !== 'VALIDATION_FAILED')) },
+      properties: { error: codeAndMessage(codeSchema(allowed, "HTTP_<status>, or one of our own listed in this document's description")) },
       type: 'object',
       required: ['error'],
       title: 'UnifiedError',
@@ -115,19 +131,31 @@ const UNIFIED_SCHEMAS: FormatSchemas = {
       required: ['error'],
       title: 'UnifiedValidationError',
     },
-  },
-};
+  };
+}
 
-const PROBLEM_SCHEMAS: FormatSchemas = {
-  mediaType: PROBLEM_JSON_TYPE,
-  validation: 'ValidationProblem',
-  error: 'Problem',
-  codedError: 'Problem',
-  schemas: {
-    Problem: { properties: PROBLEM_PROPERTIES, type: 'object', required: PROBLEM_REQUIRED, title: 'Problem' },
+function problemSchemas(codes: ReadonlySet<ErrorCode>): Record<string, JsonSchema> {
+  const allowed = inCatalogueOrder(codes);
+  /** RFC 9457's members, and our wire code as the extension member `code`. */
+  const properties: Record<string, JsonSchema> = {
+    type: {
+      type: 'string',
+      format: 'uri-reference',
+      enum: [...new Set(allowed.map(problemType))],
+      title: 'Type',
+      description: 'about:blank, or the URI of one of our own problem types, relative to the service (explained at /docs/problems).',
+    },
+    title: { type: 'string', title: 'Title' },
+    status: { type: 'integer', enum: [...new Set(allowed.map((code) => ERROR_CATALOGUE[code].status))], title: 'Status' },
+    detail: { type: 'string', title: 'Detail' },
+    code: codeSchema(allowed, 'explained at /docs/problems'),
+  };
+  const required = ['type', 'title', 'status', 'detail', 'code'];
+  return {
+    Problem: { properties, type: 'object', required, title: 'Problem' },
     ValidationProblem: {
       properties: {
-        ...PROBLEM_PROPERTIES,
+        ...properties,
         errors: {
           items: {
             properties: {
@@ -144,14 +172,23 @@ const PROBLEM_SCHEMAS: FormatSchemas = {
         },
       },
       type: 'object',
-      required: [...PROBLEM_REQUIRED, 'errors'],
+      required: [...required, 'errors'],
       title: 'ValidationProblem',
     },
-  },
-};
+  };
+}
 
-export const ERROR_SCHEMAS: Readonly<Record<ErrorFormatName, FormatSchemas>> = {
-  default: DEFAULT_SCHEMAS,
-  unified: UNIFIED_SCHEMAS,
-  problem: PROBLEM_SCHEMAS,
-};
+/**
+ * The error schemas of a format, allowing exactly `codes`: the codes the document's answers carry
+ * (a service's document names no code, problem type or status that service never answers).
+ */
+export function errorSchemas(format: ErrorFormatName, codes: ReadonlySet<ErrorCode>): Readonly<Record<string, JsonSchema>> {
+  switch (format) {
+    case 'default':
+      return defaultSchemas(codes);
+    case 'unified':
+      return unifiedSchemas(codes);
+    case 'problem':
+      return problemSchemas(codes);
+  }
+}

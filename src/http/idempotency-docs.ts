@@ -1,9 +1,9 @@
 // How an idempotent operation is documented: the Idempotency-Key header parameter, the
-// Idempotent-Replayed header of a replay, and the answers the key adds. The contract fixes each
-// operation's three-digit codes (the to-do table, and D10 for the bank), so the key's 400 and 409
-// are described by a `4XX` range, and its 422 joins the validation 422 as another body it may have.
+// Idempotent-Replayed header of a replay, and the range its answers are read under. The contract
+// fixes each operation's three-digit codes (the to-do table, and D10 for the bank), so the key's
+// 400 and 409 are described by a `4XX` range, and its 422 joins the validation 422 as another body
+// it may have (openapi.ts places each answer).
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_LENGTH_MAX, IDEMPOTENCY_KEY_PATTERN } from './idempotency-key.js';
-import type { JsonSchema } from './schema.js';
 
 export function idempotencyKeyParameter(required: boolean): Record<string, unknown> {
   return {
@@ -26,18 +26,13 @@ export const REPLAYED_HEADER_DOC: Record<string, unknown> = {
   },
 };
 
-/** The 4XX range: what the key adds beside the operation's listed codes. */
-export function keyAnswersResponse(content: JsonSchema): Record<string, unknown> {
-  return {
-    description:
-      'Idempotency-Key answers: 400 for a key that is not 1 to 255 printable ASCII characters but the comma (or a missing one, when keys ' +
-      'are required), 409 (with Retry-After) while a request with the same key is still running. A recorded outcome ' +
-      'replays with its own status, whatever it is.',
-    headers: {
-      'Retry-After': { description: 'On a 409: seconds after which to send the same request again.', schema: { type: 'string' } },
-    },
-    content,
-  };
-}
+/** The 4XX range: what the key adds beside the operation's listed codes, and any other 4xx the operation answers. */
+export const KEY_ANSWERS_DESCRIPTION =
+  'Client errors beside the listed codes, each shown as an example. The Idempotency-Key adds 400 for a key that is not 1 to 255 ' +
+  'printable ASCII characters but the comma (or a missing one, when keys are required) and 409 (with Retry-After) while a request ' +
+  'with the same key is still running; where a listed code is the same status, its row shows the answer instead. A recorded ' +
+  'outcome replays with its own status, whatever it is.';
 
-export const REUSED_KEY_DESCRIPTION = 'Validation Error, or an Idempotency-Key already used for another request (another method, path or body)';
+export const RETRY_AFTER_HEADER_DOC: Record<string, unknown> = {
+  'Retry-After': { description: 'On a 409: seconds after which to send the same request again.', schema: { type: 'string' } },
+};

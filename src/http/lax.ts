@@ -285,6 +285,16 @@ const I64_MAX = 2n ** 63n - 1n;
 const I64_BOUND_F64 = 2 ** 63;
 
 /** str_as_bool: exact words, ASCII case-insensitive; no trimming. */
+/**
+ * The strings str_as_bool reads, by the value they give (letters in any ASCII case): what the
+ * documents list as a boolean field's other accepted values. strAsBool below compares them one by
+ * one rather than looking them up; test/http/lax.test.ts checks that the two agree.
+ */
+export const LAX_BOOL_WORDS = {
+  true: ['1', 't', 'y', 'yes', 'on', 'true'],
+  false: ['0', 'f', 'n', 'no', 'off', 'false'],
+} as const;
+
 function strAsBool(s: string): BoolOutcome {
   switch (s.length) {
     case 1:

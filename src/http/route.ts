@@ -14,20 +14,15 @@ export interface Reply {
 }
 
 /**
- * The body of a documented error, drawn in the active error format:
- * - `error`: an HTTP error with a string detail;
- * - `coded-error`: an HTTP error whose detail is a `{code, message}` object;
- * - `internal`: an unhandled failure (plain text, or the catch-all's envelope);
- * - `business`: a business-rule failure, which only the unified format recognises: there it has this
- *   status, and in the default format it is an unhandled failure (500).
+ * A documented error response beside the success and the 422: the error the operation throws, as a
+ * representative instance (`accountNotFound('carol')`). The document renders it through the one
+ * renderer in the active format: its status is the row's (insufficient funds is 400 in the unified
+ * format and the default format's unhandled 500), its body the row's example, its kind the row's
+ * schema. Nothing about its body is declared beside it, so nothing can drift from what is answered.
  */
-export type ErrorModel = 'error' | 'coded-error' | 'internal' | 'business';
-
-/** A documented response beside the success and the 422, with the model its body follows. */
-export interface DocumentedResponse {
+export interface DocumentedError {
   readonly description: string;
-  /** An error body in the active format, or the name of a component schema. */
-  readonly model: ErrorModel | string;
+  readonly error: Error;
   /** Response headers the answer always carries, by name, with what they say. */
   readonly headers?: Readonly<Record<string, string>>;
 }
@@ -35,9 +30,23 @@ export interface DocumentedResponse {
 export interface RouteDocs {
   /** FastAPI derives summary and operationId from the handler's name; we declare it. */
   readonly name: string;
+  /** What the operation does beyond its name, where a reader could not guess it. */
+  readonly description?: string;
   /** Component name of the success body, or undefined for an undescribed JSON body. */
   readonly responseModel?: string;
-  readonly responses?: Readonly<Record<number, DocumentedResponse>>;
+  /**
+   * A representative success body, written by the service's own writer (todoJson, accountJson): the
+   * example of the success rows. Required when the success has a body.
+   */
+  readonly example?: string;
+  readonly responses?: readonly DocumentedError[];
+  /**
+   * Errors the operation answers that no row of its own lists (the contract fixes a to-do
+   * operation's codes), as representative instances: each is shown, rendered in the active format,
+   * as an example of the row a client reads it under (`4XX` or `default`). The contract layer adds
+   * those it causes itself (a body's 400 and 413, the Idempotency-Key's answers, an unhandled failure).
+   */
+  readonly otherErrors?: readonly Error[];
   /** False for an operation that never succeeds: its success status is then not documented. */
   readonly succeeds?: boolean;
   /**

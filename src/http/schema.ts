@@ -2,7 +2,7 @@
 // and describes itself as JSON Schema for the OpenAPI document.
 import type { ValidationItem } from './errors.js';
 import { JsonObject, type JsonValue } from './json-value.js';
-import { boolFromJson, constraintMessage, MESSAGES, readIntText } from './lax.js';
+import { boolFromJson, constraintMessage, LAX_BOOL_WORDS, MESSAGES, readIntText } from './lax.js';
 
 export type Loc = readonly (string | number)[];
 export type Issues = ValidationItem[];
@@ -95,10 +95,17 @@ export function strField(title: string): FieldSpec<string> {
   };
 }
 
+/** What a lax boolean takes beside true and false, said in its schema (a client sees `type: boolean` only). */
+const words = (list: readonly string[]): string => list.map((word) => `"${word}"`).join(', ');
+export const LAX_BOOL_DESCRIPTION =
+  "Also accepted, as pydantic's lax mode reads a boolean: the numbers 1 and 0 (1.0 and 0.0 too), and the strings " +
+  `${words(LAX_BOOL_WORDS.true)} for true and ${words(LAX_BOOL_WORDS.false)} for false, letters in any case. ` +
+  'Anything else is refused with 422.';
+
 /** A boolean field with pydantic's lax words and numbers. */
 export function boolField(title: string, defaultValue: boolean): FieldSpec<boolean> {
   return {
-    jsonSchema: { type: 'boolean', title, default: defaultValue },
+    jsonSchema: { type: 'boolean', title, default: defaultValue, description: LAX_BOOL_DESCRIPTION },
     default: defaultValue,
     fromJson(value, loc, issues) {
       const outcome = boolFromJson(value);

@@ -16,9 +16,13 @@ export const TODO_SCHEMA: JsonSchema = {
     done: { type: 'boolean', title: 'Done', default: false },
   },
   type: 'object',
-  required: ['id', 'title'],
+  // An answer always carries all three (todoJson): `done` is required here, unlike in TodoIn.
+  required: ['id', 'title', 'done'],
   title: 'Todo',
 };
+
+/** The item the documents show: the one the store holds at start. */
+export const EXAMPLE_TODO: Todo = { id: 1, title: 'Buy milk', done: false };
 
 /** The wire form, keys in the reference's order. */
 export function todoJson(todo: Todo): string {

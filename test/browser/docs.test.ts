@@ -85,6 +85,46 @@ processSuiteUnless(skip, 'documentation in a browser', () => {
       }),
     ));
 
+  test("Swagger UI shows each response row its own example, with that row's status, and no server selector", async () => {
+    /** The example Swagger UI shows for one response row of one operation, as JSON. */
+    const shownExample = async (page: Page, path: string, code: string): Promise<unknown> => {
+      await page.locator('.opblock-summary', { hasText: path }).first().click();
+      const example = page.locator(`tr.response[data-code="${code}"] pre.example`).first();
+      await example.waitFor({ timeout: 10_000 });
+      return JSON.parse(await example.innerText());
+    };
+    await withServer({ service: 'bank', errors: 'problem' }, (url) =>
+      withBrowser(async (browser) => {
+        const { foreign, errors, page } = await openOffline(browser, `${url}/docs`);
+        await page.waitForSelector('.opblock', { timeout: 15_000 });
+        // The issue's case: this row showed the schema's first enum values, status 400 and HTTP_400.
+        assert.deepEqual(await shownExample(page, '/secret', '401'), {
+          type: 'about:blank',
+          title: 'Unauthorized',
+          status: 401,
+          detail: 'Login needed',
+          code: 'HTTP_401',
+        });
+        assert.equal(await page.locator('.servers').count(), 0, 'a server selector');
+        assert.deepEqual(foreign, []);
+        assert.deepEqual(errors, []);
+      }),
+    );
+    await withServer({ service: 'bank' }, (url) =>
+      withBrowser(async (browser) => {
+        const { foreign, errors, page } = await openOffline(browser, `${url}/docs`);
+        await page.waitForSelector('.opblock', { timeout: 15_000 });
+        // And this one showed NOT_ENOUGH_MONEY, a code the default format never even sends.
+        assert.deepEqual(await shownExample(page, '/accounts/{account}/limits', '403'), {
+          detail: { code: 'LIMITS_HIDDEN', message: 'Only managers can see limits' },
+        });
+        assert.equal(await page.locator('.servers').count(), 0, 'a server selector');
+        assert.deepEqual(foreign, []);
+        assert.deepEqual(errors, []);
+      }),
+    );
+  });
+
   test('ReDoc at /redoc renders the API, offline', () =>
     withServer({ service: 'bank', errors: 'unified' }, (url) =>
       withBrowser(async (browser) => {

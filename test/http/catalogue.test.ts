@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { catalogueEntries, PROBLEM_TYPE_BASE, problemType } from '../../src/http/catalogue.js';
+import { DEFAULT_IDEMPOTENCY_TTL_MS } from '../../src/http/idempotency.js';
 import { get } from '../support/http.js';
 import { withServer } from '../support/server.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
@@ -40,8 +41,11 @@ describe('error catalogue', { timeout: SUITE_TIMEOUT_MS }, () => {
     }
   });
 
-  test('every own problem type is explained at the page its URI points to', async () => {
-    await withServer({ service: 'bank' }, async (url) => {
+  test('every own problem type is explained at the page its URI points to, by a service that answers it', async () => {
+    // The page is served with problem details, and explains the types its service answers: the bank
+    // answers every own problem, IDEMPOTENCY_KEY_REQUIRED when it requires keys.
+    const requireKeys = { required: true, ttlMs: DEFAULT_IDEMPOTENCY_TTL_MS };
+    await withServer({ service: 'bank', errors: 'problem', idempotency: requireKeys }, async (url) => {
       const res = await get(url, PROBLEM_TYPE_BASE.slice(0, PROBLEM_TYPE_BASE.indexOf('#')));
       assert.equal(res.status, 200);
       assert.equal(res.headers['content-type'], 'text/html; charset=utf-8');

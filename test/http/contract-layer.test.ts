@@ -21,16 +21,16 @@ const n = intParam({ title: 'N', ge: -10, le: 10 });
 function routes(calls: string[]): Route[] {
   return [
     defineRoute({
-      method: 'GET', path: '/things/{n}', status: 200, params: { n }, docs: { name: 'read_thing' },
+      method: 'GET', path: '/things/{n}', status: 200, params: { n }, docs: { name: 'read_thing', example: '{"n":1}' },
       handle: ({ params }) => jsonReply(200, JSON.stringify({ n: params.n })),
     }),
     defineRoute({
       // Its parameters declared in the other order than the path names them.
-      method: 'GET', path: '/pairs/{first}/{second}', status: 200, params: { second: n, first: n }, docs: { name: 'read_pair' },
+      method: 'GET', path: '/pairs/{first}/{second}', status: 200, params: { second: n, first: n }, docs: { name: 'read_pair', example: '{"first":1,"second":2}' },
       handle: ({ params }) => jsonReply(200, JSON.stringify({ first: params.first, second: params.second })),
     }),
     defineRoute({
-      method: 'PUT', path: '/things/{n}', status: 200, params: { n }, body: thing, docs: { name: 'put_thing' },
+      method: 'PUT', path: '/things/{n}', status: 200, params: { n }, body: thing, docs: { name: 'put_thing', example: '{"n":1,"name":"x","ok":false}' },
       handle: ({ params, body }) => jsonReply(200, JSON.stringify({ n: params.n, ...body })),
     }),
     defineRoute({
@@ -38,29 +38,29 @@ function routes(calls: string[]): Route[] {
       handle: () => ({ status: 204, body: '{"a value":"that must not be sent"}' }),
     }),
     defineRoute({
-      method: 'POST', path: '/things', status: 201, params: {}, body: thing, docs: { name: 'create_thing' },
+      method: 'POST', path: '/things', status: 201, params: {}, body: thing, docs: { name: 'create_thing', example: '{"name":"x","ok":false}' },
       handle: ({ body }) => {
         calls.push(body.name);
         return jsonReply(201, JSON.stringify(body));
       },
     }),
     defineRoute({
-      method: 'GET', path: '/own-headers', status: 200, params: {}, docs: { name: 'own headers' },
+      method: 'GET', path: '/own-headers', status: 200, params: {}, docs: { name: 'own headers', example: '{}' },
       handle: () => ({ status: 200, body: '{}', headers: { 'content-type': 'text/html', 'Content-Length': '999', 'X-REQUEST-ID': 'forged', 'X-Own': 'kept' } }),
     }),
     defineRoute({
-      method: 'GET', path: '/unsendable', status: 200, params: {}, docs: { name: 'unsendable' },
+      method: 'GET', path: '/unsendable', status: 200, params: {}, docs: { name: 'unsendable', example: '{}' },
       // A valid header, then one node:http refuses to write (a line break would split the header).
       handle: () => ({ status: 200, body: '{}', headers: UNSENDABLE_HEADERS }),
     }),
     defineRoute({
-      method: 'GET', path: '/boom', status: 200, params: {}, docs: { name: 'boom' },
+      method: 'GET', path: '/boom', status: 200, params: {}, docs: { name: 'boom', succeeds: false },
       handle: () => {
         throw new Error(`internal detail ${SECRET}`);
       },
     }),
     defineRoute({
-      method: 'GET', path: '/boom-without-error', status: 200, params: {}, docs: { name: 'boom without error' },
+      method: 'GET', path: '/boom-without-error', status: 200, params: {}, docs: { name: 'boom without error', succeeds: false },
       // What a careless library can do: reject with nothing at all.
       handle: () => Promise.reject(undefined),
     }),
@@ -445,7 +445,7 @@ describe('responses', { timeout: SUITE_TIMEOUT_MS }, () => {
       title: 'Layer test', version: '0', components: {}, ready: async () => true, close: async () => undefined,
       routes: [
         defineRoute({
-          method: 'GET', path: '/later', status: 200, params: {}, docs: { name: 'later' },
+          method: 'GET', path: '/later', status: 200, params: {}, docs: { name: 'later', example: '{}' },
           handle: async () => {
             arrived();
             await released;

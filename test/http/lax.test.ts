@@ -5,7 +5,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { JsonObject, PyFloat, type JsonValue } from '../../src/http/json-value.js';
+import { LAX_BOOL_DESCRIPTION } from '../../src/http/schema.js';
 import {
+  LAX_BOOL_WORDS,
   MESSAGES,
   boolFromJson,
   constraintMessage,
@@ -329,6 +331,32 @@ test('int: intFromText returns a bigint; readIntText a number for plain digits, 
 });
 
 // ---------------------------------------------------------------- boolFromJson
+
+test('bool: the values the documents list are read as they say, in any letter case, and their near misses are refused', () => {
+  for (const value of [true, false] as const) {
+    for (const word of LAX_BOOL_WORDS[value ? 'true' : 'false']) {
+      assertBools([
+        [word, value],
+        [word.toUpperCase(), value],
+        [word.charAt(0).toUpperCase() + word.slice(1), value],
+      ]);
+      assertBools([
+        [`${word}s`, 'bool_parsing'],
+        [` ${word}`, 'bool_parsing'],
+      ]);
+      assert.ok(LAX_BOOL_DESCRIPTION.includes(`"${word}"`), `the description names "${word}"`);
+    }
+  }
+  // The numbers the description names, as JSON integers and floats.
+  assertBools([
+    [1, true],
+    [0, false],
+    [new PyFloat(1), true],
+    [new PyFloat(0), false],
+    [2, 'bool_parsing'],
+  ]);
+  assert.match(LAX_BOOL_DESCRIPTION, /the numbers 1 and 0 \(1\.0 and 0\.0 too\)/);
+});
 
 test('bool: booleans are themselves (validate_bool, PyBool)', () => {
   assertBools([

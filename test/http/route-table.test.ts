@@ -14,7 +14,7 @@ const id = intParam({ title: 'Id', ge: 0, le: 100 });
 const name = strParam('Name');
 const ok = () => jsonReply(200, '{}');
 const route = (method: 'GET' | 'POST', path: string, params: Record<string, typeof id | typeof name> = {}): Route =>
-  defineRoute({ method, path, status: 200, params, docs: { name: `${method} ${path}` }, handle: ok });
+  defineRoute({ method, path, status: 200, params, docs: { name: `${method} ${path}`, example: '{}' }, handle: ok });
 
 /** Asserts that the table is refused with a RouteTableError whose message is exactly `message`. */
 function assertRefused(service: readonly Route[], builtIn: readonly Route[], message: string): void {

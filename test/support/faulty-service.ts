@@ -12,8 +12,8 @@ const faulty: ServiceDefinition = {
   title: 'Faulty',
   version: '0',
   routes: [
-    defineRoute({ method: 'GET', path: '/unavailable', status: 200, params: {}, docs: { name: 'unavailable' }, handle: () => { throw serviceUnavailable(); } }),
-    defineRoute({ method: 'GET', path: '/boom', status: 200, params: {}, docs: { name: 'boom' }, handle: () => { throw new Error(FAILURE_TEXT); } }),
+    defineRoute({ method: 'GET', path: '/unavailable', status: 200, params: {}, docs: { name: 'unavailable', succeeds: false }, handle: () => { throw serviceUnavailable(); } }),
+    defineRoute({ method: 'GET', path: '/boom', status: 200, params: {}, docs: { name: 'boom', succeeds: false }, handle: () => { throw new Error(FAILURE_TEXT); } }),
   ],
   components: {},
   ready: async () => false,

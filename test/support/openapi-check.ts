@@ -9,14 +9,20 @@ import type { RawResponse } from './http.js';
 // ajv-formats is CommonJS: its default export is the function itself under Node's interop.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
-interface ResponseObject {
-  readonly content?: Readonly<Record<string, { readonly schema: unknown }>>;
+export interface MediaTypeObject {
+  readonly schema: unknown;
+  readonly example?: unknown;
+  readonly examples?: Readonly<Record<string, { readonly summary?: string; readonly value: unknown }>>;
+}
+export interface ResponseObject {
+  readonly description: string;
+  readonly content?: Readonly<Record<string, MediaTypeObject>>;
   readonly headers?: Readonly<Record<string, { readonly required?: boolean }>>;
 }
-interface Operation {
+export interface Operation {
   readonly responses: Readonly<Record<string, ResponseObject>>;
 }
-interface Document {
+export interface Document {
   readonly paths: Readonly<Record<string, Readonly<Record<string, Operation>>>>;
   readonly components: { readonly schemas: Readonly<Record<string, unknown>> };
 }
@@ -25,7 +31,8 @@ const SCHEMA_PREFIX = 'urn:components:';
 
 export class OpenApiChecker {
   private readonly ajv: Ajv2020;
-  private readonly document: Document;
+  /** The document, its component references rewritten as ids Ajv resolves (SCHEMA_PREFIX + name). */
+  readonly document: Document;
   private readonly compiled = new Map<unknown, ValidateFunction>();
 
   constructor(document: unknown) {
@@ -74,6 +81,19 @@ export class OpenApiChecker {
     return found;
   }
 
+  /** What is wrong with a value by a schema of the document; undefined when nothing is. */
+  schemaErrors(schema: unknown, value: unknown): string | undefined {
+    const validate = this.validator(schema);
+    return validate(value) ? undefined : this.ajv.errorsText(validate.errors);
+  }
+
+  /** A schema of the document with its component reference, if it is one, followed. */
+  resolve(schema: unknown): Readonly<Record<string, unknown>> {
+    const ref = (schema as { $ref?: unknown }).$ref;
+    if (typeof ref === 'string' && ref.startsWith(SCHEMA_PREFIX)) return this.resolve(this.document.components.schemas[ref.slice(SCHEMA_PREFIX.length)]);
+    return schema as Readonly<Record<string, unknown>>;
+  }
+
   private validator(schema: unknown): ValidateFunction {
     let validate = this.compiled.get(schema);
     if (validate === undefined) {
@@ -82,4 +102,16 @@ export class OpenApiChecker {
     }
     return validate;
   }
+}
+
+/** Every code an error schema of a document allows (the enums and consts its schemas title Code). */
+export function allowedCodes(node: unknown, into = new Set<string>()): Set<string> {
+  if (Array.isArray(node)) for (const item of node) allowedCodes(item, into);
+  else if (typeof node === 'object' && node !== null) {
+    const record = node as Readonly<Record<string, unknown>>;
+    if (record.title === 'Code' && Array.isArray(record.enum)) for (const code of record.enum) into.add(String(code));
+    if (record.title === 'Code' && typeof record.const === 'string') into.add(record.const);
+    for (const value of Object.values(record)) allowedCodes(value, into);
+  }
+  return into;
 }

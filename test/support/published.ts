@@ -14,43 +14,50 @@ export interface PublishedMode {
   /** The fixture's folder: test/fixtures/published/<name>/. */
   readonly name: string;
   readonly server: TestServerOptions;
-  /** The pages are recorded once for each title: they differ in nothing else. */
-  readonly pages: boolean;
+  /**
+   * The pages recorded: /docs and /redoc once for each title (they differ in nothing else), and
+   * /docs/problems in each problem-details mode that has one recorded (it lists its service's own
+   * problem types; no other format serves it).
+   */
+  readonly pages: readonly Page[];
 }
 
-export const MODES: readonly PublishedMode[] = [
-  { name: 'todo-default', server: { service: 'todo' }, pages: true },
-  { name: 'todo-unified', server: { service: 'todo', errors: 'unified' }, pages: false },
-  { name: 'todo-unified-catchall', server: { service: 'todo', errors: 'unified', catchAll: true }, pages: false },
-  { name: 'todo-problem', server: { service: 'todo', errors: 'problem' }, pages: false },
-  { name: 'todo-default-keys-required', server: { service: 'todo', idempotency: { required: true, ttlMs: DEFAULT_IDEMPOTENCY_TTL_MS } }, pages: false },
-  { name: 'bank-default', server: { service: 'bank' }, pages: true },
-  { name: 'bank-unified', server: { service: 'bank', errors: 'unified' }, pages: true },
-  { name: 'bank-unified-catchall', server: { service: 'bank', errors: 'unified', catchAll: true }, pages: true },
-  { name: 'bank-problem', server: { service: 'bank', errors: 'problem' }, pages: true },
-  { name: 'bank-problem-keys-required', server: { service: 'bank', errors: 'problem', idempotency: { required: true, ttlMs: DEFAULT_IDEMPOTENCY_TTL_MS } }, pages: false },
-];
-
 /** The pages and the file each is kept in. */
-export const PAGES: ReadonlyMap<string, string> = new Map([
-  ['/docs', 'docs.html'],
-  ['/redoc', 'redoc.html'],
-  ['/docs/problems', 'problems.html'],
-]);
+export const PAGES = {
+  '/docs': 'docs.html',
+  '/redoc': 'redoc.html',
+  '/docs/problems': 'problems.html',
+} as const;
+export type Page = keyof typeof PAGES;
+
+const VIEWERS: readonly Page[] = ['/docs', '/redoc'];
+
+export const MODES: readonly PublishedMode[] = [
+  { name: 'todo-default', server: { service: 'todo' }, pages: VIEWERS },
+  { name: 'todo-unified', server: { service: 'todo', errors: 'unified' }, pages: [] },
+  { name: 'todo-unified-catchall', server: { service: 'todo', errors: 'unified', catchAll: true }, pages: [] },
+  { name: 'todo-problem', server: { service: 'todo', errors: 'problem' }, pages: ['/docs/problems'] },
+  { name: 'todo-default-keys-required', server: { service: 'todo', idempotency: { required: true, ttlMs: DEFAULT_IDEMPOTENCY_TTL_MS } }, pages: [] },
+  { name: 'bank-default', server: { service: 'bank' }, pages: VIEWERS },
+  { name: 'bank-unified', server: { service: 'bank', errors: 'unified' }, pages: VIEWERS },
+  { name: 'bank-unified-catchall', server: { service: 'bank', errors: 'unified', catchAll: true }, pages: VIEWERS },
+  { name: 'bank-problem', server: { service: 'bank', errors: 'problem' }, pages: [...VIEWERS, '/docs/problems'] },
+  { name: 'bank-problem-keys-required', server: { service: 'bank', errors: 'problem', idempotency: { required: true, ttlMs: DEFAULT_IDEMPOTENCY_TTL_MS } }, pages: [] },
+];
 
 export interface Published {
   /** /openapi.json as served: compact JSON. */
   readonly openapi: string;
-  /** Each page of PAGES, as served (none when the mode's pages are not recorded). */
-  readonly pages: ReadonlyMap<string, string>;
+  /** Each page the mode records, as served. */
+  readonly pages: ReadonlyMap<Page, string>;
 }
 
 export async function fetchPublished(mode: PublishedMode): Promise<Published> {
   let published: Published | undefined;
   await withServer(mode.server, async (url) => {
     const openapi = (await get(url, '/openapi.json')).text;
-    const pages = new Map<string, string>();
-    if (mode.pages) for (const page of PAGES.keys()) pages.set(page, (await get(url, page)).text);
+    const pages = new Map<Page, string>();
+    for (const page of mode.pages) pages.set(page, (await get(url, page)).text);
     published = { openapi, pages };
   });
   if (published === undefined) throw new Error(`nothing fetched for ${mode.name}`);
@@ -58,14 +65,14 @@ export async function fetchPublished(mode: PublishedMode): Promise<Published> {
 }
 
 const fileOf = (mode: PublishedMode, name: string): URL => new URL(`${mode.name}/${name}`, DIR);
-const pageFileOf = (mode: PublishedMode, page: string): URL => fileOf(mode, PAGES.get(page) ?? 'unknown-page.html');
+const pageFileOf = (mode: PublishedMode, page: Page): URL => fileOf(mode, PAGES[page]);
 
 /** The recorded document, kept indented for review, made compact as the service serves it. */
 export function recordedDocument(mode: PublishedMode): string {
   return JSON.stringify(JSON.parse(readFileSync(fileOf(mode, 'openapi.json'), 'utf8')));
 }
 
-export function recordedPage(mode: PublishedMode, page: string): string {
+export function recordedPage(mode: PublishedMode, page: Page): string {
   return readFileSync(pageFileOf(mode, page), 'utf8');
 }
 

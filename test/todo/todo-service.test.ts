@@ -240,13 +240,35 @@ describe('documentation', { timeout: SUITE_TIMEOUT_MS }, () => {
     };
     const notFound = doc.paths['/v2/todos/{todo_id}']?.get?.responses['404'];
     assert.equal(notFound?.description, 'No todo with this id');
-    assert.deepEqual(notFound?.content, { 'application/json': { schema: { $ref: '#/components/schemas/Message' } } });
+    assert.deepEqual(notFound?.content, {
+      'application/json': {
+        schema: { $ref: '#/components/schemas/Message' },
+        examples: { HTTP_404: { summary: '404 Todo not found', value: { detail: 'Todo not found' } } },
+      },
+    });
     assert.deepEqual(doc.components.schemas.Message, {
       properties: { detail: { type: 'string', title: 'Detail' } },
       type: 'object',
       required: ['detail'],
       title: 'Message',
     });
+  });
+
+  test('the document says what the service takes and does: lax booleans for done, done in every answer, /oops deleting without a check', async () => {
+    type Schema = { properties: Record<string, { description?: string }>; required: string[] };
+    const doc = json(await get(docsServer.url, '/openapi.json')) as {
+      paths: Record<string, Record<string, { description?: string }>>;
+      components: { schemas: Record<string, Schema> };
+    };
+    const lax = doc.components.schemas.TodoIn?.properties.done?.description ?? '';
+    for (const accepted of ['the numbers 1 and 0', '"yes"', '"off"', 'in any case']) assert.ok(lax.includes(accepted), `done's description says ${accepted}`);
+    // What the description says is what the service does: "yes" creates a done item, "2" is refused.
+    assert.equal((json(await postJson(docsServer.url, '/todos', '{"title":"lax","done":"yes"}')) as { done: boolean }).done, true);
+    assert.equal((await postJson(docsServer.url, '/todos', '{"title":"lax","done":"2"}')).status, 422);
+    assert.deepEqual(doc.components.schemas.Todo?.required, ['id', 'title', 'done']);
+    const oops = doc.paths['/oops/{todo_id}']?.delete?.description ?? '';
+    assert.match(oops, /whether or not it existed/);
+    assert.match(oops, /really removed/);
   });
 
   test('/docs and /redoc are HTML pages whose scripts are served locally, not from a CDN', async () => {
