@@ -2,38 +2,13 @@
 // pages must render from what our own server serves, show each operation's codes, try no other
 // host at all (no exceptions), and log no console error (a missing favicon included).
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
+import { browserSkip, withBrowser } from '../support/browser.js';
 import { withServer } from '../support/server.js';
 import { processSuiteUnless } from '../support/suite.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const required = process.env.REQUIRE_BROWSER === '1';
-const available = existsSync(CHROMIUM);
-if (!available && required) throw new Error(`REQUIRE_BROWSER=1 but ${CHROMIUM} is missing (apt-get install chromium)`);
-const skip = available ? false : `no browser at ${CHROMIUM}: install Debian's chromium to run the documentation tests`;
-
-async function withBrowser(body: (browser: BrowserContext) => Promise<void>): Promise<void> {
-  const profile = mkdtempSync(join(tmpdir(), 'docs-browser-'));
-  // A fresh profile directory each time, as the machine's notes require.
-  const browser = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync',
-    ],
-  });
-  try {
-    await body(browser);
-  } finally {
-    await browser.close();
-    rmSync(profile, { recursive: true, force: true });
-  }
-}
+const skip = browserSkip();
 
 interface OfflinePage {
   readonly page: Page;

@@ -73,7 +73,7 @@ describe('CORS', { timeout: SUITE_TIMEOUT_MS }, () => {
       {
         title: 'Away',
         version: '0',
-        routes: [defineRoute({ method: 'GET', path: '/away', status: 200, params: {}, docs: { name: 'away' }, handle: () => { throw serviceUnavailable(); } })],
+        routes: [defineRoute({ method: 'GET', path: '/away', status: 200, params: {}, docs: { name: 'away', succeeds: false }, handle: () => { throw serviceUnavailable(); } })],
         components: {},
         ready: async () => false,
         close: async () => undefined,
