@@ -71,16 +71,19 @@ export function prepareTodoRead(db: SqliteDatabase): (id: number) => TodoRow | u
   };
 }
 
+/**
+ * A create in one statement: the new id is computed, checked and taken under the same write lock;
+ * past TODO_ID_MAX it inserts nothing and returns no row (D11). MAX(id) stands alone in a scalar
+ * subquery so that SQLite reads it from the end of the primary key; as a column of a query with a
+ * WHERE around it, SQLite scanned the whole table on every create.
+ */
+export const CREATE_NEXT_SQL = `INSERT INTO todos (id, title, done)
+  SELECT next.id, ?, ? FROM (SELECT COALESCE((SELECT MAX(id) FROM todos), 0) + 1 AS id) AS next WHERE next.id <= ${TODO_ID_MAX}
+  RETURNING id`;
+
 /** Applies one write; it must run inside a write transaction (each is atomic only there). */
 export function prepareTodoWrites(db: SqliteDatabase): (write: TodoWrite) => TodoWriteOutcome {
-  // One statement: the new id is computed, checked and taken under the same write lock. Past
-  // TODO_ID_MAX it inserts nothing and returns no row (D11).
-  const insertNext = db
-    .prepare<[string, number], { id: number }>(
-      `INSERT INTO todos (id, title, done)
-       SELECT next.id, ?, ? FROM (SELECT COALESCE(MAX(id), 0) + 1 AS id FROM todos) AS next WHERE next.id <= ${TODO_ID_MAX}
-       RETURNING id`,
-    );
+  const insertNext = db.prepare<[string, number], { id: number }>(CREATE_NEXT_SQL);
   const update = db.prepare<[string, number, number]>('UPDATE todos SET title = ?, done = ? WHERE id = ?');
   const insert = db.prepare<[number, string, number]>('INSERT INTO todos (id, title, done) VALUES (?, ?, ?)');
   const remove = db.prepare<[number]>('DELETE FROM todos WHERE id = ?');

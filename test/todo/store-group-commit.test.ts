@@ -5,7 +5,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import Database from 'better-sqlite3';
 import { openSqliteTodoStore } from '../../src/todo/store-sqlite.js';
+import { CREATE_NEXT_SQL, TODO_MIGRATIONS } from '../../src/todo/store-sqlite-schema.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 import { createTodo } from '../support/todos.js';
 
@@ -15,6 +17,19 @@ let files = 0;
 const freshFile = (): string => join(dir, `todo-${++files}.sqlite`);
 
 describe('group-commit SQLite to-do store', { timeout: SUITE_TIMEOUT_MS }, () => {
+  test('a create finds the largest id through the primary key: it never scans the table, whatever its size', () => {
+    const db = new Database(':memory:');
+    try {
+      for (const migration of TODO_MIGRATIONS) db.exec(migration.sql);
+      const plan = db.prepare(`EXPLAIN QUERY PLAN ${CREATE_NEXT_SQL}`).all('title', 0) as { detail: string }[];
+      const steps = plan.map((step) => step.detail);
+      assert.ok(steps.some((step) => /^SEARCH todos/.test(step)), steps.join(' | '));
+      assert.ok(!steps.some((step) => /^SCAN todos/.test(step)), steps.join(' | '));
+    } finally {
+      db.close();
+    }
+  });
+
   test('100 concurrent creates take the ids 2 to 101, each once, and each is readable at once', async () => {
     const store = await openSqliteTodoStore(freshFile());
     try {
