@@ -2,6 +2,7 @@
 // bench/results/<date>.json for every run, and bench/results/latest.md for the newest table.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, release, totalmem } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import type { Build } from './build.js';
 import type { Ceiling } from './pgbench.js';
 import type { RoundPlan, SubjectResult } from './rounds.js';
@@ -86,3 +87,13 @@ export function writeResults(results: BenchResults, markdown: string): string {
   writeFileSync(new URL('latest.md', dir), markdown);
   return name;
 }
+
+/** bench/results/NAME/, made if missing: raw run files go there (git ignores bench/results/). */
+export function resultsFolder(name: string): string {
+  const dir = fileURLToPath(new URL(`../../bench/results/${name}/`, import.meta.url));
+  mkdirSync(dir, { recursive: true });
+  return dir.replace(/\/$/, '');
+}
+
+/** A run's date and time, for file names: 2026-11-25T15-04-05Z. */
+export const runStamp = (): string => new Date().toISOString().replace(/\.\d+Z$/, 'Z').replace(/:/g, '-');
