@@ -53,7 +53,7 @@ export interface InstructionScenario {
   readonly job: Job;
   /** Ids and balances differ between servers: such bodies are compared with their digits aside. */
   readonly bodyCheck: 'exact' | 'digits-aside';
-  /** Most instructions per request, as a multiple of the bare server's for the same request. */
+  /** Most instructions per request, as a multiple of the bare server's for the same request (the peer's: 1). */
   readonly ratioMax?: number;
   /** The peer: our GET /todos/1 must cost no more than this scenario. */
   readonly peerOf?: string;
@@ -239,59 +239,41 @@ export async function countInstructions(plan: CountPlan, dir: string, log: (line
 
   const least = (c: Counted): { total: number; mainThread: number } => c.rounds.reduce((a, b) => (b.total < a.total ? b : a));
   const rows: InstructionRow[] = [];
+  const functions: { ours: FunctionCosts | undefined; reference: FunctionCosts | undefined }[] = [];
   for (const s of chosen) {
-    const ours = measured.get(s.server)?.get(s.job.key) as Counted;
-    const bare = measured.get('bare')?.get(s.job.key);
-    if (s.peerOf !== undefined) {
-      const subject = needed.find((x) => x.name === s.peerOf) as InstructionScenario;
-      const mine = measured.get(subject.server)?.get(subject.job.key) as Counted;
-      const ratio = least(mine).total / least(ours).total;
-      rows.push({
-        scenario: s,
-        ours: least(mine).total,
-        oursMain: least(mine).mainThread,
-        reference: least(ours).total,
-        referenceMain: least(ours).mainThread,
-        ratio,
-        target: `ours ≤ 1.00 × the peer`,
-        met: ratio <= 1,
-        mismatch: answersDiffer(ours.answer, mine.answer, s.job.expectedStatus, s.bodyCheck),
-      });
-      continue;
-    }
-    const b = bare as Counted;
-    const ratio = least(ours).total / least(b).total;
-    const ratioMax = s.ratioMax as number;
-    const mismatch = answersDiffer(ours.answer, b.answer, s.job.expectedStatus, s.bodyCheck);
+    // A peer row: our count of the scenario it names over the peer's; else ours over the bare server's.
+    const peer = s.peerOf !== undefined;
+    const subject = peer ? (needed.find((x) => x.name === s.peerOf) as InstructionScenario) : s;
+    const mine = measured.get(subject.server)?.get(subject.job.key) as Counted;
+    const reference = measured.get(peer ? s.server : 'bare')?.get(s.job.key) as Counted;
+    const ratioMax = s.ratioMax ?? 1;
+    const ratio = least(mine).total / least(reference).total;
+    const mismatch = answersDiffer(mine.answer, reference.answer, s.job.expectedStatus, s.bodyCheck);
     rows.push({
       scenario: s,
-      ours: least(ours).total,
-      oursMain: least(ours).mainThread,
-      reference: least(b).total,
-      referenceMain: least(b).mainThread,
+      ours: least(mine).total,
+      oursMain: least(mine).mainThread,
+      reference: least(reference).total,
+      referenceMain: least(reference).mainThread,
       ratio,
-      target: `≤ ${ratioMax.toFixed(2)} × bare`,
+      target: peer ? 'ours ≤ 1.00 × the peer' : `≤ ${ratioMax.toFixed(2)} × bare`,
       met: mismatch === undefined && ratio <= ratioMax,
       mismatch,
     });
+    functions.push({ ours: mine.functions, reference: reference.functions });
   }
 
-  let breakdown: string | undefined;
-  if (plan.breakdown) {
-    breakdown = renderBreakdown(
-      rows.map((r) => {
-        const reference = r.scenario.peerOf === undefined ? measured.get('bare')?.get(r.scenario.job.key) : measured.get('peer')?.get(r.scenario.job.key);
-        const subject = r.scenario.peerOf === undefined ? r.scenario : (needed.find((x) => x.name === r.scenario.peerOf) as InstructionScenario);
-        return {
+  const breakdown = plan.breakdown
+    ? renderBreakdown(
+        rows.map((r, i) => ({
           name: r.scenario.name,
           met: r.met,
           referenceLabel: r.scenario.peerOf === undefined ? 'bare' : 'peer',
-          ours: measured.get(subject.server)?.get(subject.job.key)?.functions,
-          reference: reference?.functions,
-        };
-      }),
-    );
-  }
+          ours: functions[i]?.ours,
+          reference: functions[i]?.reference,
+        })),
+      )
+    : undefined;
   return { plan, valgrind: valgrindVersion(), rows, breakdown };
 }
 
