@@ -18,8 +18,14 @@ export type Group =
   | 'compiled JS, unnamed'
   | 'other';
 
-/** Instructions per request by function (its label, as callgrind or node's list names it). */
-export type FunctionCosts = ReadonlyMap<string, { readonly group: Group; readonly cost: number }>;
+export type ThreadRole = 'main thread' | 'SQLite writer thread' | "other threads (V8's helpers, libuv's pool)";
+
+export interface FunctionCosts {
+  /** Instructions per request by function (its label, as callgrind or node's list names it). */
+  readonly functions: ReadonlyMap<string, { readonly group: Group; readonly cost: number }>;
+  /** Instructions per request by thread: the first dump file is the main thread's; a later one with SQLite's code in it, the writer's. */
+  readonly threads: ReadonlyMap<ThreadRole, number>;
+}
 
 interface PerfEntry {
   readonly start: number;
@@ -31,16 +37,23 @@ interface PerfEntry {
 export function functionCosts(files: readonly string[], perfMap: string | undefined, requests: number): FunctionCosts {
   const entries = perfMap === undefined ? [] : readPerfMap(readFileSync(perfMap, 'utf8'));
   const costs = new Map<string, { group: Group; cost: number }>();
-  for (const file of files) {
+  const threads = new Map<ThreadRole, number>();
+  files.forEach((file, i) => {
+    let total = 0;
+    let sqlite = false;
     for (const [key, cost] of selfCosts(readFileSync(file, 'utf8'))) {
       const [object, fn] = key.split('\0') as [string, string];
       const { label, group } = classify(object, fn, entries);
       const entry = costs.get(label) ?? { group, cost: 0 };
       entry.cost += cost / requests;
       costs.set(label, entry);
+      total += cost / requests;
+      sqlite ||= group === 'SQLite (better-sqlite3)';
     }
-  }
-  return costs;
+    const role: ThreadRole = i === 0 ? 'main thread' : sqlite ? 'SQLite writer thread' : "other threads (V8's helpers, libuv's pool)";
+    threads.set(role, (threads.get(role) ?? 0) + total);
+  });
+  return { functions: costs, threads };
 }
 
 /**
@@ -160,7 +173,7 @@ const TOP = 15;
 const k = (n: number): string => `${(n / 1000).toFixed(2)}k`;
 const signed = (n: number): string => `${n >= 0 ? '+' : '−'}${k(Math.abs(n))}`;
 
-/** For each missed target: instructions per request by group and the functions that differ most from the reference. */
+/** For each missed target: instructions per request by group and by thread, and the functions that differ most from the reference. */
 export function renderBreakdown(rows: readonly BreakdownRow[]): string {
   const lines = ['', '## Where the instructions go, for each missed target', ''];
   lines.push(
@@ -174,7 +187,7 @@ export function renderBreakdown(rows: readonly BreakdownRow[]): string {
     const reference = row.reference;
     lines.push(`### ${row.name}`, '', `| Group | ${row.referenceLabel} | ours | difference |`, '|---|---:|---:|---:|');
     const groups = new Map<Group, { ours: number; reference: number }>();
-    for (const [costs, side] of [[ours, 'ours'], [reference, 'reference']] as const) {
+    for (const [costs, side] of [[ours.functions, 'ours'], [reference.functions, 'reference']] as const) {
       for (const { group, cost } of costs.values()) {
         const entry = groups.get(group) ?? { ours: 0, reference: 0 };
         entry[side] += cost;
@@ -188,10 +201,17 @@ export function renderBreakdown(rows: readonly BreakdownRow[]): string {
       sum.reference += g.reference;
     }
     lines.push(`| all | ${k(sum.reference)} | ${k(sum.ours)} | ${signed(sum.ours - sum.reference)} |`, '');
-    const labels = new Set([...ours.keys(), ...reference.keys()]);
+    lines.push(`| Thread | ${row.referenceLabel} | ours | difference |`, '|---|---:|---:|---:|');
+    for (const role of ['main thread', 'SQLite writer thread', "other threads (V8's helpers, libuv's pool)"] as const) {
+      const o = ours.threads.get(role) ?? 0;
+      const r = reference.threads.get(role) ?? 0;
+      if (o !== 0 || r !== 0) lines.push(`| ${role} | ${k(r)} | ${k(o)} | ${signed(o - r)} |`);
+    }
+    lines.push('');
+    const labels = new Set([...ours.functions.keys(), ...reference.functions.keys()]);
     const differences = [...labels].map((label) => {
-      const o = ours.get(label);
-      const r = reference.get(label);
+      const o = ours.functions.get(label);
+      const r = reference.functions.get(label);
       return { label, group: (o ?? r)?.group as Group, ours: o?.cost ?? 0, reference: r?.cost ?? 0 };
     });
     differences.sort((a, b) => b.ours - b.reference - (a.ours - a.reference));

@@ -3,7 +3,10 @@
 // JavaScript from node's --perf-basic-prof list.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { classify, readPerfMap, selfCosts } from '../../bench/breakdown.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { classify, functionCosts, readPerfMap, renderBreakdown, selfCosts } from '../../bench/breakdown.js';
 import { summaryOf } from '../../bench/callgrind.js';
 
 const DUMP = `# callgrind format
@@ -60,5 +63,37 @@ describe('the breakdown by function', () => {
     assert.equal(classify('/usr/bin/node', 'void v8::internal::Heap::Scavenge()', entries).group, 'V8 (builtins, interpreter, GC, compiler)');
     assert.equal(classify('/x/node_modules/better-sqlite3/build/Release/better_sqlite3.node', 'sqlite3VdbeExec', entries).group, 'SQLite (better-sqlite3)');
     assert.equal(classify('/usr/lib/x86_64-linux-gnu/libc.so.6', 'malloc', entries).group, 'libc, libstdc++');
+  });
+
+  test('a dump of several threads: costs per request by function and by thread, and the table of a missed target', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bench-breakdown-'));
+    try {
+      const main = join(dir, 'main');
+      const writer = join(dir, 'writer');
+      const helper = join(dir, 'helper');
+      writeFileSync(main, DUMP);
+      writeFileSync(writer, 'positions: instr line\nevents: Ir\nob=(1) /x/better_sqlite3.node\nfn=(1) sqlite3VdbeExec\n0x1 0 400\n');
+      writeFileSync(helper, 'positions: instr line\nevents: Ir\nob=(1) /usr/bin/node\nfn=(1) v8::internal::Heap::Scavenge()\n0x1 0 200\n');
+      const ours = functionCosts([main, writer, helper], undefined, 10);
+      assert.equal(ours.functions.get('sqlite3VdbeExec')?.cost, 40);
+      assert.equal(ours.functions.get('compiled JS, unnamed')?.cost, 100.5);
+      assert.deepEqual([...ours.threads], [
+        ['main thread', 116],
+        ['SQLite writer thread', 40],
+        ["other threads (V8's helpers, libuv's pool)", 20],
+      ]);
+      const bare = functionCosts([main], undefined, 10);
+      const text = renderBreakdown([
+        { name: 'a missed one', met: false, referenceLabel: 'bare', ours, reference: bare },
+        { name: 'a met one', met: true, referenceLabel: 'bare', ours, reference: bare },
+      ]);
+      assert.match(text, /### a missed one/);
+      assert.doesNotMatch(text, /### a met one/);
+      assert.match(text, /\| SQLite \(better-sqlite3\) \| 0\.00k \| 0\.04k \| \+0\.04k \|/);
+      assert.match(text, /\| SQLite writer thread \| 0\.00k \| 0\.04k \| \+0\.04k \|/);
+      assert.match(text, /\| `sqlite3VdbeExec` \| SQLite \(better-sqlite3\) \| 0\.00k \| 0\.04k \| \+0\.04k \|/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
