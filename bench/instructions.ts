@@ -3,10 +3,10 @@
 // missed target go, function by function. Writes callgrind's files and the table to
 // bench/results/instructions-<date>/ (git ignores bench/results/).
 //
-//   npm run bench:instructions                        every scenario: about 5 minutes on 2 cores
+//   npm run bench:instructions                        every scenario: about 7 minutes on 2 cores
 //   npm run bench:instructions -- --only withdraw     the scenarios whose name holds the text
 //   npm run bench:instructions -- --breakdown         and the cost of each function
-//   npm run bench:instructions -- --rounds 3 --requests 4000 --warmup 20000 --settle 4000 --parallel 1
+//   npm run bench:instructions -- --processes 3 --rounds 2 --requests 4000 --warmup 20000 --settle 4000 --parallel 1
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { countInstructions, DEFAULT_PLAN, renderInstructionTable, type CountPlan } from './instruction-count.js';
@@ -14,6 +14,7 @@ import { describeMachine, resultsFolder, runStamp } from './results.js';
 
 const { values: flags } = parseArgs({
   options: {
+    processes: { type: 'string', default: String(DEFAULT_PLAN.processes) },
     rounds: { type: 'string', default: String(DEFAULT_PLAN.rounds) },
     requests: { type: 'string', default: String(DEFAULT_PLAN.requests) },
     warmup: { type: 'string', default: String(DEFAULT_PLAN.warmup) },
@@ -36,6 +37,7 @@ const log = (line: string): void => void process.stderr.write(`bench:instruction
 
 async function main(): Promise<number> {
   const plan: CountPlan = {
+    processes: whole('processes'),
     rounds: whole('rounds'),
     requests: whole('requests'),
     warmup: whole('warmup'),

@@ -108,7 +108,7 @@ async function main(): Promise<number> {
     const missing = callgrindMissing();
     if (flags['skip-instructions'] !== true && missing !== undefined) instructions = missing;
     else if (flags['skip-instructions'] !== true) {
-      const plan = quick ? { ...DEFAULT_PLAN, rounds: 1, warmup: 6000 } : DEFAULT_PLAN;
+      const plan = quick ? { ...DEFAULT_PLAN, processes: 1, warmup: 6000 } : DEFAULT_PLAN;
       instructions = await countInstructions({ ...plan, only: flags.only }, resultsFolder(`${out.slice(out.lastIndexOf('/') + 1)}/instructions`), (line) => log(`instructions: ${line}`));
     }
     if (typeof instructions === 'string') log(`instruction counts skipped: ${instructions}`);
