@@ -8,7 +8,8 @@ export interface Answer {
   readonly body: string;
 }
 
-export function sendOnce(baseUrl: string, req: BenchRequest): Promise<Answer> {
+/** `timeoutMs`: under valgrind, a server's first answer to a request can take many seconds. */
+export function sendOnce(baseUrl: string, req: BenchRequest, timeoutMs = 5000): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = {};
     if (req.contentType !== undefined) headers['content-type'] = req.contentType;
@@ -19,7 +20,7 @@ export function sendOnce(baseUrl: string, req: BenchRequest): Promise<Answer> {
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
       res.on('error', reject);
     });
-    outgoing.setTimeout(5000, () => outgoing.destroy(new Error('no answer within 5 s')));
+    outgoing.setTimeout(timeoutMs, () => outgoing.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)));
     outgoing.on('error', reject);
     outgoing.end(req.body);
   });

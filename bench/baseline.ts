@@ -2,10 +2,6 @@
 // the same JSON as our services, written the way one would by hand (a switch on the path,
 // JSON.parse, JSON.stringify, a Map for data), so that a ratio shows what our layers cost over it.
 // It runs as its own process:  node baseline.js --port N --errors default|unified|problem --openapi FILE --accounts a=1
-//
-// With --turn-end-writes it writes its answers as our services do (src/http/turn-end-writes.ts):
-// queued, and written together at the end of the event-loop turn. That variant is not the reference
-// of the targets; it shows how much of our figures that one technique accounts for.
 import { readFileSync } from 'node:fs';
 import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,7 +13,6 @@ const { values: args } = parseArgs({
     errors: { type: 'string', default: 'default' },
     openapi: { type: 'string' },
     accounts: { type: 'string', default: 'alice=100' },
-    'turn-end-writes': { type: 'boolean', default: false },
   },
 });
 const unified = args.errors === 'unified';
@@ -35,22 +30,9 @@ const balances = new Map<string, number>(
   args.accounts.split(',').map((entry) => [entry.slice(0, entry.lastIndexOf('=')), Number(entry.slice(entry.lastIndexOf('=') + 1))]),
 );
 
-function write(res: ServerResponse, status: number, body: string | Buffer, contentType: string): void {
+function send(res: ServerResponse, status: number, body: string | Buffer, contentType = 'application/json'): void {
   res.writeHead(status, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body) });
   res.end(body);
-}
-
-const turnEndWrites = args['turn-end-writes'] === true;
-let pending: (() => void)[] = [];
-function writePending(): void {
-  const due = pending;
-  pending = [];
-  for (const answer of due) answer();
-}
-
-function send(res: ServerResponse, status: number, body: string | Buffer, contentType = 'application/json'): void {
-  if (!turnEndWrites) return write(res, status, body, contentType);
-  if (pending.push(() => write(res, status, body, contentType)) === 1) setImmediate(writePending);
 }
 
 function sendError(res: ServerResponse, status: number, detail: string): void {

@@ -1,6 +1,7 @@
-// One bounded load run with autocannon against one server, on loopback. Latencies and statuses are
-// taken from every response (autocannon's own histogram keeps whole milliseconds only, and only
-// for 2xx answers), so that percentiles are exact and any unexpected status is counted.
+// One bounded load run with autocannon against one server, on loopback, for a time or a number of
+// requests. Latencies and statuses are taken from every response (autocannon's own histogram keeps
+// whole milliseconds only, and only for 2xx answers), so that percentiles are exact and any
+// unexpected status is counted.
 import autocannon from 'autocannon';
 
 export interface BenchRequest {
@@ -17,11 +18,11 @@ let freshKeys = 0;
 /** A key no earlier request of this or another run has used. */
 export const freshKey = (): string => `bench-${process.pid}-${Date.now()}-${++freshKeys}`;
 
-export interface LoadRun {
+/** A run lasts duration_s seconds, or until `amount` requests were answered. */
+export type LoadRun = {
   readonly connections: number;
-  readonly duration_s: number;
   readonly expectedStatus: number;
-}
+} & ({ readonly duration_s: number } | { readonly amount: number });
 
 export interface Measurement {
   readonly responses: number;
@@ -61,7 +62,7 @@ export async function drive(baseUrl: string, req: BenchRequest, run: LoadRun): P
       headers,
       ...requests,
       connections: run.connections,
-      duration: run.duration_s,
+      ...('amount' in run ? { amount: run.amount } : { duration: run.duration_s }),
       timeout: 10,
     },
     (error: Error | null, result: autocannon.Result) => (error === null ? finished(result) : failed(error)),

@@ -21,6 +21,10 @@ for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
     process.exit(code);
   });
 }
+// A bench that fails part-way (an error nobody caught) leaves none behind either.
+process.once('exit', () => {
+  for (const child of live) child.kill('SIGKILL');
+});
 
 export interface ServerProcess {
   readonly name: string;
@@ -46,12 +50,24 @@ export function freePort(): Promise<number> {
   });
 }
 
+export interface StartOptions {
+  /** A command that runs node, such as valgrind and its options: its process is then the server's. */
+  readonly wrapper?: readonly string[];
+  /** Options of node itself, before the script. */
+  readonly nodeOptions?: readonly string[];
+  /** How long the server may take to answer (under valgrind, a minute or more). */
+  readonly startTimeoutMs?: number;
+  /** The server's working folder, where node writes files of its own (--perf-basic-prof does). */
+  readonly cwd?: string;
+}
+
 /**
  * Starts `node script args…` and waits until it answers HTTP on the port. If it exits first, the
  * promise rejects with the end of what it wrote to stderr, which says why (bad --db, say).
  */
-export async function startServerProcess(name: string, script: URL, args: readonly string[], port: number): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [fileURLToPath(script), ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+export async function startServerProcess(name: string, script: URL, args: readonly string[], port: number, options: StartOptions = {}): Promise<ServerProcess> {
+  const command = [...(options.wrapper ?? []), process.execPath, ...(options.nodeOptions ?? []), fileURLToPath(script), ...args];
+  const child = spawn(command[0] as string, command.slice(1), { stdio: ['ignore', 'ignore', 'pipe'], cwd: options.cwd });
   live.add(child);
   child.once('exit', () => live.delete(child));
   let stderr = '';
@@ -60,7 +76,8 @@ export async function startServerProcess(name: string, script: URL, args: readon
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + START_TIMEOUT_MS;
+  const startTimeoutMs = options.startTimeoutMs ?? START_TIMEOUT_MS;
+  const deadline = Date.now() + startTimeoutMs;
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) {
       throw new Error(`${name} exited at start (${child.exitCode ?? child.signalCode}): ${lastLine(stderr)}`);
@@ -68,7 +85,7 @@ export async function startServerProcess(name: string, script: URL, args: readon
     if (await answers(url)) break;
     if (Date.now() > deadline) {
       await stopChild(child, exited);
-      throw new Error(`${name} did not answer on ${url} within ${START_TIMEOUT_MS} ms: ${lastLine(stderr)}`);
+      throw new Error(`${name} did not answer on ${url} within ${startTimeoutMs} ms: ${lastLine(stderr)}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

@@ -1,37 +1,51 @@
-// The autocannon part says who set the pace of each round: the server's CPU time and the load
-// generator's (the bench process, where autocannon runs) over the round's length, as shares of a
-// core. Measured here against a real baseline process for one short round.
+// A scenario at one concurrency, against real baseline processes: every server is warmed up and
+// measured in each round, req/s is the median of the rounds, latencies come from every response,
+// and an answer with another status than the expected one is counted, never hidden.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
-import { measureSubjects } from '../../bench/rounds.js';
+import { after, before, describe, test } from 'node:test';
+import type { ServerProcess } from '../../bench/processes.js';
+import { measureAt, summarise } from '../../bench/rounds.js';
 import { startBaseline } from '../../bench/servers.js';
 
-describe('who set the pace of a round', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-rounds-'));
-  after(() => rmSync(dir, { recursive: true, force: true }));
+describe('one scenario at one concurrency', () => {
+  const servers: ServerProcess[] = [];
+  before(async () => {
+    servers.push(await startBaseline('baseline a'), await startBaseline('baseline b'));
+  });
+  after(() => Promise.all(servers.map((s) => s.stop())));
 
-  test("each round gives the server's and the generator's CPU time as shares of a core, and the result their medians", { skip: !existsSync('/proc/self/stat') && 'needs /proc' }, async () => {
-    const openapi = join(dir, 'openapi.json');
-    writeFileSync(openapi, '{}');
-    const server = await startBaseline('baseline', 'default', openapi);
-    try {
-      const [result] = await measureSubjects({ method: 'GET', path: '/todos/1' }, 200, [{ label: 'baseline', servers: [server] }], { rounds: 3, duration_s: 0.5, warmup_s: 0.5, connections: 10 });
-      assert.ok(result !== undefined);
-      assert.equal(result.wrongStatus, 0);
-      for (const round of result.rounds) {
-        // Both did work, and neither used more than the two cores of the machine (a share written
-        // in the wrong unit, µs for s, would be a million times too large).
-        assert.ok(round.serverCpuShare !== undefined && round.serverCpuShare > 0.01 && round.serverCpuShare <= 2.5, `server ${round.serverCpuShare}`);
-        assert.ok(round.generatorCpuShare !== undefined && round.generatorCpuShare > 0.01 && round.generatorCpuShare <= 2.5, `generator ${round.generatorCpuShare}`);
-      }
-      const middle = (values: number[]): number => values.sort((a, b) => a - b)[1] as number;
-      assert.equal(result.serverCpuShare, middle(result.rounds.map((r) => r.serverCpuShare as number)));
-      assert.equal(result.generatorCpuShare, middle(result.rounds.map((r) => r.generatorCpuShare as number)));
-    } finally {
-      await server.stop();
+  test('each server gets req/s, p50 and p99 from its rounds, and every answer is counted by status', async () => {
+    const figures = await measureAt(servers, { method: 'GET', path: '/todos/1' }, 200, 4, { rounds: 2, duration_s: 0.3, warmup_s: 0.2 });
+    assert.equal(figures.length, 2);
+    for (const f of figures) {
+      assert.equal(f.connections, 4);
+      assert.ok(f.requestsPerSec > 0);
+      assert.ok(f.p50_ms > 0 && f.p50_ms <= f.p99_ms, `${f.p50_ms} ≤ ${f.p99_ms}`);
+      assert.equal(f.wrongStatus, 0);
+      assert.equal(f.errors, 0);
+      assert.ok((f.statusCounts['200'] ?? 0) > 0);
     }
+  });
+
+  test('answers with another status than the expected one are counted as wrong', async () => {
+    const [f] = await measureAt(servers.slice(0, 1), { method: 'GET', path: '/todos/2' }, 200, 2, { rounds: 1, duration_s: 0.2, warmup_s: 0.1 });
+    assert.ok(f !== undefined && f.wrongStatus > 0 && f.wrongStatus === f.statusCounts['404']);
+  });
+
+  test('req/s is the median of the rounds; the warm-up counts only for statuses', () => {
+    const m = (requestsPerSec: number, latencies: number[], status = 200) => ({
+      responses: latencies.length,
+      requestsPerSec,
+      latencies_ms: Float64Array.from(latencies).sort(),
+      statusCounts: { [status]: latencies.length },
+      wrongStatus: status === 200 ? 0 : latencies.length,
+      errors: 0,
+    });
+    const f = summarise(10, [m(1, [100], 500)], [m(30, [1, 2]), m(10, [3]), m(20, [4])]);
+    assert.equal(f.requestsPerSec, 20);
+    assert.equal(f.p50_ms, 2);
+    assert.equal(f.p99_ms, 4);
+    assert.deepEqual(f.statusCounts, { 200: 4, 500: 1 });
+    assert.equal(f.wrongStatus, 1);
   });
 });

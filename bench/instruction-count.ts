@@ -1,0 +1,317 @@
+// The instruction ruler: instructions per request, counted by valgrind's callgrind over every
+// thread of each server process (user space; the kernel's share is not counted), for each
+// scenario, beside a bare node:http server doing the same job (bench/baseline.ts), and a Fastify 5
+// peer (bench/fastify-peer.ts) for GET /todos/1. A count does not move with the machine's speed or
+// load, as req/s does, so it is what the targets are judged on.
+//
+// For each server and request, `processes` server processes (V8 compiles a little differently in
+// each, and a request's count moves by up to a fifth between processes), each under callgrind
+// started without instrumentation.
+// The request is sent once to it and to the bare server, and the two answers must agree. It is
+// then sent `warmup` times (10 connections), so that V8 has compiled its code; instrumentation is
+// switched on and `settle` more are sent uncounted (the first few thousand requests instrumented
+// cost more: V8 adapts its collector's pace to a process now many times slower); then `rounds`
+// rounds: zero the count, send `requests` requests, wait a quarter of a second for what they leave
+// to do (the access lines' write, the end of a turn), dump. Every request must be answered with the
+// expected status. The figure is the least of every process's rounds (a late compilation, a
+// collection or code V8 gave up optimizing only ever adds). Two processes run at a time.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { answersDiffer, sendOnce, type Answer } from './answers.js';
+import { renderBreakdown, functionCosts, type FunctionCosts } from './breakdown.js';
+import { callgrindMissing, startUnderCallgrind, type CallgrindServer } from './callgrind.js';
+import { drive, type BenchRequest } from './load.js';
+import { BENCH_ACCOUNTS } from './scenarios.js';
+
+export interface CountPlan {
+  /** Server processes per row and server: V8 compiles a little differently in each. */
+  readonly processes: number;
+  /** Counted rounds in each process. */
+  readonly rounds: number;
+  readonly requests: number;
+  readonly warmup: number;
+  readonly settle: number;
+  readonly connections: number;
+  /** Server processes measured at once. */
+  readonly parallel: number;
+  /** Also the cost of each function (node then lists the code it compiles). */
+  readonly breakdown: boolean;
+  /** Only the scenarios whose name holds this text. */
+  readonly only?: string | undefined;
+}
+
+export const DEFAULT_PLAN: CountPlan = { processes: 2, rounds: 1, requests: 2000, warmup: 8000, settle: 3000, connections: 10, parallel: 2, breakdown: false };
+
+type ServerRole = 'bare' | 'todo' | 'bank' | 'peer';
+
+interface Job {
+  readonly key: string;
+  readonly request: BenchRequest;
+  readonly expectedStatus: number;
+  /** Our server's requests, warm-up and settling: the plan's, scaled by this. */
+  readonly scale?: number;
+}
+
+export interface InstructionScenario {
+  readonly name: string;
+  readonly server: Exclude<ServerRole, 'bare'>;
+  readonly job: Job;
+  /** Ids and balances differ between servers: such bodies are compared with their digits aside. */
+  readonly bodyCheck: 'exact' | 'digits-aside';
+  /** Most instructions per request, as a multiple of the bare server's for the same request (the peer's: 1). */
+  readonly ratioMax?: number;
+  /** The peer: our GET /todos/1 must cost no more than this scenario. */
+  readonly peerOf?: string;
+}
+
+const JSON_TYPE = 'application/json';
+const job = (key: string, request: BenchRequest, expectedStatus: number, scale?: number): Job => ({ key, request, expectedStatus, ...(scale === undefined ? {} : { scale }) });
+/**
+ * Every create adds a row, and our create reads MAX(id) with a scan of the whole table (see
+ * docs/performance.md): its count grows with the table, and at the plan's full size (some 16,000
+ * rows) a round takes minutes under callgrind. Ours is counted on fewer requests, at 3,500–4,500
+ * rows; the bare server's Map does not care, and it gets the whole plan.
+ */
+const CREATE_SCALE = 0.25;
+const GET_TODO = job('GET /todos/1', { method: 'GET', path: '/todos/1' }, 200);
+
+export const INSTRUCTION_SCENARIOS: readonly InstructionScenario[] = [
+  { name: 'GET /todos/1', server: 'todo', job: GET_TODO, bodyCheck: 'exact', ratioMax: 1.1 },
+  { name: 'GET /accounts/alice', server: 'bank', job: job('GET /accounts/alice', { method: 'GET', path: '/accounts/alice' }, 200), bodyCheck: 'digits-aside', ratioMax: 1.1 },
+  {
+    name: 'POST /todos {"done":true} (422)',
+    server: 'todo',
+    job: job('POST /todos 422', { method: 'POST', path: '/todos', body: '{"done":true}', contentType: JSON_TYPE }, 422),
+    bodyCheck: 'exact',
+    ratioMax: 1.1,
+  },
+  { name: 'GET /nowhere (404)', server: 'todo', job: job('GET /nowhere', { method: 'GET', path: '/nowhere' }, 404), bodyCheck: 'exact', ratioMax: 1.1 },
+  {
+    name: 'POST /todos (201)',
+    server: 'todo',
+    job: job('POST /todos 201', { method: 'POST', path: '/todos', body: '{"title":"Buy bread"}', contentType: JSON_TYPE }, 201, CREATE_SCALE),
+    bodyCheck: 'digits-aside',
+    ratioMax: 1.6,
+  },
+  {
+    name: 'POST /withdraw/alice/1',
+    server: 'bank',
+    job: job('POST /withdraw/alice/1', { method: 'POST', path: '/withdraw/alice/1' }, 200),
+    bodyCheck: 'digits-aside',
+    ratioMax: 1.6,
+  },
+  { name: 'GET /todos/1, Fastify 5 peer', server: 'peer', job: GET_TODO, bodyCheck: 'exact', peerOf: 'GET /todos/1' },
+];
+
+const CLI = new URL('../src/cli.js', import.meta.url);
+const BASELINE = new URL('./baseline.js', import.meta.url);
+const PEER = new URL('./fastify-peer.js', import.meta.url);
+
+function startServer(role: ServerRole, dir: string, breakdown: boolean): Promise<CallgrindServer> {
+  const options = { dir, nameCompiledCode: breakdown };
+  const durable = ['--sqlite-synchronous', 'full'];
+  switch (role) {
+    case 'bare':
+      return startUnderCallgrind(role, BASELINE, (port) => ['--port', String(port), '--accounts', BENCH_ACCOUNTS], options);
+    case 'todo':
+      // As shipped: the access line, /metrics and request ids are on by default.
+      return startUnderCallgrind(role, CLI, (port) => ['todo', '--port', String(port), '--db', `sqlite:${dir}/todo.sqlite`, ...durable], options);
+    case 'bank':
+      return startUnderCallgrind(role, CLI, (port) => ['bank', '--port', String(port), '--db', `sqlite:${dir}/bank.sqlite`, '--accounts', BENCH_ACCOUNTS, ...durable], options);
+    case 'peer':
+      return startUnderCallgrind(role, PEER, (port) => ['--port', String(port), '--db', `${dir}/peer.sqlite`], options);
+  }
+}
+
+interface Counted {
+  /** Per round: every thread's instructions and the main thread's, per request. */
+  readonly rounds: readonly { readonly total: number; readonly mainThread: number }[];
+  readonly answer: Answer;
+  readonly functions: FunctionCosts | undefined;
+}
+
+/** One server process for one request: its answer, the warm-up, then the counted rounds. */
+async function measureServer(role: ServerRole, j: Job, dir: string, plan: CountPlan, log: (line: string) => void, process: number): Promise<Counted> {
+  const name = `${role}: ${j.key}${plan.processes === 1 ? '' : ` #${process}`}`;
+  // The bare server's count does not depend on its data's size: it gets the whole plan.
+  const scale = role === 'bare' ? 1 : (j.scale ?? 1);
+  const scaled = (n: number): number => Math.max(1, Math.round(n * scale));
+  const [warmup, settle, requests] = [scaled(plan.warmup), scaled(plan.settle), scaled(plan.requests)];
+  log(`${name}: starting under callgrind`);
+  const server = await startServer(role, dir, plan.breakdown);
+  try {
+    const answer = await sendOnce(server.url, j.request, 60_000);
+    await send(server, j, plan.connections, warmup);
+    await server.instrument();
+    // The first few thousand requests counted cost more, every thread, whatever the warm-up
+    // before (V8 adapts its collector's pace to a process now ten times slower): not counted.
+    await send(server, j, plan.connections, settle);
+    const rounds: { total: number; mainThread: number; files: readonly string[] }[] = [];
+    for (let round = 0; round < plan.rounds; round++) {
+      await server.zero();
+      await send(server, j, plan.connections, requests);
+      // What a request leaves for later (the access lines' write, the end of a turn) is its cost too.
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      const dump = await server.dump();
+      rounds.push({ total: dump.total / requests, mainThread: dump.mainThread / requests, files: dump.files });
+      log(`${name}: round ${round + 1}: ${Math.round(dump.total / requests)} instructions a request (main thread ${Math.round(dump.mainThread / requests)})`);
+    }
+    const least = rounds.reduce((a, b) => (b.total < a.total ? b : a));
+    return {
+      rounds: rounds.map(({ total, mainThread }) => ({ total, mainThread })),
+      answer,
+      functions: plan.breakdown ? functionCosts(least.files, server.perfMap, requests) : undefined,
+    };
+  } finally {
+    await server.stop();
+  }
+}
+
+async function send(server: CallgrindServer, j: Job, connections: number, amount: number): Promise<void> {
+  const m = await drive(server.url, j.request, { connections, amount, expectedStatus: j.expectedStatus });
+  if (m.responses !== amount || m.wrongStatus !== 0 || m.errors !== 0) {
+    const statuses = Object.entries(m.statusCounts).map(([status, n]) => `${status}×${n}`).join(' ');
+    throw new Error(`${server.name}, ${j.key}: ${m.responses} of ${amount} answered, ${m.wrongStatus} with another status than ${j.expectedStatus}, ${m.errors} errors (${statuses})`);
+  }
+}
+
+const leastOf = (c: Counted): { total: number; mainThread: number } => c.rounds.reduce((a, b) => (b.total < a.total ? b : a));
+
+/** Runs the tasks, at most `limit` at once. */
+async function inParallel<T>(tasks: readonly (() => Promise<T>)[], limit: number): Promise<T[]> {
+  const results: T[] = [];
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < tasks.length) {
+      const i = next++;
+      results[i] = await (tasks[i] as () => Promise<T>)();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
+  return results;
+}
+
+const thousands = (n: number): string => `${(n / 1000).toFixed(1)}k`;
+
+export interface InstructionRow {
+  readonly scenario: InstructionScenario;
+  readonly ours: number;
+  readonly oursMain: number;
+  readonly reference: number;
+  readonly referenceMain: number;
+  readonly ratio: number;
+  readonly target: string;
+  readonly met: boolean;
+  readonly mismatch: string | undefined;
+}
+
+export interface InstructionResults {
+  readonly plan: CountPlan;
+  readonly valgrind: string;
+  readonly rows: readonly InstructionRow[];
+  /** With plan.breakdown: where the instructions of each missed target go. */
+  readonly breakdown: string | undefined;
+}
+
+/** Counts every chosen scenario; callgrind's files go into `dir`. Rejects when a server fails or answers wrongly. */
+export async function countInstructions(plan: CountPlan, dir: string, log: (line: string) => void): Promise<InstructionResults> {
+  const missing = callgrindMissing();
+  if (missing !== undefined) throw new Error(missing);
+  const only = plan.only;
+  const chosen = INSTRUCTION_SCENARIOS.filter((s) => only === undefined || s.name.includes(only) || (s.peerOf !== undefined && s.peerOf.includes(only)));
+  // A peer row needs the scenario it is compared with.
+  const needed = [...chosen, ...INSTRUCTION_SCENARIOS.filter((s) => chosen.some((c) => c.peerOf === s.name) && !chosen.includes(s))];
+  // One process per server and request, so that each runs the code of its request alone (a mix
+  // makes V8 compile and give up compiled code again as the requests change).
+  const tasks: { role: ServerRole; job: Job }[] = [];
+  const add = (role: ServerRole, j: Job): void => {
+    if (!tasks.some((t) => t.role === role && t.job.key === j.key)) tasks.push({ role, job: j });
+  };
+  for (const s of needed) {
+    add(s.server, s.job);
+    if (s.peerOf === undefined) add('bare', s.job);
+  }
+  const measured = new Map<ServerRole, Map<string, Counted>>();
+  const runs = tasks.flatMap((task) => Array.from({ length: plan.processes }, (_, p) => ({ ...task, process: p + 1 })));
+  const counted = await inParallel(
+    runs.map(({ role, job: j, process }, i) => async () => {
+      const taskDir = `${dir}/${String(i + 1).padStart(2, '0')}-${role}-${j.key.replace(/[^A-Za-z0-9]+/g, '-').replace(/-$/, '')}`;
+      mkdirSync(taskDir, { recursive: true });
+      return measureServer(role, j, taskDir, plan, log, process);
+    }),
+    plan.parallel,
+  );
+  // Per row and server, every process's rounds; the functions of the least one.
+  runs.forEach(({ role, job: j }, i) => {
+    const byKey = measured.get(role) ?? new Map<string, Counted>();
+    const earlier = byKey.get(j.key);
+    const now = counted[i] as Counted;
+    const keep = earlier === undefined || leastOf(now).total < leastOf(earlier).total ? now : earlier;
+    byKey.set(j.key, { ...keep, rounds: [...(earlier?.rounds ?? []), ...now.rounds] });
+    measured.set(role, byKey);
+  });
+
+  const least = leastOf;
+  const rows: InstructionRow[] = [];
+  const functions: { ours: FunctionCosts | undefined; reference: FunctionCosts | undefined }[] = [];
+  for (const s of chosen) {
+    // A peer row: our count of the scenario it names over the peer's; else ours over the bare server's.
+    const peer = s.peerOf !== undefined;
+    const subject = peer ? (needed.find((x) => x.name === s.peerOf) as InstructionScenario) : s;
+    const mine = measured.get(subject.server)?.get(subject.job.key) as Counted;
+    const reference = measured.get(peer ? s.server : 'bare')?.get(s.job.key) as Counted;
+    const ratioMax = s.ratioMax ?? 1;
+    const ratio = least(mine).total / least(reference).total;
+    const mismatch = answersDiffer(mine.answer, reference.answer, s.job.expectedStatus, s.bodyCheck);
+    rows.push({
+      scenario: s,
+      ours: least(mine).total,
+      oursMain: least(mine).mainThread,
+      reference: least(reference).total,
+      referenceMain: least(reference).mainThread,
+      ratio,
+      target: peer ? 'ours ≤ 1.00 × the peer' : `≤ ${ratioMax.toFixed(2)} × bare`,
+      met: mismatch === undefined && ratio <= ratioMax,
+      mismatch,
+    });
+    functions.push({ ours: mine.functions, reference: reference.functions });
+  }
+
+  const breakdown = plan.breakdown
+    ? renderBreakdown(
+        rows.map((r, i) => ({
+          name: r.scenario.name,
+          met: r.met,
+          referenceLabel: r.scenario.peerOf === undefined ? 'bare' : 'peer',
+          ours: functions[i]?.ours,
+          reference: functions[i]?.reference,
+        })),
+      )
+    : undefined;
+  return { plan, valgrind: valgrindVersion(), rows, breakdown };
+}
+
+/** The judged table: one line per scenario, ours beside its reference, the ratio, the target and whether it was met. */
+export function renderInstructionTable(results: InstructionResults): string {
+  const { plan } = results;
+  const lines = [
+    `Instructions per request, every thread of the server process, user space (valgrind ${results.valgrind}, callgrind): ` +
+      `the least of ${plan.processes * plan.rounds} count${plan.processes * plan.rounds === 1 ? '' : 's'} of ${plan.requests} requests (${plan.processes} server process${plan.processes === 1 ? '' : 'es'} per row and server, ` +
+      `${plan.rounds} count${plan.rounds === 1 ? '' : 's'} in each, after ${plan.warmup} requests to warm up and ${plan.settle} more instrumented), ${plan.connections} connections; our POST /todos (201) on ${Math.round(CREATE_SCALE * 100)} % of those numbers (its cost grows with the table). In brackets, the main thread's share (the event loop); the rest ran on V8's helper threads, libuv's pool and the SQLite writer thread.`,
+    '',
+    '| Scenario | Status | Reference | Reference instr./req | Ours instr./req | Ours ÷ reference | Target | Met |',
+    '|---|---:|---|---:|---:|---:|---|---|',
+  ];
+  for (const r of results.rows) {
+    const reference = r.scenario.peerOf === undefined ? 'bare node:http' : 'Fastify 5 peer';
+    const met = r.mismatch !== undefined ? `**answers differ**: ${r.mismatch}` : r.met ? 'met' : '**missed**';
+    lines.push(
+      `| ${r.scenario.name} | ${r.scenario.job.expectedStatus} | ${reference} | ${thousands(r.reference)} (${thousands(r.referenceMain)}) | ${thousands(r.ours)} (${thousands(r.oursMain)}) | ${r.ratio.toFixed(2)} | ${r.target} | ${met} |`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function valgrindVersion(): string {
+  return execFileSync('valgrind', ['--version'], { encoding: 'utf8' }).trim().replace(/^valgrind-/, '');
+}
