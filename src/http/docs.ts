@@ -149,6 +149,8 @@ function staticRoute(path: string, reply: () => Reply | Promise<Reply>): Route {
   return defineRoute({ method: 'GET', path, status: 200, params: {}, docs: { name: path, hidden: true }, handle: reply });
 }
 
+const problemsRoute = (page: string): Route => staticRoute('/docs/problems', () => ({ status: 200, body: page, contentType: HTML }));
+
 /**
  * The documentation routes. /docs/problems is served with problem details only: it explains the
  * problem type URIs, which no other format's answers carry (their documents list the codes of our
@@ -159,8 +161,7 @@ export function docsRoutes(options: DocsOptions): Route[] {
   const openapi = JSON.stringify(described.openapi);
   const docs = swaggerPage(options.title);
   const redoc = redocPage(options.title);
-  const problemTypes = problemsPage(options.title, described.codes);
-  const problems = options.errorFormat.name === 'problem' ? [staticRoute('/docs/problems', () => ({ status: 200, body: problemTypes, contentType: HTML }))] : [];
+  const problems = options.errorFormat.name === 'problem' ? [problemsRoute(problemsPage(options.title, described.codes))] : [];
   return [
     staticRoute('/openapi.json', () => ({ status: 200, body: openapi })),
     staticRoute('/docs', () => ({ status: 200, body: docs, contentType: HTML })),
