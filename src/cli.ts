@@ -21,7 +21,7 @@ async function createService(service: ServiceName, config: Config, log: Logger, 
   const storeOptions = { sqliteSynchronous: config.sqliteSynchronous, log, observer, poolSize: config.dbPoolSize, poolWaitMs: config.dbPoolWaitMs, idempotencyTtlMs: config.idempotencyTtlMs };
   switch (service) {
     case 'todo':
-      return createTodoService(dbFor(service, config), storeOptions);
+      return createTodoService(dbFor(service, config), storeOptions, { requireIfMatch: config.requireIfMatch });
     case 'bank':
       return createBankService(dbFor(service, config), config.accounts ?? INITIAL_ACCOUNTS, {
         name: config.errors,

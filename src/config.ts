@@ -38,6 +38,8 @@ export interface Config {
   readonly requireIdempotencyKey: boolean;
   /** How long a recorded answer replays for its key. */
   readonly idempotencyTtlMs: number;
+  /** A PUT of an existing to-do, or a DELETE, without If-Match answers 428 (docs/conditional-requests.md). */
+  readonly requireIfMatch: boolean;
   /** The origins whose pages may call the services (--cors-origin); undefined: CORS off. */
   readonly cors: CorsPolicy | undefined;
   readonly help: boolean;
@@ -77,6 +79,8 @@ Options (each also read from the environment variable shown):
   --require-idempotency-key
                        POST /todos and POST /withdraw/... refuse a request without an
                        Idempotency-Key header (SVC_REQUIRE_IDEMPOTENCY_KEY=1)
+  --require-if-match   PUT of an existing to-do and DELETE refuse (428) a request without
+                       If-Match (SVC_REQUIRE_IF_MATCH=1)
   --idempotency-ttl H  hours an Idempotency-Key replays its answer before it is pruned
                        (SVC_IDEMPOTENCY_TTL, default 24)
   --cors-origin LIST   origins whose pages may call the services, scheme://host[:port],...
@@ -97,7 +101,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
       continue;
     }
     const [name, inline] = splitFlag(arg);
-    if (name === 'help' || name === 'catch-all' || name === 'require-idempotency-key') {
+    if (name === 'help' || name === 'catch-all' || name === 'require-idempotency-key' || name === 'require-if-match') {
       if (inline !== undefined) throw new ConfigError(`--${name} takes no value`);
       flags.set(name, true);
       continue;
@@ -137,6 +141,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     throw new ConfigError('SVC_REQUIRE_IDEMPOTENCY_KEY must be 1 or 0');
   }
   const requireIdempotencyKey = flags.get('require-idempotency-key') === true || requireKeyEnv === '1' || requireKeyEnv === 'true';
+  const requireIfMatch = flags.get('require-if-match') === true || switchOn(env, 'SVC_REQUIRE_IF_MATCH');
   const ttlText = pick('idempotency-ttl', 'SVC_IDEMPOTENCY_TTL');
   // Problem details always answer a failure with a JSON problem, so the option would change nothing there.
   if (catchAll && errors !== 'unified') throw new ConfigError('--catch-all belongs to the unified format: add --errors unified');
@@ -176,10 +181,18 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     dbPoolSize: poolSizeText === undefined ? undefined : parseBounded(poolSizeText, '--db-pool-size', 1, 1000),
     dbPoolWaitMs: poolWaitText === undefined ? undefined : parseBounded(poolWaitText, '--db-pool-wait-ms', 1, 30_000),
     requireIdempotencyKey,
+    requireIfMatch,
     idempotencyTtlMs: ttlText === undefined ? IDEMPOTENCY_TTL_HOURS_DEFAULT * HOUR_MS : parseTtl(ttlText),
     cors,
     help: flags.get('help') === true,
   };
+}
+
+/** An environment switch: 1 or true on, 0, false or empty off; anything else stops the process. */
+function switchOn(env: NodeJS.ProcessEnv, variable: string): boolean {
+  const value = env[variable];
+  if (value !== undefined && !['', '0', '1', 'true', 'false'].includes(value)) throw new ConfigError(`${variable} must be 1 or 0`);
+  return value === '1' || value === 'true';
 }
 
 const HOUR_MS = 60 * 60 * 1000;

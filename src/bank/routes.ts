@@ -1,6 +1,7 @@
 // The bank endpoints. Three of them fail on purpose, so that every error path can be seen.
 // Each documents exactly the answers it gives (D10), in the active error format.
 import { andThen } from '../eventually.js';
+import { conditionalRead, preconditionFailed } from '../http/conditions.js';
 import { serviceUnavailable } from '../http/errors.js';
 import { defineRoute, jsonReply, type DocumentedError, type Reply, type Route } from '../http/route.js';
 import type { Ledger, WithdrawOutcome } from './ledger.js';
@@ -31,6 +32,12 @@ function withdrawalReply({ params }: { readonly params: { readonly account: stri
   }
 }
 
+/**
+ * A balance's entity tag: the balance itself. The path names the account, so the balance alone
+ * fixes the representation to the byte; a strong tag, then, without hashing the body.
+ */
+const balanceTag = (balance: number): string => `"${balance}"`;
+
 export function bankRoutes(ledger: Ledger): Route[] {
   return [
     defineRoute({
@@ -43,12 +50,14 @@ export function bankRoutes(ledger: Ledger): Route[] {
         responseModel: 'Account',
         example: accountJson('alice', 100),
         responses: [unknownAccount],
-        otherErrors: [ledgerAway],
+        tagged: 'read',
+        otherErrors: [preconditionFailed(), ledgerAway],
       },
-      handle: ({ params }) =>
+      handle: ({ params, preconditions }) =>
         andThen(ledger.balance(params.account), (balance) => {
           if (balance === undefined) throw accountNotFound(params.account);
-          return jsonReply(200, accountJson(params.account, balance));
+          const etag = balanceTag(balance);
+          return conditionalRead(preconditions, etag, { status: 200, body: accountJson(params.account, balance), etag });
         }),
     }),
     defineRoute({

@@ -16,6 +16,7 @@ import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../log.js';
 import { decodeBody, readBody, type BodyLimits } from './body.js';
+import { ETAG_HEADER, preconditionsOf } from './conditions.js';
 import { corsHeaders, preflightHeaders, type CorsPolicy } from './cors.js';
 import { timedOut } from './parser-answers.js';
 import { ApiError, ClientAbortError, InvalidRequest, methodNotAllowed, notFound } from './errors.js';
@@ -237,13 +238,20 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
   }
 
   function writeReply(ex: Exchange, reply: Reply): void {
+    if (reply.status === 304) {
+      // RFC 9110 §15.4.5: no body, and no Content-Length (it would have to be the 200's); the ETag stays.
+      send(ex, 304, reply.etag === undefined ? [REQUEST_ID_HEADER, ex.id] : [ETAG_HEADER, reply.etag, REQUEST_ID_HEADER, ex.id], undefined, 0);
+      return;
+    }
     if (reply.status === 204 || reply.body === undefined) {
       // D5: a 204 carries neither a body nor a Content-Type, even when the handler produced a value.
       send(ex, reply.status, reply.status === 204 ? [REQUEST_ID_HEADER, ex.id] : ['Content-Length', 0, REQUEST_ID_HEADER, ex.id], undefined, 0);
       return;
     }
     const bytes = Buffer.byteLength(reply.body);
-    send(ex, reply.status, bodyHeaders(reply.headers, reply.contentType ?? JSON_TYPE, bytes, ex.id), reply.body, bytes);
+    const headers = bodyHeaders(reply.headers, reply.contentType ?? JSON_TYPE, bytes, ex.id);
+    if (reply.etag !== undefined) headers.push(ETAG_HEADER, reply.etag);
+    send(ex, reply.status, headers, reply.body, bytes);
   }
 
   return (req, res) => {
@@ -332,7 +340,7 @@ function runRoute(
   const bodySpec = route.body;
   if (bodySpec === undefined) {
     if (issues.length > 0) return new InvalidRequest(issues);
-    const input = { params, body: undefined };
+    const input = { params, body: undefined, preconditions: preconditionsOf(req.headers) };
     return route.idempotent === undefined ? route.handle(input) : gate.run(route, route.idempotent, input, req, undefined);
   }
   return readBody(req, limits.bodyBytesMax).then((bytes) => {
@@ -344,7 +352,7 @@ function runRoute(
         ? bodySpec.fromRawText(decoded.text, ['body'], issues)
         : bodySpec.fromBody(decoded.kind === 'json' ? decoded.value : undefined, ['body'], issues);
     if (issues.length > 0) return new InvalidRequest(issues);
-    const input = { params, body };
+    const input = { params, body, preconditions: preconditionsOf(req.headers) };
     return route.idempotent === undefined ? route.handle(input) : gate.run(route, route.idempotent, input, req, bytes);
   });
 }

@@ -77,6 +77,10 @@ export const ERROR_CATALOGUE = {
     'A request with the same key is still running, on this instance or another. Nothing ran twice. Retry after the Retry-After seconds: you then get its answer.'),
   IDEMPOTENCY_KEY_REUSED: own(422, 'Idempotency-Key reused', 'This Idempotency-Key was used for another request (another method, path or body)',
     'The key was recorded for a request with another method, path or body. Nothing ran. A key names one request: use a new key for a new request.'),
+  PRECONDITION_FAILED: own(412, 'Precondition failed', 'The item is not in the state the If-Match or If-None-Match header names: read it again',
+    'The request named the version it expects (If-Match) or refuses (If-None-Match), and the item holds another: someone changed it since you read it, or it was created or removed. Nothing changed. Read it again (GET gives the current ETag), decide again, and send the new tag.'),
+  PRECONDITION_REQUIRED: own(428, 'Precondition required', 'This write needs an If-Match header naming the version you read, such as If-Match: "7"',
+    'The service was started with --require-if-match, and this PUT or DELETE of an existing item came without If-Match. Nothing changed. Read the item, and send its ETag in If-Match, so that a change made since your read is refused (412) instead of lost.'),
   INTERNAL: { ...status(500, 'Something went wrong on our side'), inDefault: 'unhandled' },
 } as const satisfies Record<string, CatalogueEntry>;
 

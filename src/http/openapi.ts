@@ -9,6 +9,7 @@ import { ApiError, bodyNotParsable, bodyTooLarge, InvalidRequest } from './error
 import { keyInFlight, keyReused } from './idempotency.js';
 import { idempotencyKeyInvalid, idempotencyKeyRequired } from './idempotency-key.js';
 import { idempotencyKeyParameter, KEY_ANSWERS_DESCRIPTION, REPLAYED_HEADER_DOC, RETRY_AFTER_HEADER_DOC } from './idempotency-docs.js';
+import { ETAG_HEADER_DOC, NOT_MODIFIED_ROW } from './conditions-docs.js';
 import { JsonObject } from './json-value.js';
 import { MESSAGES } from './lax.js';
 import { renderError, type ErrorFormat } from './render.js';
@@ -182,11 +183,14 @@ export function describeApi(options: OpenApiOptions): ApiDescription {
       const schema = model === undefined ? {} : component(model);
       return { description, content: { [JSON_MEDIA_TYPE]: { schema, examples: { [model ?? 'body']: { summary: description, value: JSON.parse(example) } } } } };
     };
+    const tagged = route.docs.tagged !== undefined;
     if (route.docs.succeeds !== false) {
       const row = success('Successful Response');
-      responses[String(route.status)] = route.idempotent ? { ...row, headers: REPLAYED_HEADER_DOC } : row;
+      const headers = { ...(route.idempotent ? REPLAYED_HEADER_DOC : {}), ...(tagged ? ETAG_HEADER_DOC : {}) };
+      responses[String(route.status)] = Object.keys(headers).length > 0 ? { ...row, headers } : row;
     }
-    if (route.docs.otherSuccess !== undefined) responses['2XX'] = success(route.docs.otherSuccess);
+    if (route.docs.otherSuccess !== undefined) responses['2XX'] = tagged ? { ...success(route.docs.otherSuccess), headers: ETAG_HEADER_DOC } : success(route.docs.otherSuccess);
+    if (route.docs.tagged === 'read') responses['3XX'] = NOT_MODIFIED_ROW;
 
     // The error rows, in the order a reader expects them (codes, then 4XX, then default: JSON writes
     // integer-like keys first, in ascending order, and the others in the order they are added).

@@ -1,6 +1,7 @@
 // What a service declares about one operation: method, path, inputs (schemas), success status,
 // documented responses and the handler. The contract layer does the rest.
 import type { KeyedOutcome, KeyedWrite } from '../keyed-writes.js';
+import type { Preconditions } from './conditions.js';
 import { placeholdersOf } from './routing.js';
 import type { Loc, ModelSpec, ParamSpec } from './schema.js';
 
@@ -11,6 +12,12 @@ export interface Reply {
   /** Defaults to application/json. */
   readonly contentType?: string;
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * The representation's entity tag, quotes included (conditions.ts): sent as ETag, on a 304 too.
+   * A field of its own rather than one of `headers`, so that the answers that carry it most (a
+   * read) pay for no walk over a header object.
+   */
+  readonly etag?: string;
 }
 
 /**
@@ -54,6 +61,11 @@ export interface RouteDocs {
    * as the `2XX` range, since the contract fixes which three-digit codes a to-do operation lists.
    */
   readonly otherSuccess?: string;
+  /**
+   * The success carries an ETag (conditions.ts); a `read` also answers If-None-Match with 304. The
+   * document shows both (the 304 as the `3XX` range, as the contract fixes the three-digit codes).
+   */
+  readonly tagged?: 'read' | 'write';
   /** Left out of the OpenAPI document. (The built-in docs, health and metrics routes set it too, but
    * the document is drawn from the service's routes only, so for them it changes nothing.) */
   readonly hidden?: boolean;
@@ -62,6 +74,8 @@ export interface RouteDocs {
 export interface RouteInput<P, B> {
   readonly params: P;
   readonly body: B;
+  /** If-Match and If-None-Match, for the routes that judge them (conditions.ts); the others ignore them. */
+  readonly preconditions: Preconditions;
 }
 
 /**

@@ -1,22 +1,45 @@
 // The to-do endpoints: parse (done by the declared schemas), call the store, pick the status.
+// Every answer with an item carries its version as ETag (model.ts). Reads judge If-Match and
+// If-None-Match here (conditions.ts); writes hand them to the store, which judges them in the
+// write's own transaction, after the item's existence: a 404 or 409 comes before a 412, as RFC 9110
+// §13.2.1 asks (a condition is evaluated only where the request would otherwise succeed).
 import { andThen, type Eventually } from '../eventually.js';
+import { conditionalRead, preconditionFailed, preconditionRequired, type Preconditions } from '../http/conditions.js';
 import { serviceUnavailable } from '../http/errors.js';
-import { defineRoute, jsonReply, type Reply, type Route } from '../http/route.js';
-import { EXAMPLE_TODO, noIdLeft, todoAlreadyDone, todoIdParam, todoIn, todoJson, todoNotFound } from './model.js';
-import type { CreateOutcome, Todo, TodoInput, TodoStore } from './store.js';
+import { defineRoute, type Reply, type Route } from '../http/route.js';
+import { EXAMPLE_TODO, noIdLeft, todoAlreadyDone, todoIdParam, todoIn, todoJson, todoNotFound, todoTag, writeConditionOf } from './model.js';
+import type { CreateOutcome, Refused, StoredTodo, TodoInput, TodoStore } from './store.js';
+import { UNCONDITIONAL } from './write-conditions.js';
 
-function todoReply(todo: Todo | undefined): Reply {
+export interface TodoRouteOptions {
+  /** --require-if-match: a PUT of an existing item, or a DELETE, without If-Match answers 428. */
+  readonly requireIfMatch?: boolean;
+}
+
+function todoReply(status: number, todo: StoredTodo): Reply {
+  return { status, body: todoJson(todo), etag: todoTag(todo.version) };
+}
+
+function readReply(preconditions: Preconditions, todo: StoredTodo | undefined): Reply {
   if (todo === undefined) throw todoNotFound();
-  return jsonReply(200, todoJson(todo));
+  const etag = todoTag(todo.version);
+  return conditionalRead(preconditions, etag, { status: 200, body: todoJson(todo), etag });
+}
+
+/** The error of a write its condition refused. */
+function refusal(outcome: Refused): Error {
+  return outcome.kind === 'stale' ? preconditionFailed() : preconditionRequired();
 }
 
 /**
  * A create's answer, the first time and on every replay: the item is the request's own title and
- * done (a replay's request is the same request, to the byte) under the id the create took.
+ * done (a replay's request is the same request, to the byte) under the id the create took, tagged
+ * with the version it was given (a create recorded before versions existed replays without one).
  */
 function createdReply({ body }: { readonly body: TodoInput }, outcome: CreateOutcome): Reply {
   if (outcome.kind === 'no-id-left') throw noIdLeft();
-  return jsonReply(201, todoJson({ id: outcome.id, title: body.title, done: body.done }));
+  const json = todoJson({ id: outcome.id, title: body.title, done: body.done });
+  return outcome.version === undefined ? { status: 201, body: json } : { status: 201, body: json, etag: todoTag(outcome.version) };
 }
 
 /** What the documents show as a success body. */
@@ -24,16 +47,20 @@ const example = todoJson(EXAMPLE_TODO);
 /** Every operation reads or writes the store: while it is away, the answer is 503. */
 const storeAway = serviceUnavailable();
 
-export function todoRoutes(store: TodoStore): Route[] {
+export function todoRoutes(store: TodoStore, options: TodoRouteOptions = {}): Route[] {
   const byId = { todo_id: todoIdParam };
-  const readTodo = ({ params }: { params: { todo_id: number } }): Eventually<Reply> => andThen(store.get(params.todo_id), todoReply);
+  const required = options.requireIfMatch === true;
+  const readTodo = ({ params, preconditions }: { params: { todo_id: number }; preconditions: Preconditions }): Eventually<Reply> =>
+    andThen(store.get(params.todo_id), (todo) => readReply(preconditions, todo));
+  // A write that names a version it does not find answers 412; one that must name one and does not, 428.
+  const writeErrors = [preconditionFailed(), ...(required ? [preconditionRequired()] : [])];
   return [
     defineRoute({
       method: 'GET',
       path: '/todos/{todo_id}',
       status: 200,
       params: byId,
-      docs: { name: 'read_todo', responseModel: 'Todo', example, otherErrors: [todoNotFound(), storeAway] },
+      docs: { name: 'read_todo', responseModel: 'Todo', example, tagged: 'read', otherErrors: [todoNotFound(), preconditionFailed(), storeAway] },
       handle: readTodo,
     }),
     defineRoute({
@@ -47,11 +74,13 @@ export function todoRoutes(store: TodoStore): Route[] {
         responseModel: 'Todo',
         example,
         otherSuccess: 'Successful Response; 201 when the id did not exist and the item was created',
-        otherErrors: [storeAway],
+        tagged: 'write',
+        otherErrors: [...writeErrors, storeAway],
       },
-      async handle({ params, body }) {
-        const { todo, created } = await store.replace(params.todo_id, body);
-        return jsonReply(created ? 201 : 200, todoJson(todo));
+      async handle({ params, body, preconditions }) {
+        const outcome = await store.replace(params.todo_id, body, writeConditionOf(preconditions, required));
+        if (outcome.kind === 'stale' || outcome.kind === 'version-required') throw refusal(outcome);
+        return todoReply(outcome.kind === 'created' ? 201 : 200, outcome.todo);
       },
     }),
     defineRoute({
@@ -59,9 +88,11 @@ export function todoRoutes(store: TodoStore): Route[] {
       path: '/todos/{todo_id}',
       status: 204,
       params: byId,
-      docs: { name: 'delete_todo', otherErrors: [todoNotFound(), storeAway] },
-      async handle({ params }) {
-        if (!(await store.remove(params.todo_id))) throw todoNotFound();
+      docs: { name: 'delete_todo', otherErrors: [todoNotFound(), ...writeErrors, storeAway] },
+      async handle({ params, preconditions }) {
+        const outcome = await store.remove(params.todo_id, writeConditionOf(preconditions, required));
+        if (outcome.kind === 'missing') throw todoNotFound();
+        if (outcome.kind !== 'removed') throw refusal(outcome);
         return { status: 204 };
       },
     }),
@@ -71,7 +102,7 @@ export function todoRoutes(store: TodoStore): Route[] {
       status: 201,
       params: {},
       body: todoIn,
-      docs: { name: 'create_todo', responseModel: 'Todo', example, otherErrors: [noIdLeft(), storeAway] },
+      docs: { name: 'create_todo', responseModel: 'Todo', example, tagged: 'write', otherErrors: [noIdLeft(), storeAway] },
       idempotent: { once: ({ body }, key) => store.createOnce(body, key), reply: createdReply },
       handle: async (input) => createdReply(input, await store.create(input.body)),
     }),
@@ -90,7 +121,7 @@ export function todoRoutes(store: TodoStore): Route[] {
       // The lesson of this endpoint: it declares 204 yet produces a value. It removes the item if
       // there is one and never checks; the value is dropped on the wire, because a 204 has no body.
       async handle({ params }) {
-        const removed = await store.remove(params.todo_id);
+        const removed = (await store.remove(params.todo_id, UNCONDITIONAL)).kind === 'removed';
         return { status: 204, body: JSON.stringify({ removed }) };
       },
     }),
@@ -99,12 +130,20 @@ export function todoRoutes(store: TodoStore): Route[] {
       path: '/todos/{todo_id}/done',
       status: 200,
       params: byId,
-      docs: { name: 'finish_todo', responseModel: 'Todo', example: todoJson({ ...EXAMPLE_TODO, done: true }), otherErrors: [todoNotFound(), todoAlreadyDone(), storeAway] },
-      async handle({ params }) {
-        const outcome = await store.finish(params.todo_id);
+      docs: {
+        name: 'finish_todo',
+        responseModel: 'Todo',
+        example: todoJson({ ...EXAMPLE_TODO, done: true }),
+        tagged: 'write',
+        otherErrors: [todoNotFound(), todoAlreadyDone(), preconditionFailed(), storeAway],
+      },
+      // 428 is for PUT and DELETE only: finishing cannot undo anyone's change, so it never requires a version.
+      async handle({ params, preconditions }) {
+        const outcome = await store.finish(params.todo_id, writeConditionOf(preconditions, false));
         if (outcome.kind === 'missing') throw todoNotFound();
         if (outcome.kind === 'already-done') throw todoAlreadyDone();
-        return jsonReply(200, todoJson(outcome.todo));
+        if (outcome.kind !== 'finished') throw refusal(outcome);
+        return todoReply(200, outcome.todo);
       },
     }),
     defineRoute({
@@ -117,7 +156,8 @@ export function todoRoutes(store: TodoStore): Route[] {
         responseModel: 'Todo',
         example,
         responses: [{ description: 'No todo with this id', error: todoNotFound() }],
-        otherErrors: [storeAway],
+        tagged: 'read',
+        otherErrors: [preconditionFailed(), storeAway],
       },
       handle: readTodo,
     }),

@@ -3,7 +3,7 @@ import type { DbSpec } from '../config.js';
 import type { StoreOptions } from '../db/store-options.js';
 import type { ServiceDefinition } from '../http/service.js';
 import { TODO_SCHEMA } from './model.js';
-import { todoRoutes } from './routes.js';
+import { todoRoutes, type TodoRouteOptions } from './routes.js';
 import type { TodoStore } from './store.js';
 import { openSqliteTodoStore } from './store-sqlite.js';
 import { openPostgresTodoStore } from './store-postgres.js';
@@ -19,12 +19,12 @@ export async function openTodoStore(db: DbSpec, options: StoreOptions = {}): Pro
   }
 }
 
-export async function createTodoService(db: DbSpec, options: StoreOptions = {}): Promise<ServiceDefinition> {
+export async function createTodoService(db: DbSpec, options: StoreOptions = {}, routeOptions: TodoRouteOptions = {}): Promise<ServiceDefinition> {
   const store = await openTodoStore(db, options);
   return {
     title: 'To-do service',
     version: '0.1.0',
-    routes: todoRoutes(store),
+    routes: todoRoutes(store, routeOptions),
     components: { Todo: TODO_SCHEMA },
     ready: () => store.ping(),
     close: () => store.close(),

@@ -5,7 +5,8 @@ import { prepareKeyRecords } from '../db/idempotency-sqlite.js';
 import type { Migration } from '../db/migrations.js';
 import type { SqliteDatabase } from '../db/sqlite.js';
 import type { KeyedOutcome, KeyedWrite } from '../keyed-writes.js';
-import { TODO_ID_MAX, type CreateOutcome } from './store.js';
+import { TODO_ID_MAX, type CreateOutcome, type Refused } from './store.js';
+import { judge, type WriteCondition } from './write-conditions.js';
 
 export const TODO_KEYS_TABLE = 'todo_idempotency_keys';
 
@@ -24,6 +25,16 @@ export const TODO_MIGRATIONS: readonly Migration[] = [
     version: 3,
     sql: outcomeRecordsSql(TODO_KEYS_TABLE, 'sqlite', "CASE WHEN status = 201 THEN json_object('kind', 'created', 'id', json_extract(body, '$.id')) END"),
   },
+  {
+    // Versions (conditional requests): one counter for the database, bumped by every write, so that
+    // an id used again after a delete never shows a version it had before. Items already there
+    // take their id as a first version (each a different one), and the counter starts past them.
+    version: 4,
+    sql: `CREATE TABLE todo_revision (last INTEGER NOT NULL) STRICT;   -- one row
+    ALTER TABLE todos ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
+    UPDATE todos SET version = id;
+    INSERT INTO todo_revision (last) VALUES ((SELECT COALESCE(MAX(version), 0) FROM todos))`,
+  },
 ];
 
 export const TODO_SERVICE = 'todo';
@@ -31,14 +42,15 @@ export const TODO_SERVICE = 'todo';
 export interface TodoRow {
   readonly title: string;
   readonly done: number;
+  readonly version: number;
 }
 
 /** Titles travel already encoded (title.ts), done as 0 or 1. */
 export type TodoWrite =
   | { readonly kind: 'create'; readonly title: string; readonly done: number }
-  | { readonly kind: 'replace'; readonly id: number; readonly title: string; readonly done: number }
-  | { readonly kind: 'remove'; readonly id: number }
-  | { readonly kind: 'finish'; readonly id: number }
+  | { readonly kind: 'replace'; readonly id: number; readonly title: string; readonly done: number; readonly condition: WriteCondition }
+  | { readonly kind: 'remove'; readonly id: number; readonly condition: WriteCondition }
+  | { readonly kind: 'finish'; readonly id: number; readonly condition: WriteCondition }
   | { readonly kind: 'create-once'; readonly title: string; readonly done: number; readonly key: KeyedWrite }
   | { readonly kind: 'prune-keys'; readonly expiredBeforeMs: number };
 
@@ -46,13 +58,17 @@ export type TodoWrite =
 export const todoWriteSize = (write: TodoWrite): number =>
   ('title' in write ? write.title.length * 3 : 0) + ('key' in write ? write.key.key.length + write.key.fingerprint.length : 0) + 32;
 
-export type FinishRow = { readonly kind: 'finished'; readonly row: TodoRow } | { readonly kind: 'missing' } | { readonly kind: 'already-done' };
+export type FinishRow = { readonly kind: 'finished'; readonly row: TodoRow } | { readonly kind: 'missing' } | { readonly kind: 'already-done' } | Refused;
 
-/** What each write answers: the create, created?, removed?, the finish. */
+export type ReplaceRow = { readonly kind: 'replaced' | 'created'; readonly version: number } | Refused;
+
+export type RemoveRow = { readonly kind: 'removed' } | { readonly kind: 'missing' } | Refused;
+
+/** What each write answers: the create, the replace, the remove, the finish. */
 export interface TodoWriteOutcomes {
   readonly create: CreateOutcome;
-  readonly replace: boolean;
-  readonly remove: boolean;
+  readonly replace: ReplaceRow;
+  readonly remove: RemoveRow;
   readonly finish: FinishRow;
   readonly 'create-once': KeyedOutcome<CreateOutcome>;
   readonly 'prune-keys': number;
@@ -61,13 +77,15 @@ export type TodoWriteOutcome = TodoWriteOutcomes[keyof TodoWriteOutcomes];
 
 export function prepareTodoRead(db: SqliteDatabase): (id: number) => TodoRow | undefined {
   // One value rather than a row: better-sqlite3 builds a row, as an object or an array, one element
-  // at a time from C++, while a single column comes back as a bare string (in a loop, a point read
-  // took 0.50 µs as an array and 0.21 µs as one value). `done` is 0 or 1 (the CHECK), so it is the
-  // first character, and the title's JSON literal the rest.
-  const selectOne = db.prepare<[number], string>('SELECT done || title FROM todos WHERE id = ?').pluck(true);
+  // at a time from C++, while a single column comes back as a bare string (docs/performance.md).
+  // `done` is 0 or 1 (the CHECK), so it is the first character; the version's digits follow, up to
+  // the title's JSON literal, which starts with its quote.
+  const selectOne = db.prepare<[number], string>('SELECT done || version || title FROM todos WHERE id = ?').pluck(true);
   return (id) => {
     const packed = selectOne.get(id);
-    return packed === undefined ? undefined : { title: packed.slice(1), done: packed.charCodeAt(0) === 0x31 ? 1 : 0 };
+    if (packed === undefined) return undefined;
+    const quote = packed.indexOf('"', 1);
+    return { title: packed.slice(quote), done: packed.charCodeAt(0) === 0x31 ? 1 : 0, version: Number(packed.slice(1, quote)) };
   };
 }
 
@@ -77,23 +95,32 @@ export function prepareTodoRead(db: SqliteDatabase): (id: number) => TodoRow | u
  * subquery so that SQLite reads it from the end of the primary key; as a column of a query with a
  * WHERE around it, SQLite scanned the whole table on every create.
  */
-export const CREATE_NEXT_SQL = `INSERT INTO todos (id, title, done)
-  SELECT next.id, ?, ? FROM (SELECT COALESCE((SELECT MAX(id) FROM todos), 0) + 1 AS id) AS next WHERE next.id <= ${TODO_ID_MAX}
-  RETURNING id`;
+export const CREATE_NEXT_SQL = `INSERT INTO todos (id, title, done, version)
+  SELECT next.id, ?, ?, ? FROM (SELECT COALESCE((SELECT MAX(id) FROM todos), 0) + 1 AS id) AS next WHERE next.id <= ${TODO_ID_MAX}
+  RETURNING id, version`;
 
-/** Applies one write; it must run inside a write transaction (each is atomic only there). */
+/**
+ * Applies one write; it must run inside a write transaction (each is atomic only there). A write
+ * that changes an item takes the next value of the database's revision counter as its version. A
+ * conditional write reads the item's version first and judges its condition in that same
+ * transaction, so no other write, of this process or another on the file, comes between.
+ */
 export function prepareTodoWrites(db: SqliteDatabase): (write: TodoWrite) => TodoWriteOutcome {
-  const insertNext = db.prepare<[string, number], { id: number }>(CREATE_NEXT_SQL);
-  const update = db.prepare<[string, number, number]>('UPDATE todos SET title = ?, done = ? WHERE id = ?');
-  const insert = db.prepare<[number, string, number]>('INSERT INTO todos (id, title, done) VALUES (?, ?, ?)');
+  const insertNext = db.prepare<[string, number, number], { id: number; version: number }>(CREATE_NEXT_SQL);
+  const nextVersion = db.prepare<[], number>('UPDATE todo_revision SET last = last + 1 RETURNING last').pluck(true);
+  const update = db.prepare<[string, number, number, number]>('UPDATE todos SET title = ?, done = ?, version = ? WHERE id = ?');
+  const insert = db.prepare<[number, string, number, number]>('INSERT INTO todos (id, title, done, version) VALUES (?, ?, ?, ?)');
   const remove = db.prepare<[number]>('DELETE FROM todos WHERE id = ?');
-  const markDone = db.prepare<[number], TodoRow>('UPDATE todos SET done = 1 WHERE id = ? AND done = 0 RETURNING title, done');
-  const exists = db.prepare<[number], { one: number }>('SELECT 1 AS one FROM todos WHERE id = ?');
+  const markDone = db.prepare<[number, number], TodoRow>('UPDATE todos SET done = 1, version = ? WHERE id = ? AND done = 0 RETURNING title, done, version');
+  const state = db.prepare<[number], { done: number; version: number }>('SELECT done, version FROM todos WHERE id = ?');
   const keys = prepareKeyRecords(db, TODO_KEYS_TABLE);
   const createNext = (title: string, done: number): CreateOutcome => {
-    const row = insertNext.get(title, done);
-    return row === undefined ? { kind: 'no-id-left' } : { kind: 'created', id: row.id };
+    const row = insertNext.get(title, done, nextVersion.get() as number);
+    return row === undefined ? { kind: 'no-id-left' } : { kind: 'created', id: row.id, version: row.version };
   };
+  /** The condition's verdict on the item as it is now, or `go` without a read for an unconditional write. */
+  const judged = (condition: WriteCondition, id: number): ReturnType<typeof judge> =>
+    condition.kind === 'none' ? 'go' : judge(condition, state.get(id)?.version);
 
   return (write) => {
     switch (write.kind) {
@@ -103,18 +130,35 @@ export function prepareTodoWrites(db: SqliteDatabase): (write: TodoWrite) => Tod
         return keys.find<CreateOutcome>(write.key) ?? keys.record(write.key, createNext(write.title, write.done));
       case 'prune-keys':
         return keys.prune(write.expiredBeforeMs);
-      case 'replace':
-        if (update.run(write.title, write.done, write.id).changes > 0) return false;
-        insert.run(write.id, write.title, write.done);
-        return true;
-      case 'remove':
-        return remove.run(write.id).changes > 0;
+      case 'replace': {
+        const verdict = judged(write.condition, write.id);
+        if (verdict !== 'go') return { kind: verdict };
+        const version = nextVersion.get() as number;
+        if (update.run(write.title, write.done, version, write.id).changes > 0) return { kind: 'replaced', version };
+        insert.run(write.id, write.title, write.done, version);
+        return { kind: 'created', version };
+      }
+      case 'remove': {
+        if (write.condition.kind !== 'none') {
+          const current = state.get(write.id);
+          if (current === undefined) return { kind: 'missing' };
+          const verdict = judge(write.condition, current.version);
+          if (verdict !== 'go') return { kind: verdict };
+        }
+        return remove.run(write.id).changes > 0 ? { kind: 'removed' } : { kind: 'missing' };
+      }
       case 'finish': {
-        const row = markDone.get(write.id);
+        if (write.condition.kind !== 'none') {
+          const current = state.get(write.id);
+          if (current === undefined) return { kind: 'missing' };
+          if (current.done === 1) return { kind: 'already-done' };
+          const verdict = judge(write.condition, current.version);
+          if (verdict !== 'go') return { kind: verdict };
+        }
+        const row = markDone.get(nextVersion.get() as number, write.id);
         if (row !== undefined) return { kind: 'finished', row };
-        return exists.get(write.id) === undefined ? { kind: 'missing' } : { kind: 'already-done' };
+        return state.get(write.id) === undefined ? { kind: 'missing' } : { kind: 'already-done' };
       }
     }
   };
 }
-

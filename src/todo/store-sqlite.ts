@@ -4,7 +4,7 @@
 // disk. Reads stay on this thread's own connection.
 import { openSqliteStore } from '../db/sqlite-store.js';
 import type { StoreOptions } from '../db/store-options.js';
-import { INITIAL_TODO, type Todo, type TodoInput, type TodoStore } from './store.js';
+import { INITIAL_TODO, type StoredTodo, type TodoInput, type TodoStore } from './store.js';
 import {
   prepareTodoRead,
   prepareTodoWrites,
@@ -17,6 +17,7 @@ import {
   type TodoWriteOutcomes,
 } from './store-sqlite-schema.js';
 import { decodeTitle, encodeTitle } from './title.js';
+import { UNCONDITIONAL } from './write-conditions.js';
 
 type Write = <K extends TodoWrite['kind']>(write: Extract<TodoWrite, { kind: K }>) => Promise<TodoWriteOutcomes[K]>;
 
@@ -26,7 +27,8 @@ export async function openSqliteTodoStore(location: string, options: StoreOption
     service: TODO_SERVICE,
     migrations: TODO_MIGRATIONS,
     seed: (seeding) => {
-      seeding.prepare('INSERT INTO todos (id, title, done) VALUES (?, ?, ?)').run(INITIAL_TODO.id, encodeTitle(INITIAL_TODO.title), 0);
+      seeding.prepare('UPDATE todo_revision SET last = 1').run();
+      seeding.prepare('INSERT INTO todos (id, title, done, version) VALUES (?, ?, ?, 1)').run(INITIAL_TODO.id, encodeTitle(INITIAL_TODO.title), 0);
     },
     prepareWrites: prepareTodoWrites,
     sizeOf: todoWriteSize,
@@ -45,17 +47,16 @@ export async function openSqliteTodoStore(location: string, options: StoreOption
       return row === undefined ? undefined : toTodo(id, row);
     },
     create: (input) => write({ kind: 'create', title: encodeTitle(input.title), done: input.done ? 1 : 0 }),
-    async replace(id, input: TodoInput) {
-      const created = await write({ kind: 'replace', id, title: encodeTitle(input.title), done: input.done ? 1 : 0 });
-      return { todo: { id, title: input.title, done: input.done }, created };
+    async replace(id, input: TodoInput, condition = UNCONDITIONAL) {
+      const outcome = await write({ kind: 'replace', id, title: encodeTitle(input.title), done: input.done ? 1 : 0, condition });
+      if (outcome.kind === 'stale' || outcome.kind === 'version-required') return outcome;
+      return { kind: outcome.kind, todo: { id, title: input.title, done: input.done, version: outcome.version } };
     },
-    async remove(id) {
-      return write({ kind: 'remove', id });
-    },
+    remove: (id, condition = UNCONDITIONAL) => write({ kind: 'remove', id, condition }),
     createOnce: (input, key) => write({ kind: 'create-once', title: encodeTitle(input.title), done: input.done ? 1 : 0, key }),
     pruneKeys: (expiredBeforeMs) => store.pruneKeys(expiredBeforeMs),
-    async finish(id) {
-      const outcome = await write({ kind: 'finish', id });
+    async finish(id, condition = UNCONDITIONAL) {
+      const outcome = await write({ kind: 'finish', id, condition });
       return outcome.kind === 'finished' ? { kind: 'finished', todo: toTodo(id, outcome.row) } : outcome;
     },
     ping: () => store.ready(),
@@ -63,6 +64,6 @@ export async function openSqliteTodoStore(location: string, options: StoreOption
   };
 }
 
-function toTodo(id: number, row: TodoRow): Todo {
-  return { id, title: decodeTitle(row.title), done: row.done === 1 };
+function toTodo(id: number, row: TodoRow): StoredTodo {
+  return { id, title: decodeTitle(row.title), done: row.done === 1, version: row.version };
 }

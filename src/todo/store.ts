@@ -3,11 +3,20 @@
 // interleave badly. Outcomes are plain data; the routes decide what a client is answered.
 import type { Eventually } from '../eventually.js';
 import type { KeyedOutcome, KeyedWrite } from '../keyed-writes.js';
+import type { WriteCondition } from './write-conditions.js';
 
 export interface Todo {
   readonly id: number;
   readonly title: string;
   readonly done: boolean;
+}
+
+/**
+ * An item as stored, with its version: a number from the database's one counter, new at every
+ * write of the item and never given to another state of any item (write-conditions.ts).
+ */
+export interface StoredTodo extends Todo {
+  readonly version: number;
 }
 
 export interface TodoInput {
@@ -23,24 +32,39 @@ export const INITIAL_TODO: Todo = { id: 1, title: 'Buy milk', done: false };
  */
 export const TODO_ID_MAX = Number.MAX_SAFE_INTEGER;
 
-/** A create's outcome: the id it took, or none left (D11), in which case nothing was stored. */
-export type CreateOutcome = { readonly kind: 'created'; readonly id: number } | { readonly kind: 'no-id-left' };
+/**
+ * A create's outcome: the id it took and the item's version, or none left (D11), in which case
+ * nothing was stored. `version` is absent only from a keyed create recorded before versions existed.
+ */
+export type CreateOutcome = { readonly kind: 'created'; readonly id: number; readonly version?: number } | { readonly kind: 'no-id-left' };
+
+/** The write's condition was not met (`stale`), or it named no version where one is required: nothing changed. */
+export type Refused = { readonly kind: 'stale' } | { readonly kind: 'version-required' };
+
+export type ReplaceOutcome = { readonly kind: 'replaced' | 'created'; readonly todo: StoredTodo } | Refused;
+
+export type RemoveOutcome = { readonly kind: 'removed' } | { readonly kind: 'missing' } | Refused;
 
 export type FinishOutcome =
-  | { readonly kind: 'finished'; readonly todo: Todo }
+  | { readonly kind: 'finished'; readonly todo: StoredTodo }
   | { readonly kind: 'missing' }
-  | { readonly kind: 'already-done' };
+  | { readonly kind: 'already-done' }
+  | Refused;
 
 export interface TodoStore {
   /** At once where the store can read without waiting (SQLite): see Eventually. */
-  get(id: number): Eventually<Todo | undefined>;
+  get(id: number): Eventually<StoredTodo | undefined>;
   /** Creates with id = largest existing id + 1 (1 when empty), unless that is past TODO_ID_MAX. */
   create(input: TodoInput): Promise<CreateOutcome>;
-  /** Replaces the item, or creates it under that id; says which. */
-  replace(id: number, input: TodoInput): Promise<{ readonly todo: Todo; readonly created: boolean }>;
-  /** True when an item was removed. */
-  remove(id: number): Promise<boolean>;
-  finish(id: number): Promise<FinishOutcome>;
+  /**
+   * Replaces the item, or creates it under that id; says which. The condition (none: the write is
+   * unconditional) is judged first, in the same transaction as the write.
+   */
+  replace(id: number, input: TodoInput, condition?: WriteCondition): Promise<ReplaceOutcome>;
+  /** A missing item is `missing` whatever the condition: there was nothing the condition could protect. */
+  remove(id: number, condition?: WriteCondition): Promise<RemoveOutcome>;
+  /** Missing and already done come before the condition, as for remove. */
+  finish(id: number, condition?: WriteCondition): Promise<FinishOutcome>;
   /**
    * A create under an idempotency key: it runs only if the key has no live record, and its outcome
    * is recorded with the key in the same transaction.

@@ -43,17 +43,24 @@ describe('error catalogue', { timeout: SUITE_TIMEOUT_MS }, () => {
 
   test('every own problem type is explained at the page its URI points to, by a service that answers it', async () => {
     // The page is served with problem details, and explains the types its service answers: the bank
-    // answers every own problem, IDEMPOTENCY_KEY_REQUIRED when it requires keys.
+    // answers every own problem but 428 (IDEMPOTENCY_KEY_REQUIRED when it requires keys), the to-do
+    // service 428 when it requires If-Match.
     const requireKeys = { required: true, ttlMs: DEFAULT_IDEMPOTENCY_TTL_MS };
-    await withServer({ service: 'bank', errors: 'problem', idempotency: requireKeys }, async (url) => {
-      const res = await get(url, PROBLEM_TYPE_BASE.slice(0, PROBLEM_TYPE_BASE.indexOf('#')));
-      assert.equal(res.status, 200);
-      assert.equal(res.headers['content-type'], 'text/html; charset=utf-8');
-      for (const [code, entry] of catalogueEntries().filter(([, e]) => e.own)) {
-        const anchor = problemType(code).slice(PROBLEM_TYPE_BASE.length);
-        assert.match(res.text, new RegExp(`<section id="${anchor}">\\s*<h2>${entry.title}</h2>`), code);
-        assert.ok(entry.about !== undefined && res.text.includes(entry.about.slice(0, 40)), `${code} is explained`);
-      }
-    });
+    const pages: string[] = [];
+    for (const options of [{ service: 'bank', idempotency: requireKeys }, { service: 'todo', requireIfMatch: true }] as const) {
+      await withServer({ ...options, errors: 'problem' }, async (url) => {
+        const res = await get(url, PROBLEM_TYPE_BASE.slice(0, PROBLEM_TYPE_BASE.indexOf('#')));
+        assert.equal(res.status, 200);
+        assert.equal(res.headers['content-type'], 'text/html; charset=utf-8');
+        pages.push(res.text);
+      });
+    }
+    for (const [code, entry] of catalogueEntries().filter(([, e]) => e.own)) {
+      const anchor = problemType(code).slice(PROBLEM_TYPE_BASE.length);
+      const page = pages.find((text) => text.includes(`<section id="${anchor}">`));
+      assert.ok(page !== undefined, `${code} has a section on a page`);
+      assert.match(page, new RegExp(`<section id="${anchor}">\\s*<h2>${entry.title}</h2>`), code);
+      assert.ok(entry.about !== undefined && page.includes(entry.about.slice(0, 40)), `${code} is explained`);
+    }
   });
 });

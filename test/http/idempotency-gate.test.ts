@@ -2,6 +2,7 @@
 // request reaches the store — a key running here now, an outcome it still holds — and what it keeps
 // afterwards. The route is a recording stand-in whose `once` answers like a store's keyed write; the
 // requests, end to end on real servers and stores, are in test/idempotency.
+import { NO_PRECONDITIONS } from '../../src/http/conditions.js';
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { describe, test, type TestContext } from 'node:test';
@@ -78,7 +79,7 @@ function recordedAt(recordedAtMs: () => number, fingerprint = 'POST /withdraw/al
   return () => ({ kind: 'recorded', fingerprint, outcome: DONE, recordedAtMs: recordedAtMs() });
 }
 
-const INPUT: Input = { params: { account: 'alice' }, body: undefined };
+const INPUT: Input = { params: { account: 'alice' }, body: undefined, preconditions: NO_PRECONDITIONS };
 
 /** The gate's answer; what it throws at once (before any store call) becomes a rejection. */
 async function run(gate: IdempotencyGate, route: RecordingRoute, url: string, key?: string, input: Input = INPUT): Promise<Reply> {
@@ -174,7 +175,7 @@ describe('the idempotency gate of one process', () => {
   test("a replay is rendered from the retry's own request and the outcome, from the store and from memory alike", async () => {
     const gate = new IdempotencyGate({ required: false, ttlMs: TTL });
     const route = keyedRoute(recordedAt(() => Date.now()));
-    const bob = { params: { account: 'bob' }, body: undefined };
+    const bob = { params: { account: 'bob' }, body: undefined, preconditions: NO_PRECONDITIONS };
     assert.equal((await run(gate, route, '/withdraw/alice/10', 'k', bob)).body, '{"account":"bob","balance":90}');
     assert.equal((await run(gate, route, '/withdraw/alice/10', 'k', bob)).body, '{"account":"bob","balance":90}');
     assert.equal(route.keys.length, 1);

@@ -4,8 +4,6 @@
 // the default format, is dropped, and its retry is refused again.
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, test } from 'node:test';
-import Database from 'better-sqlite3';
-import pg from 'pg';
 import { LEDGER_POSTGRES_MIGRATIONS } from '../../src/bank/ledger-postgres.js';
 import { LEDGER_MIGRATIONS } from '../../src/bank/ledger-sqlite-schema.js';
 import { openLedger } from '../../src/bank/service.js';
@@ -14,6 +12,7 @@ import { openTodoStore } from '../../src/todo/service.js';
 import { TODO_POSTGRES_MIGRATIONS } from '../../src/todo/store-postgres.js';
 import { TODO_MIGRATIONS } from '../../src/todo/store-sqlite-schema.js';
 import { keyedWrite } from '../support/keys.js';
+import { runPlainSql } from '../support/plain-sql.js';
 import { storeBackends, type FreshDatabase } from '../support/store-backends.js';
 import { suiteUnless } from '../support/suite.js';
 
@@ -54,22 +53,8 @@ async function buildOldDatabase(fresh: FreshDatabase, service: string, steps: re
         `INSERT INTO ${table} (key, fingerprint, status, content_type, headers, body, recorded_at_ms) VALUES ('${key}', 'fp-${key}', ${status}, 'application/json', '{}', '${body}', 1000)`,
     ),
   ];
-  if (fresh.db.kind === 'postgres') {
-    const client = new pg.Client({ connectionString: fresh.db.url });
-    await client.connect();
-    try {
-      for (const sql of statements) await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  } else if (fresh.db.kind === 'sqlite') {
-    const db = new Database(fresh.db.path);
-    try {
-      for (const sql of statements) db.exec(sql.replace("done) VALUES (7, '\"seven\"', false)", "done) VALUES (7, '\"seven\"', 0)"));
-    } finally {
-      db.close();
-    }
-  }
+  const sqlite = fresh.db.kind === 'sqlite';
+  await runPlainSql(fresh, sqlite ? statements.map((sql) => sql.replace("done) VALUES (7, '\"seven\"', false)", "done) VALUES (7, '\"seven\"', 0)")) : statements);
 }
 
 for (const backend of await storeBackends()) {

@@ -5,7 +5,7 @@ import type { FinishOutcome } from '../../src/todo/store.js';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { isPromise } from '../../src/eventually.js';
 import { openTodoStore } from '../../src/todo/service.js';
-import type { TodoStore } from '../../src/todo/store.js';
+import type { StoredTodo, Todo, TodoStore } from '../../src/todo/store.js';
 import { assertCutByBytes, LARGE, recordBatches } from '../support/batches.js';
 import { assertExpiredKeyRunsAgain, assertPrunesBefore, keyedWrite } from '../support/keys.js';
 import { storeBackends, type FreshDatabase } from '../support/store-backends.js';
@@ -14,6 +14,14 @@ import { createTodo } from '../support/todos.js';
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 const item = (title: string, done = false) => ({ title, done });
+/** An item as stored, without its version, for the tests whose promise is about the data. */
+const dataOf = (todo: StoredTodo | undefined): Todo | undefined => (todo === undefined ? undefined : { id: todo.id, title: todo.title, done: todo.done });
+
+/** The version a write gave its item (a failed assertion for a write that changed nothing). */
+function versionOf(outcome: { readonly kind: string; readonly todo?: StoredTodo }): number {
+  assert.ok(outcome.todo !== undefined, `a written item, not ${outcome.kind}`);
+  return outcome.todo.version;
+}
 
 for (const backend of await storeBackends()) {
   suiteUnless(backend.skip, `TodoStore on ${backend.name}`, () => {
@@ -35,14 +43,14 @@ for (const backend of await storeBackends()) {
     });
 
     test('a new database holds item 1, not done', async () => {
-      assert.deepEqual(await store.get(1), { id: 1, title: 'Buy milk', done: false });
+      assert.deepEqual(dataOf(await store.get(1)), { id: 1, title: 'Buy milk', done: false });
       assert.equal(await store.get(2), undefined);
     });
 
     test('on SQLite a read answers at once, without a promise; elsewhere it may wait', async () => {
       const read = store.get(1);
       if (backend.name === 'sqlite') assert.equal(isPromise(read), false, 'no promise for a read that needs no wait');
-      assert.deepEqual(await read, { id: 1, title: 'Buy milk', done: false });
+      assert.deepEqual(dataOf(await read), { id: 1, title: 'Buy milk', done: false });
     });
 
     test('create takes the largest existing id + 1', async () => {
@@ -65,14 +73,14 @@ for (const backend of await storeBackends()) {
     test('create keeps title and done as given', async () => {
       const created = await createTodo(store, item('done already', true));
       assert.deepEqual(created, { id: 2, title: 'done already', done: true });
-      assert.deepEqual(await store.get(2), created);
+      assert.deepEqual(dataOf(await store.get(2)), created);
     });
 
     test('a create that would pass 2^53-1 is refused and stores nothing (D11)', async () => {
       await store.replace(MAX_SAFE - 1, item('edge'));
-      assert.deepEqual(await store.create(item('last')), { kind: 'created', id: MAX_SAFE });
+      assert.deepEqual(await store.create(item('last')), { kind: 'created', id: MAX_SAFE, version: (await store.get(MAX_SAFE))?.version });
       assert.deepEqual(await store.create(item('past')), { kind: 'no-id-left' });
-      assert.deepEqual(await store.get(MAX_SAFE), { id: MAX_SAFE, title: 'last', done: false });
+      assert.deepEqual(dataOf(await store.get(MAX_SAFE)), { id: MAX_SAFE, title: 'last', done: false });
       await reopen();
       assert.deepEqual(await store.create(item('past, reopened')), { kind: 'no-id-left' });
       await store.remove(MAX_SAFE);
@@ -99,27 +107,30 @@ for (const backend of await storeBackends()) {
     });
 
     test('replace tells a created item from a replaced one', async () => {
-      assert.deepEqual(await store.replace(7, item('new')), { todo: { id: 7, title: 'new', done: false }, created: true });
-      assert.deepEqual(await store.replace(7, item('again', true)), { todo: { id: 7, title: 'again', done: true }, created: false });
-      assert.deepEqual(await store.get(7), { id: 7, title: 'again', done: true });
+      const created = await store.replace(7, item('new'));
+      assert.deepEqual(created, { kind: 'created', todo: { id: 7, title: 'new', done: false, version: versionOf(created) } });
+      const replaced = await store.replace(7, item('again', true));
+      assert.deepEqual(replaced, { kind: 'replaced', todo: { id: 7, title: 'again', done: true, version: versionOf(replaced) } });
+      assert.deepEqual(dataOf(await store.get(7)), { id: 7, title: 'again', done: true });
     });
 
     test('replace may set done back to false (a replacement, not a transition)', async () => {
       await store.finish(1);
       await store.replace(1, item('Buy milk'));
-      assert.deepEqual(await store.get(1), { id: 1, title: 'Buy milk', done: false });
+      assert.deepEqual(dataOf(await store.get(1)), { id: 1, title: 'Buy milk', done: false });
     });
 
     test('finish: finished, then already done; missing for an unknown id', async () => {
-      assert.deepEqual(await store.finish(1), { kind: 'finished', todo: { id: 1, title: 'Buy milk', done: true } });
+      const finished = await store.finish(1);
+      assert.deepEqual(finished, { kind: 'finished', todo: { id: 1, title: 'Buy milk', done: true, version: versionOf(finished) } });
       assert.deepEqual(await store.finish(1), { kind: 'already-done' });
       assert.deepEqual(await store.finish(99), { kind: 'missing' });
       assert.equal((await store.get(1))?.done, true);
     });
 
     test('remove says whether an item was removed', async () => {
-      assert.equal(await store.remove(1), true);
-      assert.equal(await store.remove(1), false);
+      assert.deepEqual(await store.remove(1), { kind: 'removed' });
+      assert.deepEqual(await store.remove(1), { kind: 'missing' });
       assert.equal(await store.get(1), undefined);
     });
 
@@ -128,16 +139,17 @@ for (const backend of await storeBackends()) {
       for (const title of titles) {
         const { id } = await createTodo(store, item(title));
         assert.equal(typeof id, 'number');
-        assert.deepEqual(await store.get(id as number), { id, title, done: false });
+        assert.deepEqual(dataOf(await store.get(id as number)), { id, title, done: false });
       }
       await store.replace(50, item('\ud83d'));
-      assert.deepEqual(await store.finish(50), { kind: 'finished', todo: { id: 50, title: '\ud83d', done: true } });
+      const finished = await store.finish(50);
+      assert.deepEqual(finished, { kind: 'finished', todo: { id: 50, title: '\ud83d', done: true, version: versionOf(finished) } });
     });
 
     test('data survives closing and reopening', async () => {
       await createTodo(store, item('kept', true));
       await reopen();
-      assert.deepEqual(await store.get(2), { id: 2, title: 'kept', done: true });
+      assert.deepEqual(dataOf(await store.get(2)), { id: 2, title: 'kept', done: true });
     });
 
     test('initial data goes only into an empty database: a deleted item 1 does not come back', async () => {
@@ -157,7 +169,7 @@ for (const backend of await storeBackends()) {
       // PUT targets lie far apart, so that no POST can legitimately reach one by counting up.
       const work = Array.from({ length: 80 }, (_, i) =>
         i % 4 === 0
-          ? store.replace(1000 * (i + 1), item(`put${i}`)).then((r) => ({ id: r.todo.id, title: r.todo.title, created: r.created }))
+          ? store.replace(1000 * (i + 1), item(`put${i}`)).then((r) => ({ id: 1000 * (i + 1), title: `put${i}`, created: r.kind === 'created' }))
           : createTodo(store, item(`post${i}`)).then((todo) => ({ id: todo.id, title: todo.title, created: true })),
       );
       const done = await Promise.all(work);
@@ -185,15 +197,16 @@ for (const backend of await storeBackends()) {
       const finishedTitles = outcomes.flatMap((o) => (o.kind === 'finished' ? [o.todo.title] : []));
       assert.equal(new Set(finishedTitles).size, finishedTitles.length, `a version finished twice: ${finishedTitles.join(', ')}`);
       assert.deepEqual(outcomes.filter((o) => o.kind !== 'finished'), Array.from({ length: outcomes.length - finishedTitles.length }, () => ({ kind: 'already-done' })));
-      for (const o of outcomes) if (o.kind === 'finished') assert.deepEqual(o.todo, { id: 7, title: o.todo.title, done: true });
+      for (const o of outcomes) if (o.kind === 'finished') assert.deepEqual(dataOf(o.todo), { id: 7, title: o.todo.title, done: true });
     });
 
     test('createOnce under a new key creates the item once and records its outcome; the key then replays that record', async () => {
       const todo = { id: 2, title: 'a "quoted" \u0000 💡', done: true };
-      const outcome = { kind: 'created', id: 2 };
-      assert.deepEqual(await store.createOnce(item(todo.title, true), keyedWrite('k', 1_000)), { kind: 'ran', outcome, recordedAtMs: 1_000 });
+      const first = await store.createOnce(item(todo.title, true), keyedWrite('k', 1_000));
+      const outcome = { kind: 'created', id: 2, version: (await store.get(2))?.version };
+      assert.deepEqual(first, { kind: 'ran', outcome, recordedAtMs: 1_000 });
       assert.deepEqual(await store.createOnce(item('other'), keyedWrite('k', 2_000)), { kind: 'recorded', fingerprint: 'fp-k', outcome, recordedAtMs: 1_000 });
-      assert.deepEqual(await store.get(2), todo);
+      assert.deepEqual(dataOf(await store.get(2)), todo);
       assert.equal(await store.get(3), undefined);
     });
 
@@ -208,7 +221,7 @@ for (const backend of await storeBackends()) {
 
     test('createOnce: a key recorded before expiredBeforeMs is absent, so the item is created again', async () => {
       await assertExpiredKeyRunsAgain((key) => store.createOnce(item('again'), key));
-      assert.deepEqual([await store.get(2), await store.get(3)], [{ id: 2, title: 'again', done: false }, { id: 3, title: 'again', done: false }]);
+      assert.deepEqual([dataOf(await store.get(2)), dataOf(await store.get(3))], [{ id: 2, title: 'again', done: false }, { id: 3, title: 'again', done: false }]);
     });
 
     test('the store prunes expired key records in the background, every quarter of their time to live (at least a second)', async () => {

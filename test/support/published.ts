@@ -38,6 +38,8 @@ export const MODES: readonly PublishedMode[] = [
   { name: 'todo-unified-catchall', server: { service: 'todo', errors: 'unified', catchAll: true }, pages: [] },
   { name: 'todo-problem', server: { service: 'todo', errors: 'problem' }, pages: ['/docs/problems'] },
   { name: 'todo-default-keys-required', server: { service: 'todo', idempotency: { required: true, ttlMs: DEFAULT_IDEMPOTENCY_TTL_MS } }, pages: [] },
+  { name: 'todo-default-if-match-required', server: { service: 'todo', requireIfMatch: true }, pages: [] },
+  { name: 'todo-problem-if-match-required', server: { service: 'todo', errors: 'problem', requireIfMatch: true }, pages: [] },
   { name: 'bank-default', server: { service: 'bank' }, pages: VIEWERS },
   { name: 'bank-unified', server: { service: 'bank', errors: 'unified' }, pages: VIEWERS },
   { name: 'bank-unified-catchall', server: { service: 'bank', errors: 'unified', catchAll: true }, pages: VIEWERS },

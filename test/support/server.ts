@@ -27,6 +27,8 @@ export interface TestServerOptions {
   readonly metrics?: boolean;
   readonly idempotency?: IdempotencyPolicy;
   readonly cors?: CorsPolicy;
+  /** To-do service: --require-if-match. */
+  readonly requireIfMatch?: boolean;
 }
 
 export async function startTestServer(options: TestServerOptions): Promise<RunningServer> {
@@ -36,7 +38,7 @@ export async function startTestServer(options: TestServerOptions): Promise<Runni
   const storeOptions = { observer: metrics === undefined ? undefined : storeMetrics(options.service, metrics), idempotencyTtlMs: options.idempotency?.ttlMs };
   const service =
     options.service === 'todo'
-      ? await createTodoService(db, storeOptions)
+      ? await createTodoService(db, storeOptions, { requireIfMatch: options.requireIfMatch })
       : await createBankService(db, options.accounts ?? INITIAL_ACCOUNTS, errorFormat, storeOptions);
   const lines = options.logLines;
   const log: Logger = lines === undefined ? createLogger('silent') : createLogger(options.logLevel ?? 'info', (line) => lines.push(line));
