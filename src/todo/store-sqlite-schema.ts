@@ -148,16 +148,14 @@ export function prepareTodoWrites(db: SqliteDatabase): (write: TodoWrite) => Tod
         return remove.run(write.id).changes > 0 ? { kind: 'removed' } : { kind: 'missing' };
       }
       case 'finish': {
-        if (write.condition.kind !== 'none') {
-          const current = state.get(write.id);
-          if (current === undefined) return { kind: 'missing' };
-          if (current.done === 1) return { kind: 'already-done' };
-          const verdict = judge(write.condition, current.version);
-          if (verdict !== 'go') return { kind: verdict };
-        }
+        // Read first, even without a condition: a finish that finds nothing to do takes no version.
+        const current = state.get(write.id);
+        if (current === undefined) return { kind: 'missing' };
+        if (current.done === 1) return { kind: 'already-done' };
+        const verdict = judge(write.condition, current.version);
+        if (verdict !== 'go') return { kind: verdict };
         const row = markDone.get(nextVersion.get() as number, write.id);
-        if (row !== undefined) return { kind: 'finished', row };
-        return state.get(write.id) === undefined ? { kind: 'missing' } : { kind: 'already-done' };
+        return row === undefined ? { kind: 'already-done' } : { kind: 'finished', row };
       }
     }
   };

@@ -10,7 +10,7 @@ import { openSqliteLedger } from '../../src/bank/ledger-sqlite.js';
 import { GROUP_COMMIT_LIMITS } from '../../src/db/group-commit.js';
 import { openSqliteTodoStore } from '../../src/todo/store-sqlite.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
-import { createTodo } from '../support/todos.js';
+import { createTodo, dataOf } from '../support/todos.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'group-commit-limits-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -45,7 +45,7 @@ describe('group commit at its limits', { timeout: SUITE_TIMEOUT_MS }, () => {
     try {
       const created = await Promise.all(Array.from({ length: queued }, (_, i) => createTodo(store, { title: `t${i}`, done: i % 2 === 0 })));
       assert.deepEqual(created, Array.from({ length: queued }, (_, i) => ({ id: i + 2, title: `t${i}`, done: i % 2 === 0 })));
-      for (const todo of created) assert.deepEqual(await store.get(todo.id as number), todo);
+      for (const todo of created) assert.deepEqual(dataOf(await store.get(todo.id as number)), todo);
       assert.equal(await store.get(queued + 2), undefined);
     } finally {
       await store.close();
@@ -66,12 +66,12 @@ describe('group commit at its limits', { timeout: SUITE_TIMEOUT_MS }, () => {
     try {
       for (let i = 0; i < 100; i++) {
         const created = await createTodo(store, { title: `seen ${i}`, done: false });
-        assert.deepEqual(await store.get(created.id as number), created, `write ${i}`);
+        assert.deepEqual(dataOf(await store.get(created.id as number)), created, `write ${i}`);
         const finished = await store.finish(1);
         assert.equal(finished.kind, i === 0 ? 'finished' : 'already-done');
-        assert.deepEqual(await store.get(1), { id: 1, title: 'Buy milk', done: true });
+        assert.deepEqual(dataOf(await store.get(1)), { id: 1, title: 'Buy milk', done: true });
         await store.replace(1, { title: 'Buy milk', done: false });
-        assert.deepEqual(await store.get(1), { id: 1, title: 'Buy milk', done: false });
+        assert.deepEqual(dataOf(await store.get(1)), { id: 1, title: 'Buy milk', done: false });
         await store.finish(1);
       }
     } finally {

@@ -5,17 +5,15 @@ import type { FinishOutcome } from '../../src/todo/store.js';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { isPromise } from '../../src/eventually.js';
 import { openTodoStore } from '../../src/todo/service.js';
-import type { StoredTodo, Todo, TodoStore } from '../../src/todo/store.js';
+import type { StoredTodo, TodoStore } from '../../src/todo/store.js';
 import { assertCutByBytes, LARGE, recordBatches } from '../support/batches.js';
 import { assertExpiredKeyRunsAgain, assertPrunesBefore, keyedWrite } from '../support/keys.js';
 import { storeBackends, type FreshDatabase } from '../support/store-backends.js';
 import { suiteUnless } from '../support/suite.js';
-import { createTodo } from '../support/todos.js';
+import { createTodo, dataOf } from '../support/todos.js';
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 const item = (title: string, done = false) => ({ title, done });
-/** An item as stored, without its version, for the tests whose promise is about the data. */
-const dataOf = (todo: StoredTodo | undefined): Todo | undefined => (todo === undefined ? undefined : { id: todo.id, title: todo.title, done: todo.done });
 
 /** The version a write gave its item (a failed assertion for a write that changed nothing). */
 function versionOf(outcome: { readonly kind: string; readonly todo?: StoredTodo }): number {

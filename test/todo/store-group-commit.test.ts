@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { openSqliteTodoStore } from '../../src/todo/store-sqlite.js';
 import { CREATE_NEXT_SQL, TODO_MIGRATIONS } from '../../src/todo/store-sqlite-schema.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
-import { createTodo } from '../support/todos.js';
+import { createTodo, dataOf } from '../support/todos.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'todo-group-commit-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -21,7 +21,7 @@ describe('group-commit SQLite to-do store', { timeout: SUITE_TIMEOUT_MS }, () =>
     const db = new Database(':memory:');
     try {
       for (const migration of TODO_MIGRATIONS) db.exec(migration.sql);
-      const plan = db.prepare(`EXPLAIN QUERY PLAN ${CREATE_NEXT_SQL}`).all('title', 0) as { detail: string }[];
+      const plan = db.prepare(`EXPLAIN QUERY PLAN ${CREATE_NEXT_SQL}`).all('title', 0, 1) as { detail: string }[];
       const steps = plan.map((step) => step.detail);
       assert.ok(steps.some((step) => /^SEARCH todos/.test(step)), steps.join(' | '));
       assert.ok(!steps.some((step) => /^SCAN todos/.test(step)), steps.join(' | '));
@@ -38,7 +38,7 @@ describe('group-commit SQLite to-do store', { timeout: SUITE_TIMEOUT_MS }, () =>
         created.map((t) => Number(t.id)).sort((a, b) => a - b),
         Array.from({ length: 100 }, (_, i) => i + 2),
       );
-      for (const todo of created) assert.deepEqual(await store.get(Number(todo.id)), todo);
+      for (const todo of created) assert.deepEqual(dataOf(await store.get(Number(todo.id))), todo);
     } finally {
       await store.close();
     }
@@ -56,7 +56,7 @@ describe('group-commit SQLite to-do store', { timeout: SUITE_TIMEOUT_MS }, () =>
     }
   });
 
-  test('a mixed batch answers each write in the order asked', async () => {
+  test('a mixed batch answers each write in the order asked, each change with the next version', async () => {
     const store = await openSqliteTodoStore(freshFile());
     try {
       const [replaced, createdAt5, removed, removedAgain, finished] = await Promise.all([
@@ -66,11 +66,12 @@ describe('group-commit SQLite to-do store', { timeout: SUITE_TIMEOUT_MS }, () =>
         store.remove(5),
         store.finish(1),
       ]);
-      assert.deepEqual(replaced, { todo: { id: 1, title: 'Buy oat milk', done: false }, created: false });
-      assert.deepEqual(createdAt5, { todo: { id: 5, title: 'Five', done: true }, created: true });
-      assert.equal(removed, true);
-      assert.equal(removedAgain, false);
-      assert.deepEqual(finished, { kind: 'finished', todo: { id: 1, title: 'Buy oat milk', done: true } });
+      // The seeded item has version 1; a remove gives no version, a finish the next one.
+      assert.deepEqual(replaced, { kind: 'replaced', todo: { id: 1, title: 'Buy oat milk', done: false, version: 2 } });
+      assert.deepEqual(createdAt5, { kind: 'created', todo: { id: 5, title: 'Five', done: true, version: 3 } });
+      assert.deepEqual(removed, { kind: 'removed' });
+      assert.deepEqual(removedAgain, { kind: 'missing' });
+      assert.deepEqual(finished, { kind: 'finished', todo: { id: 1, title: 'Buy oat milk', done: true, version: 4 } });
     } finally {
       await store.close();
     }
@@ -86,7 +87,7 @@ describe('group-commit SQLite to-do store', { timeout: SUITE_TIMEOUT_MS }, () =>
     await assert.rejects(createTodo(store, { title: 'late', done: false }), /closed/);
     const reopened = await openSqliteTodoStore(file);
     try {
-      assert.deepEqual(await reopened.get(31), { id: 31, title: 't29', done: false });
+      assert.deepEqual(dataOf(await reopened.get(31)), { id: 31, title: 't29', done: false });
       assert.equal(await reopened.get(32), undefined);
     } finally {
       await reopened.close();

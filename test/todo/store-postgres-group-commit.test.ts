@@ -8,7 +8,7 @@ import { openPostgresTodoStore } from '../../src/todo/store-postgres.js';
 import type { TodoStore } from '../../src/todo/store.js';
 import { createTestDatabase, postgresSkip, type TestDatabase } from '../support/postgres.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
-import { createTodo } from '../support/todos.js';
+import { createTodo, dataOf } from '../support/todos.js';
 
 const skip = await postgresSkip();
 
@@ -30,7 +30,7 @@ describe('group-commit PostgreSQL to-do store', { skip, timeout: SUITE_TIMEOUT_M
         Array.from({ length: 100 }, (_, i) => i + 2),
       );
       const read = await Promise.all(created.map((todo) => store.get(Number(todo.id))));
-      assert.deepEqual(read, created);
+      assert.deepEqual(read.map(dataOf), created);
     } finally {
       await store.close();
     }
@@ -70,7 +70,7 @@ describe('group-commit PostgreSQL to-do store', { skip, timeout: SUITE_TIMEOUT_M
     }
   });
 
-  test('a mixed batch answers each write in the order asked', async () => {
+  test('a mixed batch answers each write in the order asked, each change with a version above the one before', async () => {
     const { store } = await freshStore();
     try {
       const [replaced, createdAt5, removed, removedAgain, finished, finishedAgain, missing, next] = await Promise.all([
@@ -83,15 +83,18 @@ describe('group-commit PostgreSQL to-do store', { skip, timeout: SUITE_TIMEOUT_M
         store.finish(5),
         createTodo(store, { title: 'after "1" ✓', done: false }),
       ]);
-      assert.deepEqual(replaced, { todo: { id: 1, title: 'Buy oat milk', done: false }, created: false });
-      assert.deepEqual(createdAt5, { todo: { id: 5, title: 'Five', done: true }, created: true });
-      assert.equal(removed, true);
-      assert.equal(removedAgain, false);
-      assert.deepEqual(finished, { kind: 'finished', todo: { id: 1, title: 'Buy oat milk', done: true } });
+      assert.ok(replaced.kind === 'replaced' && createdAt5.kind === 'created' && finished.kind === 'finished');
+      assert.deepEqual(dataOf(replaced.todo), { id: 1, title: 'Buy oat milk', done: false });
+      assert.deepEqual(dataOf(createdAt5.todo), { id: 5, title: 'Five', done: true });
+      assert.deepEqual(removed, { kind: 'removed' });
+      assert.deepEqual(removedAgain, { kind: 'missing' });
+      assert.deepEqual(dataOf(finished.todo), { id: 1, title: 'Buy oat milk', done: true });
+      const versions = [replaced.todo.version, createdAt5.todo.version, finished.todo.version];
+      assert.deepEqual(versions, [...new Set(versions)].sort((a, b) => a - b));
       assert.deepEqual(finishedAgain, { kind: 'already-done' });
       assert.deepEqual(missing, { kind: 'missing' });
       assert.deepEqual(next, { id: 2, title: 'after "1" ✓', done: false });
-      assert.deepEqual(await Promise.all([store.get(1), store.get(2), store.get(5)]), [
+      assert.deepEqual((await Promise.all([store.get(1), store.get(2), store.get(5)])).map(dataOf), [
         { id: 1, title: 'Buy oat milk', done: true },
         { id: 2, title: 'after "1" ✓', done: false },
         undefined,
@@ -116,9 +119,10 @@ describe('group-commit PostgreSQL to-do store', { skip, timeout: SUITE_TIMEOUT_M
       ]);
       assert.equal(created?.status, 'rejected');
       assert.match(String((created as PromiseRejectedResult).reason), /out of range/);
-      assert.deepEqual(replaced, { status: 'fulfilled', value: { todo: { id: 5, title: 'Five', done: false }, created: true } });
-      assert.deepEqual(finished, { status: 'fulfilled', value: { kind: 'finished', todo: { id: 1, title: 'Buy milk', done: true } } });
-      assert.deepEqual(await store.get(5), { id: 5, title: 'Five', done: false });
+      assert.ok(replaced?.status === 'fulfilled' && replaced.value.kind === 'created', 'the replace created item 5');
+      assert.ok(finished?.status === 'fulfilled' && finished.value.kind === 'finished', 'the finish finished item 1');
+      assert.deepEqual(dataOf(finished.value.todo), { id: 1, title: 'Buy milk', done: true });
+      assert.deepEqual(dataOf(await store.get(5)), { id: 5, title: 'Five', done: false });
     } finally {
       await store.close();
     }
