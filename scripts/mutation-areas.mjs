@@ -45,7 +45,9 @@ export const areas = {
   'http-json': { mutate: ['src/http/json-*.ts'], tests: jsonTests },
   'http-lax': { mutate: ['src/http/{lax,schema}.ts'], tests: httpTests },
   // The OpenAPI document and its pages.
-  'http-docs': { mutate: ['src/http/{docs,openapi,error-schemas,idempotency-docs}.ts'], tests: docsTests },
+  'http-docs': { mutate: ['src/http/{docs,openapi,error-schemas,idempotency-docs,conditions-docs}.ts'], tests: [...docsTests, '.build/test/conditional/conditional-requests.test.js'] },
+  // ETag, 304 and 412 of reads; the tests of every rule, on real servers in this process.
+  'http-conditions': { mutate: ['src/http/conditions.ts'], tests: ['.build/test/conditional/conditional-requests.test.js', ...serviceTests] },
   'http-idempotency': { mutate: ['src/http/{idempotency,idempotency-key,replay-cache}.ts'], tests: [...keyedTests, ...serviceTests] },
   'db-sqlite': {
     mutate: [
