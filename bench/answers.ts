@@ -11,7 +11,7 @@ export interface Answer {
 /** `timeoutMs`: under valgrind, a server's first answer to a request can take many seconds. */
 export function sendOnce(baseUrl: string, req: BenchRequest, timeoutMs = 5000): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { ...req.headers };
     if (req.contentType !== undefined) headers['content-type'] = req.contentType;
     if (req.idempotencyKey !== undefined) headers['idempotency-key'] = req.idempotencyKey === FRESH_KEY ? freshKey() : req.idempotencyKey;
     const outgoing = request(baseUrl + req.path, { method: req.method, headers, agent: false }, (res) => {

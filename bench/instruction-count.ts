@@ -100,6 +100,24 @@ export const INSTRUCTION_SCENARIOS: readonly InstructionScenario[] = [
     bodyCheck: 'digits-aside',
     ratioMax: 1.6,
   },
+  // Conditional requests: a PUT that names a version beside one that does not. `If-Match: *` holds
+  // on every request (a tag would be stale after the first), and costs what a tag costs but the
+  // parse of one quoted string: the header read, the condition, and the version read and judged in
+  // the writer before the write.
+  {
+    name: 'PUT /todos/1',
+    server: 'todo',
+    job: job('PUT /todos/1', { method: 'PUT', path: '/todos/1', body: '{"title":"Buy bread"}', contentType: JSON_TYPE }, 200),
+    bodyCheck: 'exact',
+    ratioMax: 1.6,
+  },
+  {
+    name: 'PUT /todos/1, If-Match: *',
+    server: 'todo',
+    job: job('PUT /todos/1 If-Match', { method: 'PUT', path: '/todos/1', body: '{"title":"Buy bread"}', contentType: JSON_TYPE, headers: { 'if-match': '*' } }, 200),
+    bodyCheck: 'exact',
+    ratioMax: 1.6,
+  },
   { name: 'GET /todos/1, Fastify 5 peer', server: 'peer', job: GET_TODO, bodyCheck: 'exact', peerOf: 'GET /todos/1' },
 ];
 

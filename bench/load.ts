@@ -5,12 +5,14 @@
 import autocannon from 'autocannon';
 
 export interface BenchRequest {
-  readonly method: 'GET' | 'POST';
+  readonly method: 'GET' | 'POST' | 'PUT';
   readonly path: string;
   readonly body?: string;
   readonly contentType?: string;
   /** An Idempotency-Key on every request: `fresh` for a new one each time, else this one key. */
   readonly idempotencyKey?: string;
+  /** Other headers sent with every request (If-Match). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export const FRESH_KEY = 'fresh';
@@ -40,7 +42,7 @@ export async function drive(baseUrl: string, req: BenchRequest, run: LoadRun): P
   let latencies = new Float64Array(1 << 16);
   let responses = 0;
   const statusCounts: Record<string, number> = {};
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { ...req.headers };
   if (req.contentType !== undefined) headers['content-type'] = req.contentType;
   if (req.idempotencyKey !== undefined && req.idempotencyKey !== FRESH_KEY) headers['idempotency-key'] = req.idempotencyKey;
   // autocannon rebuilds a request only through setupRequest: a new key each time costs that call.
