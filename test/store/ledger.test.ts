@@ -11,6 +11,7 @@ import { readBooks, readRows } from '../support/journal.js';
 import { assertExpiredKeyRunsAgain, assertPrunesBefore, keyedWrite } from '../support/keys.js';
 import { storeBackends, type FreshDatabase } from '../support/store-backends.js';
 import { suiteUnless } from '../support/suite.js';
+import { dataOf } from '../support/todos.js';
 
 const ACCOUNTS: ReadonlyMap<string, number> = new Map([
   ['alice', 100],
@@ -182,9 +183,9 @@ for (const backend of await storeBackends()) {
     test('the ledger and the to-do store share one database, each keeping its migrations under its own service name', async () => {
       const todos = await openTodoStore(fresh.db);
       try {
-        assert.deepEqual(await todos.get(1), { id: 1, title: 'Buy milk', done: false });
+        assert.deepEqual(dataOf(await todos.get(1)), { id: 1, title: 'Buy milk', done: false });
         const rows = await readRows<{ service: string; version: number }>(fresh.db, 'SELECT service, version FROM schema_migrations ORDER BY service, version');
-        const both = backend.name === 'postgres' ? ['bank 1', 'bank 2', 'bank 3', 'bank 4', 'bank 5', 'todo 1', 'todo 2', 'todo 3', 'todo 4', 'todo 5', 'todo 6'] : ['bank 1', 'bank 2', 'bank 3', 'todo 1', 'todo 2', 'todo 3'];
+        const both = backend.name === 'postgres' ? ['bank 1', 'bank 2', 'bank 3', 'bank 4', 'bank 5', 'todo 1', 'todo 2', 'todo 3', 'todo 4', 'todo 5', 'todo 6', 'todo 7'] : ['bank 1', 'bank 2', 'bank 3', 'todo 1', 'todo 2', 'todo 3', 'todo 4'];
         assert.deepEqual(rows.map((row) => `${row.service} ${row.version}`), both);
       } finally {
         await todos.close();
