@@ -77,6 +77,10 @@ export const ERROR_CATALOGUE = {
     'A request with the same key is still running, on this instance or another. Nothing ran twice. Retry after the Retry-After seconds: you then get its answer.'),
   IDEMPOTENCY_KEY_REUSED: own(422, 'Idempotency-Key reused', 'This Idempotency-Key was used for another request (another method, path or body)',
     'The key was recorded for a request with another method, path or body. Nothing ran. A key names one request: use a new key for a new request.'),
+  DEADLINE_EXCEEDED: own(504, 'Deadline exceeded', 'The request was not answered within the time the service allows it; it may still take effect',
+    'The request took longer than the service allows one (--deadline-ms), most often because the database did not answer in time. A write that had not started was dropped; one that had started may still complete. Retry after the Retry-After seconds with the same Idempotency-Key: you then get the first answer, or the write runs now.'),
+  OVERLOADED: own(503, 'Overloaded', 'The service is overloaded; retry after the Retry-After seconds',
+    'The service is past its saturation signal (requests waiting on the database, or event-loop delay) and turned the request away before doing any of its work. Nothing ran. Retry after the Retry-After seconds, which vary from answer to answer so that clients do not come back together.'),
   INTERNAL: { ...status(500, 'Something went wrong on our side'), inDefault: 'unhandled' },
 } as const satisfies Record<string, CatalogueEntry>;
 
