@@ -57,27 +57,36 @@ export class Deadline {
 
 const noop = (): void => undefined;
 
-let current: Deadline | undefined;
+/**
+ * Where a request keeps its deadline: made on the first call of currentDeadline() in its scope,
+ * since most requests (a SQLite read) start no work that could be given up, and so cost none.
+ */
+export interface DeadlineHolder {
+  deadline: Deadline | undefined;
+}
+
+let current: DeadlineHolder | undefined;
 
 /** The deadline of the request whose handler is running now, if it has one. */
 export function currentDeadline(): Deadline | undefined {
-  return current;
+  if (current === undefined) return undefined;
+  return (current.deadline ??= new Deadline());
 }
 
-/** Makes `deadline` current; returns the one it replaces, to give back to leaveDeadline. */
-export function enterDeadline(deadline: Deadline | undefined): Deadline | undefined {
+/** Makes `holder`'s deadline current; returns the holder it replaces, to give back to leaveDeadline. */
+export function enterDeadline(holder: DeadlineHolder | undefined): DeadlineHolder | undefined {
   const outer = current;
-  current = deadline;
+  current = holder;
   return outer;
 }
 
-export function leaveDeadline(outer: Deadline | undefined): void {
+export function leaveDeadline(outer: DeadlineHolder | undefined): void {
   current = outer;
 }
 
 /** Runs `work` with `deadline` current. */
 export function withinDeadline<T>(deadline: Deadline | undefined, work: () => T): T {
-  const outer = enterDeadline(deadline);
+  const outer = enterDeadline(deadline === undefined ? undefined : { deadline });
   try {
     return work();
   } finally {

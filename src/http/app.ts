@@ -17,8 +17,8 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from '../log.js';
 import { decodeBody, readBody, type BodyLimits } from './body.js';
 import { corsHeaders, preflightHeaders, type CorsPolicy } from './cors.js';
-import { DeadlinePassed, enterDeadline, leaveDeadline, type Deadline } from '../deadline-scope.js';
-import { deadlineExceeded, requestDeadline } from './deadline.js';
+import { DeadlinePassed, enterDeadline, leaveDeadline, type Deadline, type DeadlineHolder } from '../deadline-scope.js';
+import { deadlineExceeded } from './deadline.js';
 import { NEVER_SHED, overloaded, type LoadShedder } from './load-shedding.js';
 import { timedOut } from './parser-answers.js';
 import { ApiError, ClientAbortError, InvalidRequest, methodNotAllowed, notFound } from './errors.js';
@@ -85,8 +85,11 @@ interface Exchange {
   bytes: number;
   /** The CORS headers every answer to this request carries, when the service has a policy. */
   readonly cors: HeaderList | undefined;
-  /** The request's deadline (deadline.ts), when the service has one; its timer once the handler waits. */
-  readonly deadline: Deadline | undefined;
+  /**
+   * The request's deadline (deadline.ts), made once work that could be given up asks for it
+   * (deadline-scope.ts); the timer, once the handler waits.
+   */
+  deadline: Deadline | undefined;
   timer: NodeJS.Timeout | undefined;
   /** Counted among the requests waiting (load shedding's signal) until its handler settles. */
   waiting: boolean;
@@ -310,7 +313,7 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
       body: undefined,
       bytes: 0,
       cors: cors === undefined ? undefined : corsHeaders(cors, req.headers.origin),
-      deadline: requestDeadline(deadlineMs),
+      deadline: undefined,
       timer: undefined,
       waiting: false,
     };
@@ -328,7 +331,7 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
           ex.route = match.route.path;
           if (shedding !== undefined && !NEVER_SHED.has(ex.route) && shedding.refuse() !== undefined) throw overloaded();
           const bodyRead = watchesWaits && match.route.body !== undefined ? () => waits(ex) : undefined;
-          const outcome = runRoute(match.route, match.values, req, limits, gate, ex.deadline, bodyRead);
+          const outcome = runRoute(match.route, match.values, req, limits, gate, deadlineMs > 0 ? ex : undefined, bodyRead);
           if (isPromise(outcome)) {
             if (watchesWaits && bodyRead === undefined) waits(ex);
             outcome.then(
@@ -381,7 +384,7 @@ function runRoute(
   req: IncomingMessage,
   limits: BodyLimits,
   gate: IdempotencyGate,
-  deadline: Deadline | undefined,
+  deadline: DeadlineHolder | undefined,
   waitsAfterBody: (() => void) | undefined,
 ): Reply | InvalidRequest | Promise<Reply | InvalidRequest> {
   const issues: Issues = [];

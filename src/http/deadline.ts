@@ -10,7 +10,6 @@
 // outcome open, as a gateway does whose upstream did not answer in time.
 //
 // The time a client takes to send its request is not counted: Node's own time-outs bound it (408).
-import { Deadline } from '../deadline-scope.js';
 import { ApiError } from './errors.js';
 
 /**
@@ -27,8 +26,3 @@ export const DEADLINE_MS_MAX = 86_400_000;
 const RETRY_AFTER_S = '1';
 
 export const deadlineExceeded = (): ApiError => new ApiError('DEADLINE_EXCEEDED', { headers: { 'Retry-After': RETRY_AFTER_S } });
-
-/** A request's deadline, made when the service has the request and armed once its handler waits. */
-export function requestDeadline(ms: number): Deadline | undefined {
-  return ms > 0 ? new Deadline() : undefined;
-}
