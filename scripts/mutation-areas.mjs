@@ -41,7 +41,7 @@ export const areas = {
   },
   // service.ts is an interface only (no mutant); it is listed so that every file has its area.
   'http-contract': { mutate: ['src/http/{catalogue,errors,render,route,service}.ts'], tests: httpTests },
-  'http-pipeline': { mutate: ['src/http/{app,connection-guard,cors,parser-answers,metrics-route,random-uuids,request-id,request-metrics,request-observer,turn-end-writes}.ts'], tests: httpTests },
+  'http-pipeline': { mutate: ['src/http/{app,connection-guard,cors,deadline,load-shedding,parser-answers,metrics-route,random-uuids,request-id,request-metrics,request-observer,turn-end-writes}.ts'], tests: httpTests },
   'http-json': { mutate: ['src/http/json-*.ts'], tests: jsonTests },
   'http-lax': { mutate: ['src/http/{lax,schema}.ts'], tests: httpTests },
   // The OpenAPI document and its pages.

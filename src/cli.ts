@@ -83,6 +83,8 @@ async function main(): Promise<void> {
         connectionsMax,
         idempotency: { required: config.requireIdempotencyKey, ttlMs: config.idempotencyTtlMs },
         cors: config.cors,
+        deadlineMs: config.deadlineMs,
+        shedding: config.shedding,
         metricsListen:
           config.metricsListen === undefined
             ? undefined

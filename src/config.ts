@@ -3,6 +3,8 @@
 import type { LogLevel } from './log.js';
 import { ERROR_FORMAT_NAMES, type ErrorFormatName } from './http/render.js';
 import { parseCorsOrigins, type CorsPolicy } from './http/cors.js';
+import { DEADLINE_MS_DEFAULT, DEADLINE_MS_MAX } from './http/deadline.js';
+import type { SheddingPolicy } from './http/load-shedding.js';
 
 export type ServiceName = 'todo' | 'bank';
 
@@ -42,6 +44,10 @@ export interface Config {
   readonly requireIfMatch: boolean;
   /** The origins whose pages may call the services (--cors-origin); undefined: CORS off. */
   readonly cors: CorsPolicy | undefined;
+  /** A request still waiting this long after it arrived whole is answered 504; 0: no deadline. */
+  readonly deadlineMs: number;
+  /** The saturation signals' thresholds past which requests are shed; undefined: none is. */
+  readonly shedding: SheddingPolicy | undefined;
   readonly help: boolean;
 }
 
@@ -85,6 +91,13 @@ Options (each also read from the environment variable shown):
                        (SVC_IDEMPOTENCY_TTL, default 24)
   --cors-origin LIST   origins whose pages may call the services, scheme://host[:port],...
                        (SVC_CORS_ORIGIN, default none: CORS off)
+  --deadline-ms MS     a request still waiting for the database this long after it arrived is
+                       answered 504; 0 turns deadlines off (SVC_DEADLINE_MS, default 15000)
+  --shed-waiting N     answer new requests 503 while N requests wait for the database
+                       (SVC_SHED_WAITING, default off)
+  --shed-loop-delay-ms MS
+                       answer new requests 503 while the event loop runs MS late on average
+                       (SVC_SHED_LOOP_DELAY_MS, default off)
   --help               this text
 `;
 
@@ -106,7 +119,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
       flags.set(name, true);
       continue;
     }
-    if (!['host', 'port', 'db', 'errors', 'accounts', 'log-level', 'access-log', 'metrics', 'sqlite-synchronous', 'db-pool-size', 'db-pool-wait-ms', 'idempotency-ttl', 'cors-origin', 'metrics-listen'].includes(name)) {
+    if (!['host', 'port', 'db', 'errors', 'accounts', 'log-level', 'access-log', 'metrics', 'sqlite-synchronous', 'db-pool-size', 'db-pool-wait-ms', 'idempotency-ttl', 'cors-origin', 'metrics-listen', 'deadline-ms', 'shed-waiting', 'shed-loop-delay-ms'].includes(name)) {
       throw new ConfigError(`unknown option --${name}`);
     }
     const value = inline ?? argv[++i];
@@ -158,6 +171,16 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
   const metricsListenText = pick('metrics-listen', 'SVC_METRICS_LISTEN');
   const metricsListen = metricsListenText === undefined ? undefined : parseListen(metricsListenText);
   if (metricsListen !== undefined && !metrics) throw new ConfigError('--metrics-listen serves /metrics: it needs --metrics on');
+  const deadlineText = pick('deadline-ms', 'SVC_DEADLINE_MS');
+  const shedWaitingText = pick('shed-waiting', 'SVC_SHED_WAITING');
+  const shedLoopText = pick('shed-loop-delay-ms', 'SVC_SHED_LOOP_DELAY_MS');
+  const shedding =
+    shedWaitingText === undefined && shedLoopText === undefined
+      ? undefined
+      : {
+          waitingMax: shedWaitingText === undefined ? undefined : parseBounded(shedWaitingText, '--shed-waiting', 1, 100_000),
+          loopDelayMs: shedLoopText === undefined ? undefined : parseBounded(shedLoopText, '--shed-loop-delay-ms', 1, 10_000),
+        };
   const cors = corsText === undefined ? undefined : parseCorsOrigins(corsText);
   if (typeof cors === 'string') throw new ConfigError(`--cors-origin: ${cors}`);
 
@@ -184,6 +207,8 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     requireIfMatch,
     idempotencyTtlMs: ttlText === undefined ? IDEMPOTENCY_TTL_HOURS_DEFAULT * HOUR_MS : parseTtl(ttlText),
     cors,
+    deadlineMs: deadlineText === undefined ? DEADLINE_MS_DEFAULT : parseBounded(deadlineText, '--deadline-ms', 0, DEADLINE_MS_MAX),
+    shedding,
     help: flags.get('help') === true,
   };
 }

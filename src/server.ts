@@ -21,6 +21,7 @@ import type { Logger } from './log.js';
 import { answerForStoreError } from './store-answers.js';
 import { listenForMetrics } from './metrics-listener.js';
 import { answerParserErrors } from './http/parser-answers.js';
+import { LoadShedder, type SheddingPolicy } from './http/load-shedding.js';
 
 export const BODY_LIMITS: BodyLimits = { bodyBytesMax: 1024 * 1024, nestingDepthMax: 512 };
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -56,6 +57,10 @@ export interface ServerOptions {
   readonly cors?: CorsPolicy;
   /** With metrics: serve /metrics on this address instead of the API's (metrics-listener.ts). */
   readonly metricsListen?: { readonly host: string; readonly port: number };
+  /** A waiting request is answered 504 after this long (http/deadline.ts); 0 or none: no deadline. */
+  readonly deadlineMs?: number;
+  /** Thresholds past which new requests are shed (http/load-shedding.ts); none: no shedding. */
+  readonly shedding?: SheddingPolicy;
 }
 
 export interface ShutdownReport {
@@ -98,6 +103,8 @@ export async function startServer(service: ServiceDefinition, options: ServerOpt
     components: service.components,
     errorFormat: options.errorFormat,
     idempotencyKeyRequired: options.idempotency?.required,
+    deadline: (options.deadlineMs ?? 0) > 0,
+    shedding: options.shedding !== undefined,
   });
   const registry = options.metrics;
   const shutdownState = { started: false };
@@ -109,6 +116,7 @@ export async function startServer(service: ServiceDefinition, options: ServerOpt
     accessLog: options.accessLog ?? true,
     metrics: registry === undefined ? undefined : new RequestMetrics(options.service, registry),
   });
+  const shedder = options.shedding === undefined ? undefined : new LoadShedder(options.shedding, options.service, registry);
   const handler = createRequestHandler({
     routes: [...docs, ...service.routes, ...operational],
     errorFormat: options.errorFormat,
@@ -119,6 +127,8 @@ export async function startServer(service: ServiceDefinition, options: ServerOpt
     translateError: answerForStoreError,
     idempotency: options.idempotency,
     cors: options.cors,
+    deadlineMs: options.deadlineMs,
+    shedding: shedder,
   });
   const server = createServer(CONNECTION_TIMEOUTS, handler);
   answerParserErrors(server, { errorFormat: options.errorFormat, observer, warn: (message, fields) => options.log.warn(message, fields) });
@@ -140,7 +150,10 @@ export async function startServer(service: ServiceDefinition, options: ServerOpt
     metricsUrl: metricsListener?.url,
     close: () => {
       shutdownState.started = true;
-      return (closing ??= shutdown(server, service, options.log).finally(() => metricsListener?.close()));
+      return (closing ??= shutdown(server, service, options.log).finally(() => {
+        shedder?.stop();
+        return metricsListener?.close();
+      }));
     },
   };
 }

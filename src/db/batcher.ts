@@ -7,6 +7,7 @@
 // Each operation is answered only with its batch's answer: nothing is acknowledged before the
 // runner says the batch is committed, and a batch that fails fails every operation in it.
 import { performance } from 'node:perf_hooks';
+import { currentDeadline, DeadlinePassed, latestOf, withinDeadline, type Deadline } from '../deadline-scope.js';
 import type { StoreObserver } from './store-observer.js';
 
 /** One operation's answer inside a committed batch: its outcome, or the error that undid it alone. */
@@ -39,6 +40,12 @@ export interface BatcherOptions<Op> extends BatchLimits {
   readonly failsQueued?: (error: Error) => boolean;
   /** Told each batch's size and commit time, and shown the queue's depth. */
   readonly observer?: StoreObserver;
+  /**
+   * Reads only: a batch runs under the deadline of the last of its requests (deadline-scope.ts), so
+   * that its query is cancelled once nobody waits for it. Writes never are: one that has started
+   * is let finish, so that its outcome is known (and recorded with its Idempotency-Key).
+   */
+  readonly cancelsStarted?: boolean;
 }
 
 interface Waiting<Op, Outcome> {
@@ -46,6 +53,9 @@ interface Waiting<Op, Outcome> {
   readonly size: number;
   resolve(outcome: Outcome): void;
   reject(error: Error): void;
+  /** The deadline of the request that asked, if any, and how to stop watching it once the operation is sent. */
+  readonly deadline: Deadline | undefined;
+  forget: (() => void) | undefined;
 }
 
 export class Batcher<Op, Outcome> {
@@ -73,10 +83,23 @@ export class Batcher<Op, Outcome> {
 
   submit(op: Op): Promise<Outcome> {
     if (this.closed) return Promise.reject(new Error('the store is closed'));
+    const deadline = currentDeadline();
     return new Promise((resolve, reject) => {
-      this.queue.push({ op, size: this.options.sizeOf(op), resolve, reject });
+      const waiting: Waiting<Op, Outcome> = { op, size: this.options.sizeOf(op), resolve, reject, deadline, forget: undefined };
+      this.queue.push(waiting);
+      // Still queued when its request's deadline passes: it is dropped, unsent (never half done).
+      if (deadline !== undefined) waiting.forget = deadline.onExpiry(() => this.drop(waiting));
       this.scheduleSend();
     });
+  }
+
+  /** Takes an operation out of the queue, unsent, if it is still there. */
+  private drop(waiting: Waiting<Op, Outcome>): void {
+    const index = this.queue.indexOf(waiting);
+    if (index === -1) return;
+    this.queue.splice(index, 1);
+    waiting.reject(new DeadlinePassed());
+    this.notifyIfDrained();
   }
 
   /** Refuses new operations, and resolves once every one asked before is answered. */
@@ -118,8 +141,10 @@ export class Batcher<Op, Outcome> {
     this.inFlightOps += batch.length;
     const sentMs = performance.now();
     let answered: Promise<readonly Settled<Outcome>[]>;
+    for (const waiting of batch) waiting.forget?.();
+    const ops = batch.map((w) => w.op);
     try {
-      answered = this.run(batch.map((w) => w.op));
+      answered = this.options.cancelsStarted === true ? withinDeadline(latestOf(batch.map((w) => w.deadline)), () => this.run(ops)) : this.run(ops);
     } catch (error) {
       answered = Promise.reject(error);
     }

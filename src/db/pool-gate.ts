@@ -3,6 +3,7 @@
 // most `size` operations hold a connection; the others wait in order, each up to `waitMs`, and one
 // that waits longer fails as saturation (a StoreError of fault 'saturated'), never as an outage.
 import { performance } from 'node:perf_hooks';
+import { DeadlinePassed, type Deadline } from '../deadline-scope.js';
 import { StoreError } from './store-errors.js';
 
 export interface PoolUsage {
@@ -15,6 +16,8 @@ interface Waiter {
   readonly since: number;
   readonly grant: (release: () => void) => void;
   readonly timer: NodeJS.Timeout;
+  /** Stops watching the request's deadline once the turn is given. */
+  forget: (() => void) | undefined;
 }
 
 export interface PoolGateOptions {
@@ -46,8 +49,11 @@ export class PoolGate {
     return this.waiters.length;
   }
 
-  /** Resolves with the function that gives the turn back; rejects with a saturated StoreError after waitMs. */
-  acquire(): Promise<() => void> {
+  /**
+   * Resolves with the function that gives the turn back; rejects with a saturated StoreError after
+   * waitMs, or with DeadlinePassed if `deadline` passes first (the waiter then leaves the queue).
+   */
+  acquire(deadline?: Deadline): Promise<() => void> {
     if (this.inUse < this.options.size && this.head === this.waiters.length) {
       this.inUse += 1;
       this.options.onWaited?.(0);
@@ -56,18 +62,26 @@ export class PoolGate {
     }
     return new Promise((resolve, reject) => {
       const since = performance.now();
+      const leave = (error: Error): void => {
+        const index = this.waiters.indexOf(waiter, this.head);
+        if (index === -1) return;
+        this.waiters.splice(index, 1);
+        clearTimeout(waiter.timer);
+        waiter.forget?.();
+        this.report();
+        reject(error);
+      };
       const waiter: Waiter = {
         since,
         grant: resolve,
-        timer: setTimeout(() => {
-          const index = this.waiters.indexOf(waiter, this.head);
-          if (index === -1) return;
-          this.waiters.splice(index, 1);
-          this.report();
-          reject(new StoreError('saturated', `no pooled connection came free within ${this.options.waitMs} ms (pool size ${this.options.size})`));
-        }, this.options.waitMs),
+        timer: setTimeout(
+          () => leave(new StoreError('saturated', `no pooled connection came free within ${this.options.waitMs} ms (pool size ${this.options.size})`)),
+          this.options.waitMs,
+        ),
+        forget: undefined,
       };
       this.waiters.push(waiter);
+      if (deadline !== undefined) waiter.forget = deadline.onExpiry(() => leave(new DeadlinePassed()));
       this.report();
     });
   }
@@ -95,6 +109,7 @@ export class PoolGate {
       this.head = 0;
     }
     clearTimeout(waiter.timer);
+    waiter.forget?.();
     this.options.onWaited?.(performance.now() - waiter.since);
     this.report();
     waiter.grant(this.releaser());

@@ -27,7 +27,7 @@ export function batchedReads<K, V>(lookup: (keys: readonly K[]) => Promise<Reado
       const found = await lookup([...new Set(keys)]);
       return keys.map((key) => ({ ok: true, outcome: found.get(key) }));
     },
-    { ...LIMITS, sizeOf, failsQueued: isOutage },
+    { ...LIMITS, sizeOf, failsQueued: isOutage, cancelsStarted: true },
   );
   return { read: (key) => batcher.submit(key), close: () => batcher.close() };
 }

@@ -9,6 +9,7 @@
 // answers but refuses us (wrong password, no such database, a failing migration) is a
 // configuration error: opening fails and the process exits with the reason.
 import pg from 'pg';
+import { currentDeadline, DeadlinePassed, type Deadline } from '../deadline-scope.js';
 import type { Logger } from '../log.js';
 import { runMigrations, WRITE_PROBE_STATEMENTS, type Migration, type MigrationSession } from './migrations.js';
 import { PoolGate } from './pool-gate.js';
@@ -139,8 +140,13 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresDa
   /** Pings waiting for any operation to succeed: under a queue, the sign that the database works through it. */
   const answerWaiters = new Set<() => void>();
 
-  /** Runs one step with a turn at the pool; a database fault becomes a store error, and is reported once. */
-  async function guarded<T>(kind: 'read' | 'write', step: () => Promise<T>): Promise<T> {
+  /**
+   * Runs one step with a turn at the pool; a database fault becomes a store error, and is reported
+   * once. The wait for a turn is given up when the request's deadline passes (deadline-scope.ts),
+   * and so is a read's statement, which is cancelled; a write, once started, is let finish.
+   */
+  async function guarded<T>(kind: 'read' | 'write', step: (deadline: Deadline | undefined) => Promise<T>): Promise<T> {
+    const deadline = currentDeadline();
     let release: (() => void) | undefined;
     let trial = false;
     try {
@@ -148,11 +154,12 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresDa
         if (trying) throw new StoreError('unavailable', 'the database is unavailable; another request is trying it');
         trying = trial = true;
       }
-      release = await gate.acquire();
+      release = await gate.acquire(deadline);
       // It went away while this one waited for a turn: a trial of its own would make its wait longer still.
       if (health.unavailable && !trial) throw new StoreError('unavailable', 'the database became unavailable while this request waited');
       await ensureSchema();
-      const result = await step();
+      if (deadline?.expired === true) throw new DeadlinePassed();
+      const result = await step(kind === 'read' ? deadline : undefined);
       health.succeeded(kind);
       for (const notify of answerWaiters) notify();
       answerWaiters.clear();
@@ -189,11 +196,11 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresDa
     );
 
   return {
-    query: (text, values, name) => guarded(kindOf(text), () => runQuery(pool, text, values, name)),
+    query: (text, values, name) => guarded(kindOf(text), (deadline) => runQuery(pool, text, values, name, deadline)),
     writes: { query: (text, values, name) => guarded('write', () => runQuery(pool, text, values, name)) },
     prepared: (name, text) => {
       const kind = kindOf(text);
-      return (values) => guarded(kind, () => runQuery(pool, text, values, name));
+      return (values) => guarded(kind, (deadline) => runQuery(pool, text, values, name, deadline));
     },
     transaction: (work) => guarded('write', () => inTransaction(pool, work)),
     async ping() {
@@ -230,10 +237,63 @@ async function runQuery<R extends object>(
   text: string,
   values: readonly SqlValue[] = [],
   name?: string,
+  deadline?: Deadline,
 ): Promise<SqlResult<R>> {
+  if (deadline !== undefined && runner instanceof pg.Pool) return cancellableQuery(runner, deadline, text, values, name);
   const result = await runner.query<R & pg.QueryResultRow>({ text, values: [...values], name });
   return { rows: result.rows, rowCount: result.rowCount ?? 0 };
 }
+
+/**
+ * A read that the server stops when `deadline` passes: pg_cancel_backend, sent on a connection of
+ * its own (the pool may have none free), stops the statement even while it waits for a lock. The
+ * connection it ran on is then closed rather than pooled, so that a cancellation arriving late can
+ * never stop the next statement run on it.
+ */
+async function cancellableQuery<R extends object>(
+  pool: pg.Pool,
+  deadline: Deadline,
+  text: string,
+  values: readonly SqlValue[],
+  name: string | undefined,
+): Promise<SqlResult<R>> {
+  const client = await pool.connect();
+  let cancelled = false;
+  const forget = deadline.onExpiry(() => {
+    cancelled = true;
+    cancelBackend(pool, client);
+  });
+  try {
+    const result = await client.query<R & pg.QueryResultRow>({ text, values: [...values], name });
+    return { rows: result.rows, rowCount: result.rowCount ?? 0 };
+  } catch (error) {
+    throw cancelled ? new DeadlinePassed() : error;
+  } finally {
+    forget();
+    client.release(cancelled);
+  }
+}
+
+/** node-postgres keeps each connection's backend process id, which its types do not declare. */
+interface BackendClient {
+  readonly processID?: unknown;
+}
+
+/** Asks the server to stop the statement running on `client`; a failure to ask is left to statement_timeout. */
+function cancelBackend(pool: pg.Pool, client: pg.PoolClient): void {
+  const pid = (client as unknown as BackendClient).processID;
+  if (typeof pid !== 'number') return;
+  const canceller = new pg.Client({ ...pool.options, statement_timeout: undefined, query_timeout: CANCEL_TIMEOUT_MS, connectionTimeoutMillis: CANCEL_TIMEOUT_MS });
+  canceller.on('error', () => undefined);
+  canceller
+    .connect()
+    .then(() => canceller.query('SELECT pg_cancel_backend($1)', [pid]))
+    .catch(() => undefined)
+    .finally(() => void canceller.end().catch(() => undefined));
+}
+
+/** Asking for a cancellation: a server that does not answer within this is left to statement_timeout. */
+const CANCEL_TIMEOUT_MS = 1_000;
 
 async function inTransaction<T>(pool: pg.Pool, work: (session: SqlSession) => Promise<T>): Promise<T> {
   const client = await pool.connect();

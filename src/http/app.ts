@@ -18,6 +18,9 @@ import type { Logger } from '../log.js';
 import { decodeBody, readBody, type BodyLimits } from './body.js';
 import { ETAG_HEADER, preconditionsOf } from './conditions.js';
 import { corsHeaders, preflightHeaders, type CorsPolicy } from './cors.js';
+import { DeadlinePassed, enterDeadline, leaveDeadline, type Deadline, type DeadlineHolder } from '../deadline-scope.js';
+import { deadlineExceeded } from './deadline.js';
+import { NEVER_SHED, overloaded, type LoadShedder } from './load-shedding.js';
 import { timedOut } from './parser-answers.js';
 import { ApiError, ClientAbortError, InvalidRequest, methodNotAllowed, notFound } from './errors.js';
 import { isPromise } from '../eventually.js';
@@ -48,6 +51,10 @@ export interface AppOptions {
   readonly idempotency?: IdempotencyPolicy;
   /** Cross-origin requests from browsers (cors.ts); none by default. */
   readonly cors?: CorsPolicy;
+  /** A waiting request is answered 504 after this long (deadline.ts); 0 or none: no deadline. */
+  readonly deadlineMs?: number;
+  /** Turns requests away past a saturation signal (load-shedding.ts); none: every request is admitted. */
+  readonly shedding?: LoadShedder;
 }
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -79,6 +86,14 @@ interface Exchange {
   bytes: number;
   /** The CORS headers every answer to this request carries, when the service has a policy. */
   readonly cors: HeaderList | undefined;
+  /**
+   * The request's deadline (deadline.ts), made once work that could be given up asks for it
+   * (deadline-scope.ts); the timer, once the handler waits.
+   */
+  deadline: Deadline | undefined;
+  timer: NodeJS.Timeout | undefined;
+  /** Counted among the requests waiting (load shedding's signal) until its handler settles. */
+  waiting: boolean;
 }
 
 /** Written when an answer could not be: fixed, so that writing it cannot fail in turn. */
@@ -122,7 +137,10 @@ function answered(ex: Exchange): boolean {
 
 export function createRequestHandler(options: AppOptions): RequestHandler {
   const router = new Router(options.routes);
-  const { errorFormat, limits, log, observer, shutdown, cors } = options;
+  const { errorFormat, limits, log, observer, shutdown, cors, shedding } = options;
+  const deadlineMs = options.deadlineMs ?? 0;
+  /** Whether a handler that waits is watched: for its deadline, or as the shedding signal. */
+  const watchesWaits = deadlineMs > 0 || shedding !== undefined;
   const translate = options.translateError ?? ((error: unknown) => error);
   const gate = new IdempotencyGate(options.idempotency ?? { required: false, ttlMs: DEFAULT_IDEMPOTENCY_TTL_MS });
   const notFoundAnswer = renderError(notFound(), errorFormat);
@@ -254,6 +272,39 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
     send(ex, reply.status, headers, reply.body, bytes);
   }
 
+  /** The handler waits: its deadline starts, and it counts as waiting until it settles. */
+  function waits(ex: Exchange): void {
+    if (deadlineMs > 0) ex.timer = setTimeout(deadlinePassed, deadlineMs, ex);
+    if (shedding !== undefined) {
+      shedding.waiting += 1;
+      ex.waiting = true;
+    }
+  }
+
+  /** The handler settled: false if its request was answered meanwhile (its deadline passed). */
+  function settled(ex: Exchange): boolean {
+    if (ex.timer !== undefined) clearTimeout(ex.timer);
+    if (ex.waiting && shedding !== undefined) {
+      shedding.waiting -= 1;
+      ex.waiting = false;
+    }
+    return !answered(ex);
+  }
+
+  /** The 504, and the work behind it that has not started is given up (deadline-scope.ts). */
+  function deadlinePassed(ex: Exchange): void {
+    ex.timer = undefined;
+    if (answered(ex)) return;
+    ex.deadline?.expire();
+    fail(ex, deadlineExceeded());
+  }
+
+  /** What the handler came to after its request was answered 504: only a fault of ours is worth a line. */
+  function settledLate(ex: Exchange, error: unknown): void {
+    if (error instanceof DeadlinePassed) return;
+    if (renderError(translate(error), errorFormat).unexpected) log.error('unhandled failure after the deadline passed', { requestId: ex.id, method: ex.method, url: ex.url, error });
+  }
+
   return (req, res) => {
     const startedMs = performance.now();
     const id = requestIdFor(req.headers['x-request-id']);
@@ -270,6 +321,9 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
       body: undefined,
       bytes: 0,
       cors: cors === undefined ? undefined : corsHeaders(cors, req.headers.origin),
+      deadline: undefined,
+      timer: undefined,
+      waiting: false,
     };
     try {
       if (cors !== undefined && ex.method === 'OPTIONS') {
@@ -283,17 +337,24 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
       switch (match.kind) {
         case 'route': {
           ex.route = match.route.path;
-          const outcome = runRoute(match.route, match.values, req, limits, gate);
+          if (shedding !== undefined && !NEVER_SHED.has(ex.route) && shedding.refuse() !== undefined) throw overloaded();
+          const bodyRead = watchesWaits && match.route.body !== undefined ? () => waits(ex) : undefined;
+          const outcome = runRoute(match.route, match.values, req, limits, gate, deadlineMs > 0 ? ex : undefined, bodyRead);
           if (isPromise(outcome)) {
+            if (watchesWaits && bodyRead === undefined) waits(ex);
             outcome.then(
-              (settled) => {
+              (outcome) => {
+                if (watchesWaits && !settled(ex)) return;
                 try {
-                  answer(ex, settled);
+                  answer(ex, outcome);
                 } catch (error) {
                   fail(ex, error);
                 }
               },
-              (error: unknown) => fail(ex, error),
+              (error: unknown) => {
+                if (!watchesWaits || settled(ex)) fail(ex, error);
+                else settledLate(ex, error);
+              },
             );
           } else {
             answer(ex, outcome);
@@ -331,6 +392,8 @@ function runRoute(
   req: IncomingMessage,
   limits: BodyLimits,
   gate: IdempotencyGate,
+  deadline: DeadlineHolder | undefined,
+  waitsAfterBody: (() => void) | undefined,
 ): Reply | InvalidRequest | Promise<Reply | InvalidRequest> {
   const issues: Issues = [];
   const params: Record<string, unknown> = {};
@@ -341,7 +404,12 @@ function runRoute(
   if (bodySpec === undefined) {
     if (issues.length > 0) return new InvalidRequest(issues);
     const input = { params, body: undefined, preconditions: preconditionsOf(req.headers) };
-    return route.idempotent === undefined ? route.handle(input) : gate.run(route, route.idempotent, input, req, undefined);
+    const outer = enterDeadline(deadline);
+    try {
+      return route.idempotent === undefined ? route.handle(input) : gate.run(route, route.idempotent, input, req, undefined);
+    } finally {
+      leaveDeadline(outer);
+    }
   }
   return readBody(req, limits.bodyBytesMax).then((bytes) => {
     // As in the reference, the body is decoded before anything is validated: a JSON syntax error
@@ -353,6 +421,15 @@ function runRoute(
         : bodySpec.fromBody(decoded.kind === 'json' ? decoded.value : undefined, ['body'], issues);
     if (issues.length > 0) return new InvalidRequest(issues);
     const input = { params, body, preconditions: preconditionsOf(req.headers) };
-    return route.idempotent === undefined ? route.handle(input) : gate.run(route, route.idempotent, input, req, bytes);
+    const outer = enterDeadline(deadline);
+    let reply: Reply | Promise<Reply>;
+    try {
+      reply = route.idempotent === undefined ? route.handle(input) : gate.run(route, route.idempotent, input, req, bytes);
+    } finally {
+      leaveDeadline(outer);
+    }
+    // The deadline counts from the whole request: the time its client took to send the body is Node's to bound (408).
+    if (waitsAfterBody !== undefined && isPromise(reply)) waitsAfterBody();
+    return reply;
   });
 }

@@ -81,6 +81,10 @@ export const ERROR_CATALOGUE = {
     'The request named the version it expects (If-Match) or refuses (If-None-Match), and the item holds another: someone changed it since you read it, or it was created or removed. Nothing changed. Read it again (GET gives the current ETag), decide again, and send the new tag.'),
   PRECONDITION_REQUIRED: own(428, 'Precondition required', 'This write needs an If-Match header naming the version you read, such as If-Match: "7"',
     'The service was started with --require-if-match, and this PUT or DELETE of an existing item came without If-Match. Nothing changed. Read the item, and send its ETag in If-Match, so that a change made since your read is refused (412) instead of lost.'),
+  DEADLINE_EXCEEDED: own(504, 'Deadline exceeded', 'The request was not answered within the time the service allows it; it may still take effect',
+    'The request took longer than the service allows one (--deadline-ms), most often because the database did not answer in time. A write that had not started was dropped; one that had started may still complete. Retry after the Retry-After seconds with the same Idempotency-Key: you then get the first answer, or the write runs now.'),
+  OVERLOADED: own(503, 'Overloaded', 'The service is overloaded; retry after the Retry-After seconds',
+    'The service is past its saturation signal (requests waiting on the database, or event-loop delay) and turned the request away before doing any of its work. Nothing ran. Retry after the Retry-After seconds, which vary from answer to answer so that clients do not come back together.'),
   INTERNAL: { ...status(500, 'Something went wrong on our side'), inDefault: 'unhandled' },
 } as const satisfies Record<string, CatalogueEntry>;
 

@@ -2,8 +2,18 @@
 // used all of its descriptors can accept no one and open no file. A client that opens connections and
 // sends nothing costs nothing to send, so the server keeps the count below its descriptor limit and
 // lets the silent go first: a socket that has sent no byte is closed after SILENT_MS, and at once
-// when a newcomer needs its place. A connection that has sent something is left to Node's own
-// timeouts (headers, request, keep-alive).
+// when a newcomer needs its place.
+//
+// A client that sends one byte of a request's head now and then (slowloris) costs hardly more, and
+// Node's header time-out (10 s) lets it hold its place that long, renewable. So when no silent
+// connection is left to give way, a newcomer takes the place of the oldest connection that is not
+// being answered: one still sending the head of its request, or one idle between two requests. A
+// legitimate client sends its head within milliseconds of connecting and is then being answered, so
+// the connections that give way are the slow ones, oldest first, whatever rate they trickle at; a
+// request being answered (its head whole, its body being read, its answer being written) is never
+// cut. This costs nothing until the table is full, where a minimum rate would count the bytes of
+// every read of every connection, and a patient client sending at that rate would still hold its
+// place. Past the table, Node's own time-outs (headers, request, keep-alive) still apply.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
@@ -56,6 +66,22 @@ export function openFilesLimit(sources: LimitSources = SYSTEM): number {
   return /^\d+$/.test(text) ? Number(text) : OPEN_FILES_ASSUMED;
 }
 
+/** What node:http sets on a connection while it answers a request on it. */
+interface HttpSocket {
+  readonly _httpMessage?: unknown;
+}
+
+/**
+ * True while node:http answers a request on the connection: from the moment its head is whole until
+ * its answer is written. node:http has no public flag for it; `_httpMessage` is the response it
+ * attaches to the socket for that time (and clears after), which connection-draining libraries
+ * read as well. test/http/connection-guard.test.ts would see it change.
+ */
+function beingAnswered(socket: Socket): boolean {
+  const message = (socket as unknown as HttpSocket)._httpMessage;
+  return message !== undefined && message !== null;
+}
+
 /** Applies the limits to the server's connections; the sweep stops when the server closes. */
 export function guardConnections(server: Server, limits: ConnectionLimits): void {
   const sockets = new Set<Socket>();
@@ -75,8 +101,19 @@ export function guardConnections(server: Server, limits: ConnectionLimits): void
     return false;
   }
 
+  /** Closes the oldest connection that no answer is being written to; false if every one has one. */
+  function evictOneSlow(): boolean {
+    for (const socket of sockets) {
+      if (beingAnswered(socket)) continue;
+      sockets.delete(socket);
+      socket.destroy();
+      return true;
+    }
+    return false;
+  }
+
   server.on('connection', (socket: Socket) => {
-    if (sockets.size >= limits.connectionsMax && !evictOneSilent()) {
+    if (sockets.size >= limits.connectionsMax && !evictOneSilent() && !evictOneSlow()) {
       socket.destroy();
       return;
     }

@@ -7,6 +7,8 @@ import { catalogueEntries, ERROR_CATALOGUE, problemType, type ErrorCode } from '
 import { errorSchemas, FORMAT_SCHEMA_NAMES, schemaRef, type FormatSchemaNames } from './error-schemas.js';
 import { ApiError, bodyNotParsable, bodyTooLarge, InvalidRequest } from './errors.js';
 import { keyInFlight, keyReused } from './idempotency.js';
+import { deadlineExceeded } from './deadline.js';
+import { overloaded } from './load-shedding.js';
 import { idempotencyKeyInvalid, idempotencyKeyRequired } from './idempotency-key.js';
 import { idempotencyKeyParameter, KEY_ANSWERS_DESCRIPTION, REPLAYED_HEADER_DOC, RETRY_AFTER_HEADER_DOC } from './idempotency-docs.js';
 import { ETAG_HEADER_DOC, NOT_MODIFIED_ROW } from './conditions-docs.js';
@@ -25,6 +27,10 @@ export interface OpenApiOptions {
   readonly errorFormat: ErrorFormat;
   /** Idempotent operations refuse a request without an Idempotency-Key. */
   readonly idempotencyKeyRequired?: boolean;
+  /** Operations that wait for the store answer 504 past the request deadline (deadline.ts). */
+  readonly deadline?: boolean;
+  /** Every operation may be answered 503 when the service sheds load (load-shedding.ts). */
+  readonly shedding?: boolean;
 }
 
 export interface ApiDescription {
@@ -111,14 +117,17 @@ function typicalInvalidRequest(route: Route): { readonly invalid: InvalidRequest
 }
 
 /** The errors an operation answers beside its declared rows and its typical 422. */
-function otherErrorsOf(route: Route, keysRequired: boolean): Error[] {
+function otherErrorsOf(route: Route, keysRequired: boolean, edge: { readonly deadline: boolean; readonly shedding: boolean }): Error[] {
   const others: Error[] = [];
+  if (edge.shedding) others.push(overloaded());
   if (route.idempotent !== undefined) {
     others.push(idempotencyKeyInvalid());
     if (keysRequired) others.push(idempotencyKeyRequired());
     others.push(keyInFlight(), keyReused());
   }
   others.push(...(route.docs.otherErrors ?? []));
+  // An operation that waits for the store is one that lists the 503 of a store away.
+  if (edge.deadline && others.some((error) => error instanceof ApiError && error.code === 'HTTP_503')) others.push(deadlineExceeded());
   if (route.body !== undefined) others.push(bodyNotParsable(), bodyTooLarge());
   others.push(UNHANDLED);
   return others;
@@ -141,6 +150,7 @@ export function describeApi(options: OpenApiOptions): ApiDescription {
   const format = options.errorFormat;
   const names = FORMAT_SCHEMA_NAMES[format.name];
   const keysRequired = options.idempotencyKeyRequired === true;
+  const edge = { deadline: options.deadline === true, shedding: options.shedding === true };
   const used = new Set<string>();
   // The schemas a document may name beside the error bodies: response models and request bodies.
   const known: Record<string, JsonSchema> = { ...options.components };
@@ -212,7 +222,7 @@ export function describeApi(options: OpenApiOptions): ApiDescription {
     }
     if (route.idempotent) rows.set('4XX', { description: KEY_ANSWERS_DESCRIPTION, headers: RETRY_AFTER_HEADER_DOC, shown: [], own: 0, namesOthers: false });
     rows.set('default', { description: otherErrorsDescription(format), shown: [], own: 0, namesOthers: false });
-    for (const error of otherErrorsOf(route, keysRequired)) {
+    for (const error of otherErrorsOf(route, keysRequired, edge)) {
       const shown = show(error, format);
       const row = rows.get(String(shown.status)) ?? rows.get(`${String(shown.status).charAt(0)}XX`) ?? rows.get('default');
       // An answer its row already shows (/crash's 500 is the unhandled failure) is shown once.

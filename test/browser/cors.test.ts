@@ -1,8 +1,12 @@
-// CORS in a real browser: a page served from another origin calls the bank with fetch() and reads
-// each answer's status, body and X-Request-Id, errors and failures included, as a front-end
-// developer's page would. Without the service's CORS headers the browser would hide all of it.
+// CORS in a real browser: a page served from another origin calls the services with fetch() and
+// reads each answer's status, body and X-Request-Id (and Retry-After), errors, failures, the
+// deadline's 504 and the shed 503 included, as a front-end developer's page would. Without the service's CORS headers the browser would hide all of it.
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { parseCorsOrigins, type CorsPolicy } from '../../src/http/cors.js';
@@ -62,6 +66,61 @@ processSuiteUnless(browserSkip(), 'CORS in a browser', () => {
       );
     } finally {
       await new Promise((resolve) => page.server.close(resolve));
+    }
+  });
+
+  test('a page on an allowed origin reads the status, body, X-Request-Id and Retry-After of the deadline 504 and of the shed 503', async () => {
+    const page = await startPage();
+    const dir = mkdtempSync(join(tmpdir(), 'cors-edge-'));
+    const file = join(dir, 'todo.sqlite');
+    try {
+      const options = {
+        service: 'todo' as const,
+        db: { kind: 'sqlite' as const, path: file },
+        cors: parseCorsOrigins(page.origin) as CorsPolicy,
+        deadlineMs: 1_000,
+        shedding: { waitingMax: 1 },
+      };
+      await withServer(options, (api) =>
+        withBrowser(async (browser) => {
+          const tab = await browser.newPage();
+          await tab.goto(page.origin);
+          // Another connection holds the write lock: the write waits (and meets its deadline), and
+          // while it waits the service is past its signal (one request waiting), so the read is shed.
+          const holder = new Database(file);
+          holder.pragma('busy_timeout = 0');
+          holder.exec('BEGIN IMMEDIATE');
+          try {
+            const seen = await tab.evaluate(async (base) => {
+              const read = async (res: Response) => ({
+                status: res.status,
+                body: await res.text(),
+                requestId: res.headers.get('X-Request-Id'),
+                retryAfter: res.headers.get('Retry-After'),
+              });
+              const write = fetch(base + '/todos', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"title":"late"}' }).then(read);
+              await new Promise((resolve) => setTimeout(resolve, 300));
+              const shed = await fetch(base + '/todos/1').then(read);
+              return [await write, shed];
+            }, api);
+            assert.deepEqual(
+              seen.map((answer) => answer.status),
+              [504, 503],
+            );
+            assert.equal(JSON.parse(seen[0]?.body ?? '').detail.code, 'DEADLINE_EXCEEDED');
+            assert.equal(JSON.parse(seen[1]?.body ?? '').detail.code, 'OVERLOADED');
+            assert.equal(seen[0]?.retryAfter, '1');
+            assert.match(seen[1]?.retryAfter ?? '', /^[123]$/);
+            for (const answer of seen) assert.match(answer.requestId ?? '', /^[0-9a-f-]{36}$/, JSON.stringify(answer));
+          } finally {
+            holder.exec('ROLLBACK');
+            holder.close();
+          }
+        }),
+      );
+    } finally {
+      await new Promise((resolve) => page.server.close(resolve));
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -1,10 +1,11 @@
 // The connection guard (src/http/connection-guard.ts) on a real node:http server with small limits:
-// which connection gives way to a newcomer, when a silent one is closed, and how the limit is shared.
+// which connection gives way to a newcomer (the silent, then the slow, never one being answered),
+// when a silent one is closed, and how the limit is shared.
 // The same under a real descriptor limit (ulimit -n) is in hostile-clients.test.ts.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,6 +45,10 @@ describe('the connection guard', { timeout: SUITE_TIMEOUT_MS }, () => {
   let server: Server;
   let port: number;
   const clients: Client[] = [];
+  const held: ServerResponse[] = [];
+  const release = (): void => {
+    for (const res of held.splice(0)) res.end('ok');
+  };
   const open = async (): Promise<Client> => {
     const c = await client(port);
     clients.push(c);
@@ -52,7 +57,11 @@ describe('the connection guard', { timeout: SUITE_TIMEOUT_MS }, () => {
   };
 
   before(async () => {
-    server = createServer((_req, res) => res.end('ok'));
+    // GET /hold is answered only when the test releases it: a request being answered meanwhile.
+    server = createServer((req, res) => {
+      if (req.url === '/hold') held.push(res);
+      else res.end('ok');
+    });
     guardConnections(server, { connectionsMax: 3, silentMs: SILENT_MS });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as { port: number }).port;
@@ -78,22 +87,34 @@ describe('the connection guard', { timeout: SUITE_TIMEOUT_MS }, () => {
     await closeAll();
   });
 
-  test('a connection that has sent a byte keeps its place: the oldest silent one goes instead, and when none is silent the newcomer is closed', async () => {
-    const talking = await open();
-    talking.socket.write('G');
+  test('with no silent connection left, a newcomer takes the place of the oldest one still sending the head of its request', async () => {
+    const trickling = await open();
+    trickling.socket.write('G');
     const silent = await open();
-    const alsoTalking = await open();
-    alsoTalking.socket.write('G');
+    const alsoTrickling = await open();
+    alsoTrickling.socket.write('G');
     await settle();
     const newcomer = await open();
     await silent.closed;
-    assert.deepEqual([talking.isClosed(), alsoTalking.isClosed(), newcomer.isClosed()], [false, false, false]);
+    assert.deepEqual([trickling.isClosed(), alsoTrickling.isClosed(), newcomer.isClosed()], [false, false, false], 'the silent one went first');
     newcomer.socket.write('G');
+    await settle();
+    const next = await open();
+    await trickling.closed;
+    assert.deepEqual([alsoTrickling.isClosed(), newcomer.isClosed(), next.isClosed()], [false, false, false], 'the oldest trickling one went, no other');
+    assert.equal(await answered(next), 'HTTP/1.1 200 OK');
+    await closeAll();
+  });
+
+  test('a connection whose request is being answered keeps its place: when every one is, the newcomer is closed', async () => {
+    const held = [await open(), await open(), await open()];
+    for (const c of held) c.socket.write('GET /hold HTTP/1.1\r\nHost: x\r\n\r\n');
     await settle();
     const refused = await open();
     const refusedAtOnce = await Promise.race([refused.closed.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), SILENT_MS / 2))]);
     assert.equal(refusedAtOnce, true, 'closed at once, not left to the silent sweep');
-    assert.deepEqual([talking.isClosed(), alsoTalking.isClosed(), newcomer.isClosed()], [false, false, false], 'no talking connection was closed for it');
+    assert.deepEqual(held.map((c) => c.isClosed()), [false, false, false], 'no connection being answered was closed for it');
+    release();
     await closeAll();
   });
 

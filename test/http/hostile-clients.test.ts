@@ -1,5 +1,6 @@
-// Clients that misbehave at the connection level: they leave in the middle of a body, or open
-// connections and send nothing. Neither is a fault of the server, and neither may lock others out.
+// Clients that misbehave at the connection level: they leave in the middle of a body, open
+// connections and send nothing, or send one byte of a request's head and no more (slowloris). None
+// is a fault of the server, and none may lock others out.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
@@ -51,6 +52,35 @@ function ownOpenFilesMax(): number {
   return limit === undefined ? Infinity : Number(limit);
 }
 
+/**
+ * Floods a service under ulimit -n 1024 with 1,500 connections opened by `open`, then goes on
+ * opening more while it makes normal requests, each on a new connection: each is answered 200
+ * within a second, and nothing is logged at warn or above.
+ */
+async function answersUnderFlood(open: (url: string) => Promise<Socket>): Promise<void> {
+  const floodSize = 1_500;
+  assert.ok(ownOpenFilesMax() > floodSize + 200, 'this test opens 1,500 connections itself: raise ulimit -n of the test run');
+  const server = await startServiceProcess(['todo', '--db', 'memory'], 1, { openFilesMax: 1024 });
+  const flood: Socket[] = [];
+  try {
+    const url = server.urls[0] as string;
+    for (let k = 0; k < floodSize; k++) flood.push(await open(url));
+    for (let round = 0; round < 20; round++) {
+      for (let k = 0; k < 25; k++) flood.push(await open(url));
+      const started = performance.now();
+      const res = await get(url, '/todos/1');
+      const elapsed_ms = performance.now() - started;
+      assert.equal(res.status, 200, `round ${round}`);
+      assert.ok(elapsed_ms < 1_000, `round ${round}: answered after ${elapsed_ms.toFixed(0)} ms`);
+    }
+    // Nothing at warn or above: no error, no stack.
+    assert.doesNotMatch(server.output(), /"level":(40|50|60)/, server.output().slice(0, 2000));
+  } finally {
+    for (const socket of flood) socket.destroy();
+    await server.kill();
+  }
+}
+
 interface LogEntry {
   readonly level?: unknown;
   readonly msg?: unknown;
@@ -79,30 +109,14 @@ describe('hostile clients', () => {
     });
   });
 
-  test('1,500 silent connections against a server under ulimit -n 1024 leave requests answering within a second', async () => {
-    const floodSize = 1_500;
-    assert.ok(ownOpenFilesMax() > floodSize + 200, 'this test opens 1,500 connections itself: raise ulimit -n of the test run');
-    const server = await startServiceProcess(['todo', '--db', 'memory'], 1, { openFilesMax: 1024 });
-    const flood: Socket[] = [];
-    try {
-      const url = server.urls[0] as string;
-      for (let k = 0; k < floodSize; k++) flood.push(await openSilent(url));
-      // More keep coming while normal requests are made, each on a new connection.
-      for (let round = 0; round < 20; round++) {
-        for (let k = 0; k < 25; k++) flood.push(await openSilent(url));
-        const started = performance.now();
-        const res = await get(url, '/todos/1');
-        const elapsed_ms = performance.now() - started;
-        assert.equal(res.status, 200, `round ${round}`);
-        assert.ok(elapsed_ms < 1_000, `round ${round}: answered after ${elapsed_ms.toFixed(0)} ms`);
-      }
-      // Nothing at warn or above: no error, no stack.
-      assert.doesNotMatch(server.output(), /"level":(40|50|60)/, server.output().slice(0, 2000));
-    } finally {
-      for (const socket of flood) socket.destroy();
-      await server.kill();
-    }
-  });
+  test('1,500 silent connections against a server under ulimit -n 1024 leave requests answering within a second', () => answersUnderFlood(openSilent));
+
+  test('1,500 connections that each sent one byte of a request head, under ulimit -n 1024, leave requests answering within a second', () =>
+    answersUnderFlood(async (url) => {
+      const socket = await openSilent(url);
+      socket.write('G');
+      return socket;
+    }));
 
   test('a connection that sends nothing is closed after a few seconds, not the 10 to 40 of Node\'s defaults', () =>
     withServer({ service: 'todo' }, async (url) => {

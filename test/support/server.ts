@@ -4,6 +4,7 @@ import { createBankService } from '../../src/bank/service.js';
 import type { DbSpec } from '../../src/config.js';
 import type { CorsPolicy } from '../../src/http/cors.js';
 import type { IdempotencyPolicy } from '../../src/http/idempotency.js';
+import type { SheddingPolicy } from '../../src/http/load-shedding.js';
 import type { ErrorFormat } from '../../src/http/render.js';
 import { createLogger, type Logger, type LogLevel } from '../../src/log.js';
 import { createMetricsRegistry } from '../../src/metrics.js';
@@ -29,6 +30,10 @@ export interface TestServerOptions {
   readonly cors?: CorsPolicy;
   /** To-do service: --require-if-match. */
   readonly requireIfMatch?: boolean;
+  /** The request deadline (none by default here; the CLI's default is 15 s). */
+  readonly deadlineMs?: number;
+  /** Load shedding's thresholds (off by default). */
+  readonly shedding?: SheddingPolicy;
 }
 
 export async function startTestServer(options: TestServerOptions): Promise<RunningServer> {
@@ -52,6 +57,8 @@ export async function startTestServer(options: TestServerOptions): Promise<Runni
     metrics,
     idempotency: options.idempotency,
     cors: options.cors,
+    deadlineMs: options.deadlineMs,
+    shedding: options.shedding,
   });
 }
 

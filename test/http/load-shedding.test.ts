@@ -1,0 +1,107 @@
+// Load shedding (src/http/load-shedding.ts) in a real service process, its signal forced with a
+// tiny threshold: one request waiting on a SQLite write lock that another connection holds. New
+// requests are then turned away with 503 and a jittered Retry-After in the active format, before
+// any work; the health checks and /metrics never are; the metric counts the shed. The waiting
+// request meets its deadline meanwhile: that 504 is checked in each format too.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import Database from 'better-sqlite3';
+import { LoadShedder } from '../../src/http/load-shedding.js';
+import { send, type RawResponse } from '../support/http.js';
+import { startServiceProcess } from '../support/service-process.js';
+import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
+
+const DEADLINE_MS = 1_000;
+const SHED_MESSAGE = 'The service is overloaded; retry after the Retry-After seconds';
+const DEADLINE_MESSAGE = 'The request was not answered within the time the service allows it; it may still take effect';
+
+/** The body each format gives an error of our own with this code and message. */
+const BODIES: Record<string, (status: number, code: string, title: string, message: string) => unknown> = {
+  default: (_status, code, _title, message) => ({ detail: { code, message } }),
+  unified: (_status, code, _title, message) => ({ error: { code, message } }),
+  problem: (status, code, title, message) => ({ type: `/docs/problems#${code.toLowerCase().replaceAll('_', '-')}`, title, status, detail: message, code }),
+};
+const CONTENT_TYPES: Record<string, string> = { default: 'application/json', unified: 'application/json', problem: 'application/problem+json' };
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+function assertAnswer(res: RawResponse, format: string, status: number, code: string, title: string, message: string): void {
+  assert.equal(res.status, status, `${format}: ${res.text}`);
+  assert.equal(res.headers['content-type'], CONTENT_TYPES[format]);
+  assert.match(String(res.headers['x-request-id']), /^[0-9a-f-]{36}$/);
+  assert.deepEqual(JSON.parse(res.text), BODIES[format]?.(status, code, title, message));
+}
+
+describe('load shedding', { timeout: SUITE_TIMEOUT_MS }, () => {
+  for (const format of ['default', 'unified', 'problem']) {
+    test(`past the signal, a new request is answered 503 with a Retry-After of 1 to 3 s before any work (${format} format); the health checks and /metrics never are`, async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'shedding-'));
+      const file = join(dir, 'todo.sqlite');
+      const service = await startServiceProcess(['todo', '--db', `sqlite:${file}`, '--errors', format, '--shed-waiting', '1', '--deadline-ms', String(DEADLINE_MS)]);
+      const holder = new Database(file);
+      try {
+        const url = service.urls[0] as string;
+        holder.pragma('busy_timeout = 0');
+        holder.exec('BEGIN IMMEDIATE');
+        const waiting = send(url, { method: 'DELETE', path: '/todos/1' });
+        await sleep(200);
+
+        const afters = new Set<string>();
+        for (let k = 0; k < 12; k++) {
+          const shed = await send(url, { method: 'GET', path: '/todos/1' });
+          assertAnswer(shed, format, 503, 'OVERLOADED', 'Overloaded', SHED_MESSAGE);
+          afters.add(String(shed.headers['retry-after']));
+        }
+        assert.ok([...afters].every((after) => ['1', '2', '3'].includes(after)), [...afters].join());
+        assert.ok(afters.size > 1, `Retry-After varies from answer to answer: ${[...afters].join()}`);
+        const shedWrite = await send(url, { method: 'POST', path: '/todos', headers: [['Content-Type', 'application/json']], body: '{"title":"not now"}' });
+        assertAnswer(shedWrite, format, 503, 'OVERLOADED', 'Overloaded', SHED_MESSAGE);
+
+        for (const path of ['/healthz', '/readyz', '/metrics']) assert.equal((await send(url, { method: 'GET', path })).status, 200, path);
+        const metrics = (await send(url, { method: 'GET', path: '/metrics' })).text;
+        assert.match(metrics, /^http_requests_shed_total\{service="todo",signal="waiting"\} 13$/m);
+
+        assertAnswer(await waiting, format, 504, 'DEADLINE_EXCEEDED', 'Deadline exceeded', DEADLINE_MESSAGE);
+        holder.exec('ROLLBACK');
+        // Nothing waits any more: requests are admitted again, and the shed write never ran.
+        let after: RawResponse;
+        do after = await send(url, { method: 'GET', path: '/todos/1' });
+        while (after.status === 503);
+        assert.equal(after.status, 404, 'the started delete finished once the lock was gone');
+        assert.deepEqual(holder.prepare('SELECT count(*) AS n FROM todos').get(), { n: 0 });
+      } finally {
+        if (holder.inTransaction) holder.exec('ROLLBACK');
+        holder.close();
+        await service.kill();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
+
+  test('a saturated event loop is a signal of its own: past the mean delay set, the shedder refuses', async () => {
+    const shedder = new LoadShedder({ loopDelayMs: 30 }, 'todo', undefined);
+    /** The shedder's answer once it changes to `expected`, or its last one after `ms`. */
+    const settlesOn = async (expected: string | undefined, ms: number): Promise<string | undefined> => {
+      const until = performance.now() + ms;
+      while (shedder.refuse() !== expected && performance.now() < until) await sleep(50);
+      return shedder.refuse();
+    };
+    try {
+      assert.equal(await settlesOn(undefined, 3_000), undefined, 'an idle loop is admitted');
+      // The loop busy for 120 ms at a time, for longer than a sample window.
+      const until = performance.now() + 800;
+      while (performance.now() < until) {
+        const busyUntil = performance.now() + 120;
+        while (performance.now() < busyUntil);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      assert.equal(shedder.refuse(), 'loop-delay');
+      assert.equal(await settlesOn(undefined, 3_000), undefined, 'admitted again once the loop is on time');
+    } finally {
+      shedder.stop();
+    }
+  });
+});
