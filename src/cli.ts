@@ -11,6 +11,7 @@ import { connectionsMaxFor } from './http/connection-guard.js';
 import { createBankService } from './bank/service.js';
 import { INITIAL_ACCOUNTS } from './bank/model.js';
 import { createTodoService } from './todo/service.js';
+import { limiterFor } from './rate-limiter-for.js';
 
 function dbFor(service: ServiceName, config: Config): DbSpec {
   return config.db ?? { kind: 'sqlite', path: `./data/${service}.sqlite` };
@@ -83,6 +84,15 @@ async function main(): Promise<void> {
         connectionsMax,
         idempotency: { required: config.requireIdempotencyKey, ttlMs: config.idempotencyTtlMs },
         cors: config.cors,
+        rateLimits:
+          config.rateLimits === undefined
+            ? undefined
+            : {
+                limits: config.rateLimits,
+                limiter: await limiterFor(service, config.rateLimits, config.db, serviceLog),
+                whenDown: config.rateLimitStoreDown,
+                trustedProxies: config.trustProxy,
+              },
         metricsListen:
           config.metricsListen === undefined
             ? undefined
@@ -99,6 +109,7 @@ async function main(): Promise<void> {
         accessLog: config.accessLog,
         metrics: config.metrics,
         metricsUrl: server.metricsUrl,
+        rateLimits: config.rateLimits === undefined ? 'off' : config.db?.kind === 'postgres' ? 'postgres' : 'in-process',
       });
     }
   } catch (error) {

@@ -10,7 +10,7 @@ import { docsRoutes } from './http/docs.js';
 import { serviceUnavailable } from './http/errors.js';
 import { metricsRoute } from './http/metrics-route.js';
 import type { CorsPolicy } from './http/cors.js';
-import type { IdempotencyPolicy } from './http/idempotency.js';
+import { DEFAULT_IDEMPOTENCY_TTL_MS, type IdempotencyPolicy } from './http/idempotency.js';
 import type { ErrorFormat } from './http/render.js';
 import { RequestMetrics } from './http/request-metrics.js';
 import { RequestObserver } from './http/request-observer.js';
@@ -21,6 +21,8 @@ import type { Logger } from './log.js';
 import { answerForStoreError } from './store-answers.js';
 import { listenForMetrics } from './metrics-listener.js';
 import { answerParserErrors } from './http/parser-answers.js';
+import { RateLimitGate, type RateLimitOptions } from './http/rate-limit.js';
+import { rateLimitedCounter } from './http/rate-limit-metrics.js';
 
 export const BODY_LIMITS: BodyLimits = { bodyBytesMax: 1024 * 1024, nestingDepthMax: 512 };
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -56,6 +58,8 @@ export interface ServerOptions {
   readonly cors?: CorsPolicy;
   /** With metrics: serve /metrics on this address instead of the API's (metrics-listener.ts). */
   readonly metricsListen?: { readonly host: string; readonly port: number };
+  /** Rate limits on the service's own routes; none by default. The server closes the limiter at shutdown. */
+  readonly rateLimits?: Pick<RateLimitOptions, 'limits' | 'limiter' | 'whenDown' | 'trustedProxies'>;
 }
 
 export interface ShutdownReport {
@@ -98,6 +102,7 @@ export async function startServer(service: ServiceDefinition, options: ServerOpt
     components: service.components,
     errorFormat: options.errorFormat,
     idempotencyKeyRequired: options.idempotency?.required,
+    rateLimits: options.rateLimits?.limits,
   });
   const registry = options.metrics;
   const shutdownState = { started: false };
@@ -117,8 +122,18 @@ export async function startServer(service: ServiceDefinition, options: ServerOpt
     observer,
     shutdown: shutdownState,
     translateError: answerForStoreError,
-    idempotency: options.idempotency,
+    // Under rate limits, the outcomes of keyed writes are kept for their retries (idempotency.ts).
+    idempotency: options.rateLimits === undefined ? options.idempotency : { required: false, ttlMs: DEFAULT_IDEMPOTENCY_TTL_MS, ...options.idempotency, keepRan: true },
     cors: options.cors,
+    rateLimits:
+      options.rateLimits === undefined
+        ? undefined
+        : new RateLimitGate({
+            ...options.rateLimits,
+            routes: service.routes,
+            log: options.log,
+            onLimited: registry === undefined ? undefined : rateLimitedCounter(options.service, registry),
+          }),
   });
   const server = createServer(CONNECTION_TIMEOUTS, handler);
   answerParserErrors(server, { errorFormat: options.errorFormat, observer, warn: (message, fields) => options.log.warn(message, fields) });
@@ -140,7 +155,7 @@ export async function startServer(service: ServiceDefinition, options: ServerOpt
     metricsUrl: metricsListener?.url,
     close: () => {
       shutdownState.started = true;
-      return (closing ??= shutdown(server, service, options.log).finally(() => metricsListener?.close()));
+      return (closing ??= shutdown(server, service, options.log).finally(() => Promise.all([metricsListener?.close(), options.rateLimits?.limiter.close()])));
     },
   };
 }

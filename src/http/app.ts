@@ -21,6 +21,7 @@ import { timedOut } from './parser-answers.js';
 import { ApiError, ClientAbortError, InvalidRequest, methodNotAllowed, notFound } from './errors.js';
 import { isPromise } from '../eventually.js';
 import { DEFAULT_IDEMPOTENCY_TTL_MS, IdempotencyGate, REPLAYED_HEADER, ReplayedFailure, type IdempotencyPolicy } from './idempotency.js';
+import { RateLimitGate } from './rate-limit.js';
 import { JSON_TYPE, renderError, type ErrorFormat, type RenderedError } from './render.js';
 import { REQUEST_ID_HEADER, requestIdFor } from './request-id.js';
 import { UNMATCHED_ROUTE } from './request-metrics.js';
@@ -47,6 +48,8 @@ export interface AppOptions {
   readonly idempotency?: IdempotencyPolicy;
   /** Cross-origin requests from browsers (cors.ts); none by default. */
   readonly cors?: CorsPolicy;
+  /** Rate limits on the service's routes (rate-limit.ts); none by default. */
+  readonly rateLimits?: RateLimitGate;
 }
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -78,6 +81,8 @@ interface Exchange {
   bytes: number;
   /** The CORS headers every answer to this request carries, when the service has a policy. */
   readonly cors: HeaderList | undefined;
+  /** RateLimit-Policy and RateLimit, once the request is admitted under a limit. */
+  limitHeaders: HeaderList | undefined;
 }
 
 /** Written when an answer could not be: fixed, so that writing it cannot fail in turn. */
@@ -121,7 +126,7 @@ function answered(ex: Exchange): boolean {
 
 export function createRequestHandler(options: AppOptions): RequestHandler {
   const router = new Router(options.routes);
-  const { errorFormat, limits, log, observer, shutdown, cors } = options;
+  const { errorFormat, limits, log, observer, shutdown, cors, rateLimits } = options;
   const translate = options.translateError ?? ((error: unknown) => error);
   const gate = new IdempotencyGate(options.idempotency ?? { required: false, ttlMs: DEFAULT_IDEMPOTENCY_TTL_MS });
   const notFoundAnswer = renderError(notFound(), errorFormat);
@@ -156,9 +161,10 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
     report(ex, ex.status, ex.bytes);
   }
 
-  /** The answer's headers and the request's CORS headers, if any. */
+  /** The answer's headers and the request's CORS and rate-limit headers, if any. */
   function withCors(ex: Exchange, headers: HeaderList | undefined): HeaderList | undefined {
-    return ex.cors === undefined ? headers : (headers ?? []).concat(ex.cors);
+    const withLimits = ex.limitHeaders === undefined ? headers : (headers ?? []).concat(ex.limitHeaders);
+    return ex.cors === undefined ? withLimits : (withLimits ?? []).concat(ex.cors);
   }
 
   /** Once shutdown has begun, an answer says `Connection: close` (in place of any other Connection header), so that its client leaves. */
@@ -246,6 +252,52 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
     send(ex, reply.status, bodyHeaders(reply.headers, reply.contentType ?? JSON_TYPE, bytes, ex.id), reply.body, bytes);
   }
 
+  /**
+   * The rate limit's admission of a request to a limited route: its headers go on the exchange;
+   * a refusal throws (or rejects). A keyed write is admitted later, by the Idempotency-Key gate
+   * (the returned function): a replay of its key is answered whatever the limit.
+   */
+  function admission(gateOfLimits: RateLimitGate, ex: Exchange, route: Route, req: IncomingMessage): Promise<void> | KeyedAdmission | undefined {
+    const kind = gateOfLimits.kindOf(route, ex.method);
+    if (kind === undefined) return undefined;
+    const admit = (): Promise<void> | undefined => {
+      const headers = gateOfLimits.admit(kind, req);
+      if (!isPromise(headers)) {
+        ex.limitHeaders = headers;
+        return undefined;
+      }
+      return headers.then((list) => {
+        ex.limitHeaders = list;
+      });
+    };
+    return gateOfLimits.decidedByKeyGate(route, req) ? admit : admit();
+  }
+
+  /** Runs a matched route (admitted, or not limited) and answers with its outcome. */
+  function runMatched(ex: Exchange, route: Route, values: readonly string[], req: IncomingMessage, keyed: KeyedAdmission | undefined): void {
+    let outcome: ReturnType<typeof runRoute>;
+    try {
+      outcome = runRoute(route, values, req, limits, gate, keyed);
+    } catch (error) {
+      fail(ex, error);
+      return;
+    }
+    if (isPromise(outcome)) {
+      outcome.then(
+        (settled) => {
+          try {
+            answer(ex, settled);
+          } catch (error) {
+            fail(ex, error);
+          }
+        },
+        (error: unknown) => fail(ex, error),
+      );
+    } else {
+      answer(ex, outcome);
+    }
+  }
+
   return (req, res) => {
     const startedMs = performance.now();
     const id = requestIdFor(req.headers['x-request-id']);
@@ -262,6 +314,7 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
       body: undefined,
       bytes: 0,
       cors: cors === undefined ? undefined : corsHeaders(cors, req.headers.origin),
+      limitHeaders: undefined,
     };
     try {
       if (cors !== undefined && ex.method === 'OPTIONS') {
@@ -275,21 +328,12 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
       switch (match.kind) {
         case 'route': {
           ex.route = match.route.path;
-          const outcome = runRoute(match.route, match.values, req, limits, gate);
-          if (isPromise(outcome)) {
-            outcome.then(
-              (settled) => {
-                try {
-                  answer(ex, settled);
-                } catch (error) {
-                  fail(ex, error);
-                }
-              },
-              (error: unknown) => fail(ex, error),
-            );
-          } else {
-            answer(ex, outcome);
+          const admitted = rateLimits === undefined ? undefined : admission(rateLimits, ex, match.route, req);
+          if (admitted !== undefined && typeof admitted !== 'function') {
+            admitted.then(() => runMatched(ex, match.route, match.values, req, undefined), (error: unknown) => fail(ex, error));
+            return;
           }
+          runMatched(ex, match.route, match.values, req, admitted);
           return;
         }
         case 'redirect':
@@ -313,6 +357,9 @@ function answerHeaders(rendered: RenderedError, requestId: string, bytes: number
   return rendered.status === 413 ? withConnectionClose(headers) : headers;
 }
 
+/** A keyed write's rate-limit decision, taken by the Idempotency-Key gate after its replay lookup. */
+type KeyedAdmission = () => Promise<void> | undefined;
+
 /**
  * Validates the inputs and calls the handler: the reply, or the validation error to answer with.
  * Any other error on the way is thrown (or rejects).
@@ -323,6 +370,7 @@ function runRoute(
   req: IncomingMessage,
   limits: BodyLimits,
   gate: IdempotencyGate,
+  keyed: KeyedAdmission | undefined,
 ): Reply | InvalidRequest | Promise<Reply | InvalidRequest> {
   const issues: Issues = [];
   const params: Record<string, unknown> = {};
@@ -333,7 +381,7 @@ function runRoute(
   if (bodySpec === undefined) {
     if (issues.length > 0) return new InvalidRequest(issues);
     const input = { params, body: undefined };
-    return route.idempotent === undefined ? route.handle(input) : gate.run(route, route.idempotent, input, req, undefined);
+    return route.idempotent === undefined ? route.handle(input) : gate.run(route, route.idempotent, input, req, undefined, keyed);
   }
   return readBody(req, limits.bodyBytesMax).then((bytes) => {
     // As in the reference, the body is decoded before anything is validated: a JSON syntax error
@@ -345,6 +393,6 @@ function runRoute(
         : bodySpec.fromBody(decoded.kind === 'json' ? decoded.value : undefined, ['body'], issues);
     if (issues.length > 0) return new InvalidRequest(issues);
     const input = { params, body };
-    return route.idempotent === undefined ? route.handle(input) : gate.run(route, route.idempotent, input, req, bytes);
+    return route.idempotent === undefined ? route.handle(input) : gate.run(route, route.idempotent, input, req, bytes, keyed);
   });
 }

@@ -77,6 +77,8 @@ export const ERROR_CATALOGUE = {
     'A request with the same key is still running, on this instance or another. Nothing ran twice. Retry after the Retry-After seconds: you then get its answer.'),
   IDEMPOTENCY_KEY_REUSED: own(422, 'Idempotency-Key reused', 'This Idempotency-Key was used for another request (another method, path or body)',
     'The key was recorded for a request with another method, path or body. Nothing ran. A key names one request: use a new key for a new request.'),
+  RATE_LIMITED: own(429, 'Too many requests', 'Too many requests: retry after the Retry-After seconds',
+    'The client sent more requests of this kind (reads or writes) than the service admits: a burst at once, then a steady rate. Nothing ran. Wait the Retry-After seconds; the RateLimit and RateLimit-Policy fields say the limit and what is left of it.'),
   INTERNAL: { ...status(500, 'Something went wrong on our side'), inDefault: 'unhandled' },
 } as const satisfies Record<string, CatalogueEntry>;
 

@@ -43,9 +43,10 @@ describe('error catalogue', { timeout: SUITE_TIMEOUT_MS }, () => {
 
   test('every own problem type is explained at the page its URI points to, by a service that answers it', async () => {
     // The page is served with problem details, and explains the types its service answers: the bank
-    // answers every own problem, IDEMPOTENCY_KEY_REQUIRED when it requires keys.
+    // answers every own problem, IDEMPOTENCY_KEY_REQUIRED when it requires keys, RATE_LIMITED under rate limits.
     const requireKeys = { required: true, ttlMs: DEFAULT_IDEMPOTENCY_TTL_MS };
-    await withServer({ service: 'bank', errors: 'problem', idempotency: requireKeys }, async (url) => {
+    const rateLimits = { limits: { writes: { perSecond: 10, burst: 10 } } };
+    await withServer({ service: 'bank', errors: 'problem', idempotency: requireKeys, rateLimits }, async (url) => {
       const res = await get(url, PROBLEM_TYPE_BASE.slice(0, PROBLEM_TYPE_BASE.indexOf('#')));
       assert.equal(res.status, 200);
       assert.equal(res.headers['content-type'], 'text/html; charset=utf-8');

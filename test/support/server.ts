@@ -10,6 +10,11 @@ import { createMetricsRegistry } from '../../src/metrics.js';
 import { storeMetrics } from '../../src/store-metrics.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { createTodoService } from '../../src/todo/service.js';
+import { performance } from 'node:perf_hooks';
+import type { TrustedProxies } from '../../src/http/client-address.js';
+import type { WhenLimiterDown } from '../../src/http/rate-limit.js';
+import { inProcessLimiter, type RateLimiter } from '../../src/rate-limits/limiter.js';
+import type { RateLimits } from '../../src/rate-limits/policy.js';
 
 export interface TestServerOptions {
   readonly service: 'todo' | 'bank';
@@ -27,6 +32,13 @@ export interface TestServerOptions {
   readonly metrics?: boolean;
   readonly idempotency?: IdempotencyPolicy;
   readonly cors?: CorsPolicy;
+  /** Rate limits: in process on the real clock unless a limiter is given. */
+  readonly rateLimits?: {
+    readonly limits: RateLimits;
+    readonly limiter?: RateLimiter;
+    readonly whenDown?: WhenLimiterDown;
+    readonly trustedProxies?: TrustedProxies;
+  };
 }
 
 export async function startTestServer(options: TestServerOptions): Promise<RunningServer> {
@@ -50,6 +62,15 @@ export async function startTestServer(options: TestServerOptions): Promise<Runni
     metrics,
     idempotency: options.idempotency,
     cors: options.cors,
+    rateLimits:
+      options.rateLimits === undefined
+        ? undefined
+        : {
+            limits: options.rateLimits.limits,
+            limiter: options.rateLimits.limiter ?? inProcessLimiter(options.rateLimits.limits, () => performance.now()),
+            whenDown: options.rateLimits.whenDown ?? 'open',
+            trustedProxies: options.rateLimits.trustedProxies,
+          },
   });
 }
 
