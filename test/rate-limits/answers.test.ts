@@ -78,6 +78,26 @@ describe('rate limits as a client meets them', { timeout: PROCESS_SUITE_TIMEOUT_
     });
   }
 
+  test('--trust-proxy: a forged X-Forwarded-For from a peer that is not a trusted proxy is ignored; a trusted one names the client', async () => {
+    const service = await startServiceProcess(['todo', '--db', 'memory', '--rate-limit', 'reads=1/s:2', '--trust-proxy', OTHER_CLIENT]);
+    try {
+      const url = service.urls[0] as string;
+      const forged = (i: number, from?: string): Promise<RawResponse> =>
+        send(url, { method: 'GET', path: '/todos/1', headers: [['X-Forwarded-For', `198.51.100.${i}`]], localAddress: from });
+      // From 127.0.0.1, not a trusted proxy: every "client" it makes up is still itself.
+      const untrusted = [];
+      for (let i = 1; i <= 4; i++) untrusted.push((await forged(i)).status);
+      assert.deepEqual(untrusted, [200, 200, 429, 429]);
+      // From the trusted proxy, each forwarded address is a client of its own, with its own burst.
+      const proxied = [];
+      for (let i = 1; i <= 4; i++) proxied.push((await forged(i, OTHER_CLIENT)).status, (await forged(i, OTHER_CLIENT)).status);
+      assert.deepEqual(proxied, [200, 200, 200, 200, 200, 200, 200, 200]);
+      assert.equal((await forged(1, OTHER_CLIENT)).status, 429, 'and each is limited');
+    } finally {
+      await service.kill();
+    }
+  });
+
   describe('one service under limits', () => {
     let service: ServiceProcess;
     let url = '';
