@@ -13,5 +13,7 @@ export function rateLimitedCounter(service: string, registry: Registry): (kind: 
   const writes = counter.labels(service, 'writes');
   const reads = counter.labels(service, 'reads');
   // Both series exist from the start at 0, so that a rate over them is defined before the first refusal.
+  writes.inc(0);
+  reads.inc(0);
   return (kind) => (kind === 'writes' ? writes : reads).inc();
 }
