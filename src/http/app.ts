@@ -22,6 +22,7 @@ import { ApiError, ClientAbortError, InvalidRequest, methodNotAllowed, notFound 
 import { isPromise } from '../eventually.js';
 import { DEFAULT_IDEMPOTENCY_TTL_MS, IdempotencyGate, REPLAYED_HEADER, ReplayedFailure, type IdempotencyPolicy } from './idempotency.js';
 import { RateLimitGate } from './rate-limit.js';
+import type { RequestKind } from '../rate-limits/policy.js';
 import { JSON_TYPE, renderError, type ErrorFormat, type RenderedError } from './render.js';
 import { REQUEST_ID_HEADER, requestIdFor } from './request-id.js';
 import { UNMATCHED_ROUTE } from './request-metrics.js';
@@ -260,17 +261,20 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
   function admission(gateOfLimits: RateLimitGate, ex: Exchange, route: Route, req: IncomingMessage): Promise<void> | KeyedAdmission | undefined {
     const kind = gateOfLimits.kindOf(route, ex.method);
     if (kind === undefined) return undefined;
-    const admit = (): Promise<void> | undefined => {
-      const headers = gateOfLimits.admit(kind, req);
-      if (!isPromise(headers)) {
-        ex.limitHeaders = headers;
-        return undefined;
-      }
-      return headers.then((list) => {
-        ex.limitHeaders = list;
-      });
-    };
-    return gateOfLimits.decidedByKeyGate(route, req) ? admit : admit();
+    if (gateOfLimits.decidedByKeyGate(route, req)) return () => admitted(gateOfLimits, ex, kind, req);
+    return admitted(gateOfLimits, ex, kind, req);
+  }
+
+  /** The limit's decision, its headers set on the exchange: at once, or once the shared limiter answers. */
+  function admitted(gateOfLimits: RateLimitGate, ex: Exchange, kind: RequestKind, req: IncomingMessage): Promise<void> | undefined {
+    const headers = gateOfLimits.admit(kind, req);
+    if (!isPromise(headers)) {
+      ex.limitHeaders = headers;
+      return undefined;
+    }
+    return headers.then((list) => {
+      ex.limitHeaders = list;
+    });
   }
 
   /** Runs a matched route (admitted, or not limited) and answers with its outcome. */
