@@ -277,6 +277,35 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
     });
   }
 
+  /**
+   * Runs a read while the shared limiter decides on it, and answers once both are done: with the
+   * read's outcome if it was admitted, else with the refusal (the read changed nothing).
+   */
+  function runAhead(ex: Exchange, route: Route, values: readonly string[], req: IncomingMessage, admitted: Promise<void>): void {
+    let outcome: Promise<Reply | InvalidRequest>;
+    try {
+      outcome = Promise.resolve(runRoute(route, values, req, limits, gate, undefined));
+    } catch (error) {
+      outcome = Promise.reject(error);
+    }
+    const settled = outcome.then(
+      (value) => ({ ok: true as const, value }),
+      (error: unknown) => ({ ok: false as const, error }),
+    );
+    admitted.then(
+      () =>
+        settled.then((result) => {
+          if (!result.ok) return fail(ex, result.error);
+          try {
+            answer(ex, result.value);
+          } catch (error) {
+            fail(ex, error);
+          }
+        }),
+      (refusal: unknown) => fail(ex, refusal),
+    );
+  }
+
   /** Runs a matched route (admitted, or not limited) and answers with its outcome. */
   function runMatched(ex: Exchange, route: Route, values: readonly string[], req: IncomingMessage, keyed: KeyedAdmission | undefined): void {
     let outcome: ReturnType<typeof runRoute>;
@@ -334,6 +363,10 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
           ex.route = match.route.path;
           const admitted = rateLimits === undefined ? undefined : admission(rateLimits, ex, match.route, req);
           if (admitted !== undefined && typeof admitted !== 'function') {
+            if ((rateLimits as RateLimitGate).mayRunAhead(ex.method, req)) {
+              runAhead(ex, match.route, match.values, req, admitted);
+              return;
+            }
             admitted.then(() => runMatched(ex, match.route, match.values, req, undefined), (error: unknown) => fail(ex, error));
             return;
           }

@@ -29,6 +29,12 @@ export const RATE_LIMIT_DRAFT = 'draft-ietf-httpapi-ratelimit-headers-11';
 
 /** At most one warning a minute says how many requests were refused since the last one. */
 const WARN_EVERY_MS = 60_000;
+/**
+ * Clients refused lately, kept for a second at most, and at most this many: a read of a client not
+ * among them runs while the shared limiter decides (mayRunAhead). Past the bound, no read runs ahead.
+ */
+export const REFUSED_CLIENTS_MAX = 10_000;
+const REFUSED_FORGOTTEN_MS = 1_000;
 
 export interface RateLimitOptions {
   readonly limits: RateLimits;
@@ -61,6 +67,9 @@ export class RateLimitGate {
   private readonly policies: Readonly<Record<RequestKind, string | undefined>>;
   private refusedSinceWarn = 0;
   private warnedMs = -Infinity;
+  /** Clients refused since `refusedSinceMs`: their reads wait for the decision. */
+  private refusedLately = new Set<string>();
+  private refusedSinceMs = 0;
 
   constructor(private readonly options: RateLimitOptions) {
     this.limited = new Set(options.routes);
@@ -74,6 +83,22 @@ export class RateLimitGate {
     return kind === undefined || this.policies[kind] === undefined ? undefined : kind;
   }
 
+  /**
+   * True when a request whose decision waits for the shared limiter may run meanwhile, its answer
+   * held until the decision: a read (it changes nothing, so a refusal after it is still a refusal
+   * that changed nothing) of a client not refused lately. A client over its limit is thus refused
+   * without reaching the store, and one within it does not wait for two round trips in a row.
+   */
+  mayRunAhead(method: string, req: IncomingMessage): boolean {
+    if (kindOf(method) !== 'reads') return false;
+    const nowMs = Date.now();
+    if (nowMs - this.refusedSinceMs >= REFUSED_FORGOTTEN_MS) {
+      this.refusedLately = new Set();
+      this.refusedSinceMs = nowMs;
+    }
+    return this.refusedLately.size < REFUSED_CLIENTS_MAX && !this.refusedLately.has(clientAddress(req, this.options.trustedProxies));
+  }
+
   /** True when the Idempotency-Key gate decides for this request, after its replay lookup. */
   decidedByKeyGate(route: Route, req: IncomingMessage): boolean {
     return route.idempotent !== undefined && req.headers['idempotency-key'] !== undefined;
@@ -84,21 +109,23 @@ export class RateLimitGate {
    * with the shared limiter down and the service closed, its 503.
    */
   admit(kind: RequestKind, req: IncomingMessage): LimitHeaders | Promise<LimitHeaders> {
+    const client = clientAddress(req, this.options.trustedProxies);
     let decided: Decision | Promise<Decision>;
     try {
-      decided = this.options.limiter.decide(kind, clientAddress(req, this.options.trustedProxies));
+      decided = this.options.limiter.decide(kind, client);
     } catch (error) {
       return this.limiterDown(error);
     }
-    if (isPromise(decided)) return decided.then((decision) => this.answer(kind, decision), (error: unknown) => this.limiterDown(error));
-    return this.answer(kind, decided);
+    if (isPromise(decided)) return decided.then((decision) => this.answer(kind, client, decision), (error: unknown) => this.limiterDown(error));
+    return this.answer(kind, client, decided);
   }
 
-  private answer(kind: RequestKind, decision: Decision): LimitHeaders {
+  private answer(kind: RequestKind, client: string, decision: Decision): LimitHeaders {
     const policy = this.policies[kind] as string;
     const state = `"${kind}";r=${decision.remaining};t=${seconds(decision.resetMs)}`;
     if (decision.admitted) return [RATE_LIMIT_POLICY_HEADER, policy, RATE_LIMIT_HEADER, state];
     this.refused(kind);
+    if (this.refusedLately.size < REFUSED_CLIENTS_MAX) this.refusedLately.add(client);
     throw rateLimited({
       'Retry-After': String(Math.max(1, seconds(decision.retryAfterMs))),
       [RATE_LIMIT_POLICY_HEADER]: policy,
