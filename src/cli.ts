@@ -109,7 +109,8 @@ async function main(): Promise<void> {
         accessLog: config.accessLog,
         metrics: config.metrics,
         metricsUrl: server.metricsUrl,
-        rateLimits: config.rateLimits === undefined ? 'off' : config.db?.kind === 'postgres' ? 'postgres' : 'in-process',
+        // Said only when on, so that the line of a service without limits is as it was.
+        ...(config.rateLimits === undefined ? {} : { rateLimits: config.db?.kind === 'postgres' ? 'postgres' : 'in-process' }),
       });
     }
   } catch (error) {
