@@ -15,8 +15,17 @@ const SWEEP_EVERY_MS = 1000;
 
 export type Clock = () => number;
 
+/**
+ * A client's row. Its time is a field written in place: a number stored straight into a long-lived
+ * Map would be a new heap number each request, garbage in the old generation once replaced, and
+ * the old generation's collections (concurrent marking, sweeping) cost more than the decision.
+ */
+interface Row {
+  tat: number;
+}
+
 export class GcraTable {
-  private readonly tats = new Map<string, number>();
+  private readonly tats = new Map<string, Row>();
   private readonly intervalMs: number;
   /** When past rows were last swept out: at most once a second, so that a flood of new clients costs no sweep each. */
   private sweptMs = -Infinity;
@@ -37,11 +46,14 @@ export class GcraTable {
     const nowMs = this.clock();
     const { intervalMs } = this;
     const { burst } = this.rate;
-    const tat = this.tats.get(client);
-    const next = gcra(tat, nowMs, 1, intervalMs, burst);
+    const row = this.tats.get(client);
+    const next = gcra(row?.tat, nowMs, 1, intervalMs, burst);
     if (next.admitted === 1) {
-      if (tat === undefined && this.tats.size >= this.rowsMax) this.makeRoom(nowMs);
-      this.tats.set(client, next.tat);
+      if (row !== undefined) row.tat = next.tat;
+      else {
+        if (this.tats.size >= this.rowsMax) this.makeRoom(nowMs);
+        this.tats.set(client, { tat: next.tat });
+      }
     }
     return decisionOf(next.admitted === 1, next.tat, nowMs, intervalMs, burst);
   }
@@ -50,7 +62,7 @@ export class GcraTable {
   private makeRoom(nowMs: number): void {
     if (nowMs - this.sweptMs >= SWEEP_EVERY_MS) {
       this.sweptMs = nowMs;
-      for (const [client, tat] of this.tats) if (tat <= nowMs) this.tats.delete(client);
+      for (const [client, row] of this.tats) if (row.tat <= nowMs) this.tats.delete(client);
       if (this.tats.size < this.rowsMax) return;
     }
     const oldest = this.tats.keys().next();
