@@ -42,7 +42,7 @@ export interface CountPlan {
 
 export const DEFAULT_PLAN: CountPlan = { processes: 2, rounds: 1, requests: 2000, warmup: 8000, settle: 3000, connections: 10, parallel: 2, breakdown: false };
 
-type ServerRole = 'bare' | 'todo' | 'bank' | 'peer';
+type ServerRole = 'bare' | 'todo' | 'bank' | 'peer' | 'todo-rate-limited';
 
 interface Job {
   readonly key: string;
@@ -62,6 +62,8 @@ export interface InstructionScenario {
   readonly ratioMax?: number;
   /** The peer: our GET /todos/1 must cost no more than this scenario. */
   readonly peerOf?: string;
+  /** The server counted beside ours, when not the bare one: the rate-limited to-do service is judged against the service with limits off. */
+  readonly reference?: 'todo';
 }
 
 const JSON_TYPE = 'application/json';
@@ -119,7 +121,11 @@ export const INSTRUCTION_SCENARIOS: readonly InstructionScenario[] = [
     ratioMax: 1.6,
   },
   { name: 'GET /todos/1, Fastify 5 peer', server: 'peer', job: GET_TODO, bodyCheck: 'exact', peerOf: 'GET /todos/1' },
+  { name: 'GET /todos/1, rate limits on', server: 'todo-rate-limited', job: GET_TODO, bodyCheck: 'exact', ratioMax: 1.05, reference: 'todo' },
 ];
+
+/** Limits no request of the count reaches: every one is admitted, and pays for its decision and its RateLimit fields. */
+const UNREACHED_LIMITS = 'reads=1000000/s:1000000';
 
 const CLI = new URL('../src/cli.js', import.meta.url);
 const BASELINE = new URL('./baseline.js', import.meta.url);
@@ -136,6 +142,8 @@ function startServer(role: ServerRole, dir: string, breakdown: boolean): Promise
       return startUnderCallgrind(role, CLI, (port) => ['todo', '--port', String(port), '--db', `sqlite:${dir}/todo.sqlite`, ...durable], options);
     case 'bank':
       return startUnderCallgrind(role, CLI, (port) => ['bank', '--port', String(port), '--db', `sqlite:${dir}/bank.sqlite`, '--accounts', BENCH_ACCOUNTS, ...durable], options);
+    case 'todo-rate-limited':
+      return startUnderCallgrind(role, CLI, (port) => ['todo', '--port', String(port), '--db', `sqlite:${dir}/todo.sqlite`, ...durable, '--rate-limit', UNREACHED_LIMITS], options);
     case 'peer':
       return startUnderCallgrind(role, PEER, (port) => ['--port', String(port), '--db', `${dir}/peer.sqlite`], options);
   }
@@ -247,7 +255,7 @@ export async function countInstructions(plan: CountPlan, dir: string, log: (line
   };
   for (const s of needed) {
     add(s.server, s.job);
-    if (s.peerOf === undefined) add('bare', s.job);
+    if (s.peerOf === undefined) add(s.reference ?? 'bare', s.job);
   }
   const measured = new Map<ServerRole, Map<string, Counted>>();
   const runs = tasks.flatMap((task) => Array.from({ length: plan.processes }, (_, p) => ({ ...task, process: p + 1 })));
@@ -277,7 +285,7 @@ export async function countInstructions(plan: CountPlan, dir: string, log: (line
     const peer = s.peerOf !== undefined;
     const subject = peer ? (needed.find((x) => x.name === s.peerOf) as InstructionScenario) : s;
     const mine = measured.get(subject.server)?.get(subject.job.key) as Counted;
-    const reference = measured.get(peer ? s.server : 'bare')?.get(s.job.key) as Counted;
+    const reference = measured.get(peer ? s.server : (s.reference ?? 'bare'))?.get(s.job.key) as Counted;
     const ratioMax = s.ratioMax ?? 1;
     const ratio = least(mine).total / least(reference).total;
     const mismatch = answersDiffer(mine.answer, reference.answer, s.job.expectedStatus, s.bodyCheck);
@@ -288,7 +296,7 @@ export async function countInstructions(plan: CountPlan, dir: string, log: (line
       reference: least(reference).total,
       referenceMain: least(reference).mainThread,
       ratio,
-      target: peer ? 'ours ≤ 1.00 × the peer' : `≤ ${ratioMax.toFixed(2)} × bare`,
+      target: peer ? 'ours ≤ 1.00 × the peer' : `≤ ${ratioMax.toFixed(2)} × ${s.reference === undefined ? 'bare' : 'limits off'}`,
       met: mismatch === undefined && ratio <= ratioMax,
       mismatch,
     });
@@ -300,7 +308,7 @@ export async function countInstructions(plan: CountPlan, dir: string, log: (line
         rows.map((r, i) => ({
           name: r.scenario.name,
           met: r.met,
-          referenceLabel: r.scenario.peerOf === undefined ? 'bare' : 'peer',
+          referenceLabel: r.scenario.peerOf !== undefined ? 'peer' : r.scenario.reference === undefined ? 'bare' : 'limits off',
           ours: functions[i]?.ours,
           reference: functions[i]?.reference,
         })),
@@ -321,7 +329,7 @@ export function renderInstructionTable(results: InstructionResults): string {
     '|---|---:|---|---:|---:|---:|---|---|',
   ];
   for (const r of results.rows) {
-    const reference = r.scenario.peerOf === undefined ? 'bare node:http' : 'Fastify 5 peer';
+    const reference = r.scenario.peerOf !== undefined ? 'Fastify 5 peer' : r.scenario.reference === undefined ? 'bare node:http' : 'ours, limits off';
     const met = r.mismatch !== undefined ? `**answers differ**: ${r.mismatch}` : r.met ? 'met' : '**missed**';
     lines.push(
       `| ${r.scenario.name} | ${r.scenario.job.expectedStatus} | ${reference} | ${thousands(r.reference)} (${thousands(r.referenceMain)}) | ${thousands(r.ours)} (${thousands(r.oursMain)}) | ${r.ratio.toFixed(2)} | ${r.target} | ${met} |`,

@@ -11,6 +11,7 @@ import { connectionsMaxFor } from './http/connection-guard.js';
 import { createBankService } from './bank/service.js';
 import { INITIAL_ACCOUNTS } from './bank/model.js';
 import { createTodoService } from './todo/service.js';
+import { limiterFor } from './rate-limiter-for.js';
 
 function dbFor(service: ServiceName, config: Config): DbSpec {
   return config.db ?? { kind: 'sqlite', path: `./data/${service}.sqlite` };
@@ -85,6 +86,15 @@ async function main(): Promise<void> {
         cors: config.cors,
         deadlineMs: config.deadlineMs,
         shedding: config.shedding,
+        rateLimits:
+          config.rateLimits === undefined
+            ? undefined
+            : {
+                limits: config.rateLimits,
+                limiter: await limiterFor(service, config.rateLimits, config.db, serviceLog),
+                whenDown: config.rateLimitStoreDown,
+                trustedProxies: config.trustProxy,
+              },
         metricsListen:
           config.metricsListen === undefined
             ? undefined
@@ -101,6 +111,8 @@ async function main(): Promise<void> {
         accessLog: config.accessLog,
         metrics: config.metrics,
         metricsUrl: server.metricsUrl,
+        // Said only when on, so that the line of a service without limits is as it was.
+        ...(config.rateLimits === undefined ? {} : { rateLimits: config.db?.kind === 'postgres' ? 'postgres' : 'in-process' }),
       });
     }
   } catch (error) {

@@ -5,6 +5,9 @@ import { ERROR_FORMAT_NAMES, type ErrorFormatName } from './http/render.js';
 import { parseCorsOrigins, type CorsPolicy } from './http/cors.js';
 import { DEADLINE_MS_DEFAULT, DEADLINE_MS_MAX } from './http/deadline.js';
 import type { SheddingPolicy } from './http/load-shedding.js';
+import { parseTrustedProxies, type TrustedProxies } from './http/client-address.js';
+import { WHEN_LIMITER_DOWN_DEFAULT, type WhenLimiterDown } from './http/rate-limit.js';
+import { parseRateLimits, type RateLimits } from './rate-limits/policy.js';
 
 export type ServiceName = 'todo' | 'bank';
 
@@ -48,6 +51,12 @@ export interface Config {
   readonly deadlineMs: number;
   /** The saturation signals' thresholds past which requests are shed; undefined: none is. */
   readonly shedding: SheddingPolicy | undefined;
+  /** Requests per client and kind (--rate-limit); undefined: no limits. */
+  readonly rateLimits: RateLimits | undefined;
+  /** Proxies whose Forwarded / X-Forwarded-For name the client (--trust-proxy). */
+  readonly trustProxy: TrustedProxies | undefined;
+  /** With limits held in PostgreSQL: what a request gets while the database cannot decide. */
+  readonly rateLimitStoreDown: WhenLimiterDown;
   readonly help: boolean;
 }
 
@@ -98,6 +107,14 @@ Options (each also read from the environment variable shown):
   --shed-loop-delay-ms MS
                        answer new requests 503 while the event loop runs MS late on average
                        (SVC_SHED_LOOP_DELAY_MS, default off)
+  --rate-limit LIMITS  requests per client: writes=RATE/s:BURST,reads=RATE/s:BURST, either part
+                       optional (SVC_RATE_LIMIT, default none: no limits); with --db postgres://
+                       the limits hold across every instance on the database
+  --rate-limit-store-down open|closed
+                       with --db postgres://, while the database cannot decide: admit (open) or
+                       answer 503 (closed) (SVC_RATE_LIMIT_STORE_DOWN, default open)
+  --trust-proxy LIST   addresses or subnets of proxies whose Forwarded / X-Forwarded-For name the
+                       client for the rate limits, e.g. 10.0.0.0/8,::1 (SVC_TRUST_PROXY, default none)
   --help               this text
 `;
 
@@ -119,7 +136,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
       flags.set(name, true);
       continue;
     }
-    if (!['host', 'port', 'db', 'errors', 'accounts', 'log-level', 'access-log', 'metrics', 'sqlite-synchronous', 'db-pool-size', 'db-pool-wait-ms', 'idempotency-ttl', 'cors-origin', 'metrics-listen', 'deadline-ms', 'shed-waiting', 'shed-loop-delay-ms'].includes(name)) {
+    if (!['host', 'port', 'db', 'errors', 'accounts', 'log-level', 'access-log', 'metrics', 'sqlite-synchronous', 'db-pool-size', 'db-pool-wait-ms', 'idempotency-ttl', 'cors-origin', 'metrics-listen', 'deadline-ms', 'shed-waiting', 'shed-loop-delay-ms', 'rate-limit', 'rate-limit-store-down', 'trust-proxy'].includes(name)) {
       throw new ConfigError(`unknown option --${name}`);
     }
     const value = inline ?? argv[++i];
@@ -183,6 +200,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
         };
   const cors = corsText === undefined ? undefined : parseCorsOrigins(corsText);
   if (typeof cors === 'string') throw new ConfigError(`--cors-origin: ${cors}`);
+  const { rateLimits, trustProxy, rateLimitStoreDown } = readRateLimits(pick, dbText);
 
   const port = portText === undefined ? DEFAULT_PORTS[services[0] as ServiceName] : parsePort(portText);
   // The services take consecutive ports (0 lets the system choose for each).
@@ -209,6 +227,9 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     cors,
     deadlineMs: deadlineText === undefined ? DEADLINE_MS_DEFAULT : parseBounded(deadlineText, '--deadline-ms', 0, DEADLINE_MS_MAX),
     shedding,
+    rateLimits,
+    trustProxy,
+    rateLimitStoreDown,
     help: flags.get('help') === true,
   };
 }
@@ -218,6 +239,29 @@ function switchOn(env: NodeJS.ProcessEnv, variable: string): boolean {
   const value = env[variable];
   if (value !== undefined && !['', '0', '1', 'true', 'false'].includes(value)) throw new ConfigError(`${variable} must be 1 or 0`);
   return value === '1' || value === 'true';
+}
+
+/** --rate-limit and the options that only mean something beside it. */
+function readRateLimits(
+  pick: (flag: string, variable: string) => string | undefined,
+  dbText: string | undefined,
+): Pick<Config, 'rateLimits' | 'trustProxy' | 'rateLimitStoreDown'> {
+  const limitsText = pick('rate-limit', 'SVC_RATE_LIMIT');
+  const proxiesText = pick('trust-proxy', 'SVC_TRUST_PROXY');
+  const downText = pick('rate-limit-store-down', 'SVC_RATE_LIMIT_STORE_DOWN');
+  const rateLimits = limitsText === undefined ? undefined : parseRateLimits(limitsText);
+  if (typeof rateLimits === 'string') throw new ConfigError(`--rate-limit: ${rateLimits}`);
+  const trustProxy = proxiesText === undefined ? undefined : parseTrustedProxies(proxiesText);
+  if (typeof trustProxy === 'string') throw new ConfigError(`--trust-proxy: ${trustProxy}`);
+  if (trustProxy !== undefined && rateLimits === undefined) throw new ConfigError('--trust-proxy names the client for the rate limits: it needs --rate-limit');
+  if (downText !== undefined && downText !== 'open' && downText !== 'closed') {
+    throw new ConfigError(`--rate-limit-store-down must be open or closed, not "${downText}"`);
+  }
+  const shared = dbText?.startsWith('postgres://') === true || dbText?.startsWith('postgresql://') === true;
+  if (downText !== undefined && !(rateLimits !== undefined && shared)) {
+    throw new ConfigError('--rate-limit-store-down is for limits held in PostgreSQL: it needs --rate-limit and --db postgres://…');
+  }
+  return { rateLimits, trustProxy, rateLimitStoreDown: downText ?? WHEN_LIMITER_DOWN_DEFAULT };
 }
 
 const HOUR_MS = 60 * 60 * 1000;

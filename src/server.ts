@@ -10,7 +10,7 @@ import { docsRoutes } from './http/docs.js';
 import { serviceUnavailable } from './http/errors.js';
 import { metricsRoute } from './http/metrics-route.js';
 import type { CorsPolicy } from './http/cors.js';
-import type { IdempotencyPolicy } from './http/idempotency.js';
+import { DEFAULT_IDEMPOTENCY_TTL_MS, type IdempotencyPolicy } from './http/idempotency.js';
 import type { ErrorFormat } from './http/render.js';
 import { RequestMetrics } from './http/request-metrics.js';
 import { RequestObserver } from './http/request-observer.js';
@@ -22,6 +22,8 @@ import { answerForStoreError } from './store-answers.js';
 import { listenForMetrics } from './metrics-listener.js';
 import { answerParserErrors } from './http/parser-answers.js';
 import { LoadShedder, type SheddingPolicy } from './http/load-shedding.js';
+import { RateLimitGate, type RateLimitOptions } from './http/rate-limit.js';
+import { rateLimitedCounter } from './http/rate-limit-metrics.js';
 
 export const BODY_LIMITS: BodyLimits = { bodyBytesMax: 1024 * 1024, nestingDepthMax: 512 };
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -61,6 +63,8 @@ export interface ServerOptions {
   readonly deadlineMs?: number;
   /** Thresholds past which new requests are shed (http/load-shedding.ts); none: no shedding. */
   readonly shedding?: SheddingPolicy;
+  /** Rate limits on the service's own routes; none by default. The server closes the limiter at shutdown. */
+  readonly rateLimits?: Pick<RateLimitOptions, 'limits' | 'limiter' | 'whenDown' | 'trustedProxies'>;
 }
 
 export interface ShutdownReport {
@@ -105,6 +109,7 @@ export async function startServer(service: ServiceDefinition, options: ServerOpt
     idempotencyKeyRequired: options.idempotency?.required,
     deadline: (options.deadlineMs ?? 0) > 0,
     shedding: options.shedding !== undefined,
+    rateLimits: options.rateLimits?.limits,
   });
   const registry = options.metrics;
   const shutdownState = { started: false };
@@ -125,10 +130,20 @@ export async function startServer(service: ServiceDefinition, options: ServerOpt
     observer,
     shutdown: shutdownState,
     translateError: answerForStoreError,
-    idempotency: options.idempotency,
+    // Under rate limits, the outcomes of keyed writes are kept for their retries (idempotency.ts).
+    idempotency: options.rateLimits === undefined ? options.idempotency : { required: false, ttlMs: DEFAULT_IDEMPOTENCY_TTL_MS, ...options.idempotency, keepRan: true },
     cors: options.cors,
     deadlineMs: options.deadlineMs,
     shedding: shedder,
+    rateLimits:
+      options.rateLimits === undefined
+        ? undefined
+        : new RateLimitGate({
+            ...options.rateLimits,
+            routes: service.routes,
+            log: options.log,
+            onLimited: registry === undefined ? undefined : rateLimitedCounter(options.service, registry),
+          }),
   });
   const server = createServer(CONNECTION_TIMEOUTS, handler);
   answerParserErrors(server, { errorFormat: options.errorFormat, observer, warn: (message, fields) => options.log.warn(message, fields) });
@@ -154,6 +169,7 @@ export async function startServer(service: ServiceDefinition, options: ServerOpt
         shedder?.stop();
         return metricsListener?.close();
       }));
+      return (closing ??= shutdown(server, service, options.log).finally(() => Promise.all([metricsListener?.close(), options.rateLimits?.limiter.close()])));
     },
   };
 }

@@ -41,6 +41,7 @@ describe('command line', { timeout: PROCESS_SUITE_TIMEOUT_MS }, () => {
       ['--host='], ['all', '--port', '65535'], ['bank', '--catch-all'], ['bank', '--errors', 'problem', '--catch-all'],
       ['--metrics-listen', 'x'], ['--metrics-listen', '127.0.0.1:70000'], ['--metrics', 'off', '--metrics-listen', '9464'],
       ['--cors-origin', 'https://a.example/'],
+      ['--rate-limit', 'writes=20/m:40'], ['--trust-proxy', '10.0.0.1'], ['--rate-limit', 'reads=5/s:5', '--rate-limit-store-down', 'open'],
     ]) {
       const result = await run(args);
       assert.equal(result.code, 2, args.join(' '));

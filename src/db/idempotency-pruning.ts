@@ -16,7 +16,8 @@ export interface KeyPruning {
   stop(): Promise<void>;
 }
 
-export function startKeyPruning(prune: (expiredBeforeMs: number) => Promise<number>, ttlMs: number, log?: Logger): KeyPruning {
+/** `what` names the rows in the warning of a failed round (the rate limits prune theirs this way too). */
+export function startKeyPruning(prune: (expiredBeforeMs: number) => Promise<number>, ttlMs: number, log?: Logger, what = 'expired idempotency keys'): KeyPruning {
   const intervalMs = Math.max(ROUND_INTERVAL_MS_MIN, Math.min(ROUND_INTERVAL_MS_MAX, Math.floor(ttlMs / 4)));
   let running: Promise<void> | undefined;
   let stopped = false;
@@ -27,7 +28,7 @@ export function startKeyPruning(prune: (expiredBeforeMs: number) => Promise<numb
         if ((await prune(Date.now() - ttlMs)) < PRUNE_BATCH_ROWS) break;
       }
     } catch (error) {
-      log?.warn('pruning expired idempotency keys failed; tried again later', { reason: error instanceof Error ? error.message : String(error) });
+      log?.warn(`pruning ${what} failed; tried again later`, { reason: error instanceof Error ? error.message : String(error) });
     }
   };
   const timer = setInterval(() => {

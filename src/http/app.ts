@@ -25,6 +25,8 @@ import { timedOut } from './parser-answers.js';
 import { ApiError, ClientAbortError, InvalidRequest, methodNotAllowed, notFound } from './errors.js';
 import { isPromise } from '../eventually.js';
 import { DEFAULT_IDEMPOTENCY_TTL_MS, IdempotencyGate, REPLAYED_HEADER, ReplayedFailure, type IdempotencyPolicy } from './idempotency.js';
+import { RateLimitGate } from './rate-limit.js';
+import type { RequestKind } from '../rate-limits/policy.js';
 import { JSON_TYPE, renderError, type ErrorFormat, type RenderedError } from './render.js';
 import { REQUEST_ID_HEADER, requestIdFor } from './request-id.js';
 import { UNMATCHED_ROUTE } from './request-metrics.js';
@@ -55,6 +57,8 @@ export interface AppOptions {
   readonly deadlineMs?: number;
   /** Turns requests away past a saturation signal (load-shedding.ts); none: every request is admitted. */
   readonly shedding?: LoadShedder;
+  /** Rate limits on the service's routes (rate-limit.ts); none by default. */
+  readonly rateLimits?: RateLimitGate;
 }
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -94,6 +98,8 @@ interface Exchange {
   timer: NodeJS.Timeout | undefined;
   /** Counted among the requests waiting (load shedding's signal) until its handler settles. */
   waiting: boolean;
+  /** RateLimit-Policy and RateLimit, once the request is admitted under a limit. */
+  limitHeaders: HeaderList | undefined;
 }
 
 /** Written when an answer could not be: fixed, so that writing it cannot fail in turn. */
@@ -137,7 +143,7 @@ function answered(ex: Exchange): boolean {
 
 export function createRequestHandler(options: AppOptions): RequestHandler {
   const router = new Router(options.routes);
-  const { errorFormat, limits, log, observer, shutdown, cors, shedding } = options;
+  const { errorFormat, limits, log, observer, shutdown, cors, shedding, rateLimits } = options;
   const deadlineMs = options.deadlineMs ?? 0;
   /** Whether a handler that waits is watched: for its deadline, or as the shedding signal. */
   const watchesWaits = deadlineMs > 0 || shedding !== undefined;
@@ -175,9 +181,10 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
     report(ex, ex.status, ex.bytes);
   }
 
-  /** The answer's headers and the request's CORS headers, if any. */
+  /** The answer's headers and the request's CORS and rate-limit headers, if any. */
   function withCors(ex: Exchange, headers: HeaderList | undefined): HeaderList | undefined {
-    return ex.cors === undefined ? headers : (headers ?? []).concat(ex.cors);
+    const withLimits = ex.limitHeaders === undefined ? headers : (headers ?? []).concat(ex.limitHeaders);
+    return ex.cors === undefined ? withLimits : (withLimits ?? []).concat(ex.cors);
   }
 
   /** Once shutdown has begun, an answer says `Connection: close` (in place of any other Connection header), so that its client leaves. */
@@ -305,6 +312,97 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
     if (renderError(translate(error), errorFormat).unexpected) log.error('unhandled failure after the deadline passed', { requestId: ex.id, method: ex.method, url: ex.url, error });
   }
 
+  /**
+   * The rate limit's admission of a request to a limited route: its headers go on the exchange;
+   * a refusal throws (or rejects). A keyed write is admitted later, by the Idempotency-Key gate
+   * (the returned function): a replay of its key is answered whatever the limit.
+   */
+  function admission(gateOfLimits: RateLimitGate, ex: Exchange, route: Route, req: IncomingMessage): Promise<void> | KeyedAdmission | undefined {
+    const kind = gateOfLimits.kindOf(route, ex.method);
+    if (kind === undefined) return undefined;
+    if (gateOfLimits.decidedByKeyGate(route, req)) return () => admitted(gateOfLimits, ex, kind, req);
+    return admitted(gateOfLimits, ex, kind, req);
+  }
+
+  /** The limit's decision, its headers set on the exchange: at once, or once the shared limiter answers. */
+  function admitted(gateOfLimits: RateLimitGate, ex: Exchange, kind: RequestKind, req: IncomingMessage): Promise<void> | undefined {
+    const headers = gateOfLimits.admit(kind, req);
+    if (!isPromise(headers)) {
+      ex.limitHeaders = headers;
+      return undefined;
+    }
+    return headers.then((list) => {
+      ex.limitHeaders = list;
+    });
+  }
+
+  /**
+   * Runs a read while the shared limiter decides on it, and answers once both are done: with the
+   * read's outcome if it was admitted, else with the refusal (the read changed nothing).
+   */
+  function runAhead(ex: Exchange, route: Route, values: readonly string[], req: IncomingMessage, admitted: Promise<void>): void {
+    let outcome: Promise<Reply | InvalidRequest>;
+    try {
+      const run = runRoute(route, values, req, limits, gate, deadlineMs > 0 ? ex : undefined, undefined, undefined);
+      if (watchesWaits && isPromise(run)) waits(ex);
+      outcome = Promise.resolve(run);
+    } catch (error) {
+      outcome = Promise.reject(error);
+    }
+    // Whether the read settled before its request was answered (by its deadline, or a refusal).
+    const ran = outcome.then(
+      (value) => ({ ok: true as const, value, inTime: settled(ex) }),
+      (error: unknown) => ({ ok: false as const, error, inTime: settled(ex) }),
+    );
+    admitted.then(
+      () =>
+        ran.then((result) => {
+          if (!result.inTime) {
+            if (!result.ok) settledLate(ex, result.error);
+            return;
+          }
+          if (!result.ok) return fail(ex, result.error);
+          try {
+            answer(ex, result.value);
+          } catch (error) {
+            fail(ex, error);
+          }
+        }),
+      (refusal: unknown) => fail(ex, refusal),
+    );
+  }
+
+  /** Runs a matched route (admitted, or not limited) and answers with its outcome, watching its wait for the deadline and the shedding signal. */
+  function runMatched(ex: Exchange, route: Route, values: readonly string[], req: IncomingMessage, keyed: KeyedAdmission | undefined): void {
+    const bodyRead = watchesWaits && route.body !== undefined ? () => waits(ex) : undefined;
+    let outcome: ReturnType<typeof runRoute>;
+    try {
+      outcome = runRoute(route, values, req, limits, gate, deadlineMs > 0 ? ex : undefined, bodyRead, keyed);
+    } catch (error) {
+      fail(ex, error);
+      return;
+    }
+    if (isPromise(outcome)) {
+      if (watchesWaits && bodyRead === undefined) waits(ex);
+      outcome.then(
+        (settledOutcome) => {
+          if (watchesWaits && !settled(ex)) return;
+          try {
+            answer(ex, settledOutcome);
+          } catch (error) {
+            fail(ex, error);
+          }
+        },
+        (error: unknown) => {
+          if (!watchesWaits || settled(ex)) fail(ex, error);
+          else settledLate(ex, error);
+        },
+      );
+    } else {
+      answer(ex, outcome);
+    }
+  }
+
   return (req, res) => {
     const startedMs = performance.now();
     const id = requestIdFor(req.headers['x-request-id']);
@@ -324,6 +422,7 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
       deadline: undefined,
       timer: undefined,
       waiting: false,
+      limitHeaders: undefined,
     };
     try {
       if (cors !== undefined && ex.method === 'OPTIONS') {
@@ -338,27 +437,16 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
         case 'route': {
           ex.route = match.route.path;
           if (shedding !== undefined && !NEVER_SHED.has(ex.route) && shedding.refuse() !== undefined) throw overloaded();
-          const bodyRead = watchesWaits && match.route.body !== undefined ? () => waits(ex) : undefined;
-          const outcome = runRoute(match.route, match.values, req, limits, gate, deadlineMs > 0 ? ex : undefined, bodyRead);
-          if (isPromise(outcome)) {
-            if (watchesWaits && bodyRead === undefined) waits(ex);
-            outcome.then(
-              (outcome) => {
-                if (watchesWaits && !settled(ex)) return;
-                try {
-                  answer(ex, outcome);
-                } catch (error) {
-                  fail(ex, error);
-                }
-              },
-              (error: unknown) => {
-                if (!watchesWaits || settled(ex)) fail(ex, error);
-                else settledLate(ex, error);
-              },
-            );
-          } else {
-            answer(ex, outcome);
+          const admitted = rateLimits === undefined ? undefined : admission(rateLimits, ex, match.route, req);
+          if (admitted !== undefined && typeof admitted !== 'function') {
+            if ((rateLimits as RateLimitGate).mayRunAhead(ex.method, req)) {
+              runAhead(ex, match.route, match.values, req, admitted);
+              return;
+            }
+            admitted.then(() => runMatched(ex, match.route, match.values, req, undefined), (error: unknown) => fail(ex, error));
+            return;
           }
+          runMatched(ex, match.route, match.values, req, admitted);
           return;
         }
         case 'redirect':
@@ -382,6 +470,9 @@ function answerHeaders(rendered: RenderedError, requestId: string, bytes: number
   return rendered.status === 413 ? withConnectionClose(headers) : headers;
 }
 
+/** A keyed write's rate-limit decision, taken by the Idempotency-Key gate after its replay lookup. */
+type KeyedAdmission = () => Promise<void> | undefined;
+
 /**
  * Validates the inputs and calls the handler: the reply, or the validation error to answer with.
  * Any other error on the way is thrown (or rejects).
@@ -394,6 +485,7 @@ function runRoute(
   gate: IdempotencyGate,
   deadline: DeadlineHolder | undefined,
   waitsAfterBody: (() => void) | undefined,
+  keyed: KeyedAdmission | undefined,
 ): Reply | InvalidRequest | Promise<Reply | InvalidRequest> {
   const issues: Issues = [];
   const params: Record<string, unknown> = {};
@@ -406,7 +498,7 @@ function runRoute(
     const input = { params, body: undefined, preconditions: preconditionsOf(req.headers) };
     const outer = enterDeadline(deadline);
     try {
-      return route.idempotent === undefined ? route.handle(input) : gate.run(route, route.idempotent, input, req, undefined);
+      return route.idempotent === undefined ? route.handle(input) : gate.run(route, route.idempotent, input, req, undefined, keyed);
     } finally {
       leaveDeadline(outer);
     }
@@ -424,7 +516,7 @@ function runRoute(
     const outer = enterDeadline(deadline);
     let reply: Reply | Promise<Reply>;
     try {
-      reply = route.idempotent === undefined ? route.handle(input) : gate.run(route, route.idempotent, input, req, bytes);
+      reply = route.idempotent === undefined ? route.handle(input) : gate.run(route, route.idempotent, input, req, bytes, keyed);
     } finally {
       leaveDeadline(outer);
     }

@@ -85,6 +85,8 @@ export const ERROR_CATALOGUE = {
     'The request took longer than the service allows one (--deadline-ms), most often because the database did not answer in time. A write that had not started was dropped; one that had started may still complete. Retry after the Retry-After seconds with the same Idempotency-Key: you then get the first answer, or the write runs now.'),
   OVERLOADED: own(503, 'Overloaded', 'The service is overloaded; retry after the Retry-After seconds',
     'The service is past its saturation signal (requests waiting on the database, or event-loop delay) and turned the request away before doing any of its work. Nothing ran. Retry after the Retry-After seconds, which vary from answer to answer so that clients do not come back together.'),
+  RATE_LIMITED: own(429, 'Too many requests', 'Too many requests: retry after the Retry-After seconds',
+    'The client sent more requests of this kind (reads or writes) than the service admits: a burst at once, then a steady rate. Nothing ran. Wait the Retry-After seconds; the RateLimit and RateLimit-Policy fields say the limit and what is left of it.'),
   INTERNAL: { ...status(500, 'Something went wrong on our side'), inDefault: 'unhandled' },
 } as const satisfies Record<string, CatalogueEntry>;
 

@@ -26,6 +26,12 @@ export interface IdempotencyPolicy {
   readonly required: boolean;
   /** How long a recorded outcome is kept, and so how long its key replays it. */
   readonly ttlMs: number;
+  /**
+   * Keep the outcome of each keyed write that ran here in the replay cache too, not only those
+   * replayed once: with rate limits on, a retry is then replayed here even when its client is over
+   * its limit, without asking the database (which would decide and write in one step).
+   */
+  readonly keepRan?: boolean;
 }
 
 export const DEFAULT_IDEMPOTENCY_TTL_MS = DEFAULT_KEY_TTL_MS;
@@ -53,8 +59,19 @@ export class IdempotencyGate {
 
   constructor(private readonly policy: IdempotencyPolicy) {}
 
-  /** Runs an idempotent route under the request's key, if it has one; else its handler. */
-  run(route: Route, idempotent: AnyIdempotent, input: AnyInput, req: IncomingMessage, body: Buffer | undefined): Reply | Promise<Reply> {
+  /**
+   * Runs an idempotent route under the request's key, if it has one; else its handler. `admit`, when
+   * given, is the rate limit's decision (it throws or rejects to refuse): taken after the key's
+   * replay lookup, so that a replay is answered whatever the limit, and before anything runs.
+   */
+  run(
+    route: Route,
+    idempotent: AnyIdempotent,
+    input: AnyInput,
+    req: IncomingMessage,
+    body: Buffer | undefined,
+    admit?: () => void | Promise<void>,
+  ): Reply | Promise<Reply> {
     const values = req.headersDistinct['idempotency-key'];
     if (values === undefined) {
       if (this.policy.required) throw idempotencyKeyRequired();
@@ -72,7 +89,18 @@ export class IdempotencyGate {
     }
     const running = this.running.get(key);
     if (running !== undefined) throw running === fingerprint ? keyInFlight() : keyReused();
+    const admitted = admit?.();
+    if (admitted === undefined) return this.once(idempotent, input, key, fingerprint, nowMs);
+    return admitted.then(() => {
+      // Another request with the key may have started while this one waited for its decision.
+      const started = this.running.get(key);
+      if (started !== undefined) throw started === fingerprint ? keyInFlight() : keyReused();
+      return this.once(idempotent, input, key, fingerprint, nowMs);
+    });
+  }
 
+  /** The keyed write, with its key marked as running here until it is settled. */
+  private once(idempotent: AnyIdempotent, input: AnyInput, key: string, fingerprint: string, nowMs: number): Promise<Reply> {
     this.running.set(key, fingerprint);
     const released = (): void => {
       this.running.delete(key);
@@ -102,6 +130,8 @@ export class IdempotencyGate {
       case 'in-flight':
         throw keyInFlight();
       case 'ran':
+        // Kept only under rate limits: a retry over the limit is then answered from here.
+        if (this.policy.keepRan === true) this.replays.set(write.key, write.fingerprint, keyed.outcome, keyed.recordedAtMs + this.policy.ttlMs, Date.now());
         return idempotent.reply(input, keyed.outcome);
       case 'recorded':
         if (keyed.fingerprint !== write.fingerprint) throw keyReused();

@@ -17,6 +17,8 @@ import { MESSAGES } from './lax.js';
 import { renderError, type ErrorFormat } from './render.js';
 import type { DocumentedError, Route } from './route.js';
 import type { Issues, JsonSchema } from './schema.js';
+import type { RateLimits } from '../rate-limits/policy.js';
+import { limitedKind, RATE_LIMITED_DESCRIPTION, RATE_LIMITED_EXAMPLE, rateLimitHeaderDocs, RETRY_AFTER_429_DOC } from './rate-limit-docs.js';
 
 export interface OpenApiOptions {
   readonly title: string;
@@ -31,6 +33,8 @@ export interface OpenApiOptions {
   readonly deadline?: boolean;
   /** Every operation may be answered 503 when the service sheds load (load-shedding.ts). */
   readonly shedding?: boolean;
+  /** Rate limits on the operations (--rate-limit): a 429 row, and the RateLimit fields on answers. */
+  readonly rateLimits?: RateLimits;
 }
 
 export interface ApiDescription {
@@ -194,10 +198,12 @@ export function describeApi(options: OpenApiOptions): ApiDescription {
       return { description, content: { [JSON_MEDIA_TYPE]: { schema, examples: { [model ?? 'body']: { summary: description, value: JSON.parse(example) } } } } };
     };
     const tagged = route.docs.tagged !== undefined;
+    const limited = limitedKind(route.method, options.rateLimits);
+    const limitHeaders = limited === undefined || options.rateLimits === undefined ? {} : rateLimitHeaderDocs(limited, options.rateLimits);
     if (route.docs.succeeds !== false) {
       const row = success('Successful Response');
-      const headers = { ...(route.idempotent ? REPLAYED_HEADER_DOC : {}), ...(tagged ? ETAG_HEADER_DOC : {}) };
-      responses[String(route.status)] = Object.keys(headers).length > 0 ? { ...row, headers } : row;
+      const headers = { ...(route.idempotent ? REPLAYED_HEADER_DOC : {}), ...(tagged ? ETAG_HEADER_DOC : {}), ...limitHeaders };
+      responses[String(route.status)] = Object.keys(headers).length === 0 ? row : { ...row, headers };
     }
     if (route.docs.otherSuccess !== undefined) responses['2XX'] = tagged ? { ...success(route.docs.otherSuccess), headers: ETAG_HEADER_DOC } : success(route.docs.otherSuccess);
     if (route.docs.tagged === 'read') responses['3XX'] = NOT_MODIFIED_ROW;
@@ -219,6 +225,9 @@ export function describeApi(options: OpenApiOptions): ApiDescription {
         ? 'Validation Error'
         : "Validation Error: listed as FastAPI lists it for an operation with input, never answered (every value of this operation's inputs is valid)";
       declare('422', { description, shown: [show(invalid, format)], own: 1, namesOthers: true });
+    }
+    if (limited !== undefined) {
+      declare('429', { description: RATE_LIMITED_DESCRIPTION, headers: { ...RETRY_AFTER_429_DOC, ...limitHeaders }, shown: [show(RATE_LIMITED_EXAMPLE, format)], own: 1, namesOthers: true });
     }
     if (route.idempotent) rows.set('4XX', { description: KEY_ANSWERS_DESCRIPTION, headers: RETRY_AFTER_HEADER_DOC, shown: [], own: 0, namesOthers: false });
     rows.set('default', { description: otherErrorsDescription(format), shown: [], own: 0, namesOthers: false });

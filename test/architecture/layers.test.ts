@@ -60,3 +60,8 @@ test("a service's storage (every file but its routes, model and service) imports
 test('the words storage and HTTP share (src/keyed-writes.ts, src/eventually.ts, src/deadline-scope.ts) import neither', () => {
   for (const file of ['keyed-writes.ts', 'eventually.ts', 'deadline-scope.ts']) assert.deepEqual(importsOf(join(SRC, file)), [], file);
 });
+
+test('the rate limits (src/rate-limits), which both layers use, import neither, nor the services', () => {
+  assert.deepEqual(crossings('rate-limits', ['http', 'db', 'todo', 'bank']), []);
+  assert.ok(importsOf(join(SRC, 'db', 'rate-limits-postgres.ts')).includes('rate-limits/decision.ts'), 'the reader sees the shared limiter use them');
+});

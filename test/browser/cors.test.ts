@@ -69,6 +69,43 @@ processSuiteUnless(browserSkip(), 'CORS in a browser', () => {
     }
   });
 
+  test('a page on an allowed origin reads the status, body, Retry-After, RateLimit fields and X-Request-Id of a 429', async () => {
+    const page = await startPage();
+    try {
+      const rateLimits = { limits: { writes: { perSecond: 0.001, burst: 1 } } };
+      await withServer({ service: 'bank', errors: 'problem', cors: parseCorsOrigins(page.origin) as CorsPolicy, rateLimits }, (api) =>
+        withBrowser(async (browser) => {
+          const tab = await browser.newPage();
+          await tab.goto(page.origin);
+          const seen = await tab.evaluate(async (base) => {
+            const answers = [];
+            for (let i = 0; i < 2; i++) {
+              const res = await fetch(`${base}/withdraw/alice/1`, { method: 'POST' });
+              answers.push({
+                status: res.status,
+                body: await res.text(),
+                requestId: res.headers.get('X-Request-Id'),
+                retryAfter: res.headers.get('Retry-After'),
+                policy: res.headers.get('RateLimit-Policy'),
+                state: res.headers.get('RateLimit'),
+              });
+            }
+            return answers;
+          }, api);
+          assert.deepEqual(seen.map((answer) => answer.status), [200, 429]);
+          const refused = seen[1] as (typeof seen)[number];
+          assert.equal(JSON.parse(refused.body).code, 'RATE_LIMITED');
+          assert.match(refused.retryAfter ?? '', /^\d+$/);
+          assert.equal(refused.policy, '"writes";q=1;w=1000');
+          assert.match(refused.state ?? '', /^"writes";r=0;t=\d+$/);
+          assert.match(refused.requestId ?? '', /^[0-9a-f-]{36}$/);
+        }),
+      );
+    } finally {
+      await new Promise((resolve) => page.server.close(resolve));
+    }
+  });
+
   test('a page on an allowed origin reads the status, body, X-Request-Id and Retry-After of the deadline 504 and of the shed 503', async () => {
     const page = await startPage();
     const dir = mkdtempSync(join(tmpdir(), 'cors-edge-'));

@@ -9,6 +9,8 @@ export interface RawRequest {
   readonly body?: string | Buffer;
   /** Sends the body in two chunks without a Content-Length (Transfer-Encoding: chunked). */
   readonly chunked?: boolean;
+  /** The address the connection comes from (any of 127.0.0.0/8 on loopback): another client, to the server. */
+  readonly localAddress?: string;
 }
 
 export interface RawResponse {
@@ -33,7 +35,7 @@ export function send(baseUrl: string, req: RawRequest): Promise<RawResponse> {
   }
   return new Promise((resolve, reject) => {
     const outgoing = request(
-      { host: url.hostname, port: url.port, method: req.method, path: req.path, headers, setHost: false, agent: false },
+      { host: url.hostname, port: url.port, method: req.method, path: req.path, headers, setHost: false, agent: false, localAddress: req.localAddress },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));

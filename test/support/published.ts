@@ -32,6 +32,9 @@ export type Page = keyof typeof PAGES;
 
 const VIEWERS: readonly Page[] = ['/docs', '/redoc'];
 
+/** Generous: the published modes' tests replay many requests, and none of them is to be refused. */
+const RATE_LIMITS = { writes: { perSecond: 10_000, burst: 10_000 }, reads: { perSecond: 10_000, burst: 10_000 } } as const;
+
 export const MODES: readonly PublishedMode[] = [
   { name: 'todo-default', server: { service: 'todo' }, pages: VIEWERS },
   { name: 'todo-unified', server: { service: 'todo', errors: 'unified' }, pages: [] },
@@ -45,6 +48,9 @@ export const MODES: readonly PublishedMode[] = [
   { name: 'bank-unified-catchall', server: { service: 'bank', errors: 'unified', catchAll: true }, pages: VIEWERS },
   { name: 'bank-problem', server: { service: 'bank', errors: 'problem' }, pages: [...VIEWERS, '/docs/problems'] },
   { name: 'bank-problem-keys-required', server: { service: 'bank', errors: 'problem', idempotency: { required: true, ttlMs: DEFAULT_IDEMPOTENCY_TTL_MS } }, pages: [] },
+  // Rate limits add a 429 to every limited operation, and the RateLimit fields to its answers.
+  { name: 'todo-problem-rate-limited', server: { service: 'todo', errors: 'problem', rateLimits: { limits: RATE_LIMITS } }, pages: ['/docs/problems'] },
+  { name: 'bank-default-rate-limited', server: { service: 'bank', rateLimits: { limits: { writes: RATE_LIMITS.writes } } }, pages: [] },
 ];
 
 export interface Published {

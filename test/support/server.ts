@@ -11,6 +11,11 @@ import { createMetricsRegistry } from '../../src/metrics.js';
 import { storeMetrics } from '../../src/store-metrics.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { createTodoService } from '../../src/todo/service.js';
+import { performance } from 'node:perf_hooks';
+import type { TrustedProxies } from '../../src/http/client-address.js';
+import type { WhenLimiterDown } from '../../src/http/rate-limit.js';
+import { inProcessLimiter, type RateLimiter } from '../../src/rate-limits/limiter.js';
+import type { RateLimits } from '../../src/rate-limits/policy.js';
 
 export interface TestServerOptions {
   readonly service: 'todo' | 'bank';
@@ -34,6 +39,13 @@ export interface TestServerOptions {
   readonly deadlineMs?: number;
   /** Load shedding's thresholds (off by default). */
   readonly shedding?: SheddingPolicy;
+  /** Rate limits: in process on the real clock unless a limiter is given. */
+  readonly rateLimits?: {
+    readonly limits: RateLimits;
+    readonly limiter?: RateLimiter;
+    readonly whenDown?: WhenLimiterDown;
+    readonly trustedProxies?: TrustedProxies;
+  };
 }
 
 export async function startTestServer(options: TestServerOptions): Promise<RunningServer> {
@@ -59,6 +71,15 @@ export async function startTestServer(options: TestServerOptions): Promise<Runni
     cors: options.cors,
     deadlineMs: options.deadlineMs,
     shedding: options.shedding,
+    rateLimits:
+      options.rateLimits === undefined
+        ? undefined
+        : {
+            limits: options.rateLimits.limits,
+            limiter: options.rateLimits.limiter ?? inProcessLimiter(options.rateLimits.limits, () => performance.now()),
+            whenDown: options.rateLimits.whenDown ?? 'open',
+            trustedProxies: options.rateLimits.trustedProxies,
+          },
   });
 }
 

@@ -1,0 +1,176 @@
+// Rate limits shared by every instance on one PostgreSQL database: one row per client and kind
+// holding its GCRA theoretical arrival time (src/rate-limits/decision.ts), decided by one atomic
+// statement, INSERT … ON CONFLICT DO UPDATE … RETURNING, that reads the time from the database's
+// own clock, so that the instances' clocks do not matter. Decisions that arrive together share that
+// statement (a Batcher, as the batched reads): a client met several times in one batch is one row
+// with a count, since one statement may not update a row twice.
+//
+// The table is UNLOGGED: its rows are worth nothing after a crash (the server empties it then, and
+// every client has its whole burst again), and its updates then cost no WAL. It has no index
+// beside its key, so that an update stays a HOT one. It is bounded by pruning: a row whose time is
+// past means the same as no row, and a background round deletes such rows, a bounded batch at a
+// time. Its migrations are counted under a service name of their own ('rate-limits').
+import type { Logger } from '../log.js';
+import { decisionOf, type Decision } from '../rate-limits/decision.js';
+import { LimiterUnavailable, type RateLimiter } from '../rate-limits/limiter.js';
+import type { RateLimits, RequestKind } from '../rate-limits/policy.js';
+import { Batcher } from './batcher.js';
+import { PRUNE_BATCH_ROWS } from './idempotency-records.js';
+import { startKeyPruning } from './idempotency-pruning.js';
+import type { Migration } from './migrations.js';
+import { isOutage } from './postgres-errors.js';
+import { openPostgres } from './postgres.js';
+import { StoreError } from './store-errors.js';
+
+export const RATE_LIMITS_SERVICE = 'rate-limits';
+
+export const RATE_LIMITS_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    sql: `CREATE UNLOGGED TABLE rate_limits (
+      key TEXT PRIMARY KEY,
+      tat DOUBLE PRECISION NOT NULL,
+      admitted INTEGER NOT NULL
+    )`,
+  },
+];
+
+/** Every so often, rows whose time is past are deleted, at most PRUNE_BATCH_ROWS a statement. */
+export const PRUNE_EVERY_MS = 10_000;
+
+const LIMITS = {
+  opsMax: 1024,
+  bytesMax: 1024 * 1024,
+  /** Leaves the rest of the limiter's pool to pruning. */
+  inFlightMax: 3,
+};
+const POOL_SIZE = 4;
+
+/**
+ * One statement for a batch: per key, `n` requests at once, emission interval `iv` ms, burst `b`.
+ * `admitted` is how many of the n this decision admitted (GCRA for n arrivals at once: as many as
+ * keep the time within b intervals of now). The database's clock is read once, as `now`.
+ */
+const DECIDE_SQL = `WITH now AS (SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms),
+  req AS (SELECT * FROM unnest($1::text[], $2::int[], $3::float8[], $4::int[]) AS r(key, n, iv, b))
+INSERT INTO rate_limits AS l (key, tat, admitted)
+  SELECT req.key, now.ms + least(req.n, req.b) * req.iv, least(req.n, req.b) FROM req, now
+ON CONFLICT (key) DO UPDATE SET (tat, admitted) = (
+  SELECT CASE WHEN d.k > 0 THEN d.base + d.k * d.iv ELSE l.tat END, d.k
+  FROM (
+    SELECT greatest(l.tat, now.ms) AS base, req.iv,
+      greatest(0, least(req.n, floor((now.ms + req.b * req.iv - greatest(l.tat, now.ms)) / req.iv + 1e-9)))::int AS k
+    FROM req, now WHERE req.key = EXCLUDED.key
+  ) d
+)
+RETURNING l.key, l.tat, l.admitted, (SELECT ms FROM now) AS now_ms`;
+
+const PRUNE_SQL = `DELETE FROM rate_limits WHERE key IN (
+  SELECT key FROM rate_limits WHERE tat < (extract(epoch FROM clock_timestamp()) * 1000)::float8 LIMIT $1)`;
+
+interface Ask {
+  readonly key: string;
+  readonly intervalMs: number;
+  readonly burst: number;
+}
+
+interface DecidedRow {
+  readonly key: string;
+  readonly tat: number;
+  readonly admitted: number;
+  readonly now_ms: number;
+}
+
+export interface PostgresRateLimiterOptions {
+  readonly url: string;
+  /** The service whose clients these are: both services may share one database and one table. */
+  readonly service: string;
+  readonly limits: RateLimits;
+  readonly log?: Logger;
+}
+
+export interface PostgresRateLimiter extends RateLimiter {
+  /** Deletes up to PRUNE_BATCH_ROWS rows whose time is past; returns how many. */
+  prune(): Promise<number>;
+}
+
+export async function openPostgresRateLimiter(options: PostgresRateLimiterOptions): Promise<PostgresRateLimiter> {
+  const db = await openPostgres({
+    url: options.url,
+    service: RATE_LIMITS_SERVICE,
+    migrations: RATE_LIMITS_MIGRATIONS,
+    seed: () => Promise.resolve(),
+    log: options.log,
+    poolSize: POOL_SIZE,
+    // A decision waits no longer than a client would for its answer to matter.
+    poolWaitMs: 2_000,
+  });
+  const decide = db.prepared<DecidedRow>('rate_limits_decide', DECIDE_SQL);
+  const batcher = new Batcher<Ask, Decision>((asks) => decideBatch(decide, asks), {
+    ...LIMITS,
+    sizeOf: (ask) => ask.key.length + 24,
+    failsQueued: isOutage,
+  });
+  const prune = async (): Promise<number> => (await db.writes.query(PRUNE_SQL, [PRUNE_BATCH_ROWS])).rowCount;
+  // A round every PRUNE_EVERY_MS (a quarter of the "time to live" it is given); the rows' own times say what is past.
+  const pruning = startKeyPruning(() => prune(), PRUNE_EVERY_MS * 4, options.log, 'past rate-limit rows');
+  const intervals = {
+    writes: options.limits.writes === undefined ? undefined : 1000 / options.limits.writes.perSecond,
+    reads: options.limits.reads === undefined ? undefined : 1000 / options.limits.reads.perSecond,
+  };
+  return {
+    decide(kind: RequestKind, client: string) {
+      const rate = options.limits[kind];
+      const intervalMs = intervals[kind];
+      if (rate === undefined || intervalMs === undefined) throw new Error(`no limit on ${kind}`);
+      return batcher.submit({ key: `${options.service}:${kind}:${client}`, intervalMs, burst: rate.burst }).catch(unavailable);
+    },
+    prune,
+    async close() {
+      await pruning.stop();
+      await batcher.close();
+      await db.close();
+    },
+  };
+}
+
+/** A store fault (the database away, saturated, read-only) as the limiter's own; anything else stays a bug. */
+function unavailable(error: unknown): never {
+  if (error instanceof StoreError) throw new LimiterUnavailable(`the rate-limit store cannot decide: ${error.message}`, { cause: error });
+  throw error;
+}
+
+/** One statement for the batch; each request's decision, in order. */
+async function decideBatch(
+  decide: (values: readonly (readonly string[] | readonly number[])[]) => Promise<{ readonly rows: readonly DecidedRow[] }>,
+  asks: readonly Ask[],
+): Promise<{ ok: true; outcome: Decision }[]> {
+  const counts = new Map<string, { readonly ask: Ask; n: number }>();
+  for (const ask of asks) {
+    const seen = counts.get(ask.key);
+    if (seen === undefined) counts.set(ask.key, { ask, n: 1 });
+    else seen.n += 1;
+  }
+  const groups = [...counts.values()];
+  const { rows } = await decide([
+    groups.map((group) => group.ask.key),
+    groups.map((group) => group.n),
+    groups.map((group) => group.ask.intervalMs),
+    groups.map((group) => group.ask.burst),
+  ]);
+  const byKey = new Map(rows.map((row) => [row.key, row]));
+  // The requests of one key in the batch, in their order: the first `admitted` of them are.
+  const served = new Map<string, number>();
+  return asks.map((ask) => {
+    const row = byKey.get(ask.key);
+    if (row === undefined) throw new Error('the rate-limit statement left out a key');
+    const i = served.get(ask.key) ?? 0;
+    served.set(ask.key, i + 1);
+    const tat = Number(row.tat);
+    const nowMs = Number(row.now_ms);
+    const admitted = i < row.admitted;
+    // The time as it stood after this request: each admitted one moved it on by one interval.
+    const after = admitted ? tat - (row.admitted - i - 1) * ask.intervalMs : tat;
+    return { ok: true, outcome: decisionOf(admitted, after, nowMs, ask.intervalMs, ask.burst) };
+  });
+}

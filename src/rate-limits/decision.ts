@@ -1,0 +1,38 @@
+// A limiter's answer for one request, the same whichever limiter gave it (in process or shared).
+
+export interface Decision {
+  readonly admitted: boolean;
+  /** Requests the client may still send at once, after this one. */
+  readonly remaining: number;
+  /** Milliseconds until the client has its whole burst again. */
+  readonly resetMs: number;
+  /** Refused: milliseconds until a request of this kind would be admitted (0 when admitted). */
+  readonly retryAfterMs: number;
+}
+
+/**
+ * GCRA's decision for `count` requests arriving together at `nowMs` against the client's
+ * theoretical arrival time `tat` (undefined: no row, which means the same as a time in the past):
+ * how many of them are admitted, and the time to keep. Each admitted request moves the time on by
+ * the emission interval; a request is admitted while the time stays within `burst` intervals of
+ * now. So, over any span of T ms, at most burst + T / interval requests are admitted. The
+ * PostgreSQL limiter computes the same in SQL (src/db/rate-limits-postgres.ts).
+ */
+export function gcra(tat: number | undefined, nowMs: number, count: number, intervalMs: number, burst: number): { readonly admitted: number; readonly tat: number } {
+  const base = tat === undefined || tat < nowMs ? nowMs : tat;
+  const room = Math.floor((nowMs + burst * intervalMs - base) / intervalMs + 1e-9);
+  const admitted = Math.max(0, Math.min(count, room));
+  return { admitted, tat: admitted === 0 ? base : base + admitted * intervalMs };
+}
+
+/** The decision for one request, after gcra() answered for it. */
+export function decisionOf(admitted: boolean, tat: number, nowMs: number, intervalMs: number, burst: number): Decision {
+  const ahead = Math.max(0, tat - nowMs);
+  const remaining = Math.max(0, Math.floor((burst * intervalMs - ahead) / intervalMs + 1e-9));
+  return {
+    admitted,
+    remaining,
+    resetMs: ahead,
+    retryAfterMs: admitted ? 0 : Math.max(0, ahead + intervalMs - burst * intervalMs),
+  };
+}

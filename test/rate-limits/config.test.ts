@@ -1,0 +1,42 @@
+// --rate-limit and its companions as the configuration reads them, from the command line or the
+// environment: off by default, and a bad value refused at start with a message that says what.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ConfigError, readConfig } from '../../src/config.js';
+
+const POSTGRES = ['--db', 'postgres://postgres@127.0.0.1:5432/test'];
+
+test('rate limits are off by default; the store-down mode is open', () => {
+  const config = readConfig([], {});
+  assert.equal(config.rateLimits, undefined);
+  assert.equal(config.trustProxy, undefined);
+  assert.equal(config.rateLimitStoreDown, 'open');
+});
+
+test('--rate-limit and SVC_RATE_LIMIT give the same limits; the option wins over the variable', () => {
+  const fromFlag = readConfig(['--rate-limit', 'writes=20/s:40'], {});
+  const fromEnv = readConfig([], { SVC_RATE_LIMIT: 'writes=20/s:40' });
+  assert.deepEqual(fromFlag.rateLimits, { writes: { perSecond: 20, burst: 40 } });
+  assert.deepEqual(fromEnv.rateLimits, fromFlag.rateLimits);
+  assert.deepEqual(readConfig(['--rate-limit=reads=1/s:2'], { SVC_RATE_LIMIT: 'writes=20/s:40' }).rateLimits, { reads: { perSecond: 1, burst: 2 } });
+});
+
+test('a bad value, from the option or the variable, is refused at start naming the option', () => {
+  const refusals: [readonly string[], NodeJS.ProcessEnv, RegExp][] = [
+    [['--rate-limit', 'writes=20'], {}, /^--rate-limit: "writes=20" is not writes=RATE\/s:BURST/],
+    [[], { SVC_RATE_LIMIT: 'reads=1/s:0' }, /^--rate-limit: the burst of reads must be from 1/],
+    [['--rate-limit', 'reads=1/s:1', '--trust-proxy', 'proxy.local'], {}, /^--trust-proxy: "proxy.local" is not an IP address/],
+    [['--trust-proxy', '10.0.0.1'], {}, /--trust-proxy names the client for the rate limits: it needs --rate-limit/],
+    [['--rate-limit', 'reads=1/s:1', ...POSTGRES, '--rate-limit-store-down', 'maybe'], {}, /--rate-limit-store-down must be open or closed/],
+    [['--rate-limit', 'reads=1/s:1', '--rate-limit-store-down', 'closed'], {}, /needs --rate-limit and --db postgres/],
+  ];
+  for (const [argv, env, message] of refusals) {
+    assert.throws(() => readConfig(argv, env), (error: unknown) => error instanceof ConfigError && message.test(error.message), argv.join(' '));
+  }
+});
+
+test('--trust-proxy and --rate-limit-store-down are read with their variables', () => {
+  const config = readConfig([...POSTGRES], { SVC_RATE_LIMIT: 'writes=1/s:1', SVC_TRUST_PROXY: '10.0.0.0/8', SVC_RATE_LIMIT_STORE_DOWN: 'closed' });
+  assert.equal(config.trustProxy?.text, '10.0.0.0/8');
+  assert.equal(config.rateLimitStoreDown, 'closed');
+});
