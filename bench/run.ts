@@ -9,8 +9,8 @@
 // req/s and latency move with the machine's state (±20–30 % on a shared two-core machine); the
 // instruction counts do not, and the targets on speed are judged on them.
 //
-//   npm run bench                         about 12 minutes
-//   npm run bench -- --quick              shorter rounds, fewer counted requests: about 6 minutes
+//   npm run bench                         about 14–16 minutes
+//   npm run bench -- --quick              shorter rounds, fewer counted requests: about 8 minutes
 //   npm run bench -- --only withdraw      the scenarios whose name holds the text
 //   npm run bench -- --skip-instructions  without valgrind's counts
 //   npm run bench -- --skip-postgres
