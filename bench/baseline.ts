@@ -1,7 +1,9 @@
 // The baseline: a bare node:http server that gives the benchmarked requests the same status and
 // the same JSON as our services, written the way one would by hand (a switch on the path,
 // JSON.parse, JSON.stringify, a Map for data), so that a ratio shows what our layers cost over it.
-// It runs as its own process:  node baseline.js --port N --errors default|unified|problem --openapi FILE --accounts a=1
+// With --db FILE its writes go to SQLite instead, durably, one transaction per request
+// (baseline-sqlite.ts): the same job as our durable writes, the second ruler for them.
+// It runs as its own process:  node baseline.js --port N --errors default|unified|problem --openapi FILE --accounts a=1 [--db FILE]
 import { readFileSync } from 'node:fs';
 import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,6 +15,7 @@ const { values: args } = parseArgs({
     errors: { type: 'string', default: 'default' },
     openapi: { type: 'string' },
     accounts: { type: 'string', default: 'alice=100' },
+    db: { type: 'string' },
   },
 });
 const unified = args.errors === 'unified';
@@ -29,6 +32,8 @@ let lastTodoId = 1;
 const balances = new Map<string, number>(
   args.accounts.split(',').map((entry) => [entry.slice(0, entry.lastIndexOf('=')), Number(entry.slice(entry.lastIndexOf('=') + 1))]),
 );
+// Loaded only when asked for, so that the in-memory server is exactly what it was.
+const durable = args.db === undefined ? undefined : (await import('./baseline-sqlite.js')).openBareSqlite(args.db, balances);
 
 function send(res: ServerResponse, status: number, body: string | Buffer, contentType = 'application/json'): void {
   res.writeHead(status, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body) });
@@ -78,8 +83,10 @@ function createTodo(req: IncomingMessage, res: ServerResponse): void {
     if (typeof fields.title !== 'string') {
       return sendValidation(res, [{ type: 'missing', loc: ['body', 'title'], msg: 'Field required', input: body }]);
     }
+    const done = fields.done === true;
+    if (durable !== undefined) return send(res, 201, JSON.stringify({ id: durable.create(fields.title, done), title: fields.title, done }));
     lastTodoId += 1;
-    const todo: Todo = { id: lastTodoId, title: fields.title, done: fields.done === true };
+    const todo: Todo = { id: lastTodoId, title: fields.title, done };
     todos.set(todo.id, todo);
     send(res, 201, JSON.stringify(todo));
   });
@@ -108,6 +115,12 @@ function withdraw(res: ServerResponse, account: string, amountText: string): voi
     return sendValidation(res, [{ type: 'int_parsing', loc: ['path', 'amount'], msg, input: amountText }]);
   }
   const amount = Number(amountText);
+  if (durable !== undefined) {
+    const left = durable.withdraw(account, amount);
+    if (left === 'unknown-account') return sendError(res, 404, `Account ${account} not found`);
+    if (left === 'insufficient') return send(res, 500, 'Internal Server Error', 'text/plain; charset=utf-8');
+    return send(res, 200, JSON.stringify({ account, balance: left }));
+  }
   const balance = balances.get(account);
   if (balance === undefined) return sendError(res, 404, `Account ${account} not found`);
   if (amount > balance) return send(res, 500, 'Internal Server Error', 'text/plain; charset=utf-8');
@@ -119,14 +132,14 @@ const server = createServer((req, res) => {
   const url = req.url ?? '/';
   const parts = url.split('/');
   if (req.method === 'GET' && parts.length === 3 && parts[1] === 'todos') {
-    const todo = todos.get(Number(parts[2]));
+    const todo = durable === undefined ? todos.get(Number(parts[2])) : durable.todo(Number(parts[2]));
     return todo === undefined ? sendError(res, 404, 'Todo not found') : send(res, 200, JSON.stringify(todo));
   }
   if (req.method === 'POST' && url === '/todos') return createTodo(req, res);
   if (req.method === 'PUT' && parts.length === 3 && parts[1] === 'todos') return replaceTodo(req, res, parts[2] as string);
   if (req.method === 'GET' && parts.length === 3 && parts[1] === 'accounts') {
     const account = parts[2] as string;
-    const balance = balances.get(account);
+    const balance = durable === undefined ? balances.get(account) : durable.balance(account);
     return balance === undefined ? sendError(res, 404, `Account ${account} not found`) : send(res, 200, JSON.stringify({ account, balance }));
   }
   if (req.method === 'POST' && parts.length === 4 && parts[1] === 'withdraw') {

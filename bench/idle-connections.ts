@@ -1,10 +1,12 @@
 // What an idle connection costs a server in memory: on a fresh server, warmed up, open many
 // keep-alive connections, each answered once and then left idle, and read how much the process's
-// resident memory (VmRSS) grew, per connection, within the keep-alive time-out (5 s here). It
-// includes the heap the connections' requests grew; the kernel's socket buffers are not in it.
+// resident memory (VmRSS) grew, per connection, within the keep-alive time-out (5 s here). Before
+// each reading the server collects its garbage (collect-on-signal.ts), so that what is counted is
+// what the process keeps for the connections, not the garbage their requests left behind, which
+// depends on when V8 last collected. The kernel's socket buffers are not in it.
 import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
-import type { ServerProcess } from './processes.js';
+import type { ServerProcess, StartOptions } from './processes.js';
 import { drive } from './load.js';
 import { median } from './stats.js';
 
@@ -39,6 +41,16 @@ export interface IdleCost {
   readonly bytesPerConnection: number;
 }
 
+/** How a measured server is started: able to collect its garbage when told (SIGUSR2). */
+export const COLLECTABLE: StartOptions = { nodeOptions: ['--expose-gc', '--min-semi-space-size=16', '--max-semi-space-size=16', '--import', new URL('./collect-on-signal.js', import.meta.url).href] };
+
+/** Full collections in the server, then its resident memory. */
+async function collectedRss(server: ServerProcess): Promise<number> {
+  process.kill(server.pid, 'SIGUSR2');
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  return readRss(server.pid);
+}
+
 const TRIALS = 3;
 const WARMUP_REQUESTS = 5000;
 
@@ -55,10 +67,9 @@ export async function idleConnectionCost(start: () => Promise<ServerProcess>, pa
     try {
       await drive(server.url, { method: 'GET', path }, { connections: 10, amount: WARMUP_REQUESTS, expectedStatus: 200 });
       await settle();
-      const before = readRss(server.pid);
+      const before = await collectedRss(server);
       const sockets = await openIdle(server.url, path, count);
-      await settle();
-      const after = readRss(server.pid);
+      const after = await collectedRss(server);
       const open = sockets.filter((socket) => !socket.destroyed).length;
       for (const socket of sockets) socket.destroy();
       if (open < count * 0.99) throw new Error(`${server.name}: only ${open} of ${count} connections stayed open`);

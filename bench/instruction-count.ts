@@ -42,7 +42,7 @@ export interface CountPlan {
 
 export const DEFAULT_PLAN: CountPlan = { processes: 2, rounds: 1, requests: 2000, warmup: 8000, settle: 3000, connections: 10, parallel: 2, breakdown: false };
 
-type ServerRole = 'bare' | 'todo' | 'bank' | 'peer' | 'todo-rate-limited';
+type ServerRole = 'bare' | 'todo' | 'bank' | 'peer' | 'todo-rate-limited' | 'bare-sqlite';
 
 interface Job {
   readonly key: string;
@@ -60,7 +60,11 @@ export interface InstructionScenario {
   readonly bodyCheck: 'exact' | 'digits-aside';
   /** Most instructions per request, as a multiple of the bare server's for the same request (the peer's: 1). */
   readonly ratioMax?: number;
-  /** The peer: our GET /todos/1 must cost no more than this scenario. */
+  /**
+   * A row against another reference than the bare in-memory server (the peer, or the bare server
+   * writing to SQLite): `server` is that reference, and this names the scenario of ours it is
+   * compared with.
+   */
   readonly peerOf?: string;
   /** The server counted beside ours, when not the bare one: the rate-limited to-do service is judged against the service with limits off. */
   readonly reference?: 'todo';
@@ -127,6 +131,20 @@ export const INSTRUCTION_SCENARIOS: readonly InstructionScenario[] = [
 /** Limits no request of the count reaches: every one is admitted, and pays for its decision and its RateLimit fields. */
 const UNREACHED_LIMITS = 'reads=1000000/s:1000000';
 
+/**
+ * The durable writes against the same job done by hand: the bare server writing each request to
+ * SQLite in its own transaction, synchronous FULL (baseline-sqlite.ts). Beside the rows above,
+ * whose bare server answers from a Map, never instead of them.
+ */
+export const SAME_JOB_SCENARIOS: readonly InstructionScenario[] = INSTRUCTION_SCENARIOS.filter((s) => s.ratioMax === 1.6 && s.job.request.method === 'POST').map((s) => ({
+  ...s,
+  name: `${s.name}, bare node:http + SQLite`,
+  server: 'bare-sqlite',
+  peerOf: s.name,
+}));
+
+const ALL_SCENARIOS = [...INSTRUCTION_SCENARIOS, ...SAME_JOB_SCENARIOS];
+
 const CLI = new URL('../src/cli.js', import.meta.url);
 const BASELINE = new URL('./baseline.js', import.meta.url);
 const PEER = new URL('./fastify-peer.js', import.meta.url);
@@ -137,6 +155,8 @@ function startServer(role: ServerRole, dir: string, breakdown: boolean): Promise
   switch (role) {
     case 'bare':
       return startUnderCallgrind(role, BASELINE, (port) => ['--port', String(port), '--accounts', BENCH_ACCOUNTS], options);
+    case 'bare-sqlite':
+      return startUnderCallgrind(role, BASELINE, (port) => ['--port', String(port), '--accounts', BENCH_ACCOUNTS, '--db', `${dir}/bare.sqlite`], options);
     case 'todo':
       // As shipped: the access line, /metrics and request ids are on by default.
       return startUnderCallgrind(role, CLI, (port) => ['todo', '--port', String(port), '--db', `sqlite:${dir}/todo.sqlite`, ...durable], options);
@@ -194,7 +214,9 @@ async function measureServer(role: ServerRole, j: Job, dir: string, plan: CountP
 }
 
 async function send(server: CallgrindServer, j: Job, connections: number, amount: number): Promise<void> {
-  const m = await drive(server.url, j.request, { connections, amount, expectedStatus: j.expectedStatus });
+  // Under callgrind on a loaded machine an answer can take many seconds: a request given up on
+  // would be sent again, and counted twice.
+  const m = await drive(server.url, j.request, { connections, amount, expectedStatus: j.expectedStatus, timeout_s: 300 });
   if (m.responses !== amount || m.wrongStatus !== 0 || m.errors !== 0) {
     const statuses = Object.entries(m.statusCounts).map(([status, n]) => `${status}×${n}`).join(' ');
     throw new Error(`${server.name}, ${j.key}: ${m.responses} of ${amount} answered, ${m.wrongStatus} with another status than ${j.expectedStatus}, ${m.errors} errors (${statuses})`);
@@ -218,6 +240,16 @@ async function inParallel<T>(tasks: readonly (() => Promise<T>)[], limit: number
 }
 
 const thousands = (n: number): string => `${(n / 1000).toFixed(1)}k`;
+
+type Reference = 'bare' | 'peer' | 'bare-sqlite' | 'limits-off';
+const REFERENCE_LABEL: Record<Reference, string> = { bare: 'bare node:http', peer: 'Fastify 5 peer', 'bare-sqlite': 'bare node:http + SQLite', 'limits-off': 'ours, limits off' };
+const REFERENCE_SHORT: Record<Reference, string> = { bare: 'bare', peer: 'peer', 'bare-sqlite': 'bare + SQLite', 'limits-off': 'limits off' };
+
+/** What a row is judged against: the bare server, unless the row names another reference. */
+function referenceOf(s: InstructionScenario): Reference {
+  if (s.peerOf !== undefined) return s.server as 'peer' | 'bare-sqlite';
+  return s.reference === 'todo' ? 'limits-off' : 'bare';
+}
 
 export interface InstructionRow {
   readonly scenario: InstructionScenario;
@@ -244,9 +276,9 @@ export async function countInstructions(plan: CountPlan, dir: string, log: (line
   const missing = callgrindMissing();
   if (missing !== undefined) throw new Error(missing);
   const only = plan.only;
-  const chosen = INSTRUCTION_SCENARIOS.filter((s) => only === undefined || s.name.includes(only) || (s.peerOf !== undefined && s.peerOf.includes(only)));
+  const chosen = ALL_SCENARIOS.filter((s) => only === undefined || s.name.includes(only) || (s.peerOf !== undefined && s.peerOf.includes(only)));
   // A peer row needs the scenario it is compared with.
-  const needed = [...chosen, ...INSTRUCTION_SCENARIOS.filter((s) => chosen.some((c) => c.peerOf === s.name) && !chosen.includes(s))];
+  const needed = [...chosen, ...ALL_SCENARIOS.filter((s) => chosen.some((c) => c.peerOf === s.name) && !chosen.includes(s))];
   // One process per server and request, so that each runs the code of its request alone (a mix
   // makes V8 compile and give up compiled code again as the requests change).
   const tasks: { role: ServerRole; job: Job }[] = [];
@@ -296,7 +328,7 @@ export async function countInstructions(plan: CountPlan, dir: string, log: (line
       reference: least(reference).total,
       referenceMain: least(reference).mainThread,
       ratio,
-      target: peer ? 'ours ≤ 1.00 × the peer' : `≤ ${ratioMax.toFixed(2)} × ${s.reference === undefined ? 'bare' : 'limits off'}`,
+      target: s.server === 'peer' ? 'ours ≤ 1.00 × the peer' : `≤ ${ratioMax.toFixed(2)} × ${REFERENCE_SHORT[referenceOf(s)]}`,
       met: mismatch === undefined && ratio <= ratioMax,
       mismatch,
     });
@@ -308,7 +340,7 @@ export async function countInstructions(plan: CountPlan, dir: string, log: (line
         rows.map((r, i) => ({
           name: r.scenario.name,
           met: r.met,
-          referenceLabel: r.scenario.peerOf !== undefined ? 'peer' : r.scenario.reference === undefined ? 'bare' : 'limits off',
+          referenceLabel: REFERENCE_SHORT[referenceOf(r.scenario)],
           ours: functions[i]?.ours,
           reference: functions[i]?.reference,
         })),
@@ -329,7 +361,7 @@ export function renderInstructionTable(results: InstructionResults): string {
     '|---|---:|---|---:|---:|---:|---|---|',
   ];
   for (const r of results.rows) {
-    const reference = r.scenario.peerOf !== undefined ? 'Fastify 5 peer' : r.scenario.reference === undefined ? 'bare node:http' : 'ours, limits off';
+    const reference = REFERENCE_LABEL[referenceOf(r.scenario)];
     const met = r.mismatch !== undefined ? `**answers differ**: ${r.mismatch}` : r.met ? 'met' : '**missed**';
     lines.push(
       `| ${r.scenario.name} | ${r.scenario.job.expectedStatus} | ${reference} | ${thousands(r.reference)} (${thousands(r.referenceMain)}) | ${thousands(r.ours)} (${thousands(r.oursMain)}) | ${r.ratio.toFixed(2)} | ${r.target} | ${met} |`,

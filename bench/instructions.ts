@@ -3,7 +3,7 @@
 // missed target go, function by function. Writes callgrind's files and the table to
 // bench/results/instructions-<date>/ (git ignores bench/results/).
 //
-//   npm run bench:instructions                        every scenario: about 7 minutes on 2 cores
+//   npm run bench:instructions                        every scenario: about 9–10 minutes on 2 quiet cores
 //   npm run bench:instructions -- --only withdraw     the scenarios whose name holds the text
 //   npm run bench:instructions -- --breakdown         and the cost of each function
 //   npm run bench:instructions -- --processes 3 --rounds 2 --requests 4000 --warmup 20000 --settle 4000 --parallel 1

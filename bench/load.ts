@@ -24,6 +24,8 @@ export const freshKey = (): string => `bench-${process.pid}-${Date.now()}-${++fr
 export type LoadRun = {
   readonly connections: number;
   readonly expectedStatus: number;
+  /** How long one answer may take before autocannon gives up on it (10 s unless said). */
+  readonly timeout_s?: number;
 } & ({ readonly duration_s: number } | { readonly amount: number });
 
 export interface Measurement {
@@ -65,7 +67,7 @@ export async function drive(baseUrl: string, req: BenchRequest, run: LoadRun): P
       ...requests,
       connections: run.connections,
       ...('amount' in run ? { amount: run.amount } : { duration: run.duration_s }),
-      timeout: 10,
+      timeout: run.timeout_s ?? 10,
     },
     (error: Error | null, result: autocannon.Result) => (error === null ? finished(result) : failed(error)),
   );

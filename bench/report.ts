@@ -10,7 +10,7 @@ import type { Figures, RoundPlan } from './rounds.js';
 import { CONCURRENCIES, IDLE_CONNECTION_BYTES_MAX, PEAK_RSS_MAX_BYTES, PGBENCH_RATIO_MIN, POSTGRES_CONNECTIONS, type Scenario } from './scenarios.js';
 
 export interface ServerResult {
-  readonly label: 'ours' | 'bare node:http' | 'Fastify 5 peer';
+  readonly label: 'ours' | 'bare node:http' | 'Fastify 5 peer' | 'bare node:http + SQLite';
   /** One per concurrency, in CONCURRENCIES' order. */
   readonly figures: readonly Figures[];
   readonly peakRss_bytes: number | undefined;
@@ -47,15 +47,21 @@ function cell(f: Figures | undefined): string {
   return `${integer.format(f.requestsPerSec)} · ${f.p50_ms.toFixed(2)} / ${f.p99_ms.toFixed(2)}${failed}`;
 }
 
-/** The instruction row of a scenario for a server: ours and bare from its own row, the peer from the peer row. */
+/**
+ * The instruction row of a scenario for a server: ours and bare from its own row, the peer and the
+ * bare server writing to SQLite from the row that compares ours with them.
+ */
 function instructionsOf(rows: readonly InstructionRow[], scenario: string, label: ServerResult['label']): string {
-  if (label === 'Fastify 5 peer') {
-    const peer = rows.find((r) => r.scenario.peerOf === scenario);
-    return peer === undefined ? '–' : thousands(peer.reference);
+  const against = (server: 'peer' | 'bare-sqlite'): InstructionRow | undefined => rows.find((r) => r.scenario.peerOf === scenario && r.scenario.server === server);
+  if (label === 'Fastify 5 peer' || label === 'bare node:http + SQLite') {
+    const row = against(label === 'Fastify 5 peer' ? 'peer' : 'bare-sqlite');
+    return row === undefined ? '–' : thousands(row.reference);
   }
   const row = rows.find((r) => r.scenario.peerOf === undefined && r.scenario.name === scenario);
   if (row === undefined) return '–';
-  return label === 'ours' ? `${thousands(row.ours)} (${row.ratio.toFixed(2)} × bare)` : thousands(row.reference);
+  if (label !== 'ours') return thousands(row.reference);
+  const sameJob = against('bare-sqlite');
+  return `${thousands(row.ours)} (${row.ratio.toFixed(2)} × bare${sameJob === undefined ? '' : `, ${sameJob.ratio.toFixed(2)} × bare + SQLite`})`;
 }
 
 export function renderReport(report: Report): string {

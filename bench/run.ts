@@ -9,8 +9,8 @@
 // req/s and latency move with the machine's state (±20–30 % on a shared two-core machine); the
 // instruction counts do not, and the targets on speed are judged on them.
 //
-//   npm run bench                         about 12 minutes
-//   npm run bench -- --quick              shorter rounds, fewer counted requests: about 6 minutes
+//   npm run bench                         about 14–16 minutes
+//   npm run bench -- --quick              shorter rounds, fewer counted requests: about 8 minutes
 //   npm run bench -- --only withdraw      the scenarios whose name holds the text
 //   npm run bench -- --skip-instructions  without valgrind's counts
 //   npm run bench -- --skip-postgres
@@ -21,7 +21,7 @@ import { parseArgs } from 'node:util';
 import { answersDiffer, sendOnce } from './answers.js';
 import { describeBuild } from './build.js';
 import { callgrindMissing } from './callgrind.js';
-import { idleConnectionCost, type IdleCost } from './idle-connections.js';
+import { COLLECTABLE, idleConnectionCost, type IdleCost } from './idle-connections.js';
 import { countInstructions, DEFAULT_PLAN, type InstructionResults } from './instruction-count.js';
 import { runPostgresPart, type PostgresOutcome } from './postgres-part.js';
 import type { ServerProcess } from './processes.js';
@@ -53,6 +53,8 @@ async function measureScenario(scenario: (typeof SCENARIOS)[number], dir: string
     servers.push({ label: 'ours', server: await startService(`${scenario.service} #${n}`, scenario.service, `sqlite:${join(dir, `${n}.sqlite`)}`) });
     servers.push({ label: 'bare node:http', server: await startBaseline(`baseline #${n}`) });
     if (scenario.name === 'GET /todos/1') servers.push({ label: 'Fastify 5 peer', server: await startPeer(`peer #${n}`, join(dir, `${n}-peer.sqlite`)) });
+    // A durable write beside the same job done by hand: the bare server writing to SQLite.
+    if (scenario.durable === true) servers.push({ label: 'bare node:http + SQLite', server: await startBaseline(`baseline + SQLite #${n}`, ['--db', join(dir, `${n}-bare.sqlite`)]) });
     // The same answer from each, or the comparison would be between different work.
     const bare = await sendOnce((servers[1] as { server: ServerProcess }).server.url, scenario.request);
     let mismatch: string | undefined;
@@ -85,8 +87,8 @@ async function measureScenario(scenario: (typeof SCENARIOS)[number], dir: string
 async function measureIdleConnections(dir: string): Promise<{ ours: IdleCost; bare: IdleCost }> {
   log('idle connections');
   let n = 0;
-  const ours = await idleConnectionCost(() => startService('todo idle', 'todo', `sqlite:${join(dir, `idle-${++n}.sqlite`)}`), '/todos/1');
-  const bare = await idleConnectionCost(() => startBaseline('baseline idle'), '/todos/1');
+  const ours = await idleConnectionCost(() => startService('todo idle', 'todo', `sqlite:${join(dir, `idle-${++n}.sqlite`)}`, [], COLLECTABLE), '/todos/1');
+  const bare = await idleConnectionCost(() => startBaseline('baseline idle', [], COLLECTABLE), '/todos/1');
   return { ours, bare };
 }
 

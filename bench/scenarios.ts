@@ -10,6 +10,8 @@ export interface Scenario {
   readonly service: 'todo' | 'bank';
   /** Ids and balances differ between servers, so such bodies are compared with their digits aside. */
   readonly bodyCheck: 'exact' | 'digits-aside';
+  /** A write on disk before its answer: also measured beside the bare server writing to SQLite. */
+  readonly durable?: boolean;
   /** Also measured on PostgreSQL, against pgbench running these statements, one request per transaction. */
   readonly pgbenchScript?: string;
 }
@@ -33,6 +35,7 @@ export const SCENARIOS: readonly Scenario[] = [
     expectedStatus: 201,
     service: 'todo',
     bodyCheck: 'digits-aside',
+    durable: true,
     // The create, one transaction each: the id lock, then MAX(id) + 1.
     pgbenchScript: [
       'BEGIN;',
@@ -47,6 +50,7 @@ export const SCENARIOS: readonly Scenario[] = [
     expectedStatus: 200,
     service: 'bank',
     bodyCheck: 'digits-aside',
+    durable: true,
     // One hot row: every withdrawal takes from the same account.
     pgbenchScript: "UPDATE accounts SET balance = balance - 1 WHERE name = 'alice' AND balance >= 1 RETURNING balance;",
   },

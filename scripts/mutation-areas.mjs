@@ -52,7 +52,7 @@ export const areas = {
   'db-sqlite': {
     mutate: [
       'src/db/{batcher,group-commit,group-commit-worker,group-commit-protocol,sqlite,sqlite-store,sqlite-errors,sqlite-turn-reads,store-options}.ts',
-      'src/db/{migrations,store-errors,store-health,store-observer}.ts',
+      'src/db/{migrations,store-errors,store-health,store-observer,iso-time}.ts',
     ],
     tests: sqliteTests,
   },

@@ -5,6 +5,7 @@ import { prepareKeyRecords } from '../db/idempotency-sqlite.js';
 import type { Migration } from '../db/migrations.js';
 import type { SqliteDatabase } from '../db/sqlite.js';
 import type { KeyedOutcome, KeyedWrite } from '../keyed-writes.js';
+import { isoMilliseconds } from '../db/iso-time.js';
 import { withdrawalSize, type WithdrawOutcome } from './ledger.js';
 
 export const LEDGER_KEYS_TABLE = 'bank_idempotency_keys';
@@ -90,23 +91,28 @@ export function prepareBalanceQuery(db: SqliteDatabase): BalanceQuery {
  * account from insufficient funds (the same transaction, so that balance is the one the UPDATE saw).
  */
 export function prepareLedgerWrites(db: SqliteDatabase): (write: LedgerWrite) => LedgerWriteOutcome {
-  const takeMoney = db.prepare<[number, string, number], { balance: number }>(
-    'UPDATE accounts SET balance = balance - ? WHERE name = ? AND balance >= ? RETURNING balance',
+  // The balance left as a bare value: better-sqlite3 builds a row object property by property.
+  const takeMoney = db
+    .prepare<[number, string, number], number>('UPDATE accounts SET balance = balance - ? WHERE name = ? AND balance >= ? RETURNING balance')
+    .pluck(true);
+  // The time is written as the column's default would write it (strftime's '%Y-%m-%dT%H:%M:%fZ'
+  // and toISOString() are the same text), but formatted once a millisecond rather than by SQLite
+  // for every row.
+  const journal = db.prepare<[string, number, number, string | null, string]>(
+    'INSERT INTO withdrawals (account, amount, balance_after, idempotency_key, at) VALUES (?, ?, ?, ?, ?)',
   );
-  const journal = db.prepare<[string, number, number, string | null]>(
-    'INSERT INTO withdrawals (account, amount, balance_after, idempotency_key) VALUES (?, ?, ?, ?)',
-  );
+  const now = isoMilliseconds();
   const balanceOf = prepareBalanceQuery(db);
   const keys = prepareKeyRecords(db, LEDGER_KEYS_TABLE);
 
   const withdraw = (account: string, amount: number, key: string | null): WithdrawOutcome => {
-    const taken = takeMoney.get(amount, account, amount);
-    if (taken !== undefined) {
-      journal.run(account, amount, taken.balance, key);
-      return { kind: 'done', balance: taken.balance };
+    const balance = takeMoney.get(amount, account, amount);
+    if (balance !== undefined) {
+      journal.run(account, amount, balance, key, now());
+      return { kind: 'done', balance };
     }
-    const balance = balanceOf(account);
-    return balance === undefined ? { kind: 'unknown-account' } : { kind: 'insufficient', balance };
+    const left = balanceOf(account);
+    return left === undefined ? { kind: 'unknown-account' } : { kind: 'insufficient', balance: left };
   };
 
   return (write) => {

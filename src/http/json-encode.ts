@@ -12,6 +12,19 @@ export function encodeJson(value: unknown): string {
 }
 
 /**
+ * `encodeJson(new Bounded(value, charsMax))` without the Bounded: a 422 echoes its input on every
+ * rejected request, and optimized code that checked for the map of a Bounded made and dropped on
+ * each request was thrown away whenever a full collection found no Bounded alive (V8 lets such a
+ * map die), to run interpreted and be compiled again (docs/performance.md).
+ */
+export function encodeJsonWithin(value: unknown, charsMax: number): string {
+  const cutsBefore = cutsMade;
+  const written = encodeValue(value, 0, charsMax);
+  cutsMade = cutsBefore;
+  return written;
+}
+
+/**
  * A value to be written in at most `charsMax` characters (an echo of client input in a 422): past
  * that, a string keeps its longest start that fits and an array or object the longest run of its
  * first members that fits whole. It stays valid JSON of the same shape; what is cut off is simply

@@ -8,7 +8,7 @@
 import { jsonString } from '../json-string.js';
 import { catalogueEntries, ERROR_CATALOGUE, problemType, type ErrorCode } from './catalogue.js';
 import { ApiError, InvalidRequest, type ValidationItem } from './errors.js';
-import { Bounded, encodeJson } from './json-encode.js';
+import { encodeJson, encodeJsonWithin } from './json-encode.js';
 
 export const ERROR_FORMAT_NAMES = ['default', 'unified', 'problem'] as const;
 export type ErrorFormatName = (typeof ERROR_FORMAT_NAMES)[number];
@@ -122,7 +122,7 @@ export const ECHO_CHARS_MAX = 64 * 1024;
  */
 function defaultItemJson(item: ValidationItem): string {
   const ctx = item.ctx === undefined ? '' : `,"ctx":${encodeJson(item.ctx)}`;
-  const input = encodeJson(new Bounded(item.input, ECHO_CHARS_MAX));
+  const input = encodeJsonWithin(item.input, ECHO_CHARS_MAX);
   return `{"type":${jsonString(item.type)},"loc":${encodeJson(item.loc)},"msg":${jsonString(item.msg)},"input":${input}${ctx}}`;
 }
 
