@@ -35,23 +35,30 @@ async function loadThroughOutage(mode: 'open' | 'closed'): Promise<{ before: Scr
   url.port = String(proxy.port);
   const service = await startServiceProcess(['todo', '--db', url.toString(), '--rate-limit', LIMIT, '--rate-limit-store-down', mode, '--access-log', 'off']);
   try {
-    const startedMs = performance.now();
+    // When the cut and the restore really happened: a loaded machine may fire their timers late,
+    // and the windows below count from the events, not from the plan.
+    let cutMs = Number.POSITIVE_INFINITY;
+    let restoringMs = Number.POSITIVE_INFINITY;
+    let restoredMs = Number.POSITIVE_INFINITY;
     const outage = (async () => {
       await sleep(CUT_AT_MS);
       proxy.cut('refuse');
+      cutMs = performance.now();
       await sleep(RESTORE_AT_MS - CUT_AT_MS);
+      restoringMs = performance.now();
       await proxy.restore();
+      restoredMs = performance.now();
     })();
     const all = await sendOnSchedule(service.urls, NO_DATABASE_PATH, PERIOD_MS, DURATION_MS);
     await outage;
-    const at = (answer: ScriptedAnswer): number => answer.sentMs - startedMs;
     assert.equal(await Promise.race([service.exited.then(() => 'exited'), sleep(10).then(() => 'running')]), 'running');
     return {
       all,
       // Answered before the cut: a request sent just before it may have been decided after it.
-      before: all.filter((answer) => answer.answeredMs - startedMs < CUT_AT_MS),
-      down: all.filter((answer) => at(answer) > CUT_AT_MS + SETTLE_MS && at(answer) < RESTORE_AT_MS),
-      back: all.filter((answer) => at(answer) > RESTORE_AT_MS + 2_000),
+      before: all.filter((answer) => answer.answeredMs < cutMs),
+      // Answered while it was down: a request sent just before the restore may be decided after it.
+      down: all.filter((answer) => answer.sentMs > cutMs + SETTLE_MS && answer.answeredMs < restoringMs),
+      back: all.filter((answer) => answer.sentMs > restoredMs + 2_000),
     };
   } finally {
     await service.kill();
