@@ -270,7 +270,9 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
     }
     if (reply.status === 204 || reply.body === undefined) {
       // D5: a 204 carries neither a body nor a Content-Type, even when the handler produced a value.
-      send(ex, reply.status, reply.status === 204 ? [REQUEST_ID_HEADER, ex.id] : ['Content-Length', 0, REQUEST_ID_HEADER, ex.id], undefined, 0);
+      // The reply's own headers stay: a replayed DELETE's 204 says it is a replay.
+      const pipeline: HeaderList = reply.status === 204 ? [REQUEST_ID_HEADER, ex.id] : ['Content-Length', 0, REQUEST_ID_HEADER, ex.id];
+      send(ex, reply.status, reply.headers === undefined ? pipeline : ownHeaders(reply.headers).concat(pipeline), undefined, 0);
       return;
     }
     const bytes = Buffer.byteLength(reply.body);

@@ -74,7 +74,7 @@ export class IdempotencyGate {
   ): Reply | Promise<Reply> {
     const values = req.headersDistinct['idempotency-key'];
     if (values === undefined) {
-      if (this.policy.required) throw idempotencyKeyRequired();
+      if (this.policy.required && idempotent.keyOptional !== true) throw idempotencyKeyRequired();
       return route.handle(input);
     }
     const key = parseIdempotencyKey(values);

@@ -126,7 +126,7 @@ function otherErrorsOf(route: Route, keysRequired: boolean, edge: { readonly dea
   if (edge.shedding) others.push(overloaded());
   if (route.idempotent !== undefined) {
     others.push(idempotencyKeyInvalid());
-    if (keysRequired) others.push(idempotencyKeyRequired());
+    if (keysRequired && route.idempotent.keyOptional !== true) others.push(idempotencyKeyRequired());
     others.push(keyInFlight(), keyReused());
   }
   others.push(...(route.docs.otherErrors ?? []));
@@ -180,7 +180,7 @@ export function describeApi(options: OpenApiOptions): ApiDescription {
     const operation: Record<string, unknown> = { summary: titleCase(name), operationId: camelCase(name) };
     if (route.docs.description !== undefined) operation.description = route.docs.description;
     const parameters: Record<string, unknown>[] = route.params.map(([param, spec]) => ({ name: param, in: 'path', required: true, schema: spec.jsonSchema }));
-    if (route.idempotent) parameters.push(idempotencyKeyParameter(keysRequired));
+    if (route.idempotent) parameters.push(idempotencyKeyParameter(keysRequired && route.idempotent.keyOptional !== true));
     if (parameters.length > 0) operation.parameters = parameters;
     if (route.body !== undefined) {
       used.add(route.body.name);

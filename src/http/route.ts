@@ -88,6 +88,11 @@ export interface Idempotent<P, B, O> {
   once(input: RouteInput<P, B>, key: KeyedWrite): Promise<KeyedOutcome<O>>;
   /** The answer to an outcome; it throws the error to answer with, as a handler does. */
   reply(input: RouteInput<P, B>, outcome: O): Reply;
+  /**
+   * The key stays optional under --require-idempotency-key, which is for the writes that create
+   * (POST): a PUT, a DELETE or a finish takes a key to replay its answer, but needs none to be safe.
+   */
+  readonly keyOptional?: boolean;
 }
 
 type ParamSpecs<P> = { readonly [K in keyof P]: ParamSpec<P[K]> };

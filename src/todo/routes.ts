@@ -8,7 +8,7 @@ import { conditionalRead, preconditionFailed, preconditionRequired, type Precond
 import { serviceUnavailable } from '../http/errors.js';
 import { defineRoute, type Reply, type Route } from '../http/route.js';
 import { EXAMPLE_TODO, noIdLeft, todoAlreadyDone, todoIdParam, todoIn, todoJson, todoNotFound, todoTag, writeConditionOf } from './model.js';
-import type { CreateOutcome, Refused, StoredTodo, TodoInput, TodoStore } from './store.js';
+import type { CreateOutcome, FinishOutcome, Refused, RemoveOutcome, ReplaceOutcome, StoredTodo, TodoInput, TodoStore } from './store.js';
 import { UNCONDITIONAL } from './write-conditions.js';
 
 export interface TodoRouteOptions {
@@ -40,6 +40,28 @@ function createdReply({ body }: { readonly body: TodoInput }, outcome: CreateOut
   if (outcome.kind === 'no-id-left') throw noIdLeft();
   const json = todoJson({ id: outcome.id, title: body.title, done: body.done });
   return outcome.version === undefined ? { status: 201, body: json } : { status: 201, body: json, etag: todoTag(outcome.version) };
+}
+
+// The answers of the conditional writes, the first time and on every replay of a keyed one: a
+// replay answers the outcome its first run recorded, so a write that went through replays its 2xx
+// with the tag of that answer, never a 412 for the version it made itself.
+
+function replacedReply(outcome: ReplaceOutcome): Reply {
+  if (outcome.kind === 'stale' || outcome.kind === 'version-required') throw refusal(outcome);
+  return todoReply(outcome.kind === 'created' ? 201 : 200, outcome.todo);
+}
+
+function removedReply(outcome: RemoveOutcome): Reply {
+  if (outcome.kind === 'missing') throw todoNotFound();
+  if (outcome.kind !== 'removed') throw refusal(outcome);
+  return { status: 204 };
+}
+
+function finishedReply(outcome: FinishOutcome): Reply {
+  if (outcome.kind === 'missing') throw todoNotFound();
+  if (outcome.kind === 'already-done') throw todoAlreadyDone();
+  if (outcome.kind !== 'finished') throw refusal(outcome);
+  return todoReply(200, outcome.todo);
 }
 
 /** What the documents show as a success body. */
@@ -77,11 +99,12 @@ export function todoRoutes(store: TodoStore, options: TodoRouteOptions = {}): Ro
         tagged: 'write',
         otherErrors: [...writeErrors, storeAway],
       },
-      async handle({ params, body, preconditions }) {
-        const outcome = await store.replace(params.todo_id, body, writeConditionOf(preconditions, required));
-        if (outcome.kind === 'stale' || outcome.kind === 'version-required') throw refusal(outcome);
-        return todoReply(outcome.kind === 'created' ? 201 : 200, outcome.todo);
+      idempotent: {
+        once: ({ params, body, preconditions }, key) => store.replaceOnce(params.todo_id, body, writeConditionOf(preconditions, required), key),
+        reply: (_, outcome) => replacedReply(outcome),
+        keyOptional: true,
       },
+      handle: async ({ params, body, preconditions }) => replacedReply(await store.replace(params.todo_id, body, writeConditionOf(preconditions, required))),
     }),
     defineRoute({
       method: 'DELETE',
@@ -89,12 +112,12 @@ export function todoRoutes(store: TodoStore, options: TodoRouteOptions = {}): Ro
       status: 204,
       params: byId,
       docs: { name: 'delete_todo', otherErrors: [todoNotFound(), ...writeErrors, storeAway] },
-      async handle({ params, preconditions }) {
-        const outcome = await store.remove(params.todo_id, writeConditionOf(preconditions, required));
-        if (outcome.kind === 'missing') throw todoNotFound();
-        if (outcome.kind !== 'removed') throw refusal(outcome);
-        return { status: 204 };
+      idempotent: {
+        once: ({ params, preconditions }, key) => store.removeOnce(params.todo_id, writeConditionOf(preconditions, required), key),
+        reply: (_, outcome) => removedReply(outcome),
+        keyOptional: true,
       },
+      handle: async ({ params, preconditions }) => removedReply(await store.remove(params.todo_id, writeConditionOf(preconditions, required))),
     }),
     defineRoute({
       method: 'POST',
@@ -138,13 +161,12 @@ export function todoRoutes(store: TodoStore, options: TodoRouteOptions = {}): Ro
         otherErrors: [todoNotFound(), todoAlreadyDone(), preconditionFailed(), storeAway],
       },
       // 428 is for PUT and DELETE only: finishing cannot undo anyone's change, so it never requires a version.
-      async handle({ params, preconditions }) {
-        const outcome = await store.finish(params.todo_id, writeConditionOf(preconditions, false));
-        if (outcome.kind === 'missing') throw todoNotFound();
-        if (outcome.kind === 'already-done') throw todoAlreadyDone();
-        if (outcome.kind !== 'finished') throw refusal(outcome);
-        return todoReply(200, outcome.todo);
+      idempotent: {
+        once: ({ params, preconditions }, key) => store.finishOnce(params.todo_id, writeConditionOf(preconditions, false), key),
+        reply: (_, outcome) => finishedReply(outcome),
+        keyOptional: true,
       },
+      handle: async ({ params, preconditions }) => finishedReply(await store.finish(params.todo_id, writeConditionOf(preconditions, false))),
     }),
     defineRoute({
       method: 'GET',

@@ -4,9 +4,10 @@
 // asked. Every batch of every instance holds that lock, so ids are handed out one batch at a time
 // (under READ COMMITTED each statement sees what committed before it, so MAX(id) + 1 read after
 // the lock is current), and no two batches ever lock rows in opposite orders. Reads that arrive
-// together share one query. Keyed creates share the batch: a batch that holds any is one
-// transaction that claims their keys, applies every write that may run with the same function, and
-// records the keyed ones' outcomes before its one commit. A conditional write reads the item's
+// together share one query. Keyed writes (a create, replace, remove or finish under an
+// Idempotency-Key) share the batch: a batch that holds any is one transaction that claims their
+// keys, applies every write that may run with the same function, and records the keyed ones'
+// outcomes before its one commit. A conditional write reads the item's
 // version and judges its condition (todo_judge, the SQL of write-conditions.ts) inside that same
 // function, under that lock: no write of any instance comes between the check and the change.
 import { outcomeRecordsSql, recordsTableSql } from '../db/idempotency-records.js';
@@ -14,7 +15,17 @@ import { claimKeysFunctionSql } from '../db/idempotency-postgres.js';
 import type { Migration } from '../db/migrations.js';
 import { openPostgresStore } from '../db/postgres-store.js';
 import type { StoreOptions } from '../db/store-options.js';
-import { INITIAL_TODO, TODO_ID_MAX, type CreateOutcome, type FinishOutcome, type StoredTodo, type TodoInput, type TodoStore } from './store.js';
+import {
+  INITIAL_TODO,
+  TODO_ID_MAX,
+  type CreateOutcome,
+  type FinishOutcome,
+  type RemoveOutcome,
+  type ReplaceOutcome,
+  type StoredTodo,
+  type TodoInput,
+  type TodoStore,
+} from './store.js';
 import { decodeTitle, encodeTitle } from './title.js';
 import { UNCONDITIONAL, type VersionSet, type WriteCondition } from './write-conditions.js';
 
@@ -317,25 +328,46 @@ export async function openPostgresTodoStore(url: string, options: StoreOptions =
     createOnce: (input, key) => store.writeOnce({ kind: 'create', title: encodeTitle(input.title), done: input.done }, key, createOutcome),
     pruneKeys: (expiredBeforeMs) => store.pruneKeys(expiredBeforeMs),
     async replace(id, input: TodoInput, condition = UNCONDITIONAL) {
-      const { answer, version } = await store.write({ kind: 'replace', id, title: encodeTitle(input.title), done: input.done, condition });
-      if (answer === 'stale' || answer === 'version-required') return { kind: answer };
-      if ((answer !== 'replaced' && answer !== 'created') || version === null) throw new Error(`todo_write_batch answered a replace with ${answer}`);
-      return { kind: answer, todo: { id, title: input.title, done: input.done, version: Number(version) } };
+      return replaceOutcome(id, input, await store.write(replaceOp(id, input, condition)));
     },
     async remove(id, condition = UNCONDITIONAL) {
-      const { answer } = await store.write({ kind: 'remove', id, condition });
-      if (answer === 'removed' || answer === 'missing' || answer === 'stale' || answer === 'version-required') return { kind: answer };
-      throw new Error(`todo_write_batch answered a remove with ${answer}`);
+      return removeOutcome(await store.write({ kind: 'remove', id, condition }));
     },
-    async finish(id, condition = UNCONDITIONAL): Promise<FinishOutcome> {
-      const { answer, title, version } = await store.write({ kind: 'finish', id, condition });
-      if (answer === 'missing' || answer === 'already-done' || answer === 'stale' || answer === 'version-required') return { kind: answer };
-      if (answer !== 'finished' || title === null || version === null) throw new Error(`todo_write_batch answered a finish with ${answer}`);
-      return { kind: 'finished', todo: toTodo(id, { title, done: true, version }) };
+    async finish(id, condition = UNCONDITIONAL) {
+      return finishOutcome(id, await store.write({ kind: 'finish', id, condition }));
     },
+    // Keyed: the outcome recorded is the one answered, read from the batch's answer as above.
+    replaceOnce: (id, input, condition, key) => store.writeOnce(replaceOp(id, input, condition), key, (answer) => replaceOutcome(id, input, answer)),
+    removeOnce: (id, condition, key) => store.writeOnce({ kind: 'remove', id, condition }, key, removeOutcome),
+    finishOnce: (id, condition, key) => store.writeOnce({ kind: 'finish', id, condition }, key, (answer) => finishOutcome(id, answer)),
     ping: () => store.ready(),
     close: () => store.close(),
   };
+}
+
+const replaceOp = (id: number, input: TodoInput, condition: WriteCondition): TodoWrite => ({
+  kind: 'replace',
+  id,
+  title: encodeTitle(input.title),
+  done: input.done,
+  condition,
+});
+
+function replaceOutcome(id: number, input: TodoInput, { answer, version }: WriteAnswer): ReplaceOutcome {
+  if (answer === 'stale' || answer === 'version-required') return { kind: answer };
+  if ((answer !== 'replaced' && answer !== 'created') || version === null) throw new Error(`todo_write_batch answered a replace with ${answer}`);
+  return { kind: answer, todo: { id, title: input.title, done: input.done, version: Number(version) } };
+}
+
+function removeOutcome({ answer }: WriteAnswer): RemoveOutcome {
+  if (answer === 'removed' || answer === 'missing' || answer === 'stale' || answer === 'version-required') return { kind: answer };
+  throw new Error(`todo_write_batch answered a remove with ${answer}`);
+}
+
+function finishOutcome(id: number, { answer, title, version }: WriteAnswer): FinishOutcome {
+  if (answer === 'missing' || answer === 'already-done' || answer === 'stale' || answer === 'version-required') return { kind: answer };
+  if (answer !== 'finished' || title === null || version === null) throw new Error(`todo_write_batch answered a finish with ${answer}`);
+  return { kind: 'finished', todo: toTodo(id, { title, done: true, version }) };
 }
 
 function createOutcome({ answer, newId, version }: WriteAnswer): CreateOutcome {

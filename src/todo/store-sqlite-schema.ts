@@ -5,7 +5,8 @@ import { prepareKeyRecords } from '../db/idempotency-sqlite.js';
 import type { Migration } from '../db/migrations.js';
 import type { SqliteDatabase } from '../db/sqlite.js';
 import type { KeyedOutcome, KeyedWrite } from '../keyed-writes.js';
-import { TODO_ID_MAX, type CreateOutcome, type Refused } from './store.js';
+import { TODO_ID_MAX, type CreateOutcome, type FinishOutcome, type Refused, type RemoveOutcome, type ReplaceOutcome, type StoredTodo } from './store.js';
+import { decodeTitle } from './title.js';
 import { judge, type WriteCondition } from './write-conditions.js';
 
 export const TODO_KEYS_TABLE = 'todo_idempotency_keys';
@@ -52,6 +53,9 @@ export type TodoWrite =
   | { readonly kind: 'remove'; readonly id: number; readonly condition: WriteCondition }
   | { readonly kind: 'finish'; readonly id: number; readonly condition: WriteCondition }
   | { readonly kind: 'create-once'; readonly title: string; readonly done: number; readonly key: KeyedWrite }
+  | { readonly kind: 'replace-once'; readonly id: number; readonly title: string; readonly done: number; readonly condition: WriteCondition; readonly key: KeyedWrite }
+  | { readonly kind: 'remove-once'; readonly id: number; readonly condition: WriteCondition; readonly key: KeyedWrite }
+  | { readonly kind: 'finish-once'; readonly id: number; readonly condition: WriteCondition; readonly key: KeyedWrite }
   | { readonly kind: 'prune-keys'; readonly expiredBeforeMs: number };
 
 /** A write's share of a batch's byte bound: its encoded title (at most 3 UTF-8 bytes a UTF-16 unit) and the rest. */
@@ -71,9 +75,30 @@ export interface TodoWriteOutcomes {
   readonly remove: RemoveRow;
   readonly finish: FinishRow;
   readonly 'create-once': KeyedOutcome<CreateOutcome>;
+  readonly 'replace-once': KeyedOutcome<ReplaceOutcome>;
+  readonly 'remove-once': KeyedOutcome<RemoveOutcome>;
+  readonly 'finish-once': KeyedOutcome<FinishOutcome>;
   readonly 'prune-keys': number;
 }
 export type TodoWriteOutcome = TodoWriteOutcomes[keyof TodoWriteOutcomes];
+
+/** An item as the store answers it, from its row (the title decoded). */
+export function storedTodo(id: number, row: TodoRow): StoredTodo {
+  return { id, title: decodeTitle(row.title), done: row.done === 1, version: row.version };
+}
+
+/**
+ * What a keyed replace records: the store's outcome (store.ts), the item as the write left it.
+ * Decoded here, in the writer, only for a keyed write: an unkeyed one's answer takes the request's
+ * own title.
+ */
+function replaceOutcome(write: { readonly id: number; readonly title: string; readonly done: number }, row: ReplaceRow): ReplaceOutcome {
+  if (row.kind === 'stale' || row.kind === 'version-required') return row;
+  return { kind: row.kind, todo: storedTodo(write.id, { title: write.title, done: write.done, version: row.version }) };
+}
+
+/** What a keyed finish records: the store's outcome, the item as the write left it. */
+const finishOutcome = (id: number, row: FinishRow): FinishOutcome => (row.kind === 'finished' ? { kind: 'finished', todo: storedTodo(id, row.row) } : row);
 
 export function prepareTodoRead(db: SqliteDatabase): (id: number) => TodoRow | undefined {
   // One value rather than a row: better-sqlite3 builds a row, as an object or an array, one element
@@ -122,6 +147,34 @@ export function prepareTodoWrites(db: SqliteDatabase): (write: TodoWrite) => Tod
   const judged = (condition: WriteCondition, id: number): ReturnType<typeof judge> =>
     condition.kind === 'none' ? 'go' : judge(condition, state.get(id)?.version);
 
+  const replace = (id: number, title: string, done: number, condition: WriteCondition): ReplaceRow => {
+    const verdict = judged(condition, id);
+    if (verdict !== 'go') return { kind: verdict };
+    const version = nextVersion.get() as number;
+    if (update.run(title, done, version, id).changes > 0) return { kind: 'replaced', version };
+    insert.run(id, title, done, version);
+    return { kind: 'created', version };
+  };
+  const removeItem = (id: number, condition: WriteCondition): RemoveRow => {
+    if (condition.kind !== 'none') {
+      const current = state.get(id);
+      if (current === undefined) return { kind: 'missing' };
+      const verdict = judge(condition, current.version);
+      if (verdict !== 'go') return { kind: verdict };
+    }
+    return remove.run(id).changes > 0 ? { kind: 'removed' } : { kind: 'missing' };
+  };
+  const finish = (id: number, condition: WriteCondition): FinishRow => {
+    // Read first, even without a condition: a finish that finds nothing to do takes no version.
+    const current = state.get(id);
+    if (current === undefined) return { kind: 'missing' };
+    if (current.done === 1) return { kind: 'already-done' };
+    const verdict = judge(condition, current.version);
+    if (verdict !== 'go') return { kind: verdict };
+    const row = markDone.get(nextVersion.get() as number, id);
+    return row === undefined ? { kind: 'already-done' } : { kind: 'finished', row };
+  };
+
   return (write) => {
     switch (write.kind) {
       case 'create':
@@ -130,33 +183,18 @@ export function prepareTodoWrites(db: SqliteDatabase): (write: TodoWrite) => Tod
         return keys.find<CreateOutcome>(write.key) ?? keys.record(write.key, createNext(write.title, write.done));
       case 'prune-keys':
         return keys.prune(write.expiredBeforeMs);
-      case 'replace': {
-        const verdict = judged(write.condition, write.id);
-        if (verdict !== 'go') return { kind: verdict };
-        const version = nextVersion.get() as number;
-        if (update.run(write.title, write.done, version, write.id).changes > 0) return { kind: 'replaced', version };
-        insert.run(write.id, write.title, write.done, version);
-        return { kind: 'created', version };
-      }
-      case 'remove': {
-        if (write.condition.kind !== 'none') {
-          const current = state.get(write.id);
-          if (current === undefined) return { kind: 'missing' };
-          const verdict = judge(write.condition, current.version);
-          if (verdict !== 'go') return { kind: verdict };
-        }
-        return remove.run(write.id).changes > 0 ? { kind: 'removed' } : { kind: 'missing' };
-      }
-      case 'finish': {
-        // Read first, even without a condition: a finish that finds nothing to do takes no version.
-        const current = state.get(write.id);
-        if (current === undefined) return { kind: 'missing' };
-        if (current.done === 1) return { kind: 'already-done' };
-        const verdict = judge(write.condition, current.version);
-        if (verdict !== 'go') return { kind: verdict };
-        const row = markDone.get(nextVersion.get() as number, write.id);
-        return row === undefined ? { kind: 'already-done' } : { kind: 'finished', row };
-      }
+      case 'replace':
+        return replace(write.id, write.title, write.done, write.condition);
+      case 'remove':
+        return removeItem(write.id, write.condition);
+      case 'finish':
+        return finish(write.id, write.condition);
+      case 'replace-once':
+        return keys.find<ReplaceOutcome>(write.key) ?? keys.record(write.key, replaceOutcome(write, replace(write.id, write.title, write.done, write.condition)));
+      case 'remove-once':
+        return keys.find<RemoveOutcome>(write.key) ?? keys.record(write.key, removeItem(write.id, write.condition));
+      case 'finish-once':
+        return keys.find<FinishOutcome>(write.key) ?? keys.record(write.key, finishOutcome(write.id, finish(write.id, write.condition)));
     }
   };
 }

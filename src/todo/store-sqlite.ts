@@ -4,14 +4,14 @@
 // disk. Reads stay on this thread's own connection.
 import { openSqliteStore } from '../db/sqlite-store.js';
 import type { StoreOptions } from '../db/store-options.js';
-import { INITIAL_TODO, type StoredTodo, type TodoInput, type TodoStore } from './store.js';
+import { INITIAL_TODO, type TodoInput, type TodoStore } from './store.js';
 import {
   prepareTodoRead,
   prepareTodoWrites,
+  storedTodo,
   todoWriteSize,
   TODO_MIGRATIONS,
   TODO_SERVICE,
-  type TodoRow,
   type TodoWrite,
   type TodoWriteOutcome,
   type TodoWriteOutcomes,
@@ -44,7 +44,7 @@ export async function openSqliteTodoStore(location: string, options: StoreOption
   return {
     get(id) {
       const row = store.read(() => readRow(id));
-      return row === undefined ? undefined : toTodo(id, row);
+      return row === undefined ? undefined : storedTodo(id, row);
     },
     create: (input) => write({ kind: 'create', title: encodeTitle(input.title), done: input.done ? 1 : 0 }),
     async replace(id, input: TodoInput, condition = UNCONDITIONAL) {
@@ -57,13 +57,13 @@ export async function openSqliteTodoStore(location: string, options: StoreOption
     pruneKeys: (expiredBeforeMs) => store.pruneKeys(expiredBeforeMs),
     async finish(id, condition = UNCONDITIONAL) {
       const outcome = await write({ kind: 'finish', id, condition });
-      return outcome.kind === 'finished' ? { kind: 'finished', todo: toTodo(id, outcome.row) } : outcome;
+      return outcome.kind === 'finished' ? { kind: 'finished', todo: storedTodo(id, outcome.row) } : outcome;
     },
+    replaceOnce: (id, input, condition, key) =>
+      write({ kind: 'replace-once', id, title: encodeTitle(input.title), done: input.done ? 1 : 0, condition, key }),
+    removeOnce: (id, condition, key) => write({ kind: 'remove-once', id, condition, key }),
+    finishOnce: (id, condition, key) => write({ kind: 'finish-once', id, condition, key }),
     ping: () => store.ready(),
     close: () => store.close(),
   };
-}
-
-function toTodo(id: number, row: TodoRow): StoredTodo {
-  return { id, title: decodeTitle(row.title), done: row.done === 1, version: row.version };
 }

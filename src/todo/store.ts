@@ -70,6 +70,15 @@ export interface TodoStore {
    * is recorded with the key in the same transaction.
    */
   createOnce(input: TodoInput, key: KeyedWrite): Promise<KeyedOutcome<CreateOutcome>>;
+  /**
+   * replace, remove and finish under an idempotency key, as createOnce: each runs only if the key
+   * has no live record, and its outcome, a refusal included, is recorded with the key in the same
+   * transaction as the write (its condition judged there too). A recorded outcome is the one its
+   * first run answered, so a replay carries the version of its first answer.
+   */
+  replaceOnce(id: number, input: TodoInput, condition: WriteCondition, key: KeyedWrite): Promise<KeyedOutcome<ReplaceOutcome>>;
+  removeOnce(id: number, condition: WriteCondition, key: KeyedWrite): Promise<KeyedOutcome<RemoveOutcome>>;
+  finishOnce(id: number, condition: WriteCondition, key: KeyedWrite): Promise<KeyedOutcome<FinishOutcome>>;
   /** Deletes a bounded batch of key records recorded before `expiredBeforeMs`; returns how many. */
   pruneKeys(expiredBeforeMs: number): Promise<number>;
   /** True when the database answers (for /readyz). */

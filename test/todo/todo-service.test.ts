@@ -214,7 +214,7 @@ describe('documentation', { timeout: SUITE_TIMEOUT_MS }, () => {
     assert.deepEqual(codes('get', '/v2/todos/{todo_id}'), ['200', '404', '422']);
   });
 
-  test("every other answer is described by ranges: PUT's 201 by 2XX, a read's 304 by 3XX, other errors by default", async () => {
+  test("every other answer is described by ranges: PUT's 201 by 2XX, a read's 304 by 3XX, a key's answers by 4XX, other errors by default", async () => {
     const doc = json(await get(docsServer.url, '/openapi.json')) as { paths: Record<string, Record<string, { responses: object }>> };
     const others = Object.entries(doc.paths).flatMap(([path, operations]) =>
       Object.entries(operations).map(([method, operation]) => [
@@ -224,11 +224,11 @@ describe('documentation', { timeout: SUITE_TIMEOUT_MS }, () => {
     );
     assert.deepEqual(Object.fromEntries(others), {
       'get /todos/{todo_id}': ['3XX', 'default'],
-      'put /todos/{todo_id}': ['2XX', 'default'],
-      'delete /todos/{todo_id}': ['default'],
+      'put /todos/{todo_id}': ['2XX', '4XX', 'default'],
+      'delete /todos/{todo_id}': ['4XX', 'default'],
       'post /todos': ['4XX', 'default'],
       'delete /oops/{todo_id}': ['default'],
-      'post /todos/{todo_id}/done': ['default'],
+      'post /todos/{todo_id}/done': ['4XX', 'default'],
       'get /v2/todos/{todo_id}': ['3XX', 'default'],
     });
   });
