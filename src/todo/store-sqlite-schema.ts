@@ -127,8 +127,11 @@ export const CREATE_NEXT_SQL = `INSERT INTO todos (id, title, done, version)
 /**
  * Applies one write; it must run inside a write transaction (each is atomic only there). A write
  * that changes an item takes the next value of the database's revision counter as its version. A
- * conditional write reads the item's version first and judges its condition in that same
- * transaction, so no other write, of this process or another on the file, comes between.
+ * conditional write judges its condition in that same transaction, so no other write, of this
+ * process or another on the file, comes between: a replace whose condition one statement can say
+ * (If-Match `*` or one version, If-None-Match `*`, a required version) says it in the statement
+ * that writes, which changes a row only where the condition holds, and the count of rows it
+ * changed is the verdict; the other conditional writes read the item's version first.
  */
 export function prepareTodoWrites(db: SqliteDatabase): (write: TodoWrite) => TodoWriteOutcome {
   const insertNext = db.prepare<[string, number, number], { id: number; version: number }>(CREATE_NEXT_SQL);
@@ -138,18 +141,49 @@ export function prepareTodoWrites(db: SqliteDatabase): (write: TodoWrite) => Tod
   const remove = db.prepare<[number]>('DELETE FROM todos WHERE id = ?');
   const markDone = db.prepare<[number, number], TodoRow>('UPDATE todos SET done = 1, version = ? WHERE id = ? AND done = 0 RETURNING title, done, version');
   const state = db.prepare<[number], { done: number; version: number }>('SELECT done, version FROM todos WHERE id = ?');
+  // The conditional replaces' statements read the counter's next value as they write, and it is
+  // taken (takeVersion) only when they changed a row, so that a refusal takes no version.
+  const NEXT = '(SELECT last + 1 FROM todo_revision)';
+  const updateExisting = db.prepare<[string, number, number], number>(`UPDATE todos SET title = ?, done = ?, version = ${NEXT} WHERE id = ? RETURNING version`).pluck(true);
+  const updateAt = db
+    .prepare<[string, number, number, number], number>(`UPDATE todos SET title = ?, done = ?, version = ${NEXT} WHERE id = ? AND version = ? RETURNING version`)
+    .pluck(true);
+  // The WHERE lets SQLite tell the upsert's ON CONFLICT from a join's ON.
+  const insertAbsent = db
+    .prepare<[number, string, number], number>(
+      'INSERT INTO todos (id, title, done, version) SELECT ?, ?, ?, last + 1 FROM todo_revision WHERE true ON CONFLICT (id) DO NOTHING RETURNING version',
+    )
+    .pluck(true);
+  const takeVersion = db.prepare<[]>('UPDATE todo_revision SET last = last + 1');
   const keys = prepareKeyRecords(db, TODO_KEYS_TABLE);
   const createNext = (title: string, done: number): CreateOutcome => {
     const row = insertNext.get(title, done, nextVersion.get() as number);
     return row === undefined ? { kind: 'no-id-left' } : { kind: 'created', id: row.id, version: row.version };
   };
-  /** The condition's verdict on the item as it is now, or `go` without a read for an unconditional write. */
-  const judged = (condition: WriteCondition, id: number): ReturnType<typeof judge> =>
-    condition.kind === 'none' ? 'go' : judge(condition, state.get(id)?.version);
+  /** A conditional statement's verdict: the version it wrote (now taken from the counter), or none. */
+  const verdictOf = (written: number | undefined, kind: 'replaced' | 'created', refused: Refused['kind']): ReplaceRow => {
+    if (written === undefined) return { kind: refused };
+    takeVersion.run();
+    return { kind, version: written };
+  };
+  /** A conditional replace in the one statement that says its condition; undefined where none does. */
+  const replaceIf = (id: number, title: string, done: number, condition: WriteCondition): ReplaceRow | undefined => {
+    if (condition.kind === 'required') return verdictOf(insertAbsent.get(id, title, done), 'created', 'version-required');
+    if (condition.kind !== 'versions') return undefined;
+    const { ifMatch, ifNoneMatch } = condition;
+    if (ifNoneMatch === undefined && ifMatch === 'any') return verdictOf(updateExisting.get(title, done, id), 'replaced', 'stale');
+    if (ifNoneMatch === undefined && ifMatch !== undefined && ifMatch !== 'any' && ifMatch.length === 1) return verdictOf(updateAt.get(title, done, id, ifMatch[0] as number), 'replaced', 'stale');
+    if (ifMatch === undefined && ifNoneMatch === 'any') return verdictOf(insertAbsent.get(id, title, done), 'created', 'stale');
+    return undefined;
+  };
 
   const replace = (id: number, title: string, done: number, condition: WriteCondition): ReplaceRow => {
-    const verdict = judged(condition, id);
-    if (verdict !== 'go') return { kind: verdict };
+    if (condition.kind !== 'none') {
+      const written = replaceIf(id, title, done, condition);
+      if (written !== undefined) return written;
+      const verdict = judge(condition, state.get(id)?.version);
+      if (verdict !== 'go') return { kind: verdict };
+    }
     const version = nextVersion.get() as number;
     if (update.run(title, done, version, id).changes > 0) return { kind: 'replaced', version };
     insert.run(id, title, done, version);
