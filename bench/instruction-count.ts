@@ -61,9 +61,9 @@ export interface InstructionScenario {
   /** Most instructions per request, as a multiple of the bare server's for the same request (the peer's: 1). */
   readonly ratioMax?: number;
   /**
-   * A row against another reference than the bare in-memory server (the peer, or the bare server
-   * writing to SQLite): `server` is that reference, and this names the scenario of ours it is
-   * compared with.
+   * A row against another reference than the bare in-memory server (the peer, the bare server
+   * writing to SQLite, or our own service doing the same request without a condition): `server`
+   * and `job` are that reference, and this names the scenario of ours it is compared with.
    */
   readonly peerOf?: string;
   /** The server counted beside ours, when not the bare one: the rate-limited to-do service is judged against the service with limits off. */
@@ -80,6 +80,7 @@ const job = (key: string, request: BenchRequest, expectedStatus: number, scale?:
  */
 const CREATE_SCALE = 0.25;
 const GET_TODO = job('GET /todos/1', { method: 'GET', path: '/todos/1' }, 200);
+const PUT_TODO = job('PUT /todos/1', { method: 'PUT', path: '/todos/1', body: '{"title":"Buy bread"}', contentType: JSON_TYPE }, 200);
 
 export const INSTRUCTION_SCENARIOS: readonly InstructionScenario[] = [
   { name: 'GET /todos/1', server: 'todo', job: GET_TODO, bodyCheck: 'exact', ratioMax: 1.1 },
@@ -108,12 +109,11 @@ export const INSTRUCTION_SCENARIOS: readonly InstructionScenario[] = [
   },
   // Conditional requests: a PUT that names a version beside one that does not. `If-Match: *` holds
   // on every request (a tag would be stale after the first), and costs what a tag costs but the
-  // parse of one quoted string: the header read, the condition, and the version read and judged in
-  // the writer before the write.
+  // parse of one quoted string: the header read, the condition, and its verdict in the writer.
   {
     name: 'PUT /todos/1',
     server: 'todo',
-    job: job('PUT /todos/1', { method: 'PUT', path: '/todos/1', body: '{"title":"Buy bread"}', contentType: JSON_TYPE }, 200),
+    job: PUT_TODO,
     bodyCheck: 'exact',
     ratioMax: 1.6,
   },
@@ -123,6 +123,15 @@ export const INSTRUCTION_SCENARIOS: readonly InstructionScenario[] = [
     job: job('PUT /todos/1 If-Match', { method: 'PUT', path: '/todos/1', body: '{"title":"Buy bread"}', contentType: JSON_TYPE, headers: { 'if-match': '*' } }, 200),
     bodyCheck: 'exact',
     ratioMax: 1.6,
+  },
+  // Issue 34's target: what a condition adds to a PUT, counted against the same PUT without one.
+  {
+    name: 'conditional PUT ≤ 1.05 × unconditional',
+    server: 'todo',
+    job: PUT_TODO,
+    bodyCheck: 'exact',
+    ratioMax: 1.05,
+    peerOf: 'PUT /todos/1, If-Match: *',
   },
   { name: 'GET /todos/1, Fastify 5 peer', server: 'peer', job: GET_TODO, bodyCheck: 'exact', peerOf: 'GET /todos/1' },
   { name: 'GET /todos/1, rate limits on', server: 'todo-rate-limited', job: GET_TODO, bodyCheck: 'exact', ratioMax: 1.05, reference: 'todo' },
@@ -241,13 +250,19 @@ async function inParallel<T>(tasks: readonly (() => Promise<T>)[], limit: number
 
 const thousands = (n: number): string => `${(n / 1000).toFixed(1)}k`;
 
-type Reference = 'bare' | 'peer' | 'bare-sqlite' | 'limits-off';
-const REFERENCE_LABEL: Record<Reference, string> = { bare: 'bare node:http', peer: 'Fastify 5 peer', 'bare-sqlite': 'bare node:http + SQLite', 'limits-off': 'ours, limits off' };
-const REFERENCE_SHORT: Record<Reference, string> = { bare: 'bare', peer: 'peer', 'bare-sqlite': 'bare + SQLite', 'limits-off': 'limits off' };
+type Reference = 'bare' | 'peer' | 'bare-sqlite' | 'limits-off' | 'unconditional';
+const REFERENCE_LABEL: Record<Reference, string> = {
+  bare: 'bare node:http',
+  peer: 'Fastify 5 peer',
+  'bare-sqlite': 'bare node:http + SQLite',
+  'limits-off': 'ours, limits off',
+  unconditional: 'ours, no condition',
+};
+const REFERENCE_SHORT: Record<Reference, string> = { bare: 'bare', peer: 'peer', 'bare-sqlite': 'bare + SQLite', 'limits-off': 'limits off', unconditional: 'unconditional' };
 
 /** What a row is judged against: the bare server, unless the row names another reference. */
 function referenceOf(s: InstructionScenario): Reference {
-  if (s.peerOf !== undefined) return s.server as 'peer' | 'bare-sqlite';
+  if (s.peerOf !== undefined) return s.server === 'todo' ? 'unconditional' : (s.server as 'peer' | 'bare-sqlite');
   return s.reference === 'todo' ? 'limits-off' : 'bare';
 }
 

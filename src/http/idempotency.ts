@@ -72,7 +72,9 @@ export class IdempotencyGate {
     body: Buffer | undefined,
     admit?: () => void | Promise<void>,
   ): Reply | Promise<Reply> {
-    const values = req.headersDistinct['idempotency-key'];
+    // req.headers first: the route has built it already, while headersDistinct would build a second
+    // object of every header, for each request that sends no key.
+    const values = req.headers['idempotency-key'] === undefined ? undefined : req.headersDistinct['idempotency-key'];
     if (values === undefined) {
       if (this.policy.required && idempotent.keyOptional !== true) throw idempotencyKeyRequired();
       return route.handle(input);

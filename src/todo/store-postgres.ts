@@ -7,9 +7,9 @@
 // together share one query. Keyed writes (a create, replace, remove or finish under an
 // Idempotency-Key) share the batch: a batch that holds any is one transaction that claims their
 // keys, applies every write that may run with the same function, and records the keyed ones'
-// outcomes before its one commit. A conditional write reads the item's
-// version and judges its condition (todo_judge, the SQL of write-conditions.ts) inside that same
-// function, under that lock: no write of any instance comes between the check and the change.
+// outcomes before its one commit. A conditional write judges its condition (todo_judge, the SQL
+// of write-conditions.ts) inside that same function, under that lock, a replace in the WHERE of
+// its UPDATE: no write of any instance comes between the check and the change.
 import { outcomeRecordsSql, recordsTableSql } from '../db/idempotency-records.js';
 import { claimKeysFunctionSql } from '../db/idempotency-postgres.js';
 import type { Migration } from '../db/migrations.js';
@@ -107,14 +107,66 @@ const JUDGE_FUNCTION = `CREATE OR REPLACE FUNCTION todo_judge(current_version BI
       END
     $$`;
 
+/** A batch's replace as migration 7 made it: the version read and judged, then the write. */
+const REPLACE_JUDGED_FIRST = `        WHEN 'replace' THEN
+          IF conditional THEN
+            SELECT t.version INTO current_version FROM todos t WHERE t.id = ids[i];
+            verdict := todo_judge(current_version, if_matches[i], if_none_matches[i], COALESCE(requireds[i], false));
+          END IF;
+          IF verdict <> 'go' THEN
+            answers[i] := verdict;
+          ELSE
+            new_version := nextval('todo_versions');
+            UPDATE todos SET title = titles[i], done = dones[i], version = new_version WHERE todos.id = ids[i];
+            IF FOUND THEN
+              answers[i] := 'replaced';
+            ELSE
+              INSERT INTO todos (id, title, done, version) VALUES (ids[i], titles[i], dones[i], new_version);
+              answers[i] := 'created';
+            END IF;
+            versions[i] := new_version;
+          END IF;
+`;
+
+/**
+ * A batch's replace since migration 8: the condition is part of the UPDATE, which changes the row
+ * only where it holds. Only when the UPDATE changed nothing is the version read, to tell a refusal
+ * from an absent item (which the condition may let the write create).
+ */
+const REPLACE_JUDGED_BY_UPDATE = `        WHEN 'replace' THEN
+          UPDATE todos SET title = titles[i], done = dones[i], version = nextval('todo_versions')
+            WHERE todos.id = ids[i]
+              AND (NOT conditional OR todo_judge(todos.version, if_matches[i], if_none_matches[i], COALESCE(requireds[i], false)) = 'go')
+            RETURNING todos.version INTO new_version;
+          IF FOUND THEN
+            answers[i] := 'replaced';
+            versions[i] := new_version;
+          ELSE
+            IF conditional THEN
+              -- No row: current_version is NULL, an absent item.
+              SELECT t.version INTO current_version FROM todos t WHERE t.id = ids[i];
+              verdict := todo_judge(current_version, if_matches[i], if_none_matches[i], COALESCE(requireds[i], false));
+            END IF;
+            IF verdict <> 'go' THEN
+              answers[i] := verdict;
+            ELSE
+              INSERT INTO todos (id, title, done, version) VALUES (ids[i], titles[i], dones[i], nextval('todo_versions'))
+                RETURNING todos.version INTO new_version;
+              answers[i] := 'created';
+              versions[i] := new_version;
+            END IF;
+          END IF;
+`;
+
 /**
  * Applies a batch of writes in order. answers[i] says what write i did (created, no-id-left,
  * replaced, removed, missing, finished, already-done, stale, version-required); new_ids[i] is a
  * created item's id; titles_out[i] a finished item's title; versions[i] the version a write gave
  * its item, taken from the sequence todo_versions, which never hands out a value twice.
  * A missing item is missing, and a done one already done, before any condition is judged.
+ * `replace` is the replace's branch (REPLACE_JUDGED_FIRST, REPLACE_JUDGED_BY_UPDATE).
  */
-const WRITE_BATCH_FUNCTION = `CREATE FUNCTION todo_write_batch(kinds TEXT[], ids BIGINT[], titles TEXT[], dones BOOLEAN[],
+const writeBatchFunctionSql = (replace: string): string => `CREATE OR REPLACE FUNCTION todo_write_batch(kinds TEXT[], ids BIGINT[], titles TEXT[], dones BOOLEAN[],
         if_matches TEXT[], if_none_matches TEXT[], requireds BOOLEAN[],
         OUT answers TEXT[], OUT new_ids BIGINT[], OUT titles_out TEXT[], OUT versions BIGINT[])
     LANGUAGE plpgsql AS $$
@@ -150,25 +202,7 @@ const WRITE_BATCH_FUNCTION = `CREATE FUNCTION todo_write_batch(kinds TEXT[], ids
             new_ids[i] := new_id;
             versions[i] := new_version;
           END IF;
-        WHEN 'replace' THEN
-          IF conditional THEN
-            SELECT t.version INTO current_version FROM todos t WHERE t.id = ids[i];
-            verdict := todo_judge(current_version, if_matches[i], if_none_matches[i], COALESCE(requireds[i], false));
-          END IF;
-          IF verdict <> 'go' THEN
-            answers[i] := verdict;
-          ELSE
-            new_version := nextval('todo_versions');
-            UPDATE todos SET title = titles[i], done = dones[i], version = new_version WHERE todos.id = ids[i];
-            IF FOUND THEN
-              answers[i] := 'replaced';
-            ELSE
-              INSERT INTO todos (id, title, done, version) VALUES (ids[i], titles[i], dones[i], new_version);
-              answers[i] := 'created';
-            END IF;
-            versions[i] := new_version;
-          END IF;
-        WHEN 'remove' THEN
+${replace}        WHEN 'remove' THEN
           IF conditional THEN
             SELECT t.version INTO current_version FROM todos t WHERE t.id = ids[i];
             verdict := CASE WHEN NOT FOUND THEN 'missing'
@@ -235,8 +269,10 @@ export const TODO_POSTGRES_MIGRATIONS: readonly Migration[] = [
       ALTER TABLE todos ADD COLUMN version BIGINT NOT NULL DEFAULT nextval('todo_versions');
       DROP FUNCTION todo_write_batch(TEXT[], BIGINT[], TEXT[], BOOLEAN[]);
       ${JUDGE_FUNCTION};
-      ${WRITE_BATCH_FUNCTION}`,
+      ${writeBatchFunctionSql(REPLACE_JUDGED_FIRST)}`,
   },
+  // A conditional PUT judged by its UPDATE: no read of the version before the write that succeeds.
+  { version: 8, sql: writeBatchFunctionSql(REPLACE_JUDGED_BY_UPDATE) },
 ];
 
 /** Titles travel encoded (title.ts); an id is 0 where the write names none. */

@@ -185,7 +185,7 @@ for (const backend of await storeBackends()) {
       try {
         assert.deepEqual(dataOf(await todos.get(1)), { id: 1, title: 'Buy milk', done: false });
         const rows = await readRows<{ service: string; version: number }>(fresh.db, 'SELECT service, version FROM schema_migrations ORDER BY service, version');
-        const both = backend.name === 'postgres' ? ['bank 1', 'bank 2', 'bank 3', 'bank 4', 'bank 5', 'todo 1', 'todo 2', 'todo 3', 'todo 4', 'todo 5', 'todo 6', 'todo 7'] : ['bank 1', 'bank 2', 'bank 3', 'todo 1', 'todo 2', 'todo 3', 'todo 4'];
+        const both = backend.name === 'postgres' ? ['bank 1', 'bank 2', 'bank 3', 'bank 4', 'bank 5', 'todo 1', 'todo 2', 'todo 3', 'todo 4', 'todo 5', 'todo 6', 'todo 7', 'todo 8'] : ['bank 1', 'bank 2', 'bank 3', 'todo 1', 'todo 2', 'todo 3', 'todo 4'];
         assert.deepEqual(rows.map((row) => `${row.service} ${row.version}`), both);
       } finally {
         await todos.close();
