@@ -99,6 +99,19 @@ for (const backend of await storeBackends()) {
       assert.equal((await store.replace(1, item('other'), ifNoneMatch([version + 100]))).kind, 'replaced');
     });
 
+    test('a refused replace takes no version: the next write takes the one after the last write', async () => {
+      const { version } = await current(store, 1);
+      const first = await store.replace(1, item('first'), ifMatch([version]));
+      assert.equal(first.kind, 'replaced');
+      const written = first.kind === 'replaced' ? first.todo.version : 0;
+      assert.deepEqual(await store.replace(1, item('stale'), ifMatch([version])), { kind: 'stale' });
+      assert.deepEqual(await store.replace(5, item('absent'), ifMatch('any')), { kind: 'stale' });
+      assert.deepEqual(await store.replace(1, item('exists'), ifNoneMatch('any')), { kind: 'stale' });
+      assert.deepEqual(await store.replace(1, item('blind'), REQUIRED), { kind: 'version-required' });
+      const next = await store.replace(1, item('next'), ifMatch('any'));
+      assert.equal(next.kind === 'replaced' ? next.todo.version : 0, written + 1);
+    });
+
     test('a required version: an existing item is refused without one, an absent one is created', async () => {
       assert.deepEqual(await store.replace(1, item('blind'), REQUIRED), { kind: 'version-required' });
       assert.deepEqual(await store.remove(1, REQUIRED), { kind: 'version-required' });
