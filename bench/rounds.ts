@@ -14,6 +14,8 @@ export interface RoundPlan {
 export interface Figures {
   readonly connections: number;
   readonly requestsPerSec: number;
+  /** req/s of each measured round, in order: a round of one server ran next to the same round of the others. */
+  readonly roundsPerSec: readonly number[];
   readonly p50_ms: number;
   readonly p99_ms: number;
   /** Every response, warm-up included, by status. */
@@ -49,6 +51,7 @@ export function summarise(connections: number, warmups: readonly Measurement[], 
   return {
     connections,
     requestsPerSec: median(rounds.map((m) => m.requestsPerSec)),
+    roundsPerSec: rounds.map((m) => m.requestsPerSec),
     p50_ms: percentileOfSorted(pooled, 0.5),
     p99_ms: percentileOfSorted(pooled, 0.99),
     statusCounts,

@@ -181,9 +181,18 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
     report(ex, ex.status, ex.bytes);
   }
 
-  /** The answer's headers and the request's CORS and rate-limit headers, if any. */
+  /**
+   * The answer's headers and the request's CORS and rate-limit headers, if any. The list is the
+   * answer's own, made for it: the rate-limit fields, on every admitted answer, are added to it in
+   * place rather than by a copy of the whole list.
+   */
   function withCors(ex: Exchange, headers: HeaderList | undefined): HeaderList | undefined {
-    const withLimits = ex.limitHeaders === undefined ? headers : (headers ?? []).concat(ex.limitHeaders);
+    const limitHeaders = ex.limitHeaders;
+    let withLimits = headers;
+    if (limitHeaders !== undefined) {
+      withLimits ??= [];
+      for (const header of limitHeaders) withLimits.push(header);
+    }
     return ex.cors === undefined ? withLimits : (withLimits ?? []).concat(ex.cors);
   }
 

@@ -60,11 +60,28 @@ export function policyField(kind: RequestKind, limits: RateLimits): string | und
   return rate === undefined ? undefined : `"${kind}";q=${rate.burst};w=${Math.ceil(rate.burst / rate.perSecond)}`;
 }
 
+/**
+ * A limited kind's fields, the constant parts written once: every admitted answer carries them,
+ * so that building its RateLimit value is two additions of numbers to a prefix.
+ */
+interface KindFields {
+  /** RateLimit-Policy's whole value. */
+  readonly policy: string;
+  /** RateLimit's value up to the number left: `"reads";r=`. */
+  readonly statePrefix: string;
+}
+
+function kindFields(kind: RequestKind, limits: RateLimits): KindFields | undefined {
+  const policy = policyField(kind, limits);
+  return policy === undefined ? undefined : { policy, statePrefix: `"${kind}";r=` };
+}
+
 const seconds = (ms: number): number => Math.ceil(ms / 1000);
 
 export class RateLimitGate {
   private readonly limited: ReadonlySet<Route>;
-  private readonly policies: Readonly<Record<RequestKind, string | undefined>>;
+  private readonly writes: KindFields | undefined;
+  private readonly reads: KindFields | undefined;
   private refusedSinceWarn = 0;
   private warnedMs = -Infinity;
   /** Clients refused since `refusedSinceMs`: their reads wait for the decision. */
@@ -73,14 +90,19 @@ export class RateLimitGate {
 
   constructor(private readonly options: RateLimitOptions) {
     this.limited = new Set(options.routes);
-    this.policies = { writes: policyField('writes', options.limits), reads: policyField('reads', options.limits) };
+    this.writes = kindFields('writes', options.limits);
+    this.reads = kindFields('reads', options.limits);
   }
 
   /** The kind a request to `route` counts under, or undefined when it does not count. */
   kindOf(route: Route, method: string): RequestKind | undefined {
     if (!this.limited.has(route)) return undefined;
     const kind = kindOf(method);
-    return kind === undefined || this.policies[kind] === undefined ? undefined : kind;
+    return kind === undefined || this.fieldsOf(kind) === undefined ? undefined : kind;
+  }
+
+  private fieldsOf(kind: RequestKind): KindFields | undefined {
+    return kind === 'writes' ? this.writes : this.reads;
   }
 
   /**
@@ -121,8 +143,8 @@ export class RateLimitGate {
   }
 
   private answer(kind: RequestKind, client: string, decision: Decision): LimitHeaders {
-    const policy = this.policies[kind] as string;
-    const state = `"${kind}";r=${decision.remaining};t=${seconds(decision.resetMs)}`;
+    const { policy, statePrefix } = this.fieldsOf(kind) as KindFields;
+    const state = statePrefix + decision.remaining + ';t=' + seconds(decision.resetMs);
     if (decision.admitted) return [RATE_LIMIT_POLICY_HEADER, policy, RATE_LIMIT_HEADER, state];
     this.refused(kind);
     if (this.refusedLately.size < REFUSED_CLIENTS_MAX) this.refusedLately.add(client);

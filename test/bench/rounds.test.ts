@@ -48,4 +48,9 @@ describe('one scenario at one concurrency', () => {
     assert.deepEqual(f.statusCounts, { 200: 4, 500: 1 });
     assert.equal(f.wrongStatus, 1);
   });
+
+  test('the req/s of each round is kept in the order measured, so that servers measured in one round can be compared round by round', () => {
+    const m = (requestsPerSec: number) => ({ responses: 1, requestsPerSec, latencies_ms: Float64Array.of(1), statusCounts: { 200: 1 }, wrongStatus: 0, errors: 0 });
+    assert.deepEqual(summarise(10, [m(1)], [m(30), m(10), m(20)]).roundsPerSec, [30, 10, 20]);
+  });
 });
