@@ -7,7 +7,7 @@
 // sending again, so a slow server slows the load down and the backlog never grows past them.
 //
 // One request in flight per connection (no pipelining); the answers are read just far enough to
-// know their status and where they end (Content-Length).
+// know their status and where they end: the services send a Content-Length with every answer.
 import { connect, type Socket } from 'node:net';
 
 export interface Schedule {
