@@ -21,8 +21,9 @@ type Once = (key: KeyedWrite) => KeyedOutcome<Outcome> | Promise<KeyedOutcome<Ou
 
 /** A request as the gate reads it: its method, target and Idempotency-Key header. */
 function request(url: string, key?: string): IncomingMessage {
+  const headers: Record<string, string> = key === undefined ? {} : { 'idempotency-key': key };
   const headersDistinct: Record<string, string[]> = key === undefined ? {} : { 'idempotency-key': [key] };
-  return { method: 'POST', url, headersDistinct } as unknown as IncomingMessage;
+  return { method: 'POST', url, headers, headersDistinct } as unknown as IncomingMessage;
 }
 
 const DONE: Outcome = { balance: 90 };
