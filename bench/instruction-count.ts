@@ -48,8 +48,6 @@ interface Job {
   readonly key: string;
   readonly request: BenchRequest;
   readonly expectedStatus: number;
-  /** Our server's requests, warm-up and settling: the plan's, scaled by this. */
-  readonly scale?: number;
 }
 
 export interface InstructionScenario {
@@ -71,14 +69,7 @@ export interface InstructionScenario {
 }
 
 const JSON_TYPE = 'application/json';
-const job = (key: string, request: BenchRequest, expectedStatus: number, scale?: number): Job => ({ key, request, expectedStatus, ...(scale === undefined ? {} : { scale }) });
-/**
- * Every create adds a row, and our create reads MAX(id) with a scan of the whole table (see
- * docs/performance.md): its count grows with the table, and at the plan's full size (some 16,000
- * rows) a round takes minutes under callgrind. Ours is counted on fewer requests, at 3,500–4,500
- * rows; the bare server's Map does not care, and it gets the whole plan.
- */
-const CREATE_SCALE = 0.25;
+const job = (key: string, request: BenchRequest, expectedStatus: number): Job => ({ key, request, expectedStatus });
 const GET_TODO = job('GET /todos/1', { method: 'GET', path: '/todos/1' }, 200);
 const PUT_TODO = job('PUT /todos/1', { method: 'PUT', path: '/todos/1', body: '{"title":"Buy bread"}', contentType: JSON_TYPE }, 200);
 
@@ -96,7 +87,7 @@ export const INSTRUCTION_SCENARIOS: readonly InstructionScenario[] = [
   {
     name: 'POST /todos (201)',
     server: 'todo',
-    job: job('POST /todos 201', { method: 'POST', path: '/todos', body: '{"title":"Buy bread"}', contentType: JSON_TYPE }, 201, CREATE_SCALE),
+    job: job('POST /todos 201', { method: 'POST', path: '/todos', body: '{"title":"Buy bread"}', contentType: JSON_TYPE }, 201),
     bodyCheck: 'digits-aside',
     ratioMax: 1.6,
   },
@@ -188,10 +179,7 @@ interface Counted {
 /** One server process for one request: its answer, the warm-up, then the counted rounds. */
 async function measureServer(role: ServerRole, j: Job, dir: string, plan: CountPlan, log: (line: string) => void, process: number): Promise<Counted> {
   const name = `${role}: ${j.key}${plan.processes === 1 ? '' : ` #${process}`}`;
-  // The bare server's count does not depend on its data's size: it gets the whole plan.
-  const scale = role === 'bare' ? 1 : (j.scale ?? 1);
-  const scaled = (n: number): number => Math.max(1, Math.round(n * scale));
-  const [warmup, settle, requests] = [scaled(plan.warmup), scaled(plan.settle), scaled(plan.requests)];
+  const { warmup, settle, requests } = plan;
   log(`${name}: starting under callgrind`);
   const server = await startServer(role, dir, plan.breakdown);
   try {
@@ -370,7 +358,7 @@ export function renderInstructionTable(results: InstructionResults): string {
   const lines = [
     `Instructions per request, every thread of the server process, user space (valgrind ${results.valgrind}, callgrind): ` +
       `the least of ${plan.processes * plan.rounds} count${plan.processes * plan.rounds === 1 ? '' : 's'} of ${plan.requests} requests (${plan.processes} server process${plan.processes === 1 ? '' : 'es'} per row and server, ` +
-      `${plan.rounds} count${plan.rounds === 1 ? '' : 's'} in each, after ${plan.warmup} requests to warm up and ${plan.settle} more instrumented), ${plan.connections} connections; our POST /todos (201) on ${Math.round(CREATE_SCALE * 100)} % of those numbers (its cost grows with the table). In brackets, the main thread's share (the event loop); the rest ran on V8's helper threads, libuv's pool and the SQLite writer thread.`,
+      `${plan.rounds} count${plan.rounds === 1 ? '' : 's'} in each, after ${plan.warmup} requests to warm up and ${plan.settle} more instrumented), ${plan.connections} connections. In brackets, the main thread's share (the event loop); the rest ran on V8's helper threads, libuv's pool and the SQLite writer thread.`,
     '',
     '| Scenario | Status | Reference | Reference instr./req | Ours instr./req | Ours ÷ reference | Target | Met |',
     '|---|---:|---|---:|---:|---:|---|---|',
