@@ -3,6 +3,8 @@
 // JSON.parse, JSON.stringify, a Map for data), so that a ratio shows what our layers cost over it.
 // With --db FILE its writes go to SQLite instead, durably, one transaction per request
 // (baseline-sqlite.ts): the same job as our durable writes, the second ruler for them.
+// With --shed-all, every request is answered 503 at once, unread: the least a shed answer costs
+// on node:http (bench/overload.ts).
 // It runs as its own process:  node baseline.js --port N --errors default|unified|problem --openapi FILE --accounts a=1 [--db FILE]
 import { readFileSync } from 'node:fs';
 import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -16,6 +18,7 @@ const { values: args } = parseArgs({
     openapi: { type: 'string' },
     accounts: { type: 'string', default: 'alice=100' },
     db: { type: 'string' },
+    'shed-all': { type: 'boolean', default: false },
   },
 });
 const unified = args.errors === 'unified';
@@ -128,7 +131,14 @@ function withdraw(res: ServerResponse, account: string, amountText: string): voi
   send(res, 200, JSON.stringify({ account, balance: balance - amount }));
 }
 
+const SHED_BODY = JSON.stringify({ detail: { code: 'OVERLOADED', message: 'The service is overloaded; retry after the Retry-After seconds' } });
+
 const server = createServer((req, res) => {
+  if (args['shed-all']) {
+    res.writeHead(503, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(SHED_BODY), 'Retry-After': '1' });
+    res.end(SHED_BODY);
+    return;
+  }
   const url = req.url ?? '/';
   const parts = url.split('/');
   if (req.method === 'GET' && parts.length === 3 && parts[1] === 'todos') {

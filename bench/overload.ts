@@ -1,7 +1,10 @@
 // `npm run bench:overload`: does load shedding hold the admitted requests' latency to its bound
 // under three times the load the service sustains? Each run starts a fresh to-do service on a
 // SQLite file three times: to measure its capacity C (closed loop), then to offer it 3 × C open loop
-// (open-loop.ts) without shedding, then with `--shed-waiting N`, N = C × the target latency.
+// (open-loop.ts) without shedding, then with `--shed-waiting N`, N = C × the target latency, and
+// `--shed-loop-busy 80`. Then, at the same offered rate, a bare node:http server that answers every
+// request 503 unread (baseline.ts --shed-all): what refusing the whole load costs at the least, so
+// that a run says whether any shedding inside the process could leave room for admitted requests.
 //
 // The bound, stated before the runs (docs/edge.md#load-shedding): an admitted request finds fewer
 // than N requests waiting ahead of it, and the store completes them at about C a second, so it
@@ -15,7 +18,7 @@
 // depend on the machine, and are recorded in docs/edge.md with the date, the commit and the load.
 //
 //   npm run bench:overload                            five runs of 6 s at 3 × capacity
-//   npm run bench:overload -- --runs 5 --seconds 20 --target-ms 50 --shed-args "--shed-loop-delay-ms 20"
+//   npm run bench:overload -- --runs 5 --seconds 20 --factor 2 --title-bytes 8000
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -23,7 +26,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { offer, requestBytes, type Answers } from './open-loop.js';
 import type { ServerProcess } from './processes.js';
-import { startService } from './servers.js';
+import { startBaseline, startService } from './servers.js';
 import { percentileOfSorted } from './stats.js';
 
 const SERVICE_CORE = '0';
@@ -51,6 +54,16 @@ interface Phase {
   /** Share of a core the service and the generator had over the phase: below 100 %, others had the rest. */
   readonly serviceCore: number;
   readonly generatorCore: number;
+}
+
+/** The bare server refusing every request, on the service's core. */
+async function withBareShedder<T>(work: (server: ServerProcess) => Promise<T>): Promise<T> {
+  const server = await startBaseline('bare, shedding all', ['--shed-all'], { wrapper: ['taskset', '-c', SERVICE_CORE] });
+  try {
+    return await work(server);
+  } finally {
+    await server.stop();
+  }
 }
 
 async function withService<T>(options: readonly string[], work: (server: ServerProcess) => Promise<T>): Promise<T> {
@@ -85,15 +98,18 @@ async function drive(server: ServerProcess, request: Buffer, rate: number, secon
   };
 }
 
-function row(label: string, phase: Phase, bound_ms: number, allowance_ms: number): string {
+function row(label: string, phase: Phase, bound_ms: number, allowance_ms: number, capacity: number): string {
   const ms = (sorted: Float64Array, fraction: number): string => (sorted.length === 0 ? '–' : percentileOfSorted(sorted, fraction).toFixed(0));
   const perSecond = (count: number): string => (count / phase.answers.countedSeconds).toFixed(0);
   const percent = (share: number): string => `${(share * 100).toFixed(0)} %`;
   const others = [...phase.answers.latencies].filter(([status]) => status !== 201 && status !== 503).reduce((sum, [, list]) => sum + list.length, 0);
   const p99 = percentileOfSorted(phase.admitted, 0.99);
+  // Beside the verdict, what share of the capacity it was for: a bound held for a handful of
+  // requests let through an otherwise refused load shows refusal more than service.
+  const admittedShare = phase.admitted.length / phase.answers.countedSeconds / capacity;
   // A generator that sent late made the latency, not the service: such a phase shows nothing.
   const verdict = phase.answers.generatorLagMax_ms > allowance_ms ? 'generator behind' : p99 <= bound_ms ? 'yes' : 'no';
-  return `| ${label} | ${perSecond(phase.admitted.length)} | ${perSecond(phase.shed.length)} | ${ms(phase.admitted, 0.5)} | ${ms(phase.admitted, 0.99)} | ${ms(phase.shed, 0.5)} | ${ms(phase.shed, 0.99)} | ${others + phase.answers.unanswered} | ${phase.cpuPerAnswer_us.toFixed(0)} | ${percent(phase.serviceCore)} | ${phase.answers.generatorLagMax_ms.toFixed(0)} | ${percent(phase.generatorCore)} | ${verdict} |`;
+  return `| ${label} | ${perSecond(phase.admitted.length)} (${percent(admittedShare)}) | ${perSecond(phase.shed.length)} | ${ms(phase.admitted, 0.5)} | ${ms(phase.admitted, 0.99)} | ${ms(phase.shed, 0.5)} | ${ms(phase.shed, 0.99)} | ${others + phase.answers.unanswered} | ${phase.cpuPerAnswer_us.toFixed(0)} | ${percent(phase.serviceCore)} | ${phase.answers.generatorLagMax_ms.toFixed(0)} | ${percent(phase.generatorCore)} | ${verdict} |`;
 }
 
 async function main(): Promise<void> {
@@ -106,8 +122,8 @@ async function main(): Promise<void> {
       'allowance-ms': { type: 'string', default: '50' },
       'title-bytes': { type: 'string', default: '100' },
       'server-args': { type: 'string', default: '' },
-      /** Options of shedding beside --shed-waiting, for example "--shed-loop-delay-ms 20". */
-      'shed-args': { type: 'string', default: '' },
+      /** Options of shedding beside --shed-waiting. */
+      'shed-args': { type: 'string', default: '--shed-loop-busy 80' },
     },
   });
   const runs = Number(values.runs);
@@ -124,7 +140,7 @@ async function main(): Promise<void> {
   const lines = [
     `POST /todos (${values['title-bytes']}-byte title) on a SQLite file${serverArgs.length > 0 ? ` (${serverArgs.join(' ')})` : ''}; ${factor} × capacity open loop for ${seconds} s (the first ${WARM_UP_FRACTION * 100} % not counted); service on core ${SERVICE_CORE}, generator on core ${GENERATOR_CORE}; bound: admitted p99 ≤ ${target_ms} + ${allowance_ms} ms; load average ${loadavg()[0]?.toFixed(1)} at the start`,
     '',
-    '| run · server | admitted /s | shed /s | admitted p50 ms | admitted p99 ms | 503 p50 ms | 503 p99 ms | other or none | service CPU µs per answer | service core used | generator late, ms at most | generator core used | within bound |',
+    '| run · server | admitted /s (share of C) | shed /s | admitted p50 ms | admitted p99 ms | 503 p50 ms | 503 p99 ms | other or none | service CPU µs per answer | service core used | generator late, ms at most | generator core used | within bound |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
   ];
   for (let run = 1; run <= runs; run++) {
@@ -137,9 +153,11 @@ async function main(): Promise<void> {
     process.stderr.write(`bench:overload: run ${run}: capacity ${capacity.toFixed(0)} req/s, offering ${rate} req/s, --shed-waiting ${waitingMax}\n`);
     const without = await withService(serverArgs, (server) => drive(server, request, rate, seconds, CONNECTIONS_MAX));
     const shedding = await withService([...serverArgs, '--shed-waiting', String(waitingMax), ...shedArgs], (server) => drive(server, request, rate, seconds, CONNECTIONS_MAX));
+    const floor = await withBareShedder((server) => drive(server, request, rate, seconds, CONNECTIONS_MAX));
     lines.push(`| ${run} · capacity ${capacity.toFixed(0)} /s, offered ${rate} /s | | | | | | | | | | | | |`);
-    lines.push(row(`${run} · no shedding`, without, bound_ms, allowance_ms));
-    lines.push(row(`${run} · ${['--shed-waiting', waitingMax, ...shedArgs].join(' ')}`, shedding, bound_ms, allowance_ms));
+    lines.push(row(`${run} · no shedding`, without, bound_ms, allowance_ms, capacity));
+    lines.push(row(`${run} · ${['--shed-waiting', waitingMax, ...shedArgs].join(' ')}`, shedding, bound_ms, allowance_ms, capacity));
+    lines.push(`${row(`${run} · bare node:http, 503 to all`, floor, bound_ms, allowance_ms, capacity).replace(/ \| [^|]* \|$/, ' |')} (the floor) |`);
   }
   lines.push('', `load average ${loadavg()[0]?.toFixed(1)} at the end`);
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -104,9 +104,9 @@ Options (each also read from the environment variable shown):
                        answered 504; 0 turns deadlines off (SVC_DEADLINE_MS, default 15000)
   --shed-waiting N     answer new requests 503 while N requests wait for the database
                        (SVC_SHED_WAITING, default off)
-  --shed-loop-delay-ms MS
-                       answer new requests 503 while the event loop runs MS late on average
-                       (SVC_SHED_LOOP_DELAY_MS, default off)
+  --shed-loop-busy PERCENT
+                       answer a share of new requests 503, steered to keep the event loop busy
+                       at most PERCENT of the time (SVC_SHED_LOOP_BUSY, default off)
   --rate-limit LIMITS  requests per client: writes=RATE/s:BURST,reads=RATE/s:BURST, either part
                        optional (SVC_RATE_LIMIT, default none: no limits); with --db postgres://
                        the limits hold across every instance on the database
@@ -136,7 +136,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
       flags.set(name, true);
       continue;
     }
-    if (!['host', 'port', 'db', 'errors', 'accounts', 'log-level', 'access-log', 'metrics', 'sqlite-synchronous', 'db-pool-size', 'db-pool-wait-ms', 'idempotency-ttl', 'cors-origin', 'metrics-listen', 'deadline-ms', 'shed-waiting', 'shed-loop-delay-ms', 'rate-limit', 'rate-limit-store-down', 'trust-proxy'].includes(name)) {
+    if (!['host', 'port', 'db', 'errors', 'accounts', 'log-level', 'access-log', 'metrics', 'sqlite-synchronous', 'db-pool-size', 'db-pool-wait-ms', 'idempotency-ttl', 'cors-origin', 'metrics-listen', 'deadline-ms', 'shed-waiting', 'shed-loop-busy', 'rate-limit', 'rate-limit-store-down', 'trust-proxy'].includes(name)) {
       throw new ConfigError(`unknown option --${name}`);
     }
     const value = inline ?? argv[++i];
@@ -190,13 +190,13 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
   if (metricsListen !== undefined && !metrics) throw new ConfigError('--metrics-listen serves /metrics: it needs --metrics on');
   const deadlineText = pick('deadline-ms', 'SVC_DEADLINE_MS');
   const shedWaitingText = pick('shed-waiting', 'SVC_SHED_WAITING');
-  const shedLoopText = pick('shed-loop-delay-ms', 'SVC_SHED_LOOP_DELAY_MS');
+  const shedBusyText = pick('shed-loop-busy', 'SVC_SHED_LOOP_BUSY');
   const shedding =
-    shedWaitingText === undefined && shedLoopText === undefined
+    shedWaitingText === undefined && shedBusyText === undefined
       ? undefined
       : {
           waitingMax: shedWaitingText === undefined ? undefined : parseBounded(shedWaitingText, '--shed-waiting', 1, 100_000),
-          loopDelayMs: shedLoopText === undefined ? undefined : parseBounded(shedLoopText, '--shed-loop-delay-ms', 1, 10_000),
+          loopBusy: shedBusyText === undefined ? undefined : parseBounded(shedBusyText, '--shed-loop-busy', 1, 99) / 100,
         };
   const cors = corsText === undefined ? undefined : parseCorsOrigins(corsText);
   if (typeof cors === 'string') throw new ConfigError(`--cors-origin: ${cors}`);

@@ -148,7 +148,7 @@ export async function startServer(service: ServiceDefinition, options: ServerOpt
   const server = createServer(CONNECTION_TIMEOUTS, handler);
   answerParserErrors(server, { errorFormat: options.errorFormat, observer, warn: (message, fields) => options.log.warn(message, fields) });
   guardConnections(server, { connectionsMax: options.connectionsMax ?? connectionsMaxFor(1), silentMs: SILENT_MS });
-  await listen(server, options.host, options.port);
+  await listen(server, options.host, options.port, options.shedding === undefined ? undefined : SHEDDING_BACKLOG);
   const metricsListener =
     registry === undefined || options.metricsListen === undefined
       ? undefined
@@ -174,10 +174,18 @@ export async function startServer(service: ServiceDefinition, options: ServerOpt
   };
 }
 
-function listen(server: Server, host: string, port: number): Promise<void> {
+/**
+ * With shedding on, connections the process has not accepted yet may queue up to the kernel's own
+ * limit (net.core.somaxconn caps this) rather than Node's 511: past the queue the kernel drops a
+ * client's handshake, and the client waits a second or more to try again, unseen by any signal and
+ * unanswered by any 503.
+ */
+const SHEDDING_BACKLOG = 65_535;
+
+function listen(server: Server, host: string, port: number, backlog: number | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => {
+    server.listen({ port, host, backlog }, () => {
       server.off('error', reject);
       resolve();
     });

@@ -6,31 +6,47 @@
 // - requests waiting: admitted requests whose handler waits (for the database, nearly always) and
 //   has not answered. It is the backlog of every store alike (a group commit's queue, PostgreSQL's
 //   pool waiters, a lock), read where the service sees it whole, and by Little's law it bounds an
-//   admitted request's wait: at most the threshold of requests ahead of it.
-// - event-loop delay: the mean delay of the loop over the last sample window, past the sampling
-//   timer's own period. It is the saturation of the process's one thread (CPU), which no store sees.
+//   admitted request's wait: at most the threshold of requests ahead of it. Past it, every new
+//   request is shed.
+// - the event loop's busy share: the part of the last moments the loop spent working rather than
+//   waiting for input. It is the saturation of the process's one thread (CPU), which no store sees:
+//   once the loop is busy all the time, requests queue unread in their sockets, where no count of
+//   the process reaches, and a loop that still waits for input now and then has read all of them.
+//   A share of new requests is shed, steered every few milliseconds by how far the busy share is
+//   above its target: shedding all or nothing on a threshold swings between a window of admitted
+//   overload and a window of idle refusal (docs/edge.md tells how that was measured).
 //
 // /healthz, /readyz and /metrics are never shed: an operator and an orchestrator must see an
 // overloaded service as alive, and see it overloaded.
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { Counter, type Registry } from 'prom-client';
 import { ApiError } from './errors.js';
 
 export interface SheddingPolicy {
   /** Requests waiting at which new ones are shed; undefined: this signal is off. */
   readonly waitingMax?: number;
-  /** Mean event-loop delay (ms) past which new requests are shed; undefined: this signal is off. */
-  readonly loopDelayMs?: number;
+  /** The event loop's busy share (0 to 1) shedding holds it to; undefined: this signal is off. */
+  readonly loopBusy?: number;
 }
 
-export type ShedSignal = 'waiting' | 'loop-delay';
+export type ShedSignal = 'waiting' | 'loop-busy';
 
 /** The routes that are never shed. */
 export const NEVER_SHED: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
 
-/** How often the event-loop delay is sampled, and how long a window its mean covers. */
-const LOOP_RESOLUTION_MS = 10;
-const LOOP_WINDOW_MS = 250;
+/** How often the loop's busy share is read and the share of requests shed steered. */
+export const SHED_UPDATE_MS = 15;
+/**
+ * Each update, the share shed moves by GAIN × (busy share − target): a loop busy throughout
+ * against a target of 80 % raises it by 0.1, from none to all in ten updates; an idle loop lowers
+ * it by 0.4.
+ */
+const GAIN = 0.5;
+
+/** The share of new requests to shed after one update, from 0 to 1: an integral controller on the busy share. */
+export function nextShedShare(share: number, busy: number, target: number): number {
+  return Math.min(1, Math.max(0, share + GAIN * (busy - target)));
+}
 
 /** Retry-After, in whole seconds: from 1 to this, drawn anew for each answer. */
 const RETRY_AFTER_MAX_S = 3;
@@ -41,24 +57,23 @@ export const overloaded = (): ApiError =>
 export class LoadShedder {
   /** Admitted requests whose handler is waiting; the pipeline counts them in and out. */
   waiting = 0;
-  private loopDelayed = false;
+  /** The share of new requests shed on the busy signal, steered every SHED_UPDATE_MS. */
+  private share = 0;
   private readonly waitingMax: number;
-  private readonly histogram: IntervalHistogram | undefined;
-  private readonly sampler: NodeJS.Timeout | undefined;
+  private readonly steering: NodeJS.Timeout | undefined;
   private readonly shed: Record<ShedSignal, () => void>;
 
-  constructor(policy: SheddingPolicy, service: string, registry: Registry | undefined) {
+  /** `random` draws which requests fall in the share shed (tests pass a fixed one). */
+  constructor(policy: SheddingPolicy, service: string, registry: Registry | undefined, private readonly random: () => number = Math.random) {
     this.waitingMax = policy.waitingMax ?? Infinity;
-    const threshold = policy.loopDelayMs;
-    if (threshold !== undefined) {
-      const histogram = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
-      histogram.enable();
-      this.histogram = histogram;
-      // The histogram counts the timer's own period in every sample: the delay is what is past it.
-      this.sampler = setInterval(() => {
-        this.loopDelayed = histogram.count > 0 && histogram.mean / 1e6 - LOOP_RESOLUTION_MS > threshold;
-        histogram.reset();
-      }, LOOP_WINDOW_MS).unref();
+    const target = policy.loopBusy;
+    if (target !== undefined) {
+      let last: EventLoopUtilization = performance.eventLoopUtilization();
+      this.steering = setInterval(() => {
+        const now = performance.eventLoopUtilization();
+        this.share = nextShedShare(this.share, performance.eventLoopUtilization(now, last).utilization, target);
+        last = now;
+      }, SHED_UPDATE_MS).unref();
     }
     const counter =
       registry === undefined
@@ -74,18 +89,17 @@ export class LoadShedder {
       child?.inc(0);
       return () => child?.inc();
     };
-    this.shed = { waiting: count('waiting'), 'loop-delay': count('loop-delay') };
+    this.shed = { waiting: count('waiting'), 'loop-busy': count('loop-busy') };
   }
 
   /** The signal past its threshold, counted as one request shed; undefined: admit the request. */
   refuse(): ShedSignal | undefined {
-    const signal: ShedSignal | undefined = this.waiting >= this.waitingMax ? 'waiting' : this.loopDelayed ? 'loop-delay' : undefined;
+    const signal: ShedSignal | undefined = this.waiting >= this.waitingMax ? 'waiting' : this.share > 0 && this.random() < this.share ? 'loop-busy' : undefined;
     if (signal !== undefined) this.shed[signal]();
     return signal;
   }
 
   stop(): void {
-    if (this.sampler !== undefined) clearInterval(this.sampler);
-    this.histogram?.disable();
+    if (this.steering !== undefined) clearInterval(this.steering);
   }
 }

@@ -4,12 +4,13 @@
 // any work; the health checks and /metrics never are; the metric counts the shed. The waiting
 // request meets its deadline meanwhile: that 504 is checked in each format too.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { LoadShedder } from '../../src/http/load-shedding.js';
+import { LoadShedder, nextShedShare } from '../../src/http/load-shedding.js';
 import { send, type RawResponse } from '../support/http.js';
 import { startServiceProcess } from '../support/service-process.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
@@ -81,9 +82,29 @@ describe('load shedding', { timeout: SUITE_TIMEOUT_MS }, () => {
     });
   }
 
-  test('a saturated event loop is a signal of its own: past the mean delay set, the shedder refuses', async () => {
-    const shedder = new LoadShedder({ loopDelayMs: 30 }, 'todo', undefined);
-    /** The shedder's answer once it changes to `expected`, or its last one after `ms`. */
+  test('with shedding on, connections not yet accepted queue up to the kernel\'s limit, not Node\'s 511', async (t) => {
+    if (spawnSync('ss', ['-V']).status !== 0) return t.skip('ss (iproute2) is not installed: the listen queue cannot be read');
+    const somaxconn = Number(readFileSync('/proc/sys/net/core/somaxconn', 'utf8'));
+    /** The listening socket's queue length, as the kernel reports it (ss's Send-Q of a LISTEN socket). */
+    const backlogOf = (url: string): number => {
+      const port = new URL(url).port;
+      const line = spawnSync('ss', ['-Hltn', `sport = :${port}`], { encoding: 'utf8' }).stdout.trim();
+      return Number(line.split(/\s+/)[2]);
+    };
+    const plain = await startServiceProcess(['todo', '--db', 'memory']);
+    const shedding = await startServiceProcess(['todo', '--db', 'memory', '--shed-loop-busy', '90']);
+    try {
+      assert.equal(backlogOf(plain.urls[0] as string), Math.min(511, somaxconn));
+      assert.equal(backlogOf(shedding.urls[0] as string), Math.min(65_535, somaxconn));
+    } finally {
+      await Promise.all([plain.kill(), shedding.kill()]);
+    }
+  });
+
+  test('a loop busy past its target sheds a growing share of new requests, and none once it is idle again', async () => {
+    // Requests fall in the share shed when the draw is below it: half-way, so the share must pass 0.5.
+    const shedder = new LoadShedder({ loopBusy: 0.5 }, 'todo', undefined, () => 0.5);
+    /** The shedder's answer once it is `expected`, or its last one after `ms`. */
     const settlesOn = async (expected: string | undefined, ms: number): Promise<string | undefined> => {
       const until = performance.now() + ms;
       while (shedder.refuse() !== expected && performance.now() < until) await sleep(50);
@@ -91,17 +112,27 @@ describe('load shedding', { timeout: SUITE_TIMEOUT_MS }, () => {
     };
     try {
       assert.equal(await settlesOn(undefined, 3_000), undefined, 'an idle loop is admitted');
-      // The loop busy for 120 ms at a time, for longer than a sample window.
-      const until = performance.now() + 800;
-      while (performance.now() < until) {
-        const busyUntil = performance.now() + 120;
+      // The loop busy all the time but for a turn now and then, for many updates.
+      let shedWhileBusy: string | undefined;
+      const until = performance.now() + 1_500;
+      while (performance.now() < until && shedWhileBusy === undefined) {
+        const busyUntil = performance.now() + 40;
         while (performance.now() < busyUntil);
         await new Promise((resolve) => setImmediate(resolve));
+        shedWhileBusy = shedder.refuse();
       }
-      assert.equal(shedder.refuse(), 'loop-delay');
-      assert.equal(await settlesOn(undefined, 3_000), undefined, 'admitted again once the loop is on time');
+      assert.equal(shedWhileBusy, 'loop-busy');
+      assert.equal(await settlesOn(undefined, 3_000), undefined, 'admitted again once the loop waits for input');
     } finally {
       shedder.stop();
     }
+  });
+
+  test('the share shed rises while the loop is busier than its target and falls while it is not, between none and all', () => {
+    assert.ok(Math.abs(nextShedShare(0, 1, 0.9) - 0.05) < 1e-9, 'a loop busy throughout raises it by GAIN × 0.1');
+    assert.equal(nextShedShare(0.5, 0.9, 0.9), 0.5, 'at the target it holds');
+    assert.ok(nextShedShare(0.5, 0.2, 0.9) < 0.5, 'a loop that waits lowers it');
+    assert.equal(nextShedShare(0.99, 1, 0.5), 1, 'never more than all');
+    assert.equal(nextShedShare(0.01, 0, 0.9), 0, 'never less than none');
   });
 });
