@@ -2,7 +2,9 @@
 // the same JSON as our services, written the way one would by hand (a switch on the path,
 // JSON.parse, JSON.stringify, a Map for data), so that a ratio shows what our layers cost over it.
 // With --db FILE its writes go to SQLite instead, durably, one transaction per request
-// (baseline-sqlite.ts): the same job as our durable writes, the second ruler for them.
+// (baseline-sqlite.ts): the same job as our durable writes, the second ruler for them. With
+// --rate-limit, each GET of a to-do is admitted by a GCRA per client address held in a Map and its
+// answer carries RateLimit-Policy and RateLimit: what rate limits cost a server written by hand.
 // With --shed-all, every request is answered 503 at once, unread: the least a shed answer costs
 // on node:http (bench/overload.ts).
 // It runs as its own process:  node baseline.js --port N --errors default|unified|problem --openapi FILE --accounts a=1 [--db FILE]
@@ -18,6 +20,7 @@ const { values: args } = parseArgs({
     openapi: { type: 'string' },
     accounts: { type: 'string', default: 'alice=100' },
     db: { type: 'string' },
+    'rate-limit': { type: 'boolean', default: false },
     'shed-all': { type: 'boolean', default: false },
   },
 });
@@ -38,7 +41,31 @@ const balances = new Map<string, number>(
 // Loaded only when asked for, so that the in-memory server is exactly what it was.
 const durable = args.db === undefined ? undefined : (await import('./baseline-sqlite.js')).openBareSqlite(args.db, balances);
 
-function send(res: ServerResponse, status: number, body: string | Buffer, contentType = 'application/json'): void {
+/** Reads limited to a rate no request of the benchmark reaches: every one is admitted. */
+const READS_PER_SECOND = 1_000_000;
+const READS_BURST = 1_000_000;
+const READ_INTERVAL_MS = 1000 / READS_PER_SECOND;
+const readsDueMs = new Map<string, number>();
+
+/** The GCRA admission of one read of `client`, and its answer's RateLimit fields. */
+function admitRead(client: string): Record<string, string | number> | undefined {
+  const nowMs = Date.now();
+  const due = Math.max(readsDueMs.get(client) ?? nowMs, nowMs) + READ_INTERVAL_MS;
+  if (due - nowMs > READS_BURST * READ_INTERVAL_MS) return undefined;
+  readsDueMs.set(client, due);
+  const remaining = Math.floor((READS_BURST * READ_INTERVAL_MS - (due - nowMs)) / READ_INTERVAL_MS);
+  return {
+    'RateLimit-Policy': `"reads";q=${READS_BURST};w=${Math.ceil(READS_BURST / READS_PER_SECOND)}`,
+    RateLimit: `"reads";r=${remaining};t=${Math.ceil((due - nowMs) / 1000)}`,
+  };
+}
+
+function send(res: ServerResponse, status: number, body: string | Buffer, contentType = 'application/json', more?: Record<string, string | number>): void {
+  if (more !== undefined) {
+    res.writeHead(status, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body), ...more });
+    res.end(body);
+    return;
+  }
   res.writeHead(status, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body) });
   res.end(body);
 }
@@ -142,8 +169,10 @@ const server = createServer((req, res) => {
   const url = req.url ?? '/';
   const parts = url.split('/');
   if (req.method === 'GET' && parts.length === 3 && parts[1] === 'todos') {
+    const fields = args['rate-limit'] ? admitRead(req.socket.remoteAddress ?? '') : undefined;
+    if (args['rate-limit'] && fields === undefined) return sendError(res, 429, 'Too Many Requests');
     const todo = durable === undefined ? todos.get(Number(parts[2])) : durable.todo(Number(parts[2]));
-    return todo === undefined ? sendError(res, 404, 'Todo not found') : send(res, 200, JSON.stringify(todo));
+    return todo === undefined ? sendError(res, 404, 'Todo not found') : send(res, 200, JSON.stringify(todo), undefined, fields);
   }
   if (req.method === 'POST' && url === '/todos') return createTodo(req, res);
   if (req.method === 'PUT' && parts.length === 3 && parts[1] === 'todos') return replaceTodo(req, res, parts[2] as string);

@@ -42,7 +42,7 @@ export interface CountPlan {
 
 export const DEFAULT_PLAN: CountPlan = { processes: 2, rounds: 1, requests: 2000, warmup: 8000, settle: 3000, connections: 10, parallel: 2, breakdown: false };
 
-type ServerRole = 'bare' | 'todo' | 'bank' | 'peer' | 'todo-rate-limited' | 'bare-sqlite';
+type ServerRole = 'bare' | 'todo' | 'bank' | 'peer' | 'todo-rate-limited' | 'bare-sqlite' | 'bare-rate-limited';
 
 interface Job {
   readonly key: string;
@@ -126,6 +126,8 @@ export const INSTRUCTION_SCENARIOS: readonly InstructionScenario[] = [
   },
   { name: 'GET /todos/1, Fastify 5 peer', server: 'peer', job: GET_TODO, bodyCheck: 'exact', peerOf: 'GET /todos/1' },
   { name: 'GET /todos/1, rate limits on', server: 'todo-rate-limited', job: GET_TODO, bodyCheck: 'exact', ratioMax: 1.05, reference: 'todo' },
+  // The same target on the bare server: what node:http itself charges for the two fields.
+  { name: 'GET /todos/1, rate limits by hand', server: 'bare-rate-limited', job: GET_TODO, bodyCheck: 'exact', ratioMax: 1.05 },
 ];
 
 /** Limits no request of the count reaches: every one is admitted, and pays for its decision and its RateLimit fields. */
@@ -155,6 +157,8 @@ function startServer(role: ServerRole, dir: string, breakdown: boolean): Promise
   switch (role) {
     case 'bare':
       return startUnderCallgrind(role, BASELINE, (port) => ['--port', String(port), '--accounts', BENCH_ACCOUNTS], options);
+    case 'bare-rate-limited':
+      return startUnderCallgrind(role, BASELINE, (port) => ['--port', String(port), '--accounts', BENCH_ACCOUNTS, '--rate-limit'], options);
     case 'bare-sqlite':
       return startUnderCallgrind(role, BASELINE, (port) => ['--port', String(port), '--accounts', BENCH_ACCOUNTS, '--db', `${dir}/bare.sqlite`], options);
     case 'todo':
