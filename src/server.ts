@@ -167,18 +167,17 @@ export async function startServer(service: ServiceDefinition, options: ServerOpt
       shutdownState.started = true;
       return (closing ??= shutdown(server, service, options.log).finally(() => {
         shedder?.stop();
-        return metricsListener?.close();
+        return Promise.all([metricsListener?.close(), options.rateLimits?.limiter.close()]);
       }));
-      return (closing ??= shutdown(server, service, options.log).finally(() => Promise.all([metricsListener?.close(), options.rateLimits?.limiter.close()])));
     },
   };
 }
 
 /**
  * With shedding on, connections the process has not accepted yet may queue up to the kernel's own
- * limit (net.core.somaxconn caps this) rather than Node's 511: past the queue the kernel drops a
- * client's handshake, and the client waits a second or more to try again, unseen by any signal and
- * unanswered by any 503.
+ * limit (net.core.somaxconn, if lower) rather than Node's 511: past the queue the kernel drops a
+ * client's handshake, and the client tries again 1 s later, then 3 s after the first, unseen by any
+ * signal and unanswered by any 503.
  */
 const SHEDDING_BACKLOG = 65_535;
 
