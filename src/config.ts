@@ -106,7 +106,8 @@ Options (each also read from the environment variable shown):
                        (SVC_SHED_WAITING, default off)
   --shed-loop-busy PERCENT
                        answer a share of new requests 503, steered to keep the event loop busy
-                       at most PERCENT of the time (SVC_SHED_LOOP_BUSY, default off)
+                       at most PERCENT (1 to 99) of the time; only for requests that cost several
+                       times a 503 (SVC_SHED_LOOP_BUSY, default off)
   --rate-limit LIMITS  requests per client: writes=RATE/s:BURST,reads=RATE/s:BURST, either part
                        optional (SVC_RATE_LIMIT, default none: no limits); with --db postgres://
                        the limits hold across every instance on the database
@@ -119,6 +120,9 @@ Options (each also read from the environment variable shown):
 `;
 
 const LOG_LEVELS: readonly LogLevel[] = ['info', 'warn', 'error', 'silent'];
+
+const REPLACED_SHED_LOOP_DELAY =
+  '--shed-loop-delay-ms (SVC_SHED_LOOP_DELAY_MS) was replaced by --shed-loop-busy PERCENT (SVC_SHED_LOOP_BUSY): see docs/edge.md#load-shedding';
 
 export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Config {
   const flags = new Map<string, string | true>();
@@ -136,6 +140,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
       flags.set(name, true);
       continue;
     }
+    if (name === 'shed-loop-delay-ms') throw new ConfigError(REPLACED_SHED_LOOP_DELAY);
     if (!['host', 'port', 'db', 'errors', 'accounts', 'log-level', 'access-log', 'metrics', 'sqlite-synchronous', 'db-pool-size', 'db-pool-wait-ms', 'idempotency-ttl', 'cors-origin', 'metrics-listen', 'deadline-ms', 'shed-waiting', 'shed-loop-busy', 'rate-limit', 'rate-limit-store-down', 'trust-proxy'].includes(name)) {
       throw new ConfigError(`unknown option --${name}`);
     }
@@ -190,6 +195,8 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
   if (metricsListen !== undefined && !metrics) throw new ConfigError('--metrics-listen serves /metrics: it needs --metrics on');
   const deadlineText = pick('deadline-ms', 'SVC_DEADLINE_MS');
   const shedWaitingText = pick('shed-waiting', 'SVC_SHED_WAITING');
+  // A deployment that still sets the replaced signal would otherwise lose its shedding unseen.
+  if (env.SVC_SHED_LOOP_DELAY_MS !== undefined && env.SVC_SHED_LOOP_DELAY_MS !== '') throw new ConfigError(REPLACED_SHED_LOOP_DELAY);
   const shedBusyText = pick('shed-loop-busy', 'SVC_SHED_LOOP_BUSY');
   const shedding =
     shedWaitingText === undefined && shedBusyText === undefined

@@ -35,17 +35,23 @@ export type ShedSignal = 'waiting' | 'loop-busy';
 export const NEVER_SHED: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
 
 /** How often the loop's busy share is read and the share of requests shed steered. */
-export const SHED_UPDATE_MS = 15;
+const SHED_UPDATE_MS = 15;
 /**
- * Each update, the share shed moves by GAIN × (busy share − target): a loop busy throughout
- * against a target of 80 % raises it by 0.1, from none to all in ten updates; an idle loop lowers
- * it by 0.4.
+ * Every SHED_UPDATE_MS, the share shed moves by GAIN × (busy share − target): a loop busy
+ * throughout against a target of 80 % raises it by 0.1, from none to all in 150 ms; an idle loop
+ * lowers it by 0.4. A saturated loop runs the timer late, once a long turn: the step grows with
+ * the time that passed, so that the share rises as fast in time however long the turns are.
  */
 const GAIN = 0.5;
 
-/** The share of new requests to shed after one update, from 0 to 1: an integral controller on the busy share. */
-export function nextShedShare(share: number, busy: number, target: number): number {
-  return Math.min(1, Math.max(0, share + GAIN * (busy - target)));
+/**
+ * The share of new requests to shed after `elapsedMs` more of the loop at `busy` (0 to 1), from 0
+ * to 1: an integral controller on the busy share. A busy share that is not a number (no time
+ * passed) leaves the share as it was.
+ */
+export function nextShedShare(share: number, busy: number, target: number, elapsedMs: number): number {
+  if (!Number.isFinite(busy)) return share;
+  return Math.min(1, Math.max(0, share + GAIN * (busy - target) * (elapsedMs / SHED_UPDATE_MS)));
 }
 
 /** Retry-After, in whole seconds: from 1 to this, drawn anew for each answer. */
@@ -71,7 +77,8 @@ export class LoadShedder {
       let last: EventLoopUtilization = performance.eventLoopUtilization();
       this.steering = setInterval(() => {
         const now = performance.eventLoopUtilization();
-        this.share = nextShedShare(this.share, performance.eventLoopUtilization(now, last).utilization, target);
+        const since = performance.eventLoopUtilization(now, last);
+        this.share = nextShedShare(this.share, since.utilization, target, since.idle + since.active);
         last = now;
       }, SHED_UPDATE_MS).unref();
     }

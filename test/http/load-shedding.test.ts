@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import Database from 'better-sqlite3';
+import { ConfigError, readConfig } from '../../src/config.js';
 import { LoadShedder, nextShedShare } from '../../src/http/load-shedding.js';
 import { send, type RawResponse } from '../support/http.js';
 import { startServiceProcess } from '../support/service-process.js';
@@ -85,25 +86,30 @@ describe('load shedding', { timeout: SUITE_TIMEOUT_MS }, () => {
   test('with shedding on, connections not yet accepted queue up to the kernel\'s limit, not Node\'s 511', async (t) => {
     if (spawnSync('ss', ['-V']).status !== 0) return t.skip('ss (iproute2) is not installed: the listen queue cannot be read');
     const somaxconn = Number(readFileSync('/proc/sys/net/core/somaxconn', 'utf8'));
+    if (!(somaxconn > 511)) return t.skip(`net.core.somaxconn is ${somaxconn}: both queues would be that long`);
     /** The listening socket's queue length, as the kernel reports it (ss's Send-Q of a LISTEN socket). */
     const backlogOf = (url: string): number => {
       const port = new URL(url).port;
-      const line = spawnSync('ss', ['-Hltn', `sport = :${port}`], { encoding: 'utf8' }).stdout.trim();
-      return Number(line.split(/\s+/)[2]);
+      const line = spawnSync('ss', ['-ltn', `sport = :${port}`], { encoding: 'utf8' }).stdout.split('\n').find((row) => row.startsWith('LISTEN'));
+      return Number(line?.split(/\s+/)[2]);
     };
     const plain = await startServiceProcess(['todo', '--db', 'memory']);
     const shedding = await startServiceProcess(['todo', '--db', 'memory', '--shed-loop-busy', '90']);
     try {
-      assert.equal(backlogOf(plain.urls[0] as string), Math.min(511, somaxconn));
+      assert.equal(backlogOf(plain.urls[0] as string), 511);
       assert.equal(backlogOf(shedding.urls[0] as string), Math.min(65_535, somaxconn));
+      // The busy signal's counter is there from the start, under its own label.
+      const metrics = await send(shedding.urls[0] as string, { method: 'GET', path: '/metrics' });
+      assert.match(metrics.text, /^http_requests_shed_total\{service="todo",signal="loop-busy"\} 0$/m);
     } finally {
       await Promise.all([plain.kill(), shedding.kill()]);
     }
   });
 
   test('a loop busy past its target sheds a growing share of new requests, and none once it is idle again', async () => {
-    // Requests fall in the share shed when the draw is below it: half-way, so the share must pass 0.5.
-    const shedder = new LoadShedder({ loopBusy: 0.5 }, 'todo', undefined, () => 0.5);
+    // A request falls in the share shed when the draw is below the share: a tiny draw sees any share above none.
+    let draw = 1e-9;
+    const shedder = new LoadShedder({ loopBusy: 0.5 }, 'todo', undefined, () => draw);
     /** The shedder's answer once it is `expected`, or its last one after `ms`. */
     const settlesOn = async (expected: string | undefined, ms: number): Promise<string | undefined> => {
       const until = performance.now() + ms;
@@ -111,8 +117,11 @@ describe('load shedding', { timeout: SUITE_TIMEOUT_MS }, () => {
       return shedder.refuse();
     };
     try {
-      assert.equal(await settlesOn(undefined, 3_000), undefined, 'an idle loop is admitted');
-      // The loop busy all the time but for a turn now and then, for many updates.
+      await sleep(200);
+      assert.equal(shedder.refuse(), undefined, 'an idle loop, after several updates, sheds none');
+      // The loop busy all the time but for a turn now and then, for many updates; a draw of one half
+      // sees the share once it is past one half.
+      draw = 0.5;
       let shedWhileBusy: string | undefined;
       const until = performance.now() + 1_500;
       while (performance.now() < until && shedWhileBusy === undefined) {
@@ -122,17 +131,35 @@ describe('load shedding', { timeout: SUITE_TIMEOUT_MS }, () => {
         shedWhileBusy = shedder.refuse();
       }
       assert.equal(shedWhileBusy, 'loop-busy');
-      assert.equal(await settlesOn(undefined, 3_000), undefined, 'admitted again once the loop waits for input');
+      draw = 1e-9;
+      assert.equal(await settlesOn(undefined, 3_000), undefined, 'none shed once the loop waits for input again');
     } finally {
       shedder.stop();
     }
   });
 
-  test('the share shed rises while the loop is busier than its target and falls while it is not, between none and all', () => {
-    assert.ok(Math.abs(nextShedShare(0, 1, 0.9) - 0.05) < 1e-9, 'a loop busy throughout raises it by GAIN × 0.1');
-    assert.equal(nextShedShare(0.5, 0.9, 0.9), 0.5, 'at the target it holds');
-    assert.ok(nextShedShare(0.5, 0.2, 0.9) < 0.5, 'a loop that waits lowers it');
-    assert.equal(nextShedShare(0.99, 1, 0.5), 1, 'never more than all');
-    assert.equal(nextShedShare(0.01, 0, 0.9), 0, 'never less than none');
+  test('the share shed rises while the loop is busier than its target and falls while it is not, with the time passed, between none and all', () => {
+    assert.ok(Math.abs(nextShedShare(0, 1, 0.9, 15) - 0.05) < 1e-9, 'a loop busy throughout for 15 ms raises it by GAIN × 0.1');
+    assert.ok(Math.abs(nextShedShare(0, 1, 0.9, 60) - 0.2) < 1e-9, 'four times as long, four times as much');
+    assert.equal(nextShedShare(0.5, 0.9, 0.9, 15), 0.5, 'at the target it holds');
+    assert.ok(nextShedShare(0.5, 0.2, 0.9, 15) < 0.5, 'a loop that waits lowers it');
+    assert.equal(nextShedShare(0.99, 1, 0.5, 15), 1, 'never more than all');
+    assert.equal(nextShedShare(0.01, 0, 0.9, 15), 0, 'never less than none');
+    assert.equal(nextShedShare(0.3, NaN, 0.9, 0), 0.3, 'no time passed: unchanged');
+  });
+
+  test('--shed-loop-busy and SVC_SHED_LOOP_BUSY give a target share of the time; a whole percent from 1 to 99, else refused at start', () => {
+    assert.equal(readConfig(['--shed-loop-busy', '80'], {}).shedding?.loopBusy, 0.8);
+    assert.equal(readConfig([], { SVC_SHED_LOOP_BUSY: '70' }).shedding?.loopBusy, 0.7);
+    assert.equal(readConfig([], {}).shedding, undefined);
+    for (const bad of ['0', '100', '80.5', 'most']) {
+      assert.throws(() => readConfig(['--shed-loop-busy', bad], {}), (error: unknown) => error instanceof ConfigError && /^--shed-loop-busy must be a whole number from 1 to 99/.test(error.message), bad);
+    }
+  });
+
+  test('the replaced --shed-loop-delay-ms, as an option or a variable, is refused at start naming what replaced it', () => {
+    for (const [argv, env] of [[['--shed-loop-delay-ms', '20'], {}], [[], { SVC_SHED_LOOP_DELAY_MS: '20' }]] as const) {
+      assert.throws(() => readConfig(argv, env), (error: unknown) => error instanceof ConfigError && /replaced by --shed-loop-busy PERCENT/.test(error.message));
+    }
   });
 });
