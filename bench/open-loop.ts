@@ -153,9 +153,9 @@ export async function offer(schedule: Schedule): Promise<Answers> {
     const ticker = setInterval(() => {
       const now = performance.now();
       if (rate > 0) {
-        // Once the run is over, every request of it is due: (end - start) need not be exactly
-        // seconds × 1000 in floating point, and the last one must not be lost to the rounding.
-        const dueCount = now >= end ? Math.round(seconds * rate) : Math.floor(((now - start) * rate) / 1000);
+        // Once the run is over, every request due before its end is due: (end - start) need not be
+        // exactly seconds × 1000 in floating point, and the last one must not be lost to the rounding.
+        const dueCount = now >= end ? Math.ceil(seconds * rate - 1e-9) : Math.floor(((now - start) * rate) / 1000);
         if (sent < dueCount && now >= countedFrom) generatorLagMax_ms = Math.max(generatorLagMax_ms, now - (start + (sent * 1000) / rate));
         for (; sent < dueCount; sent++) dispatch(start + (sent * 1000) / rate);
       }
