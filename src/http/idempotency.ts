@@ -19,7 +19,7 @@ import { DEFAULT_KEY_TTL_MS, type KeyedOutcome, type KeyedWrite } from '../keyed
 import { ApiError } from './errors.js';
 import { idempotencyKeyInvalid, idempotencyKeyRequired, parseIdempotencyKey } from './idempotency-key.js';
 import { ReplayCache } from './replay-cache.js';
-import type { Idempotent, Reply, Route, RouteInput } from './route.js';
+import { keyRequired, type Idempotent, type Reply, type Route, type RouteInput } from './route.js';
 
 export interface IdempotencyPolicy {
   /** Refuse (400) a request to an idempotent operation that carries no key. */
@@ -76,7 +76,7 @@ export class IdempotencyGate {
     // object of every header, for each request that sends no key.
     const values = req.headers['idempotency-key'] === undefined ? undefined : req.headersDistinct['idempotency-key'];
     if (values === undefined) {
-      if (this.policy.required && idempotent.keyOptional !== true) throw idempotencyKeyRequired();
+      if (keyRequired(idempotent, this.policy.required)) throw idempotencyKeyRequired();
       return route.handle(input);
     }
     const key = parseIdempotencyKey(values);

@@ -15,7 +15,7 @@ import { ETAG_HEADER_DOC, NOT_MODIFIED_ROW } from './conditions-docs.js';
 import { JsonObject } from './json-value.js';
 import { MESSAGES } from './lax.js';
 import { renderError, type ErrorFormat } from './render.js';
-import type { DocumentedError, Route } from './route.js';
+import { keyRequired, type DocumentedError, type Route } from './route.js';
 import type { Issues, JsonSchema } from './schema.js';
 import type { RateLimits } from '../rate-limits/policy.js';
 import { limitedKind, RATE_LIMITED_DESCRIPTION, RATE_LIMITED_EXAMPLE, rateLimitHeaderDocs, RETRY_AFTER_429_DOC } from './rate-limit-docs.js';
@@ -126,7 +126,7 @@ function otherErrorsOf(route: Route, keysRequired: boolean, edge: { readonly dea
   if (edge.shedding) others.push(overloaded());
   if (route.idempotent !== undefined) {
     others.push(idempotencyKeyInvalid());
-    if (keysRequired && route.idempotent.keyOptional !== true) others.push(idempotencyKeyRequired());
+    if (keyRequired(route.idempotent, keysRequired)) others.push(idempotencyKeyRequired());
     others.push(keyInFlight(), keyReused());
   }
   others.push(...(route.docs.otherErrors ?? []));
@@ -180,7 +180,7 @@ export function describeApi(options: OpenApiOptions): ApiDescription {
     const operation: Record<string, unknown> = { summary: titleCase(name), operationId: camelCase(name) };
     if (route.docs.description !== undefined) operation.description = route.docs.description;
     const parameters: Record<string, unknown>[] = route.params.map(([param, spec]) => ({ name: param, in: 'path', required: true, schema: spec.jsonSchema }));
-    if (route.idempotent) parameters.push(idempotencyKeyParameter(keysRequired && route.idempotent.keyOptional !== true));
+    if (route.idempotent) parameters.push(idempotencyKeyParameter(keyRequired(route.idempotent, keysRequired)));
     if (parameters.length > 0) operation.parameters = parameters;
     if (route.body !== undefined) {
       used.add(route.body.name);

@@ -95,6 +95,11 @@ export interface Idempotent<P, B, O> {
   readonly keyOptional?: boolean;
 }
 
+/** Whether a request to this operation must carry a key, when the service requires keys (`keysRequired`). */
+export function keyRequired(idempotent: { readonly keyOptional?: boolean }, keysRequired: boolean): boolean {
+  return keysRequired && idempotent.keyOptional !== true;
+}
+
 type ParamSpecs<P> = { readonly [K in keyof P]: ParamSpec<P[K]> };
 
 export interface RouteSpec<P, B, O> {
