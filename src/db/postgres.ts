@@ -123,6 +123,11 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresDa
     const fault = postgresStoreError(error);
     if (fault !== undefined) health.failed(fault);
   });
+  // pg-pool listens for a connection's errors only while it is idle. One checked out (for a read,
+  // a transaction, a migration) that breaks — reset, terminated, timed out — emits 'error' as well
+  // as failing its statement, and an 'error' with no listener ends the process. So each connection
+  // has a listener for its whole life; the statement's own failure is what reports the fault.
+  pool.on('connect', (client) => client.on('error', ignoreReportedElsewhere));
 
   let migrated: Promise<void> | undefined;
   const ensureSchema = (): Promise<void> =>
@@ -229,6 +234,9 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresDa
   };
 }
 
+/** A connection's 'error' comes with its statement's failure (reported by guarded) or, idle, with the pool's 'error'. */
+const ignoreReportedElsewhere = (): void => undefined;
+
 /** A statement that only reads says nothing about whether writes work again (see StoreHealth). */
 const kindOf = (text: string): 'read' | 'write' => (/^\s*SELECT\b/i.test(text) ? 'read' : 'write');
 
@@ -259,6 +267,7 @@ async function cancellableQuery<R extends object>(
 ): Promise<SqlResult<R>> {
   const client = await pool.connect();
   let cancelled = false;
+  let failed = false;
   const forget = deadline.onExpiry(() => {
     cancelled = true;
     cancelBackend(pool, client);
@@ -267,10 +276,13 @@ async function cancellableQuery<R extends object>(
     const result = await client.query<R & pg.QueryResultRow>({ text, values: [...values], name });
     return { rows: result.rows, rowCount: result.rowCount ?? 0 };
   } catch (error) {
+    failed = true;
     throw cancelled ? new DeadlinePassed() : error;
   } finally {
     forget();
-    client.release(cancelled);
+    // A failed statement's connection is not pooled again, as pool.query does: after a client-side
+    // time-out it still waits for that statement's answer, and would hold up the next one behind it.
+    client.release(cancelled || failed);
   }
 }
 
