@@ -122,7 +122,7 @@ Options (each also read from the environment variable shown):
 const LOG_LEVELS: readonly LogLevel[] = ['info', 'warn', 'error', 'silent'];
 
 const REPLACED_SHED_LOOP_DELAY =
-  '--shed-loop-delay-ms (SVC_SHED_LOOP_DELAY_MS) was replaced by --shed-loop-busy PERCENT (SVC_SHED_LOOP_BUSY): see docs/edge.md#load-shedding';
+  '--shed-loop-delay-ms (SVC_SHED_LOOP_DELAY_MS) was replaced by --shed-loop-busy PERCENT (SVC_SHED_LOOP_BUSY): see docs/load-shedding.md';
 
 export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Config {
   const flags = new Map<string, string | true>();

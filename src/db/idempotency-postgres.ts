@@ -12,7 +12,7 @@
 // The primary key on `key` stays the last word: a second record of a live key fails the batch's
 // transaction rather than overwriting the first.
 import type { KeyedOutcome, KeyedWrite } from '../keyed-writes.js';
-import { PRUNE_BATCH_ROWS, RECORD_COLUMNS, recordedOutcome, type RecordRow, type RecordShape } from './idempotency-records.js';
+import { keyedWriteSize, PRUNE_BATCH_ROWS, RECORD_COLUMNS, recordedOutcome, type RecordRow, type RecordShape } from './idempotency-records.js';
 import type { PostgresDatabase, SqlSession } from './postgres.js';
 
 /** pg_try_advisory_xact_lock(class, hashtext(key)): a class of its own, apart from other locks. */
@@ -55,7 +55,7 @@ export interface BatchEntry<Op, Outcome, Recorded = Outcome> {
 
 /** A batch entry's share of the batch's byte bound: its write's, and its key's. */
 export function entrySize<Op, Outcome, Recorded>(sizeOf: (op: Op) => number): (entry: BatchEntry<Op, Outcome, Recorded>) => number {
-  return (entry) => sizeOf(entry.op) + (entry.keyed === undefined ? 0 : entry.keyed.key.key.length + entry.keyed.key.fingerprint.length + 16);
+  return (entry) => sizeOf(entry.op) + (entry.keyed === undefined ? 0 : keyedWriteSize(entry.keyed.key));
 }
 
 /** An unkeyed write's outcome, or what became of a keyed one. */

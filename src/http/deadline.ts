@@ -1,4 +1,4 @@
-// Request deadlines (docs/edge.md#deadlines): a request whose handler is still waiting
+// Request deadlines (docs/deadlines.md): a request whose handler is still waiting
 // (for the database, nearly always) `ms` after the service had the whole request is answered 504
 // with Retry-After, and the work behind it that has not started is given up (deadline-scope.ts):
 // a write still queued for group commit is dropped, a wait for a pooled connection ends, a

@@ -1,4 +1,4 @@
-// Load shedding (docs/edge.md#load-shedding): past a saturation signal, a new request is turned away
+// Load shedding (docs/load-shedding.md): past a saturation signal, a new request is turned away
 // with 503 and a jittered Retry-After before any of its work is done, so that the requests already
 // admitted keep their latency instead of every request slowing down together. Off unless an
 // option sets a signal's threshold. Two signals, each read as a plain number on the request path:
@@ -14,7 +14,7 @@
 //   the process reaches, and a loop that still waits for input now and then has read all of them.
 //   A share of new requests is shed, steered every few milliseconds by how far the busy share is
 //   above its target: shedding all or nothing on a threshold swings between a window of admitted
-//   overload and a window of idle refusal (docs/edge.md tells how that was measured).
+//   overload and a window of idle refusal (docs/load-shedding.md tells how that was measured).
 //
 // /healthz, /readyz and /metrics are never shed: an operator and an orchestrator must see an
 // overloaded service as alive, and see it overloaded.
