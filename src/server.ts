@@ -146,7 +146,7 @@ export async function startServer(service: ServiceDefinition, options: ServerOpt
           }),
   });
   const server = createServer(CONNECTION_TIMEOUTS, handler);
-  answerParserErrors(server, { errorFormat: options.errorFormat, observer, warn: (message, fields) => options.log.warn(message, fields) });
+  answerParserErrors(server, { errorFormat: options.errorFormat, observer, warn: (message, fields) => options.log.warn(message, fields), cors: options.cors });
   guardConnections(server, { connectionsMax: options.connectionsMax ?? connectionsMaxFor(1), silentMs: SILENT_MS });
   await listen(server, options.host, options.port, options.shedding === undefined ? undefined : SHEDDING_BACKLOG);
   const metricsListener =

@@ -21,7 +21,7 @@ import { corsHeaders, preflightHeaders, type CorsPolicy } from './cors.js';
 import { DeadlinePassed, enterDeadline, leaveDeadline, type Deadline, type DeadlineHolder } from '../deadline-scope.js';
 import { deadlineExceeded } from './deadline.js';
 import { NEVER_SHED, overloaded, type LoadShedder } from './load-shedding.js';
-import { timedOut } from './parser-answers.js';
+import { answeredByParser } from './parser-answers.js';
 import { ApiError, ClientAbortError, InvalidRequest, methodNotAllowed, notFound } from './errors.js';
 import { isPromise } from '../eventually.js';
 import { DEFAULT_IDEMPOTENCY_TTL_MS, IdempotencyGate, REPLAYED_HEADER, ReplayedFailure, type IdempotencyPolicy } from './idempotency.js';
@@ -239,9 +239,10 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
     if (error instanceof ClientAbortError) {
       // Nobody is left to answer, and the fault is not ours: its access line (499, nginx's "client
       // closed request") is all the log says of it. A request that timed out was answered 408 by
-      // the parser's handler (parser-answers.ts), which reported it.
+      // the parser's handler (parser-answers.ts), which reported it, as it did a body it could not
+      // read (a malformed chunk: 400).
       res.destroy();
-      if (!timedOut.has(res.socket as Socket)) report(ex, CLIENT_CLOSED_REQUEST, 0);
+      if (!answeredByParser.has(res.socket as Socket)) report(ex, CLIENT_CLOSED_REQUEST, 0);
       return;
     }
     try {
