@@ -10,6 +10,7 @@ import { docsRoutes } from './http/docs.js';
 import { serviceUnavailable } from './http/errors.js';
 import { metricsRoute } from './http/metrics-route.js';
 import type { CorsPolicy } from './http/cors.js';
+import type { CrossOriginPolicy } from './http/cross-origin.js';
 import { DEFAULT_IDEMPOTENCY_TTL_MS, type IdempotencyPolicy } from './http/idempotency.js';
 import type { ErrorFormat } from './http/render.js';
 import { RequestMetrics } from './http/request-metrics.js';
@@ -57,6 +58,11 @@ export interface ServerOptions {
   readonly idempotency?: IdempotencyPolicy;
   /** The origins whose pages may call the service (CORS); none by default. */
   readonly cors?: CorsPolicy;
+  /**
+   * Refuse (403) unsafe requests a browser marks as sent from another site (http/cross-origin.ts),
+   * the CORS origins excepted. On whenever `cors` is set, whatever this says; off by default.
+   */
+  readonly crossOriginProtection?: boolean;
   /** With metrics: serve /metrics on this address instead of the API's (metrics-listener.ts). */
   readonly metricsListen?: { readonly host: string; readonly port: number };
   /** A waiting request is answered 504 after this long (http/deadline.ts); 0 or none: no deadline. */
@@ -99,6 +105,12 @@ function healthRoutes(service: ServiceDefinition): Route[] {
   ];
 }
 
+/** Cross-origin protection: on with CORS (its origins trusted), or alone when asked for. */
+function crossOriginPolicy(options: ServerOptions): CrossOriginPolicy | undefined {
+  if (options.cors === undefined && options.crossOriginProtection !== true) return undefined;
+  return { trusted: options.cors?.origins ?? new Set() };
+}
+
 export async function startServer(service: ServiceDefinition, options: ServerOptions): Promise<RunningServer> {
   const docs = docsRoutes({
     title: service.title,
@@ -110,6 +122,7 @@ export async function startServer(service: ServiceDefinition, options: ServerOpt
     deadline: (options.deadlineMs ?? 0) > 0,
     shedding: options.shedding !== undefined,
     rateLimits: options.rateLimits?.limits,
+    crossOrigin: crossOriginPolicy(options) !== undefined,
   });
   const registry = options.metrics;
   const shutdownState = { started: false };
@@ -133,6 +146,7 @@ export async function startServer(service: ServiceDefinition, options: ServerOpt
     // Under rate limits, the outcomes of keyed writes are kept for their retries (idempotency.ts).
     idempotency: options.rateLimits === undefined ? options.idempotency : { required: false, ttlMs: DEFAULT_IDEMPOTENCY_TTL_MS, ...options.idempotency, keepRan: true },
     cors: options.cors,
+    crossOrigin: crossOriginPolicy(options),
     deadlineMs: options.deadlineMs,
     shedding: shedder,
     rateLimits:

@@ -18,6 +18,7 @@ import type { Logger } from '../log.js';
 import { decodeBody, readBody, type BodyLimits } from './body.js';
 import { ETAG_HEADER, preconditionsOf } from './conditions.js';
 import { corsHeaders, preflightHeaders, type CorsPolicy } from './cors.js';
+import { crossOriginRefused, refusesCrossOrigin, type CrossOriginPolicy } from './cross-origin.js';
 import { DeadlinePassed, enterDeadline, leaveDeadline, type Deadline, type DeadlineHolder } from '../deadline-scope.js';
 import { deadlineExceeded } from './deadline.js';
 import { NEVER_SHED, overloaded, type LoadShedder } from './load-shedding.js';
@@ -53,6 +54,8 @@ export interface AppOptions {
   readonly idempotency?: IdempotencyPolicy;
   /** Cross-origin requests from browsers (cors.ts); none by default. */
   readonly cors?: CorsPolicy;
+  /** Unsafe requests a browser marks as sent from another site are refused 403 (cross-origin.ts); none by default. */
+  readonly crossOrigin?: CrossOriginPolicy;
   /** A waiting request is answered 504 after this long (deadline.ts); 0 or none: no deadline. */
   readonly deadlineMs?: number;
   /** Turns requests away past a saturation signal (load-shedding.ts); none: every request is admitted. */
@@ -143,7 +146,7 @@ function answered(ex: Exchange): boolean {
 
 export function createRequestHandler(options: AppOptions): RequestHandler {
   const router = new Router(options.routes);
-  const { errorFormat, limits, log, observer, shutdown, cors, shedding, rateLimits } = options;
+  const { errorFormat, limits, log, observer, shutdown, cors, crossOrigin, shedding, rateLimits } = options;
   const deadlineMs = options.deadlineMs ?? 0;
   /** Whether a handler that waits is watched: for its deadline, or as the shedding signal. */
   const watchesWaits = deadlineMs > 0 || shedding !== undefined;
@@ -437,6 +440,8 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
       limitHeaders: undefined,
     };
     try {
+      // Before any work: a forged write must not even be counted against its victim's rate limit.
+      if (crossOrigin !== undefined && refusesCrossOrigin(crossOrigin, ex.method, req.headers)) throw crossOriginRefused();
       if (cors !== undefined && ex.method === 'OPTIONS') {
         const preflight = preflightHeaders(cors, req.headers.origin, req.headers['access-control-request-method']);
         if (preflight !== undefined) {

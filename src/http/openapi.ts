@@ -9,6 +9,7 @@ import { ApiError, bodyNotParsable, bodyTooLarge, InvalidRequest } from './error
 import { keyInFlight, keyReused } from './idempotency.js';
 import { deadlineExceeded } from './deadline.js';
 import { overloaded } from './load-shedding.js';
+import { crossOriginRefused, isSafeMethod } from './cross-origin.js';
 import { idempotencyKeyInvalid, idempotencyKeyRequired } from './idempotency-key.js';
 import { idempotencyKeyParameter, KEY_ANSWERS_DESCRIPTION, REPLAYED_HEADER_DOC, RETRY_AFTER_HEADER_DOC } from './idempotency-docs.js';
 import { ETAG_HEADER_DOC, NOT_MODIFIED_ROW } from './conditions-docs.js';
@@ -35,6 +36,8 @@ export interface OpenApiOptions {
   readonly shedding?: boolean;
   /** Rate limits on the operations (--rate-limit): a 429 row, and the RateLimit fields on answers. */
   readonly rateLimits?: RateLimits;
+  /** Unsafe operations refuse cross-site requests from browsers with 403 (cross-origin.ts). */
+  readonly crossOrigin?: boolean;
 }
 
 export interface ApiDescription {
@@ -120,9 +123,17 @@ function typicalInvalidRequest(route: Route): { readonly invalid: InvalidRequest
   return { invalid: new InvalidRequest([{ type: 'missing', loc, msg: MESSAGES.missing, input: null }]), answered: false };
 }
 
+/** The edge features on, whose errors an operation may answer. */
+interface Edge {
+  readonly deadline: boolean;
+  readonly shedding: boolean;
+  readonly crossOrigin: boolean;
+}
+
 /** The errors an operation answers beside its declared rows and its typical 422. */
-function otherErrorsOf(route: Route, keysRequired: boolean, edge: { readonly deadline: boolean; readonly shedding: boolean }): Error[] {
+function otherErrorsOf(route: Route, keysRequired: boolean, edge: Edge): Error[] {
   const others: Error[] = [];
+  if (edge.crossOrigin && !isSafeMethod(route.method)) others.push(crossOriginRefused());
   if (edge.shedding) others.push(overloaded());
   if (route.idempotent !== undefined) {
     others.push(idempotencyKeyInvalid());
@@ -154,7 +165,7 @@ export function describeApi(options: OpenApiOptions): ApiDescription {
   const format = options.errorFormat;
   const names = FORMAT_SCHEMA_NAMES[format.name];
   const keysRequired = options.idempotencyKeyRequired === true;
-  const edge = { deadline: options.deadline === true, shedding: options.shedding === true };
+  const edge: Edge = { deadline: options.deadline === true, shedding: options.shedding === true, crossOrigin: options.crossOrigin === true };
   const used = new Set<string>();
   // The schemas a document may name beside the error bodies: response models and request bodies.
   const known: Record<string, JsonSchema> = { ...options.components };
