@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { createRequestHandler } from './http/app.js';
+import { pipelineStages, type PipelineOptions } from './http/pipeline-stages.js';
 import { connectionsMaxFor, guardConnections, SILENT_MS } from './http/connection-guard.js';
 import type { BodyLimits } from './http/body.js';
 import { docsRoutes } from './http/docs.js';
@@ -112,37 +113,11 @@ function crossOriginPolicy(options: ServerOptions): CrossOriginPolicy | undefine
 }
 
 export async function startServer(service: ServiceDefinition, options: ServerOptions): Promise<RunningServer> {
-  const docs = docsRoutes({
-    title: service.title,
-    version: service.version,
-    routes: service.routes,
-    components: service.components,
-    errorFormat: options.errorFormat,
-    idempotencyKeyRequired: options.idempotency?.required,
-    deadline: (options.deadlineMs ?? 0) > 0,
-    shedding: options.shedding !== undefined,
-    rateLimits: options.rateLimits?.limits,
-    crossOrigin: crossOriginPolicy(options) !== undefined,
-  });
   const registry = options.metrics;
-  const shutdownState = { started: false };
-  const metricsOnApi = registry !== undefined && options.metricsListen === undefined;
-  const operational = [...healthRoutes(service), ...(metricsOnApi ? [metricsRoute(registry)] : [])];
-  assertRouteTable({ service: service.routes, builtIn: [...docs, ...operational] });
-  const observer = new RequestObserver({
-    log: options.log,
-    accessLog: options.accessLog ?? true,
-    metrics: registry === undefined ? undefined : new RequestMetrics(options.service, registry),
-  });
   const shedder = options.shedding === undefined ? undefined : new LoadShedder(options.shedding, options.service, registry);
-  const handler = createRequestHandler({
-    routes: [...docs, ...service.routes, ...operational],
+  const edge: Omit<PipelineOptions, 'routes'> = {
     errorFormat: options.errorFormat,
     limits: BODY_LIMITS,
-    log: options.log,
-    observer,
-    shutdown: shutdownState,
-    translateError: answerForStoreError,
     // Under rate limits, the outcomes of keyed writes are kept for their retries (idempotency.ts).
     idempotency: options.rateLimits === undefined ? options.idempotency : { required: false, ttlMs: DEFAULT_IDEMPOTENCY_TTL_MS, ...options.idempotency, keepRan: true },
     cors: options.cors,
@@ -158,6 +133,39 @@ export async function startServer(service: ServiceDefinition, options: ServerOpt
             log: options.log,
             onLimited: registry === undefined ? undefined : rateLimitedCounter(options.service, registry),
           }),
+    rateLimitPolicy: options.rateLimits?.limits,
+  };
+  // The documents are drawn from the same stages as the pipeline that answers (stage.ts).
+  const docs = docsRoutes({
+    title: service.title,
+    version: service.version,
+    routes: service.routes,
+    components: service.components,
+    errorFormat: options.errorFormat,
+    idempotencyKeyRequired: options.idempotency?.required,
+    rateLimits: options.rateLimits?.limits,
+    stages: pipelineStages({ ...edge, routes: service.routes }).stages,
+    cors: options.cors !== undefined,
+  });
+  const shutdownState = { started: false };
+  const metricsOnApi = registry !== undefined && options.metricsListen === undefined;
+  const operational = [...healthRoutes(service), ...(metricsOnApi ? [metricsRoute(registry)] : [])];
+  assertRouteTable({ service: service.routes, builtIn: [...docs, ...operational] });
+  const observer = new RequestObserver({
+    log: options.log,
+    accessLog: options.accessLog ?? true,
+    metrics: registry === undefined ? undefined : new RequestMetrics(options.service, registry),
+  });
+  const routes = [...docs, ...service.routes, ...operational];
+  const handler = createRequestHandler({
+    routes,
+    errorFormat: options.errorFormat,
+    limits: BODY_LIMITS,
+    log: options.log,
+    observer,
+    shutdown: shutdownState,
+    translateError: answerForStoreError,
+    pipeline: pipelineStages({ ...edge, routes }),
   });
   const server = createServer(CONNECTION_TIMEOUTS, handler);
   answerParserErrors(server, { errorFormat: options.errorFormat, observer, warn: (message, fields) => options.log.warn(message, fields), cors: options.cors });

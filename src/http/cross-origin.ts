@@ -10,6 +10,7 @@
 // with --cross-origin-protection.
 import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError } from './errors.js';
+import type { Call, Entered, RequestHeaderDoc, Stage } from './stage.js';
 
 export interface CrossOriginPolicy {
   /** Origins (`scheme://host[:port]`, as the browser sends them) whose pages may write: the CORS list. */
@@ -17,9 +18,6 @@ export interface CrossOriginPolicy {
 }
 
 export const crossOriginRefused = (): ApiError => new ApiError('CROSS_ORIGIN_REFUSED');
-
-/** The request headers the decision reads, named in the documents. */
-export const CROSS_ORIGIN_REQUEST_HEADERS = ['Sec-Fetch-Site', 'Origin'] as const;
 
 /** GET, HEAD and OPTIONS change nothing, so any page may send them (RFC 9110 §9.2.1). */
 export function isSafeMethod(method: string): boolean {
@@ -49,3 +47,33 @@ function hostOf(origin: string): string | undefined {
   const start = origin.indexOf('://');
   return start < 0 ? undefined : origin.slice(start + 3).toLowerCase();
 }
+
+/** The stage (stage.ts): after CORS, so that the 403 carries its headers; before any work. */
+export function crossOriginStage(policy: CrossOriginPolicy): Stage {
+  return {
+    name: 'cross-origin',
+    enter(call: Call): Entered {
+      if (refusesCrossOrigin(policy, call.method, call.req.headers)) throw crossOriginRefused();
+      return undefined;
+    },
+    docs: {
+      requestHeaders: (route) => (isSafeMethod(route.method) ? [] : CROSS_ORIGIN_REQUEST_DOCS),
+      errors: (route) => (isSafeMethod(route.method) ? [] : [crossOriginRefused()]),
+    },
+  };
+}
+
+const CROSS_ORIGIN_REQUEST_DOCS: readonly RequestHeaderDoc[] = [
+  {
+    name: 'Sec-Fetch-Site',
+    description: 'Set by browsers: cross-site or same-site from a page on an origin that is not listed is refused (403 CROSS_ORIGIN_REFUSED).',
+    required: false,
+    schema: { type: 'string', enum: ['cross-site', 'same-site', 'same-origin', 'none'] },
+  },
+  {
+    name: 'Origin',
+    description: 'Set by browsers: without Sec-Fetch-Site, an Origin that is neither listed nor the service\'s own is refused (403 CROSS_ORIGIN_REFUSED).',
+    required: false,
+    schema: { type: 'string' },
+  },
+];
