@@ -5,12 +5,12 @@ import { Buffer } from 'node:buffer';
 import { decodeBody, readBody, type BodyLimits } from './body.js';
 import { preconditionsOf } from './conditions.js';
 import { InvalidRequest, methodNotAllowed, notFound } from './errors.js';
-import { IdempotencyGate, KeyedRun } from './idempotency.js';
+import { IdempotencyGate, KeyedRun, REPLAYED_HEADER } from './idempotency.js';
 import { renderError, type ErrorFormat } from './render.js';
 import type { Reply, Route } from './route.js';
 import { Router } from './routing.js';
 import type { Issues } from './schema.js';
-import type { Call, Entered, Handler, Outcome, Stage } from './stage.js';
+import type { Call, Entered, Handler, HeaderDoc, Outcome, Stage } from './stage.js';
 
 /** Matches the request to a route: the call's `matched` and `values`, or the 404, 405 or 307. */
 export function routingStage(routes: readonly Route[], errorFormat: ErrorFormat): Stage {
@@ -88,8 +88,16 @@ export function idempotencyStage(gate: IdempotencyGate): Stage {
       else if (found !== undefined) return found;
       return undefined;
     },
+    docs: {
+      // A replay answers the recorded outcome, whatever its status: every row may be one.
+      answerHeaders: (route) => (route.idempotent === undefined ? undefined : { headers: REPLAYED_DOC, rows: () => true }),
+    },
   };
 }
+
+const REPLAYED_DOC: Readonly<Record<string, HeaderDoc>> = {
+  [REPLAYED_HEADER]: { description: 'Present (true) when this answer is the recorded answer of an earlier request with the same Idempotency-Key.' },
+};
 
 /** The route's handler, or, for a keyed write, its write under the key (idempotency.ts). */
 export function routeHandler(gate: IdempotencyGate): Handler {
