@@ -213,35 +213,7 @@ export function describeApi(options: OpenApiOptions): ApiDescription {
     if (route.docs.otherSuccess !== undefined) responses['2XX'] = tagged ? { ...success(route.docs.otherSuccess), headers: ETAG_HEADER_DOC } : success(route.docs.otherSuccess);
     if (route.docs.tagged === 'read') responses['3XX'] = NOT_MODIFIED_ROW;
 
-    // The error rows, in the order a reader expects them (codes, then 4XX, then default: JSON writes
-    // integer-like keys first, in ascending order, and the others in the order they are added).
-    const rows = new Map<string, Row>();
-    const declare = (key: string, row: Row): void => {
-      if (rows.has(key)) throw new Error(`${route.method} ${route.path} documents two answers with status ${key}`);
-      rows.set(key, row);
-    };
-    for (const declared of route.docs.responses ?? []) {
-      const shown = show(declared.error, format);
-      declare(String(shown.status), ownRow(declared, shown));
-    }
-    if (route.params.length > 0 || route.body !== undefined) {
-      const { invalid, answered } = typicalInvalidRequest(route);
-      const description = answered
-        ? 'Validation Error'
-        : "Validation Error: listed as FastAPI lists it for an operation with input, never answered (every value of this operation's inputs is valid)";
-      declare('422', { description, shown: [show(invalid, format)], own: 1, namesOthers: true });
-    }
-    if (limited !== undefined) {
-      declare('429', { description: RATE_LIMITED_DESCRIPTION, headers: { ...RETRY_AFTER_429_DOC, ...limitHeaders }, shown: [show(RATE_LIMITED_EXAMPLE, format)], own: 1, namesOthers: true });
-    }
-    if (route.idempotent) rows.set('4XX', { description: KEY_ANSWERS_DESCRIPTION, headers: RETRY_AFTER_HEADER_DOC, shown: [], own: 0, namesOthers: false });
-    rows.set('default', { description: otherErrorsDescription(format), shown: [], own: 0, namesOthers: false });
-    for (const error of otherErrorsOf(route, keysRequired, stages)) {
-      const shown = show(error, format);
-      const row = rows.get(String(shown.status)) ?? rows.get(`${String(shown.status).charAt(0)}XX`) ?? rows.get('default');
-      // An answer its row already shows (/crash's 500 is the unhandled failure) is shown once.
-      if (row !== undefined && !row.shown.some((other) => other.code === shown.code)) row.shown.push(shown);
-    }
+    const rows = errorRows(route, format, keysRequired, stages, limited === undefined ? undefined : limitHeaders);
     for (const [key, row] of rows) if (row.shown.length > 0) responses[key] = rowObject(row);
     operation.responses = withStageHeaders(route, responses, stages);
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operation;
@@ -271,6 +243,42 @@ export function describeApi(options: OpenApiOptions): ApiDescription {
     },
     codes: carried,
   };
+}
+
+/**
+ * An operation's error rows, in the order a reader expects them (codes, then 4XX, then default:
+ * JSON writes integer-like keys first, in ascending order, and the others in the order they are
+ * added), each error shown under the row a client reads its status under.
+ */
+function errorRows(route: Route, format: ErrorFormat, keysRequired: boolean, stages: readonly Stage[], limitHeaders: Record<string, unknown> | undefined): Map<string, Row> {
+  const rows = new Map<string, Row>();
+  const declare = (key: string, row: Row): void => {
+    if (rows.has(key)) throw new Error(`${route.method} ${route.path} documents two answers with status ${key}`);
+    rows.set(key, row);
+  };
+  for (const declared of route.docs.responses ?? []) {
+    const shown = show(declared.error, format);
+    declare(String(shown.status), ownRow(declared, shown));
+  }
+  if (route.params.length > 0 || route.body !== undefined) {
+    const { invalid, answered } = typicalInvalidRequest(route);
+    const description = answered
+      ? 'Validation Error'
+      : "Validation Error: listed as FastAPI lists it for an operation with input, never answered (every value of this operation's inputs is valid)";
+    declare('422', { description, shown: [show(invalid, format)], own: 1, namesOthers: true });
+  }
+  if (limitHeaders !== undefined) {
+    declare('429', { description: RATE_LIMITED_DESCRIPTION, headers: { ...RETRY_AFTER_429_DOC, ...limitHeaders }, shown: [show(RATE_LIMITED_EXAMPLE, format)], own: 1, namesOthers: true });
+  }
+  if (route.idempotent) rows.set('4XX', { description: KEY_ANSWERS_DESCRIPTION, headers: RETRY_AFTER_HEADER_DOC, shown: [], own: 0, namesOthers: false });
+  rows.set('default', { description: otherErrorsDescription(format), shown: [], own: 0, namesOthers: false });
+  for (const error of otherErrorsOf(route, keysRequired, stages)) {
+    const shown = show(error, format);
+    const row = rows.get(String(shown.status)) ?? rows.get(`${String(shown.status).charAt(0)}XX`) ?? rows.get('default');
+    // An answer its row already shows (/crash's 500 is the unhandled failure) is shown once.
+    if (row !== undefined && !row.shown.some((other) => other.code === shown.code)) row.shown.push(shown);
+  }
+  return rows;
 }
 
 export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
