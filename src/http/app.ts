@@ -55,6 +55,7 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
   const enters = stages.filter((stage) => stage.enter !== undefined).map((stage) => (stage.enter as NonNullable<Stage['enter']>).bind(stage));
   const watchers = stages.filter((stage) => stage.waits !== undefined || stage.settles !== undefined);
   const scopesDeadline = stages.some((stage) => stage.scopesDeadline === true);
+  const finishers = stages.filter((stage) => stage.finished !== undefined);
   const translate = options.translateError ?? ((error: unknown) => error);
   const pipeline: Pipeline = { fail };
 
@@ -90,6 +91,7 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
   }
 
   function report(call: Call, status: number, bytes: number): void {
+    if (finishers.length > 0) for (const stage of finishers) stage.finished?.(call, status);
     observer.finished(call.method, call.url, call.route, status, call.method === 'HEAD' ? 0 : bytes, call.id, call.startedMs);
   }
 

@@ -13,6 +13,7 @@
 //   `settles(call)` when it settles; `pipeline.fail(call, error)` answers the call early (a
 //   deadline's 504). A stage with `scopesDeadline` runs the handler within the call's deadline
 //   scope (deadline-scope.ts), so the work behind it can be given up.
+// - when the call is over: `finished(call, status)`, once its answer went out (a span's end).
 // - what it declares in the documents: `docs` (openapi.ts reads it for each operation): the
 //   headers it adds to answers, the request headers it reads, and the errors it may answer.
 //
@@ -109,6 +110,11 @@ export interface Stage {
   readonly waits?: (call: Call, pipeline: Pipeline) => void;
   readonly settles?: (call: Call) => void;
   readonly scopesDeadline?: boolean;
+  /**
+   * Told once the call's answer went out (or its client left: 499), with the status reported, just
+   * before the access line: where a tracing stage ends its span. It must not throw.
+   */
+  readonly finished?: (call: Call, status: number) => void;
   readonly docs?: StageDocs;
 }
 
