@@ -26,7 +26,7 @@ import { UNMATCHED_ROUTE } from './request-metrics.js';
 import type { RequestObserver } from './request-observer.js';
 import { Hold, type Call, type Outcome, type Pipeline, type PipelineDefinition, type Stage } from './stage.js';
 import { pipelineStages, type PipelineOptions } from './pipeline-stages.js';
-import { answerHeaders, CLIENT_CLOSED_REQUEST, INTERNAL_ERROR_TEXT, plainInternalErrorHeaders, replyAnswer, withConnectionClose } from './answers.js';
+import { answerHeaders, CLIENT_CLOSED_REQUEST, INTERNAL_ERROR_TEXT, plainInternalErrorHeaders, sendReply, withConnectionClose } from './answers.js';
 import { writesAtTurnEnd } from './turn-end-writes.js';
 
 /** The pipeline's options (pipeline-stages.ts), and what the handler itself needs. */
@@ -161,8 +161,7 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
     try {
       const outcome = value as Outcome;
       if (outcome instanceof InvalidRequest) return fail(call, outcome);
-      const { status, headers, body, bytes } = replyAnswer(outcome, call.id);
-      send(call, status, headers, body, bytes);
+      sendReply(call, outcome, call.id, send);
     } catch (error) {
       fail(call, error);
     }

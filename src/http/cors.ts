@@ -94,10 +94,8 @@ export function corsStage(policy: CorsPolicy): Stage {
         const preflight = preflightHeaders(policy, origin, req.headers['access-control-request-method']);
         if (preflight !== undefined) return { status: 204, headers: Object.fromEntries(pairs(preflight)) };
       }
-      // A list of its own, made for the call: the answer's headers take it as it is.
-      const headers = origin !== undefined && policy.origins.has(origin) ? allowedHeaders(origin) : ['Vary', 'Origin'];
-      if (call.headers === undefined) call.headers = headers;
-      else addHeaders(call, headers);
+      // A list made for the call: the answer's headers take it as it is.
+      addHeaders(call, origin !== undefined && policy.origins.has(origin) ? allowedHeaders(origin) : ['Vary', 'Origin']);
       return undefined;
     },
     docs: {

@@ -118,10 +118,13 @@ export interface Stage {
   readonly docs?: StageDocs;
 }
 
-/** Adds headers to every answer of the call. */
-export function addHeaders(call: Call, headers: readonly OutgoingHttpHeader[]): void {
+/**
+ * Adds headers to every answer of the call. The list becomes the call's when it has none yet (no
+ * copy on the hot path): pass one made for this call, never a shared constant.
+ */
+export function addHeaders(call: Call, headers: HeaderList): void {
   const list = call.headers;
-  if (list === undefined) call.headers = headers.slice();
+  if (list === undefined) call.headers = headers;
   else for (const header of headers) list.push(header);
 }
 
