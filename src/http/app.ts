@@ -46,6 +46,8 @@ export interface AppOptions extends PipelineOptions {
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
+const ignore = (): void => undefined;
+
 /** True once the request's answer is set (it is then written at the end of the turn). */
 const answered = (call: Call): boolean => call.status !== 0;
 
@@ -178,6 +180,9 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
       }
       if (entered === undefined) continue;
       if (entered instanceof Hold) {
+        // Handled now: a refusal that comes before the handler settles is read by conclude(), not
+        // left to end the process as an unhandled rejection.
+        entered.decided.catch(ignore);
         call.held = entered.decided;
         continue;
       }
