@@ -41,11 +41,11 @@ export const areas = {
   },
   // service.ts is an interface only (no mutant); it is listed so that every file has its area.
   'http-contract': { mutate: ['src/http/{catalogue,errors,render,route,service}.ts'], tests: httpTests },
-  'http-pipeline': { mutate: ['src/http/{app,connection-guard,cors,deadline,load-shedding,parser-answers,metrics-route,random-uuids,request-id,request-metrics,request-observer,turn-end-writes}.ts'], tests: httpTests },
+  'http-pipeline': { mutate: ['src/http/{app,answers,connection-guard,cors,cross-origin,deadline,pipeline-stages,rate-limit-stage,route-stages,stage,load-shedding,parser-answers,metrics-route,random-uuids,request-id,request-metrics,request-observer,turn-end-writes}.ts'], tests: httpTests },
   'http-json': { mutate: ['src/http/json-*.ts'], tests: jsonTests },
   'http-lax': { mutate: ['src/http/{lax,schema}.ts'], tests: httpTests },
   // The OpenAPI document and its pages.
-  'http-docs': { mutate: ['src/http/{docs,openapi,error-schemas,idempotency-docs,conditions-docs}.ts'], tests: [...docsTests, '.build/test/conditional/conditional-requests.test.js'] },
+  'http-docs': { mutate: ['src/http/{docs,openapi,operation-docs,error-schemas,idempotency-docs,conditions-docs}.ts'], tests: [...docsTests, '.build/test/conditional/conditional-requests.test.js'] },
   // ETag, 304 and 412 of reads; the tests of every rule, on real servers in this process.
   'http-conditions': { mutate: ['src/http/conditions.ts'], tests: ['.build/test/conditional/conditional-requests.test.js', ...serviceTests] },
   'http-idempotency': { mutate: ['src/http/{idempotency,idempotency-key,replay-cache}.ts'], tests: [...keyedTests, ...serviceTests] },

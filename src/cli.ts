@@ -84,6 +84,7 @@ async function main(): Promise<void> {
         connectionsMax,
         idempotency: { required: config.requireIdempotencyKey, ttlMs: config.idempotencyTtlMs },
         cors: config.cors,
+        crossOriginProtection: config.crossOriginProtection,
         deadlineMs: config.deadlineMs,
         shedding: config.shedding,
         rateLimits:

@@ -47,6 +47,8 @@ export interface Config {
   readonly requireIfMatch: boolean;
   /** The origins whose pages may call the services (--cors-origin); undefined: CORS off. */
   readonly cors: CorsPolicy | undefined;
+  /** Refuse cross-site unsafe requests from browsers (--cross-origin-protection); always on with --cors-origin. */
+  readonly crossOriginProtection: boolean;
   /** A request still waiting this long after it arrived whole is answered 504; 0: no deadline. */
   readonly deadlineMs: number;
   /** The saturation signals' thresholds past which requests are shed; undefined: none is. */
@@ -99,7 +101,11 @@ Options (each also read from the environment variable shown):
   --idempotency-ttl H  hours an Idempotency-Key replays its answer before it is pruned
                        (SVC_IDEMPOTENCY_TTL, default 24)
   --cors-origin LIST   origins whose pages may call the services, scheme://host[:port],...
-                       (SVC_CORS_ORIGIN, default none: CORS off)
+                       (SVC_CORS_ORIGIN, default none: CORS off); implies --cross-origin-protection
+  --cross-origin-protection
+                       refuse (403) a POST, PUT or DELETE that a browser marks as sent by a page
+                       on another site, the --cors-origin origins excepted
+                       (SVC_CROSS_ORIGIN_PROTECTION=1, default off)
   --deadline-ms MS     a request still waiting for the database this long after it arrived is
                        answered 504; 0 turns deadlines off (SVC_DEADLINE_MS, default 15000)
   --shed-waiting N     answer new requests 503 while N requests wait for the database
@@ -135,7 +141,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
       continue;
     }
     const [name, inline] = splitFlag(arg);
-    if (name === 'help' || name === 'catch-all' || name === 'require-idempotency-key' || name === 'require-if-match') {
+    if (['help', 'catch-all', 'require-idempotency-key', 'require-if-match', 'cross-origin-protection'].includes(name)) {
       if (inline !== undefined) throw new ConfigError(`--${name} takes no value`);
       flags.set(name, true);
       continue;
@@ -207,6 +213,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
         };
   const cors = corsText === undefined ? undefined : parseCorsOrigins(corsText);
   if (typeof cors === 'string') throw new ConfigError(`--cors-origin: ${cors}`);
+  const crossOriginProtection = cors !== undefined || flags.get('cross-origin-protection') === true || switchOn(env, 'SVC_CROSS_ORIGIN_PROTECTION');
   const { rateLimits, trustProxy, rateLimitStoreDown } = readRateLimits(pick, dbText);
 
   const port = portText === undefined ? DEFAULT_PORTS[services[0] as ServiceName] : parsePort(portText);
@@ -232,6 +239,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     requireIfMatch,
     idempotencyTtlMs: ttlText === undefined ? IDEMPOTENCY_TTL_HOURS_DEFAULT * HOUR_MS : parseTtl(ttlText),
     cors,
+    crossOriginProtection,
     deadlineMs: deadlineText === undefined ? DEADLINE_MS_DEFAULT : parseBounded(deadlineText, '--deadline-ms', 0, DEADLINE_MS_MAX),
     shedding,
     rateLimits,

@@ -4,6 +4,7 @@
 // middleware beside the routes: an error, a 404, a 413 or the 500 of a failure carries them too,
 // so that a page sees the real status and body instead of an opaque network error (the frameworks'
 // usual bug: Starlette #1116, FastAPI #775).
+import { addHeaders, type Call, type Entered, type HeaderDoc, type Stage } from './stage.js';
 
 export interface CorsPolicy {
   /** Exact origins (`scheme://host[:port]`) whose pages may call the service and read its answers. */
@@ -78,3 +79,51 @@ export function preflightHeaders(policy: CorsPolicy, origin: string | undefined,
     'Origin, Access-Control-Request-Method, Access-Control-Request-Headers',
   ];
 }
+
+/**
+ * The CORS stage (stage.ts): a preflight from an allowed origin is answered 204 at once; any other
+ * request's answers carry the policy's headers. First in the list, so that every answer has them.
+ */
+export function corsStage(policy: CorsPolicy): Stage {
+  return {
+    name: 'cors',
+    enter(call: Call): Entered {
+      const { req } = call;
+      const origin = req.headers.origin;
+      if (call.method === 'OPTIONS') {
+        const preflight = preflightHeaders(policy, origin, req.headers['access-control-request-method']);
+        if (preflight !== undefined) return { status: 204, headers: Object.fromEntries(pairs(preflight)) };
+      }
+      // A list made for the call: the answer's headers take it as it is.
+      addHeaders(call, origin !== undefined && policy.origins.has(origin) ? allowedHeaders(origin) : ['Vary', 'Origin']);
+      return undefined;
+    },
+    docs: {
+      answerHeaders: () => ({ headers: CORS_HEADER_DOCS, rows: () => true }),
+    },
+  };
+}
+
+const allowedHeaders = (origin: string): string[] => ['Access-Control-Allow-Origin', origin, 'Access-Control-Expose-Headers', EXPOSED, 'Vary', 'Origin'];
+
+function pairs(list: readonly string[]): [string, string][] {
+  const out: [string, string][] = [];
+  for (let i = 0; i < list.length; i += 2) out.push([list[i] as string, list[i + 1] as string]);
+  return out;
+}
+
+/** The headers every answer may carry under CORS, as the documents show them. */
+export const CORS_HEADER_DOCS: Readonly<Record<string, HeaderDoc>> = {
+  'Access-Control-Allow-Origin': { description: 'With --cors-origin: the Origin of the request, when it is one of the listed origins (then a page there may read this answer).' },
+  'Access-Control-Expose-Headers': { description: `With --cors-origin, for a listed Origin: the headers a page may read (${EXPOSED}).` },
+  Vary: { description: 'Origin: the CORS headers depend on the request\'s Origin.', example: 'Origin' },
+};
+
+/** The preflight's headers, as the documents show them on its operation. */
+export const PREFLIGHT_HEADER_DOCS: Readonly<Record<string, HeaderDoc>> = {
+  'Access-Control-Allow-Origin': { description: 'The Origin of the preflight, one of the listed origins.', required: true },
+  'Access-Control-Allow-Methods': { description: 'The methods a page may use.', required: true, example: ALLOWED_METHODS },
+  'Access-Control-Allow-Headers': { description: 'The request headers a page may send besides the safelisted ones.', required: true, example: ALLOWED_HEADERS },
+  'Access-Control-Max-Age': { description: 'Seconds a browser may keep this answer.', required: true, example: String(PREFLIGHT_MAX_AGE_S) },
+  Vary: { description: 'The answer depends on these request headers.', required: true, example: 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers' },
+};

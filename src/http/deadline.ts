@@ -11,6 +11,8 @@
 //
 // The time a client takes to send its request is not counted: Node's own time-outs bound it (408).
 import { ApiError } from './errors.js';
+import type { Route } from './route.js';
+import type { Call, HeaderDoc, Pipeline, Stage } from './stage.js';
 
 /**
  * On by default, and longer than every bound of the stores' own (a pooled connection's wait, 10 s
@@ -26,3 +28,44 @@ export const DEADLINE_MS_MAX = 86_400_000;
 const RETRY_AFTER_S = '1';
 
 export const deadlineExceeded = (): ApiError => new ApiError('DEADLINE_EXCEEDED', { headers: { 'Retry-After': RETRY_AFTER_S } });
+
+/**
+ * The stage (stage.ts): a handler that waits gets a timer, cleared when it settles; past `ms` the
+ * request is answered 504 and the work behind it that has not started is given up. The handler
+ * runs within the call's deadline scope, so that the work it starts can register what to give up.
+ */
+export function deadlineStage(ms: number): Stage {
+  return {
+    name: 'deadline',
+    scopesDeadline: true,
+    waits(call: Call, pipeline: Pipeline): void {
+      call.timer = setTimeout(deadlinePassed, ms, call, pipeline);
+    },
+    settles(call: Call): void {
+      if (call.timer === undefined) return;
+      clearTimeout(call.timer);
+      call.timer = undefined;
+    },
+    docs: {
+      errors: (route) => (waitsForStore(route) ? [deadlineExceeded()] : []),
+      answerHeaders: () => ({ headers: RETRY_AFTER_504_DOC, rows: (key) => key === '504' || key === '5XX' || key === 'default' }),
+    },
+  };
+}
+
+/** The 504, and the work behind it that has not started is given up (deadline-scope.ts). */
+function deadlinePassed(call: Call, pipeline: Pipeline): void {
+  call.timer = undefined;
+  if (call.status !== 0) return;
+  call.deadline?.expire();
+  pipeline.fail(call, deadlineExceeded());
+}
+
+/** An operation that waits for the store is one that lists the 503 of a store away. */
+function waitsForStore(route: Route): boolean {
+  return (route.docs.otherErrors ?? []).some((error) => error instanceof ApiError && error.code === 'HTTP_503');
+}
+
+const RETRY_AFTER_504_DOC: Readonly<Record<string, HeaderDoc>> = {
+  'Retry-After': { description: 'On a 504: seconds after which a retry with the same Idempotency-Key may find the write finished.' },
+};

@@ -52,6 +52,15 @@ export class ReplayedFailure {
 type AnyIdempotent = Idempotent<Record<string, unknown>, unknown, unknown>;
 type AnyInput = RouteInput<Record<string, unknown>, unknown>;
 
+/** A keyed write that found no recorded outcome: what once() needs to run it. */
+export class KeyedRun {
+  constructor(
+    readonly key: string,
+    readonly fingerprint: string,
+    readonly nowMs: number,
+  ) {}
+}
+
 export class IdempotencyGate {
   /** Key → fingerprint of the request running with it in this process. */
   private readonly running = new Map<string, string>();
@@ -59,50 +68,52 @@ export class IdempotencyGate {
 
   constructor(private readonly policy: IdempotencyPolicy) {}
 
+  /** Runs an idempotent route under the request's key, if it has one; else its handler. */
+  run(route: Route, idempotent: AnyIdempotent, input: AnyInput, req: IncomingMessage, body: Buffer | undefined): Reply | Promise<Reply> {
+    const found = this.lookup(idempotent, input, req, body);
+    if (found === undefined) return route.handle(input);
+    return found instanceof KeyedRun ? this.once(idempotent, input, found) : found;
+  }
+
   /**
-   * Runs an idempotent route under the request's key, if it has one; else its handler. `admit`, when
-   * given, is the rate limit's decision (it throws or rejects to refuse): taken after the key's
-   * replay lookup, so that a replay is answered whatever the limit, and before anything runs.
+   * What the request's key finds, before anything runs: nothing (no key: the handler answers),
+   * the replay of its recorded outcome, or a KeyedRun to hand to once(). Throws the key's own
+   * errors (invalid, required, in flight, reused). The rate limit decides between the two
+   * (rate-limit-stage.ts), so that a replay is answered whatever the limit.
    */
-  run(
-    route: Route,
-    idempotent: AnyIdempotent,
-    input: AnyInput,
-    req: IncomingMessage,
-    body: Buffer | undefined,
-    admit?: () => void | Promise<void>,
-  ): Reply | Promise<Reply> {
+  lookup(idempotent: AnyIdempotent, input: AnyInput, req: IncomingMessage, body: Buffer | undefined): Reply | KeyedRun | undefined {
     // req.headers first: the route has built it already, while headersDistinct would build a second
     // object of every header, for each request that sends no key.
     const values = req.headers['idempotency-key'] === undefined ? undefined : req.headersDistinct['idempotency-key'];
     if (values === undefined) {
       if (keyRequired(idempotent, this.policy.required)) throw idempotencyKeyRequired();
-      return route.handle(input);
+      return undefined;
     }
     const key = parseIdempotencyKey(values);
     if (key === undefined) throw idempotencyKeyInvalid();
     const fingerprint = fingerprintOf(req, body);
-
     const nowMs = Date.now();
     const cached = this.replays.get(key, nowMs);
     if (cached !== undefined) {
       if (cached.fingerprint !== fingerprint) throw keyReused();
       return replay(idempotent, input, cached.outcome);
     }
-    const running = this.running.get(key);
-    if (running !== undefined) throw running === fingerprint ? keyInFlight() : keyReused();
-    const admitted = admit?.();
-    if (admitted === undefined) return this.once(idempotent, input, key, fingerprint, nowMs);
-    return admitted.then(() => {
-      // Another request with the key may have started while this one waited for its decision.
-      const started = this.running.get(key);
-      if (started !== undefined) throw started === fingerprint ? keyInFlight() : keyReused();
-      return this.once(idempotent, input, key, fingerprint, nowMs);
-    });
+    this.assertNotRunning(key, fingerprint);
+    return new KeyedRun(key, fingerprint, nowMs);
   }
 
-  /** The keyed write, with its key marked as running here until it is settled. */
-  private once(idempotent: AnyIdempotent, input: AnyInput, key: string, fingerprint: string, nowMs: number): Promise<Reply> {
+  private assertNotRunning(key: string, fingerprint: string): void {
+    const running = this.running.get(key);
+    if (running !== undefined) throw running === fingerprint ? keyInFlight() : keyReused();
+  }
+
+  /**
+   * The keyed write, with its key marked as running here until it is settled. Another request with
+   * the key may have started since lookup() (while this one waited for its rate limit): 409 then.
+   */
+  once(idempotent: AnyIdempotent, input: AnyInput, run: KeyedRun): Promise<Reply> {
+    const { key, fingerprint, nowMs } = run;
+    this.assertNotRunning(key, fingerprint);
     this.running.set(key, fingerprint);
     const released = (): void => {
       this.running.delete(key);

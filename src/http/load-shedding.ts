@@ -21,6 +21,7 @@
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { Counter, type Registry } from 'prom-client';
 import { ApiError } from './errors.js';
+import type { Call, Entered, HeaderDoc, Stage } from './stage.js';
 
 export interface SheddingPolicy {
   /** Requests waiting at which new ones are shed; undefined: this signal is off. */
@@ -110,3 +111,34 @@ export class LoadShedder {
     if (this.steering !== undefined) clearInterval(this.steering);
   }
 }
+
+/**
+ * The stage (stage.ts): after routing (the operational routes are never shed), before any of the
+ * request's work; it counts each waiting handler in and out, the signal of `waitingMax`.
+ */
+export function sheddingStage(shedder: LoadShedder): Stage {
+  return {
+    name: 'shedding',
+    enter(call: Call): Entered {
+      if (!NEVER_SHED.has(call.route) && shedder.refuse() !== undefined) throw overloaded();
+      return undefined;
+    },
+    waits(call: Call): void {
+      shedder.waiting += 1;
+      call.waiting = true;
+    },
+    settles(call: Call): void {
+      if (!call.waiting) return;
+      shedder.waiting -= 1;
+      call.waiting = false;
+    },
+    docs: {
+      errors: () => [overloaded()],
+      answerHeaders: () => ({ headers: RETRY_AFTER_503_DOC, rows: (key) => key === '503' || key === '5XX' || key === 'default' }),
+    },
+  };
+}
+
+const RETRY_AFTER_503_DOC: Readonly<Record<string, HeaderDoc>> = {
+  'Retry-After': { description: 'On a 503: seconds after which to try again (1 to 3 when the service sheds load, 1 while its database is away).' },
+};

@@ -7,8 +7,8 @@ import { catalogueEntries, ERROR_CATALOGUE, problemType, type ErrorCode } from '
 import { errorSchemas, FORMAT_SCHEMA_NAMES, schemaRef, type FormatSchemaNames } from './error-schemas.js';
 import { ApiError, bodyNotParsable, bodyTooLarge, InvalidRequest } from './errors.js';
 import { keyInFlight, keyReused } from './idempotency.js';
-import { deadlineExceeded } from './deadline.js';
-import { overloaded } from './load-shedding.js';
+import { carriedHeaders, conditionParameters, preflightOperation, SHARED_COMPONENTS, stageRequestHeaders, withStageHeaders } from './operation-docs.js';
+import type { Stage } from './stage.js';
 import { idempotencyKeyInvalid, idempotencyKeyRequired } from './idempotency-key.js';
 import { idempotencyKeyParameter, KEY_ANSWERS_DESCRIPTION, REPLAYED_HEADER_DOC, RETRY_AFTER_HEADER_DOC } from './idempotency-docs.js';
 import { ETAG_HEADER_DOC, NOT_MODIFIED_ROW } from './conditions-docs.js';
@@ -29,12 +29,15 @@ export interface OpenApiOptions {
   readonly errorFormat: ErrorFormat;
   /** Idempotent operations refuse a request without an Idempotency-Key. */
   readonly idempotencyKeyRequired?: boolean;
-  /** Operations that wait for the store answer 504 past the request deadline (deadline.ts). */
-  readonly deadline?: boolean;
-  /** Every operation may be answered 503 when the service sheds load (load-shedding.ts). */
-  readonly shedding?: boolean;
-  /** Rate limits on the operations (--rate-limit): a 429 row, and the RateLimit fields on answers. */
+  /** Rate limits on the operations (--rate-limit): the 429 row. */
   readonly rateLimits?: RateLimits;
+  /**
+   * The pipeline's stages (stage.ts): each declares the errors it may answer on an operation, the
+   * headers it adds to its answers and the request headers it reads (operation-docs.ts applies them).
+   */
+  readonly stages?: readonly Stage[];
+  /** CORS is on: each path documents its preflight (OPTIONS). */
+  readonly cors?: boolean;
 }
 
 export interface ApiDescription {
@@ -69,6 +72,8 @@ interface Shown {
   readonly mediaType: string;
   readonly kind: Kind;
   readonly value: unknown;
+  /** The headers the answer carries beside the pipeline's own (Retry-After, WWW-Authenticate, RateLimit…). */
+  readonly headers: readonly string[];
 }
 
 /** An error row: its own answers first, then those placed in it because a client reads them under it. */
@@ -98,7 +103,7 @@ function show(error: Error | InvalidRequest, format: ErrorFormat): Shown {
           : 'error';
   let label: string = entry.own ? entry.title : error instanceof ApiError ? error.detail : 'An unhandled failure';
   if (rendered.unexpected && error instanceof ApiError) label = `${label}: not recognised in this format, an unhandled failure`;
-  return { code, status: rendered.status, label, mediaType, kind, value: kind === 'plain' ? rendered.body : JSON.parse(rendered.body) };
+  return { code, status: rendered.status, label, mediaType, kind, value: kind === 'plain' ? rendered.body : JSON.parse(rendered.body), headers: Object.keys(rendered.headers) };
 }
 
 /**
@@ -120,18 +125,16 @@ function typicalInvalidRequest(route: Route): { readonly invalid: InvalidRequest
   return { invalid: new InvalidRequest([{ type: 'missing', loc, msg: MESSAGES.missing, input: null }]), answered: false };
 }
 
-/** The errors an operation answers beside its declared rows and its typical 422. */
-function otherErrorsOf(route: Route, keysRequired: boolean, edge: { readonly deadline: boolean; readonly shedding: boolean }): Error[] {
+/** The errors an operation answers beside its declared rows and its typical 422: the stages' first. */
+function otherErrorsOf(route: Route, keysRequired: boolean, stages: readonly Stage[]): Error[] {
   const others: Error[] = [];
-  if (edge.shedding) others.push(overloaded());
+  for (const stage of stages) others.push(...(stage.docs?.errors?.(route) ?? []));
   if (route.idempotent !== undefined) {
     others.push(idempotencyKeyInvalid());
     if (keyRequired(route.idempotent, keysRequired)) others.push(idempotencyKeyRequired());
     others.push(keyInFlight(), keyReused());
   }
   others.push(...(route.docs.otherErrors ?? []));
-  // An operation that waits for the store is one that lists the 503 of a store away.
-  if (edge.deadline && others.some((error) => error instanceof ApiError && error.code === 'HTTP_503')) others.push(deadlineExceeded());
   if (route.body !== undefined) others.push(bodyNotParsable(), bodyTooLarge());
   others.push(UNHANDLED);
   return others;
@@ -154,7 +157,7 @@ export function describeApi(options: OpenApiOptions): ApiDescription {
   const format = options.errorFormat;
   const names = FORMAT_SCHEMA_NAMES[format.name];
   const keysRequired = options.idempotencyKeyRequired === true;
-  const edge = { deadline: options.deadline === true, shedding: options.shedding === true };
+  const stages = options.stages ?? [];
   const used = new Set<string>();
   // The schemas a document may name beside the error bodies: response models and request bodies.
   const known: Record<string, JsonSchema> = { ...options.components };
@@ -171,7 +174,8 @@ export function describeApi(options: OpenApiOptions): ApiDescription {
     for (const name of content.schemas) used.add(name);
     const others = row.namesOthers ? row.shown.slice(row.own).map((shown) => shown.label) : [];
     const description = others.length === 0 ? row.description : `${row.description}. Also under this status: ${others.join('; ')}.`;
-    return { description, ...(row.headers === undefined ? {} : { headers: row.headers }), content: content.content };
+    const headers = { ...row.headers, ...carriedHeaders(row.shown, row.headers) };
+    return { description, ...(Object.keys(headers).length === 0 ? {} : { headers }), content: content.content };
   };
 
   for (const route of options.routes) {
@@ -181,6 +185,7 @@ export function describeApi(options: OpenApiOptions): ApiDescription {
     if (route.docs.description !== undefined) operation.description = route.docs.description;
     const parameters: Record<string, unknown>[] = route.params.map(([param, spec]) => ({ name: param, in: 'path', required: true, schema: spec.jsonSchema }));
     if (route.idempotent) parameters.push(idempotencyKeyParameter(keyRequired(route.idempotent, keysRequired)));
+    parameters.push(...conditionParameters(route), ...stageRequestHeaders(route, stages));
     if (parameters.length > 0) operation.parameters = parameters;
     if (route.body !== undefined) {
       used.add(route.body.name);
@@ -208,38 +213,11 @@ export function describeApi(options: OpenApiOptions): ApiDescription {
     if (route.docs.otherSuccess !== undefined) responses['2XX'] = tagged ? { ...success(route.docs.otherSuccess), headers: ETAG_HEADER_DOC } : success(route.docs.otherSuccess);
     if (route.docs.tagged === 'read') responses['3XX'] = NOT_MODIFIED_ROW;
 
-    // The error rows, in the order a reader expects them (codes, then 4XX, then default: JSON writes
-    // integer-like keys first, in ascending order, and the others in the order they are added).
-    const rows = new Map<string, Row>();
-    const declare = (key: string, row: Row): void => {
-      if (rows.has(key)) throw new Error(`${route.method} ${route.path} documents two answers with status ${key}`);
-      rows.set(key, row);
-    };
-    for (const declared of route.docs.responses ?? []) {
-      const shown = show(declared.error, format);
-      declare(String(shown.status), ownRow(declared, shown));
-    }
-    if (route.params.length > 0 || route.body !== undefined) {
-      const { invalid, answered } = typicalInvalidRequest(route);
-      const description = answered
-        ? 'Validation Error'
-        : "Validation Error: listed as FastAPI lists it for an operation with input, never answered (every value of this operation's inputs is valid)";
-      declare('422', { description, shown: [show(invalid, format)], own: 1, namesOthers: true });
-    }
-    if (limited !== undefined) {
-      declare('429', { description: RATE_LIMITED_DESCRIPTION, headers: { ...RETRY_AFTER_429_DOC, ...limitHeaders }, shown: [show(RATE_LIMITED_EXAMPLE, format)], own: 1, namesOthers: true });
-    }
-    if (route.idempotent) rows.set('4XX', { description: KEY_ANSWERS_DESCRIPTION, headers: RETRY_AFTER_HEADER_DOC, shown: [], own: 0, namesOthers: false });
-    rows.set('default', { description: otherErrorsDescription(format), shown: [], own: 0, namesOthers: false });
-    for (const error of otherErrorsOf(route, keysRequired, edge)) {
-      const shown = show(error, format);
-      const row = rows.get(String(shown.status)) ?? rows.get(`${String(shown.status).charAt(0)}XX`) ?? rows.get('default');
-      // An answer its row already shows (/crash's 500 is the unhandled failure) is shown once.
-      if (row !== undefined && !row.shown.some((other) => other.code === shown.code)) row.shown.push(shown);
-    }
+    const rows = errorRows(route, format, keysRequired, stages, limited === undefined ? undefined : limitHeaders);
     for (const [key, row] of rows) if (row.shown.length > 0) responses[key] = rowObject(row);
-    operation.responses = responses;
+    operation.responses = withStageHeaders(route, responses, stages);
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operation;
+    if (options.cors === true) (paths[route.path] as Record<string, unknown>).options ??= preflightOperation(route.path);
   }
 
   const carried = catalogueEntries()
@@ -261,10 +239,46 @@ export function describeApi(options: OpenApiOptions): ApiDescription {
       // No operation takes credentials (the contract's Authentication section); said, not left out.
       security: [],
       paths,
-      components: { schemas },
+      components: { schemas, ...SHARED_COMPONENTS },
     },
     codes: carried,
   };
+}
+
+/**
+ * An operation's error rows, in the order a reader expects them (codes, then 4XX, then default:
+ * JSON writes integer-like keys first, in ascending order, and the others in the order they are
+ * added), each error shown under the row a client reads its status under.
+ */
+function errorRows(route: Route, format: ErrorFormat, keysRequired: boolean, stages: readonly Stage[], limitHeaders: Record<string, unknown> | undefined): Map<string, Row> {
+  const rows = new Map<string, Row>();
+  const declare = (key: string, row: Row): void => {
+    if (rows.has(key)) throw new Error(`${route.method} ${route.path} documents two answers with status ${key}`);
+    rows.set(key, row);
+  };
+  for (const declared of route.docs.responses ?? []) {
+    const shown = show(declared.error, format);
+    declare(String(shown.status), ownRow(declared, shown));
+  }
+  if (route.params.length > 0 || route.body !== undefined) {
+    const { invalid, answered } = typicalInvalidRequest(route);
+    const description = answered
+      ? 'Validation Error'
+      : "Validation Error: listed as FastAPI lists it for an operation with input, never answered (every value of this operation's inputs is valid)";
+    declare('422', { description, shown: [show(invalid, format)], own: 1, namesOthers: true });
+  }
+  if (limitHeaders !== undefined) {
+    declare('429', { description: RATE_LIMITED_DESCRIPTION, headers: { ...RETRY_AFTER_429_DOC, ...limitHeaders }, shown: [show(RATE_LIMITED_EXAMPLE, format)], own: 1, namesOthers: true });
+  }
+  if (route.idempotent) rows.set('4XX', { description: KEY_ANSWERS_DESCRIPTION, headers: RETRY_AFTER_HEADER_DOC, shown: [], own: 0, namesOthers: false });
+  rows.set('default', { description: otherErrorsDescription(format), shown: [], own: 0, namesOthers: false });
+  for (const error of otherErrorsOf(route, keysRequired, stages)) {
+    const shown = show(error, format);
+    const row = rows.get(String(shown.status)) ?? rows.get(`${String(shown.status).charAt(0)}XX`) ?? rows.get('default');
+    // An answer its row already shows (/crash's 500 is the unhandled failure) is shown once.
+    if (row !== undefined && !row.shown.some((other) => other.code === shown.code)) row.shown.push(shown);
+  }
+  return rows;
 }
 
 export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {

@@ -63,11 +63,13 @@ const VERSION_REQUIRED: WriteCondition = { kind: 'required' };
 
 /**
  * What a write asks of the item's version: what its If-Match and If-None-Match say; without
- * either, nothing, or, where a version is `required` (--require-if-match), a refusal to change an
- * item that exists.
+ * either, nothing. Where a version is `required` (--require-if-match), only If-Match names the
+ * version read, or `If-None-Match: *` a create: without one of them the write refuses to change an
+ * item that exists (an If-None-Match naming tags says which versions it refuses, not which it read).
  */
 export function writeConditionOf({ ifMatch, ifNoneMatch }: Preconditions, required: boolean): WriteCondition {
-  if (ifMatch === undefined && ifNoneMatch === undefined) return required ? VERSION_REQUIRED : UNCONDITIONAL;
+  if (required && ifMatch === undefined && ifNoneMatch !== '*') return VERSION_REQUIRED;
+  if (ifMatch === undefined && ifNoneMatch === undefined) return UNCONDITIONAL;
   return {
     kind: 'versions',
     ifMatch: ifMatch === undefined ? undefined : versionsOf(ifMatch, true),

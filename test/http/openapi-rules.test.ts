@@ -142,10 +142,11 @@ describe('how an operation is documented', () => {
 
   test('a 204 success is documented without a body; another success with its JSON body and its example', () => {
     const documented = paths([route('/gone', { name: 'gone' }, { status: 204 }), route('/here', { name: 'here', example: '{"a":1}' })]);
-    assert.deepEqual(documented['/gone']?.get?.responses['204'], { description: 'Successful Response' });
+    assert.deepEqual(documented['/gone']?.get?.responses['204'], { description: 'Successful Response', headers: { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } } });
     assert.deepEqual(documented['/here']?.get?.responses['200'], {
       description: 'Successful Response',
       content: { 'application/json': { schema: {}, examples: { body: { summary: 'Successful Response', value: { a: 1 } } } } },
+      headers: { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } },
     });
   });
 

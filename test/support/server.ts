@@ -33,6 +33,8 @@ export interface TestServerOptions {
   readonly metrics?: boolean;
   readonly idempotency?: IdempotencyPolicy;
   readonly cors?: CorsPolicy;
+  /** Cross-origin protection without CORS (it is on whenever `cors` is set). */
+  readonly crossOriginProtection?: boolean;
   /** To-do service: --require-if-match. */
   readonly requireIfMatch?: boolean;
   /** The request deadline (none by default here; the CLI's default is 15 s). */
@@ -69,6 +71,7 @@ export async function startTestServer(options: TestServerOptions): Promise<Runni
     metrics,
     idempotency: options.idempotency,
     cors: options.cors,
+    crossOriginProtection: options.crossOriginProtection,
     deadlineMs: options.deadlineMs,
     shedding: options.shedding,
     rateLimits:
