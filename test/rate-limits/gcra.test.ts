@@ -131,6 +131,26 @@ describe('GCRA in process', () => {
     assert.ok(admitted >= (3 * 60_000) / 1000 - 1, `${admitted}: about the rate, not fewer`);
   });
 
+  test('the table holds at most the clients admitted within one window and a sweep period: past rows go when a row is added', () => {
+    const clock = manualClock();
+    // A window of 500 ms: rows are swept at most every 250 ms.
+    const table = new GcraTable(TEN_PER_SECOND, clock.now);
+    for (let i = 0; i < 5_000; i++) table.decide(`client-${i}`); // each past 100 ms later
+    assert.equal(table.size, 5_000);
+    clock.advance(600);
+    for (let i = 0; i < 10; i++) for (let j = 0; j < 5; j++) table.decide(`late-${i}`); // a whole burst each: past at 1,100 ms
+    assert.equal(table.size, 10, 'the 5,000 past rows went when a row was added a sweep period later');
+    clock.advance(499);
+    table.decide('new');
+    assert.equal(table.size, 11, 'clients within their window keep their rows');
+    clock.advance(1);
+    table.decide('newer');
+    assert.equal(table.size, 12, 'no sweep until a sweep period has passed');
+    clock.advance(250);
+    table.decide('newest');
+    assert.equal(table.size, 1);
+  });
+
   test('the table holds at most its rows: past rows go first, then the row made first, which starts afresh', () => {
     const clock = manualClock();
     const table = new GcraTable(TEN_PER_SECOND, clock.now, 3);
