@@ -3,9 +3,9 @@
 // headers, after draft-ietf-httpapi-ratelimit-headers-11: RateLimit-Policy names each policy with
 // its window w (seconds in which a whole burst comes back) and quota q, the most GCRA admits in any
 // w seconds (burst + rate × w); RateLimit says what is left now (r) and in how many seconds r next
-// grows (t: "until additional quota is made available"), so that a client admitted no more than r
-// before t, and a 429's t is its Retry-After. A refused request is answered 429 (RATE_LIMITED) with
-// Retry-After, changes nothing and costs no store work.
+// grows (t: "until additional quota is made available", rounded up): no more than r are admitted
+// before that moment, and a 429's t is its Retry-After. A refused request is answered 429
+// (RATE_LIMITED) with Retry-After, changes nothing and costs no store work.
 //
 // Only the service's own operations count: the docs, /healthz, /readyz and /metrics never do. A
 // write with an Idempotency-Key is decided later, by the Idempotency-Key gate, after it has looked
