@@ -5,7 +5,7 @@ import { ERROR_FORMAT_NAMES, type ErrorFormatName } from './http/render.js';
 import { parseCorsOrigins, type CorsPolicy } from './http/cors.js';
 import { DEADLINE_MS_DEFAULT, DEADLINE_MS_MAX } from './http/deadline.js';
 import type { SheddingPolicy } from './http/load-shedding.js';
-import { parseTrustedProxies, type TrustedProxies } from './http/client-address.js';
+import { parseTrustedProxies, PROXY_HEADERS, type ProxyHeader, type TrustedProxies } from './http/client-address.js';
 import { WHEN_LIMITER_DOWN_DEFAULT, type WhenLimiterDown } from './http/rate-limit.js';
 import { parseRateLimits, type RateLimits } from './rate-limits/policy.js';
 
@@ -55,7 +55,7 @@ export interface Config {
   readonly shedding: SheddingPolicy | undefined;
   /** Requests per client and kind (--rate-limit); undefined: no limits. */
   readonly rateLimits: RateLimits | undefined;
-  /** Proxies whose Forwarded / X-Forwarded-For name the client (--trust-proxy). */
+  /** Proxies whose header (--trust-proxy-header) names the client (--trust-proxy). */
   readonly trustProxy: TrustedProxies | undefined;
   /** With limits held in PostgreSQL: what a request gets while the database cannot decide. */
   readonly rateLimitStoreDown: WhenLimiterDown;
@@ -120,8 +120,11 @@ Options (each also read from the environment variable shown):
   --rate-limit-store-down open|closed
                        with --db postgres://, while the database cannot decide: admit (open) or
                        answer 503 (closed) (SVC_RATE_LIMIT_STORE_DOWN, default open)
-  --trust-proxy LIST   addresses or subnets of proxies whose Forwarded / X-Forwarded-For name the
-                       client for the rate limits, e.g. 10.0.0.0/8,::1 (SVC_TRUST_PROXY, default none)
+  --trust-proxy LIST   addresses or subnets of proxies whose --trust-proxy-header names the client
+                       for the rate limits, e.g. 10.0.0.0/8,::1 (SVC_TRUST_PROXY, default none)
+  --trust-proxy-header x-forwarded-for|forwarded
+                       the one header the trusted proxies set; the other is ignored
+                       (SVC_TRUST_PROXY_HEADER, default x-forwarded-for)
   --help               this text
 `;
 
@@ -147,7 +150,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
       continue;
     }
     if (name === 'shed-loop-delay-ms') throw new ConfigError(REPLACED_SHED_LOOP_DELAY);
-    if (!['host', 'port', 'db', 'errors', 'accounts', 'log-level', 'access-log', 'metrics', 'sqlite-synchronous', 'db-pool-size', 'db-pool-wait-ms', 'idempotency-ttl', 'cors-origin', 'metrics-listen', 'deadline-ms', 'shed-waiting', 'shed-loop-busy', 'rate-limit', 'rate-limit-store-down', 'trust-proxy'].includes(name)) {
+    if (!['host', 'port', 'db', 'errors', 'accounts', 'log-level', 'access-log', 'metrics', 'sqlite-synchronous', 'db-pool-size', 'db-pool-wait-ms', 'idempotency-ttl', 'cors-origin', 'metrics-listen', 'deadline-ms', 'shed-waiting', 'shed-loop-busy', 'rate-limit', 'rate-limit-store-down', 'trust-proxy', 'trust-proxy-header'].includes(name)) {
       throw new ConfigError(`unknown option --${name}`);
     }
     const value = inline ?? argv[++i];
@@ -266,7 +269,10 @@ function readRateLimits(
   const downText = pick('rate-limit-store-down', 'SVC_RATE_LIMIT_STORE_DOWN');
   const rateLimits = limitsText === undefined ? undefined : parseRateLimits(limitsText);
   if (typeof rateLimits === 'string') throw new ConfigError(`--rate-limit: ${rateLimits}`);
-  const trustProxy = proxiesText === undefined ? undefined : parseTrustedProxies(proxiesText);
+  const headerText = pick('trust-proxy-header', 'SVC_TRUST_PROXY_HEADER')?.toLowerCase();
+  if (headerText !== undefined && !PROXY_HEADERS.includes(headerText as ProxyHeader)) throw new ConfigError(`--trust-proxy-header must be x-forwarded-for or forwarded, not "${headerText}"`);
+  if (headerText !== undefined && proxiesText === undefined) throw new ConfigError('--trust-proxy-header says where the trusted proxies name the client: it needs --trust-proxy');
+  const trustProxy = proxiesText === undefined ? undefined : parseTrustedProxies(proxiesText, headerText as ProxyHeader | undefined);
   if (typeof trustProxy === 'string') throw new ConfigError(`--trust-proxy: ${trustProxy}`);
   if (trustProxy !== undefined && rateLimits === undefined) throw new ConfigError('--trust-proxy names the client for the rate limits: it needs --rate-limit');
   if (downText !== undefined && downText !== 'open' && downText !== 'closed') {

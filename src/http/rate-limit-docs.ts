@@ -13,11 +13,11 @@ export function limitedKind(method: string, limits: RateLimits | undefined): 'wr
 export function rateLimitHeaderDocs(kind: 'writes' | 'reads', limits: RateLimits): Record<string, unknown> {
   return {
     [RATE_LIMIT_POLICY_HEADER]: {
-      description: `The limit on ${kind} per client (${RATE_LIMIT_DRAFT}): its quota q (the burst) and window w (seconds in which a whole burst comes back).`,
+      description: `The limit on ${kind} per client (${RATE_LIMIT_DRAFT}): its window w (seconds in which a whole burst comes back) and quota q, the most admitted in any w seconds (the burst, then the rate).`,
       schema: { type: 'string', example: policyField(kind, limits) },
     },
     [RATE_LIMIT_HEADER]: {
-      description: 'What is left of the limit: r requests may be sent at once now; in t seconds the whole quota is back.',
+      description: 'What is left of the limit: r requests may be sent at once now; t is the seconds (rounded up) until r next grows, and no more than r are admitted sooner.',
       schema: { type: 'string' },
     },
   };

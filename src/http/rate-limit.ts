@@ -1,9 +1,11 @@
 // Rate limits in the request pipeline (off unless --rate-limit): which requests count, under which
 // client (client-address.ts), the decision of the limiter (src/rate-limits/), and the answer's
 // headers, after draft-ietf-httpapi-ratelimit-headers-11: RateLimit-Policy names each policy with
-// its quota (q, the burst) and window (w, seconds in which a whole burst comes back), RateLimit says
-// what is left of it now (r) and in how many seconds all of it is back (t). A refused request is
-// answered 429 (RATE_LIMITED) with Retry-After, changes nothing and costs no store work.
+// its window w (seconds in which a whole burst comes back) and quota q, the most GCRA admits in any
+// w seconds (burst + rate × w); RateLimit says what is left now (r) and in how many seconds r next
+// grows (t: "until additional quota is made available", rounded up): no more than r are admitted
+// before that moment, and a 429's t is its Retry-After. A refused request is answered 429
+// (RATE_LIMITED) with Retry-After, changes nothing and costs no store work.
 //
 // Only the service's own operations count: the docs, /healthz, /readyz and /metrics never do. A
 // write with an Idempotency-Key is decided later, by the Idempotency-Key gate, after it has looked
@@ -13,7 +15,7 @@ import { isPromise } from '../eventually.js';
 import type { Logger } from '../log.js';
 import type { Decision } from '../rate-limits/decision.js';
 import { LimiterUnavailable, type RateLimiter } from '../rate-limits/limiter.js';
-import { kindOf, type RateLimits, type RequestKind } from '../rate-limits/policy.js';
+import { kindOf, type Rate, type RateLimits, type RequestKind } from '../rate-limits/policy.js';
 import { clientAddress, type TrustedProxies } from './client-address.js';
 import { ApiError, serviceUnavailable } from './errors.js';
 import type { Route } from './route.js';
@@ -54,10 +56,17 @@ export type LimitHeaders = string[];
 
 export const rateLimited = (headers: Readonly<Record<string, string>>): ApiError => new ApiError('RATE_LIMITED', { headers });
 
-/** The policy's field value: `"reads";q=400;w=2`. */
+/**
+ * The policy's field value: `"reads";q=800;w=2` for 200/s after a burst of 400. The window w is the
+ * seconds in which a whole burst comes back (burst ÷ rate, rounded up); q is exactly the most
+ * admitted in any w seconds: the burst at its start, then one each interval (gcra()'s bound).
+ */
 export function policyField(kind: RequestKind, limits: RateLimits): string | undefined {
   const rate = limits[kind];
-  return rate === undefined ? undefined : `"${kind}";q=${rate.burst};w=${Math.ceil(rate.burst / rate.perSecond)}`;
+  if (rate === undefined) return undefined;
+  const windowSeconds = Math.max(1, Math.ceil(rate.burst / rate.perSecond - 1e-9));
+  const intervalMs = 1000 / rate.perSecond;
+  return `"${kind}";q=${rate.burst + Math.floor((windowSeconds * 1000) / intervalMs + 1e-9)};w=${windowSeconds}`;
 }
 
 /**
@@ -69,11 +78,12 @@ interface KindFields {
   readonly policy: string;
   /** RateLimit's value up to the number left: `"reads";r=`. */
   readonly statePrefix: string;
+  readonly burst: number;
 }
 
 function kindFields(kind: RequestKind, limits: RateLimits): KindFields | undefined {
   const policy = policyField(kind, limits);
-  return policy === undefined ? undefined : { policy, statePrefix: `"${kind}";r=` };
+  return policy === undefined ? undefined : { policy, statePrefix: `"${kind}";r=`, burst: (limits[kind] as Rate).burst };
 }
 
 const seconds = (ms: number): number => Math.ceil(ms / 1000);
@@ -143,13 +153,16 @@ export class RateLimitGate {
   }
 
   private answer(kind: RequestKind, client: string, decision: Decision): LimitHeaders {
-    const { policy, statePrefix } = this.fieldsOf(kind) as KindFields;
-    const state = statePrefix + decision.remaining + ';t=' + seconds(decision.resetMs);
+    const { policy, statePrefix, burst } = this.fieldsOf(kind) as KindFields;
+    // Rounded up, and at least 1 while r can grow: a request sent t seconds later finds r grown.
+    const t = decision.remaining >= burst ? 0 : Math.max(1, seconds(decision.growsInMs));
+    const state = statePrefix + decision.remaining + ';t=' + t;
     if (decision.admitted) return [RATE_LIMIT_POLICY_HEADER, policy, RATE_LIMIT_HEADER, state];
     this.refused(kind);
     if (this.refusedLately.size < REFUSED_CLIENTS_MAX) this.refusedLately.add(client);
     throw rateLimited({
-      'Retry-After': String(Math.max(1, seconds(decision.retryAfterMs))),
+      // A refusal's r is 0: it grows when a request is admitted again, so its t is the wait.
+      'Retry-After': String(t),
       [RATE_LIMIT_POLICY_HEADER]: policy,
       [RATE_LIMIT_HEADER]: state,
     });

@@ -17,6 +17,21 @@ export interface Rate {
 /** A kind left out is not limited. */
 export type RateLimits = Readonly<Partial<Record<RequestKind, Rate>>>;
 
+/**
+ * A rate's window: the time in which a whole burst comes back. A client admitted nothing for this
+ * long has its whole burst (its time is past): its row is the same as no row.
+ */
+export const windowMs = (rate: Rate): number => (rate.burst * 1000) / rate.perSecond;
+
+/**
+ * How often the limiters' tables drop the rows whose time is past: a quarter of the window, at
+ * least 250 ms (a sweep costs a pass over the table) and at most 10 s. A table then holds at most
+ * the clients admitted within the last window plus this.
+ */
+export function sweepEveryMs(longestWindowMs: number): number {
+  return Math.min(10_000, Math.max(250, longestWindowMs / 4));
+}
+
 /** The highest rate and burst the option takes: past them a limit protects nothing. */
 export const RATE_PER_SECOND_MAX = 1_000_000;
 export const BURST_MAX = 1_000_000;

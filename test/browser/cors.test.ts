@@ -97,7 +97,7 @@ processSuiteUnless(browserSkip(), 'CORS in a browser', () => {
           const refused = seen[1] as (typeof seen)[number];
           assert.equal(JSON.parse(refused.body).code, 'RATE_LIMITED');
           assert.match(refused.retryAfter ?? '', /^\d+$/);
-          assert.equal(refused.policy, '"writes";q=1;w=1000');
+          assert.equal(refused.policy, '"writes";q=2;w=1000');
           assert.match(refused.state ?? '', /^"writes";r=0;t=\d+$/);
           assert.match(refused.requestId ?? '', /^[0-9a-f-]{36}$/);
         }),
