@@ -57,12 +57,12 @@ export const areas = {
     tests: sqliteTests,
   },
   'db-postgres': { mutate: ['src/db/{postgres,postgres-batched-reads,postgres-errors,postgres-group-commit,postgres-store,pool-gate}.ts'], tests: storeTests },
-  'db-idempotency': { mutate: ['src/db/idempotency-*.ts', 'src/db/sqlite-writes.ts'], tests: [...keyedTests, ...storeTests] },
+  'db-idempotency': { mutate: ['src/db/idempotency-*.ts', 'src/db/sqlite-writes.ts', 'src/db/rounds.ts'], tests: [...keyedTests, ...storeTests] },
   stores: { mutate: ['src/todo/store-*.ts', 'src/bank/ledger-*.ts'], tests: [...storeTests, ...serviceTests] },
   // Rate limits: the HTTP part, the shared limiter, the documents' 429 (the tests that spawn
   // processes, the 429s of a real CLI, stay out).
   'rate-limits': {
-    mutate: ['src/http/{rate-limit,rate-limit-docs,rate-limit-metrics,client-address}.ts', 'src/db/rate-limits-postgres.ts'],
-    tests: ['.build/test/http/{client-address,rate-limit-gate,catalogue,published-documents,openapi-examples}.test.js', '.build/test/db/rate-limits-postgres.test.js'],
+    mutate: ['src/http/{rate-limit,rate-limit-docs,rate-limit-metrics,client-address}.ts', 'src/db/{rate-limits-postgres,rate-limits-pruning}.ts'],
+    tests: ['.build/test/http/{client-address,rate-limit-gate,catalogue,published-documents,openapi-examples}.test.js', '.build/test/db/{rate-limits-postgres,rate-limits-pruning}.test.js'],
   },
 };
