@@ -98,6 +98,8 @@ export const LEDGER_POSTGRES_MIGRATIONS: readonly Migration[] = [
     sql: `${outcomeRecordsSql(KEYS_TABLE, 'postgres', OUTCOME_FROM_ANSWER)};
       ${claimKeysFunctionSql(CLAIM_KEYS, KEYS_TABLE)}`,
   },
+  // The claim planned at each call, for the table as it is (claimKeysFunctionSql).
+  { version: 6, sql: claimKeysFunctionSql(CLAIM_KEYS, KEYS_TABLE) },
 ];
 
 /**

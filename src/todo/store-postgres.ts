@@ -273,6 +273,8 @@ export const TODO_POSTGRES_MIGRATIONS: readonly Migration[] = [
   },
   // A conditional PUT judged by its UPDATE: no read of the version before the write that succeeds.
   { version: 8, sql: writeBatchFunctionSql(REPLACE_JUDGED_BY_UPDATE) },
+  // The claim planned at each call, for the table as it is (claimKeysFunctionSql).
+  { version: 9, sql: claimKeysFunctionSql(CLAIM_KEYS, KEYS_TABLE) },
 ];
 
 /** Titles travel encoded (title.ts); an id is 0 where the write names none. */
