@@ -61,5 +61,9 @@ export function sendCancelRequest(host: string, port: number, processId: number,
   const socket = net.connect({ host, port });
   socket.setTimeout(CANCEL_TIMEOUT_MS, () => socket.destroy());
   socket.on('error', () => undefined);
-  socket.on('connect', () => socket.end(message));
+  // The server closes the connection once it has acted on the request; closing it first, as soon
+  // as the request is written, is what libpq avoids too: PgBouncer 1.18 then forwards nothing, or
+  // forwards it and then stops with "bad client state".
+  socket.on('connect', () => socket.write(message));
+  socket.on('end', () => socket.destroy());
 }

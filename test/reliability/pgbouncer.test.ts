@@ -3,6 +3,7 @@
 // every feature works through it, and without, the service refuses to start with one line.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import pg from 'pg';
 import { json, send, type RawResponse } from '../support/http.js';
 import { assertBooksBalance } from '../support/journal.js';
 import { assertExactlyOnce, planWithdrawals, withdrawUntilDefinitive } from '../support/keyed-load.js';
@@ -151,5 +152,50 @@ processSuiteUnless(skip, 'a service behind PgBouncer without --db-pooler', () =>
     assert.equal(code, 2);
     assert.match(stderr, /^error: the PostgreSQL server refused the startup parameter \w+: it is a pooler \(PgBouncer\?\); start with --db-pooler transaction/);
     assert.equal(stderr.trimEnd().split('\n').length, 1, `one line: ${stderr}`);
+  });
+});
+
+processSuiteUnless(skip, 'a read past its deadline through PgBouncer in transaction mode', () => {
+  const fixture = usePooledDatabase();
+  const DEADLINE_MS = 300;
+  let instance: ServiceProcess | undefined;
+  let locker: pg.Client;
+  before(async () => {
+    instance = await startServiceProcess(['todo', '--db', fixture.url, '--db-pooler', 'transaction', '--access-log', 'off', '--deadline-ms', String(DEADLINE_MS)]);
+    locker = new pg.Client({ connectionString: fixture.database.url });
+    // The database is dropped with FORCE at the end, which ends this session.
+    locker.on('error', () => undefined);
+    await locker.connect();
+  });
+  after(async () => {
+    await instance?.kill();
+    await locker?.end();
+  });
+
+  test('is answered 504, and its statement is cancelled on the server through the pooler (no statement_timeout holds it there)', async () => {
+    const waiting = async (): Promise<number> => {
+      const { rows } = await locker.query<{ n: string }>(
+        "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()",
+      );
+      return Number(rows[0]?.n);
+    };
+    const url = instance?.urls[0] as string;
+    assert.equal((await send(url, { method: 'GET', path: '/todos/1' })).status, 200);
+    await locker.query('BEGIN');
+    await locker.query('LOCK TABLE todos IN ACCESS EXCLUSIVE MODE');
+    try {
+      const read = send(url, { method: 'GET', path: '/todos/1' });
+      await new Promise((resolve) => setTimeout(resolve, DEADLINE_MS / 2));
+      assert.equal(await waiting(), 1, 'the read waits for the lock');
+      assert.equal((await read).status, 504);
+      const until = Date.now() + 3_000;
+      while ((await waiting()) > 0) {
+        assert.ok(Date.now() < until, 'the statement still waits on the server: it was not cancelled');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    } finally {
+      await locker.query('ROLLBACK');
+    }
+    assert.equal((await send(url, { method: 'GET', path: '/todos/1' })).status, 200, 'the service reads on');
   });
 });
