@@ -12,6 +12,7 @@ import { createBankService } from './bank/service.js';
 import { INITIAL_ACCOUNTS } from './bank/model.js';
 import { createTodoService } from './todo/service.js';
 import { limiterFor } from './rate-limiter-for.js';
+import { PoolerMismatch } from './db/postgres-pooler.js';
 
 function dbFor(service: ServiceName, config: Config): DbSpec {
   return config.db ?? { kind: 'sqlite', path: `./data/${service}.sqlite` };
@@ -19,7 +20,7 @@ function dbFor(service: ServiceName, config: Config): DbSpec {
 
 async function createService(service: ServiceName, config: Config, log: Logger, metrics: Registry | undefined): Promise<ServiceDefinition> {
   const observer = metrics === undefined ? undefined : storeMetrics(service, metrics);
-  const storeOptions = { sqliteSynchronous: config.sqliteSynchronous, log, observer, poolSize: config.dbPoolSize, poolWaitMs: config.dbPoolWaitMs, idempotencyTtlMs: config.idempotencyTtlMs };
+  const storeOptions = { sqliteSynchronous: config.sqliteSynchronous, log, observer, poolSize: config.dbPoolSize, poolWaitMs: config.dbPoolWaitMs, pooler: config.dbPooler, idempotencyTtlMs: config.idempotencyTtlMs };
   switch (service) {
     case 'todo':
       return createTodoService(dbFor(service, config), storeOptions, { requireIfMatch: config.requireIfMatch });
@@ -92,7 +93,7 @@ async function main(): Promise<void> {
             ? undefined
             : {
                 limits: config.rateLimits,
-                limiter: await limiterFor(service, config.rateLimits, config.db, serviceLog),
+                limiter: await limiterFor(service, config.rateLimits, config.db, serviceLog, config.dbPooler),
                 whenDown: config.rateLimitStoreDown,
                 trustedProxies: config.trustProxy,
               },
@@ -123,7 +124,7 @@ async function main(): Promise<void> {
 }
 
 async function fail(log: Logger, error: unknown): Promise<never> {
-  if (error instanceof ConfigError) {
+  if (error instanceof ConfigError || error instanceof PoolerMismatch) {
     process.stderr.write(`error: ${error.message}\n`);
     process.exit(2);
   }

@@ -8,6 +8,7 @@ import type { SheddingPolicy } from './http/load-shedding.js';
 import { parseTrustedProxies, PROXY_HEADERS, type ProxyHeader, type TrustedProxies } from './http/client-address.js';
 import { WHEN_LIMITER_DOWN_DEFAULT, type WhenLimiterDown } from './http/rate-limit.js';
 import { parseRateLimits, type RateLimits } from './rate-limits/policy.js';
+import { POOLERS, type Pooler } from './db/postgres-pooler.js';
 
 export type ServiceName = 'todo' | 'bank';
 
@@ -39,6 +40,8 @@ export interface Config {
   readonly dbPoolSize: number | undefined;
   /** PostgreSQL: how long a request may wait for a pooled connection; undefined for the default. */
   readonly dbPoolWaitMs: number | undefined;
+  /** PostgreSQL: transaction behind a pooler in transaction mode (PgBouncer), which keeps no session; undefined: none. */
+  readonly dbPooler: Pooler | undefined;
   /** The operations that take an Idempotency-Key refuse a request without one. */
   readonly requireIdempotencyKey: boolean;
   /** How long a recorded answer replays for its key. */
@@ -93,6 +96,9 @@ Options (each also read from the environment variable shown):
                        default 10)
   --db-pool-wait-ms MS PostgreSQL: how long a request waits for a free connection before a 503,
                        1 to 30000 (SVC_DB_POOL_WAIT_MS, default 10000)
+  --db-pooler none|transaction
+                       PostgreSQL: transaction when PgBouncer in pool_mode=transaction stands
+                       between, so that nothing is kept in a session (SVC_DB_POOLER, default none)
   --require-idempotency-key
                        POST /todos and POST /withdraw/... refuse a request without an
                        Idempotency-Key header (SVC_REQUIRE_IDEMPOTENCY_KEY=1)
@@ -150,7 +156,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
       continue;
     }
     if (name === 'shed-loop-delay-ms') throw new ConfigError(REPLACED_SHED_LOOP_DELAY);
-    if (!['host', 'port', 'db', 'errors', 'accounts', 'log-level', 'access-log', 'metrics', 'sqlite-synchronous', 'db-pool-size', 'db-pool-wait-ms', 'idempotency-ttl', 'cors-origin', 'metrics-listen', 'deadline-ms', 'shed-waiting', 'shed-loop-busy', 'rate-limit', 'rate-limit-store-down', 'trust-proxy', 'trust-proxy-header'].includes(name)) {
+    if (!['host', 'port', 'db', 'errors', 'accounts', 'log-level', 'access-log', 'metrics', 'sqlite-synchronous', 'db-pool-size', 'db-pool-wait-ms', 'db-pooler', 'idempotency-ttl', 'cors-origin', 'metrics-listen', 'deadline-ms', 'shed-waiting', 'shed-loop-busy', 'rate-limit', 'rate-limit-store-down', 'trust-proxy', 'trust-proxy-header'].includes(name)) {
       throw new ConfigError(`unknown option --${name}`);
     }
     const value = inline ?? argv[++i];
@@ -198,6 +204,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
   const portText = pick('port', 'SVC_PORT');
   const poolSizeText = pick('db-pool-size', 'SVC_DB_POOL_SIZE');
   const poolWaitText = pick('db-pool-wait-ms', 'SVC_DB_POOL_WAIT_MS');
+  const dbPooler = readPooler(pick('db-pooler', 'SVC_DB_POOLER'), dbText);
   const corsText = pick('cors-origin', 'SVC_CORS_ORIGIN');
   const metricsListenText = pick('metrics-listen', 'SVC_METRICS_LISTEN');
   const metricsListen = metricsListenText === undefined ? undefined : parseListen(metricsListenText);
@@ -238,6 +245,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     sqliteSynchronous: synchronous,
     dbPoolSize: poolSizeText === undefined ? undefined : parseBounded(poolSizeText, '--db-pool-size', 1, 1000),
     dbPoolWaitMs: poolWaitText === undefined ? undefined : parseBounded(poolWaitText, '--db-pool-wait-ms', 1, 30_000),
+    dbPooler,
     requireIdempotencyKey,
     requireIfMatch,
     idempotencyTtlMs: ttlText === undefined ? IDEMPOTENCY_TTL_HOURS_DEFAULT * HOUR_MS : parseTtl(ttlText),
@@ -330,6 +338,17 @@ function parseBounded(text: string, flag: string, min: number, max: number): num
   const value = /^\d{1,6}$/.test(text) ? Number(text) : NaN;
   if (!(value >= min && value <= max)) throw new ConfigError(`${flag} must be a whole number from ${min} to ${max}, not "${text}"`);
   return value;
+}
+
+/** --db-pooler: known values only, and only where there is a PostgreSQL connection to pool. */
+function readPooler(text: string | undefined, dbText: string | undefined): Pooler | undefined {
+  if (text === undefined) return undefined;
+  const pooler = POOLERS.find((known) => known === text);
+  if (pooler === undefined) throw new ConfigError(`--db-pooler must be ${POOLERS.join(' or ')}, not "${text}"`);
+  if (!(dbText?.startsWith('postgres://') === true || dbText?.startsWith('postgresql://') === true)) {
+    throw new ConfigError('--db-pooler is for PostgreSQL: it needs --db postgres://…');
+  }
+  return pooler;
 }
 
 export function parseDb(text: string): DbSpec {

@@ -1,6 +1,10 @@
 // Expired idempotency records go in the background: every so often, batches of at most
 // PRUNE_BATCH_ROWS rows, one after another until a batch comes back short, so that pruning never
 // holds the write lock (or a row lock) for long and never competes with requests for a whole turn.
+// A round that ends at its bound of batches, the table still behind, is followed by the next one a
+// second later rather than at the next interval: otherwise pruning could delete no more than
+// BATCHES_PER_ROUND_MAX × PRUNE_BATCH_ROWS rows per interval (100,000 per 10 minutes, 166 a
+// second), and a service taking more keyed writes than that would grow its table without end.
 // A failed round (the database away, say) is logged and simply tried again at the next one.
 import type { Logger } from '../log.js';
 import { PRUNE_BATCH_ROWS } from './idempotency-records.js';
@@ -16,13 +20,20 @@ export type KeyPruning = Rounds;
 
 export function startKeyPruning(prune: (expiredBeforeMs: number) => Promise<number>, ttlMs: number, log?: Logger): KeyPruning {
   const intervalMs = Math.max(ROUND_INTERVAL_MS_MIN, Math.min(ROUND_INTERVAL_MS_MAX, Math.floor(ttlMs / 4)));
-  return startRounds(async (stopped) => {
-    try {
-      for (let batch = 0; batch < BATCHES_PER_ROUND_MAX && !stopped(); batch++) {
-        if ((await prune(Date.now() - ttlMs)) < PRUNE_BATCH_ROWS) break;
+  return startRounds(
+    async (stopped) => {
+      try {
+        for (let batch = 0; batch < BATCHES_PER_ROUND_MAX && !stopped(); batch++) {
+          if ((await prune(Date.now() - ttlMs)) < PRUNE_BATCH_ROWS) return false;
+        }
+        // Every batch came back full: the table is still behind, and the next round comes sooner.
+        return !stopped();
+      } catch (error) {
+        log?.warn('pruning expired idempotency keys failed; tried again later', { reason: error instanceof Error ? error.message : String(error) });
+        return false;
       }
-    } catch (error) {
-      log?.warn('pruning expired idempotency keys failed; tried again later', { reason: error instanceof Error ? error.message : String(error) });
-    }
-  }, intervalMs);
+    },
+    intervalMs,
+    ROUND_INTERVAL_MS_MIN,
+  );
 }

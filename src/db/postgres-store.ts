@@ -59,6 +59,7 @@ export async function openPostgresStore<Op, Outcome>(spec: PostgresStoreSpec<Op,
     observer: options.observer,
     poolSize: options.poolSize,
     poolWaitMs: options.poolWaitMs,
+    pooler: options.pooler,
   });
   // Each keyed entry records what its own mapper makes of its outcome; the batch does not look at it.
   type Entry = BatchEntry<Op, Outcome, unknown>;

@@ -20,6 +20,7 @@ import type { Migration } from './migrations.js';
 import { isOutage } from './postgres-errors.js';
 import { openPostgres } from './postgres.js';
 import { startRateLimitPruning } from './rate-limits-pruning.js';
+import type { Pooler } from './postgres-pooler.js';
 import { StoreError } from './store-errors.js';
 
 export const RATE_LIMITS_SERVICE = 'rate-limits';
@@ -98,6 +99,7 @@ export interface PostgresRateLimiterOptions {
   readonly service: string;
   readonly limits: RateLimits;
   readonly log?: Logger;
+  readonly pooler?: Pooler;
 }
 
 export interface PostgresRateLimiter extends RateLimiter {
@@ -115,6 +117,7 @@ export async function openPostgresRateLimiter(options: PostgresRateLimiterOption
     poolSize: POOL_SIZE,
     // A decision waits no longer than a client would for its answer to matter.
     poolWaitMs: 2_000,
+    pooler: options.pooler,
   });
   const decide = db.prepared<DecidedRow>('rate_limits_decide', DECIDE_SQL);
   const batcher = new Batcher<Ask, Decision>((asks) => decideBatch(decide, asks), {

@@ -4,7 +4,7 @@
 // written out), and the function's one current definition is in store-postgres-schema.ts, which
 // the newest migration that changed it installs.
 import { outcomeRecordsSql, recordsTableSql } from '../db/idempotency-records.js';
-import { claimKeysFunctionSql } from '../db/idempotency-postgres.js';
+import { claimKeysFunctionSql, plannedAtEachCallSql } from '../db/idempotency-postgres.js';
 import type { Migration } from '../db/migrations.js';
 import { CLAIM_KEYS, CLAIM_KEYS_FUNCTION, JUDGE_FUNCTION, KEYS_TABLE, WRITE_BATCH_FUNCTION } from './store-postgres-schema.js';
 
@@ -189,4 +189,6 @@ export const TODO_POSTGRES_MIGRATIONS: readonly Migration[] = [
   },
   // A conditional PUT judged by its UPDATE: no read of the version before the write that succeeds.
   { version: 8, sql: WRITE_BATCH_FUNCTION },
+  // The claim planned at each call, for the table as it is (plannedAtEachCallSql).
+  { version: 9, sql: plannedAtEachCallSql(CLAIM_KEYS) },
 ];

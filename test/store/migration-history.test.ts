@@ -31,8 +31,8 @@ const RELEASED: Readonly<Record<'sqlite' | 'postgres', Readonly<Record<'todo' | 
     bank: ['e8e8103003f9f41b', '51389ea4067bf38b', '930c9351cc76c111'],
   },
   postgres: {
-    todo: ['c06dbe0d6b0a25c2', '5eb7e6d159034ef1', '59dc50e46665ea1e', '7c936125138ec264', '5eb7e6d159034ef1', 'ef508019cb49f664', 'b54d1e6fa44c0649', 'de99f5a0aa89e15b'],
-    bank: ['5f289b237c55e62c', 'f7d2f364805fb988', 'b14648b8c80dec98', '53955ca98b6a42f8', '8426eea2296f9ac3'],
+    todo: ['c06dbe0d6b0a25c2', '5eb7e6d159034ef1', '59dc50e46665ea1e', '7c936125138ec264', '5eb7e6d159034ef1', 'ef508019cb49f664', 'b54d1e6fa44c0649', 'de99f5a0aa89e15b', 'a6803d57a099a404'],
+    bank: ['5f289b237c55e62c', 'f7d2f364805fb988', 'b14648b8c80dec98', '53955ca98b6a42f8', '8426eea2296f9ac3', '225f92b9c66afdba'],
   },
 };
 
