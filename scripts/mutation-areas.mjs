@@ -56,7 +56,7 @@ export const areas = {
     ],
     tests: sqliteTests,
   },
-  'db-postgres': { mutate: ['src/db/{postgres,postgres-batched-reads,postgres-errors,postgres-group-commit,postgres-store,pool-gate}.ts'], tests: storeTests },
+  'db-postgres': { mutate: ['src/db/{postgres,postgres-batched-reads,postgres-errors,postgres-group-commit,postgres-pooler,postgres-store,pool-gate}.ts'], tests: storeTests },
   'db-idempotency': { mutate: ['src/db/idempotency-*.ts', 'src/db/sqlite-writes.ts', 'src/db/rounds.ts'], tests: [...keyedTests, ...storeTests] },
   stores: { mutate: ['src/todo/store-*.ts', 'src/bank/ledger-*.ts'], tests: [...storeTests, ...serviceTests] },
   // Rate limits: the HTTP part, the shared limiter, the documents' 429 (the tests that spawn
