@@ -3,9 +3,9 @@
 import type { Registry } from 'prom-client';
 import { ConfigError, readConfig, USAGE, type Config, type DbSpec, type ServiceName } from './config.js';
 import type { ServiceDefinition } from './http/service.js';
-import { createLogger, type Logger } from './log.js';
-import { createMetricsRegistry } from './metrics.js';
-import { storeMetrics } from './store-metrics.js';
+import { createLogger, type Logger } from './observe/log.js';
+import { createMetricsRegistry } from './observe/metrics.js';
+import { storeMetrics } from './observe/store-metrics.js';
 import { startServer, type RunningServer } from './server.js';
 import { connectionsMaxFor } from './http/connection-guard.js';
 import { createBankService } from './bank/service.js';

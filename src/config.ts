@@ -1,12 +1,12 @@
 // Configuration is read once, from the command line and then the environment, into one typed
 // object. Anything wrong stops the process with one line saying what, and exit code 2.
-import type { LogLevel } from './log.js';
+import type { LogLevel } from './observe/log.js';
 import { ERROR_FORMAT_NAMES, type ErrorFormatName } from './http/render.js';
-import { parseCorsOrigins, type CorsPolicy } from './http/cors.js';
-import { DEADLINE_MS_DEFAULT, DEADLINE_MS_MAX } from './http/deadline.js';
-import type { SheddingPolicy } from './http/load-shedding.js';
-import { parseTrustedProxies, PROXY_HEADERS, type ProxyHeader, type TrustedProxies } from './http/client-address.js';
-import { WHEN_LIMITER_DOWN_DEFAULT, type WhenLimiterDown } from './http/rate-limit.js';
+import { parseCorsOrigins, type CorsPolicy } from './http/stages/cors.js';
+import { DEADLINE_MS_DEFAULT, DEADLINE_MS_MAX } from './http/stages/deadline.js';
+import type { SheddingPolicy } from './http/stages/load-shedding.js';
+import { parseTrustedProxies, PROXY_HEADERS, type ProxyHeader, type TrustedProxies } from './http/stages/client-address.js';
+import { WHEN_LIMITER_DOWN_DEFAULT, type WhenLimiterDown } from './http/stages/rate-limit.js';
 import { parseRateLimits, type RateLimits } from './rate-limits/policy.js';
 import { POOLERS, type Pooler } from './db/postgres-pooler.js';
 

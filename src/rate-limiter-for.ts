@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import type { DbSpec, ServiceName } from './config.js';
 import type { Pooler } from './db/postgres-pooler.js';
 import { openPostgresRateLimiter } from './db/rate-limits-postgres.js';
-import type { Logger } from './log.js';
+import type { Logger } from './observe/log.js';
 import { inProcessLimiter, type RateLimiter } from './rate-limits/limiter.js';
 import type { RateLimits } from './rate-limits/policy.js';
 

@@ -1,9 +1,9 @@
-// A request's deadline as the work behind it sees it (src/deadline-scope.ts): what is registered is
+// A request's deadline as the work behind it sees it (src/shared/deadline-scope.ts): what is registered is
 // given up once, in order, when the deadline passes; the deadline of work shared by several requests
 // passes when the last of theirs does; and the current deadline is the one of the scope entered.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { currentDeadline, Deadline, enterDeadline, latestOf, leaveDeadline, withinDeadline, type DeadlineHolder } from '../src/deadline-scope.js';
+import { currentDeadline, Deadline, enterDeadline, latestOf, leaveDeadline, withinDeadline, type DeadlineHolder } from '../src/shared/deadline-scope.js';
 
 test('a deadline gives up what was registered, once, in the order it registered, when it passes', () => {
   const deadline = new Deadline();

@@ -6,7 +6,7 @@
 // BATCHES_PER_ROUND_MAX × PRUNE_BATCH_ROWS rows per interval (100,000 per 10 minutes, 166 a
 // second), and a service taking more keyed writes than that would grow its table without end.
 // A failed round (the database away, say) is logged and simply tried again at the next one.
-import type { Logger } from '../log.js';
+import type { Logger } from '../observe/log.js';
 import { PRUNE_BATCH_ROWS } from './idempotency-records.js';
 import { startRounds, type Rounds } from './rounds.js';
 

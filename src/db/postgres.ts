@@ -9,8 +9,8 @@
 // answers but refuses us (wrong password, no such database, a failing migration) is a
 // configuration error: opening fails and the process exits with the reason.
 import pg from 'pg';
-import { currentDeadline, DeadlinePassed, type Deadline } from '../deadline-scope.js';
-import type { Logger } from '../log.js';
+import { currentDeadline, DeadlinePassed, type Deadline } from '../shared/deadline-scope.js';
+import type { Logger } from '../observe/log.js';
 import { runMigrations, WRITE_PROBE_STATEMENTS, type Migration, type MigrationSession } from './migrations.js';
 import { PoolGate } from './pool-gate.js';
 import { beginSql, poolerRefusal, sendCancelRequest, type Pooler } from './postgres-pooler.js';

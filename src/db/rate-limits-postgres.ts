@@ -11,7 +11,7 @@
 // (rate-limits-pruning.ts): a row whose time is past means the same as no row, and rounds a
 // quarter of a window apart delete such rows, a range of pages at a time. Its migrations are
 // counted under a service name of their own ('rate-limits').
-import type { Logger } from '../log.js';
+import type { Logger } from '../observe/log.js';
 import { decisionOf, type Decision } from '../rate-limits/decision.js';
 import { LimiterUnavailable, type RateLimiter } from '../rate-limits/limiter.js';
 import { REQUEST_KINDS, sweepEveryMs, windowMs, type RateLimits, type RequestKind } from '../rate-limits/policy.js';

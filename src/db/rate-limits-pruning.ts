@@ -5,7 +5,7 @@
 // come and go. A round walks the table's pages in ranges, one short statement each, so that no
 // statement holds many rows locked (a decision on one of them would wait for it) and none rescans
 // what an earlier one passed. A failed round (the database away) is logged once, until one works.
-import type { Logger } from '../log.js';
+import type { Logger } from '../observe/log.js';
 import { startRounds, type Rounds } from './rounds.js';
 
 /** `round` deletes the past rows, checking `stopped` between its statements; returns how many. */

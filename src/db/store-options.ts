@@ -1,5 +1,5 @@
 // Options every store takes, whichever service it serves.
-import type { Logger } from '../log.js';
+import type { Logger } from '../observe/log.js';
 import type { Pooler } from './postgres-pooler.js';
 import type { StoreObserver } from './store-observer.js';
 

@@ -1,8 +1,8 @@
 // The to-do resource on the wire: its input schema, its output shape, its entity tags and its errors.
-import type { Preconditions, TagList } from '../http/conditions.js';
+import type { Preconditions, TagList } from '../http/stages/conditions.js';
 import { ApiError } from '../http/errors.js';
-import { boolField, intParam, model, strField, type JsonSchema } from '../http/schema.js';
-import { jsonString } from '../json-string.js';
+import { boolField, intParam, model, strField, type JsonSchema } from '../http/validation/schema.js';
+import { jsonString } from '../shared/json-string.js';
 import { TODO_ID_MAX, type Todo } from './store.js';
 import { UNCONDITIONAL, type VersionSet, type WriteCondition } from './write-conditions.js';
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { parseCorsOrigins, type CorsPolicy } from '../../src/http/cors.js';
+import { parseCorsOrigins, type CorsPolicy } from '../../src/http/stages/cors.js';
 import { browserSkip, withBrowser } from '../support/browser.js';
 import { get } from '../support/http.js';
 import { withServer } from '../support/server.js';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
 import { startKeyPruning, type KeyPruning } from '../../src/db/idempotency-pruning.js';
 import { PRUNE_BATCH_ROWS } from '../../src/db/idempotency-records.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/observe/log.js';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;

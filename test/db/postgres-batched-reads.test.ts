@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { batchedReads } from '../../src/db/postgres-batched-reads.js';
 import { openPostgres, type PostgresDatabase } from '../../src/db/postgres.js';
-import { currentDeadline, Deadline, DeadlinePassed, withinDeadline } from '../../src/deadline-scope.js';
+import { currentDeadline, Deadline, DeadlinePassed, withinDeadline } from '../../src/shared/deadline-scope.js';
 import { createTestDatabase, postgresSkip, type TestDatabase } from '../support/postgres.js';
 import { suiteUnless } from '../support/suite.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';

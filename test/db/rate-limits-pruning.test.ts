@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startRateLimitPruning } from '../../src/db/rate-limits-pruning.js';
 import { sweepEveryMs } from '../../src/rate-limits/policy.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/observe/log.js';
 
 test('the sweep period is a quarter of the longest window, from 250 ms to 10 s', () => {
   assert.deepEqual([sweepEveryMs(5), sweepEveryMs(2_000), sweepEveryMs(8_000), sweepEveryMs(2_000_000)], [250, 500, 2_000, 10_000]);

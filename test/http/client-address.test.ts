@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { clientAddress, parseTrustedProxies, type ProxyHeader, type TrustedProxies } from '../../src/http/client-address.js';
+import { clientAddress, parseTrustedProxies, type ProxyHeader, type TrustedProxies } from '../../src/http/stages/client-address.js';
 
 function request(peer: string, headers: Record<string, string> = {}): IncomingMessage {
   return { socket: { remoteAddress: peer }, headers } as unknown as IncomingMessage;

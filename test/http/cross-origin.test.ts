@@ -1,11 +1,11 @@
-// Cross-origin protection (src/http/cross-origin.ts), as Go 1.25's CrossOriginProtection decides:
+// Cross-origin protection (src/http/stages/cross-origin.ts), as Go 1.25's CrossOriginProtection decides:
 // the decision on its own, then on real servers in every format, with CORS and alone; a refused
 // write changes nothing, and a request with neither header is unchanged.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { readConfig } from '../../src/config.js';
-import { parseCorsOrigins, type CorsPolicy } from '../../src/http/cors.js';
-import { refusesCrossOrigin } from '../../src/http/cross-origin.js';
+import { parseCorsOrigins, type CorsPolicy } from '../../src/http/stages/cors.js';
+import { refusesCrossOrigin } from '../../src/http/stages/cross-origin.js';
 import type { ErrorFormat } from '../../src/http/render.js';
 import { get, send, type RawResponse } from '../support/http.js';
 import { withServer } from '../support/server.js';

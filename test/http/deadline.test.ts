@@ -1,4 +1,4 @@
-// The request deadline in the pipeline (src/http/deadline.ts), on a real server with a handler that
+// The request deadline in the pipeline (src/http/stages/deadline.ts), on a real server with a handler that
 // waits as long as the test says: its timer goes once the answer is set, so that an answered
 // request is not kept in memory until its deadline; and the time its client takes to send the body
 // is not counted, as deadline.ts promises (Node's own time-outs bound that: 408).
@@ -9,7 +9,7 @@ import { describe, test } from 'node:test';
 import { createRequestHandler } from '../../src/http/app.js';
 import { defineRoute } from '../../src/http/route.js';
 import { RequestObserver } from '../../src/http/request-observer.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/observe/log.js';
 import { todoIn } from '../../src/todo/model.js';
 import { send } from '../support/http.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';

@@ -4,10 +4,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ApiError } from '../../src/http/errors.js';
-import { buildOpenApi } from '../../src/http/openapi.js';
+import { buildOpenApi } from '../../src/http/documents/openapi.js';
 import type { ErrorFormatName } from '../../src/http/render.js';
 import { defineRoute, jsonReply, type Route, type RouteDocs } from '../../src/http/route.js';
-import { intParam, model, strField, strParam, type JsonSchema, type ParamSpec } from '../../src/http/schema.js';
+import { intParam, model, strField, strParam, type JsonSchema, type ParamSpec } from '../../src/http/validation/schema.js';
 
 const id = intParam({ title: 'Id', ge: 0, le: 100 });
 const name = strParam('Name');

@@ -1,4 +1,4 @@
-// The rate limit as a stage (src/http/rate-limit-stage.ts): a read whose decision waits for the
+// The rate limit as a stage (src/http/stages/rate-limit-stage.ts): a read whose decision waits for the
 // shared limiter runs meanwhile, and its answer waits for the decision: a refusal that comes
 // before the read is done is answered (429), not left as an unhandled rejection, and an admission
 // lets the read's own answer through with the limit's fields.
@@ -7,10 +7,10 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { createRequestHandler } from '../../src/http/app.js';
-import { RateLimitGate } from '../../src/http/rate-limit.js';
+import { RateLimitGate } from '../../src/http/stages/rate-limit.js';
 import { defineRoute } from '../../src/http/route.js';
 import { RequestObserver } from '../../src/http/request-observer.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/observe/log.js';
 import type { Decision } from '../../src/rate-limits/decision.js';
 import { send } from '../support/http.js';
 

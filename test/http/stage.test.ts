@@ -1,4 +1,4 @@
-// The stage shape (src/http/stage.ts), as a new stage meets it: added to the list, it runs before
+// The stage shape (src/http/stages/stage.ts), as a new stage meets it: added to the list, it runs before
 // the route, its headers are on every answer (errors too), it may answer in the route's place, and
 // it is told each answer's status once it went out, as a tracing stage needs.
 import assert from 'node:assert/strict';
@@ -7,11 +7,11 @@ import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { createRequestHandler } from '../../src/http/app.js';
 import { ApiError } from '../../src/http/errors.js';
-import { pipelineStages } from '../../src/http/pipeline-stages.js';
+import { pipelineStages } from '../../src/http/stages/pipeline-stages.js';
 import { defineRoute } from '../../src/http/route.js';
 import { RequestObserver } from '../../src/http/request-observer.js';
-import { addHeaders, type Stage } from '../../src/http/stage.js';
-import { createLogger } from '../../src/log.js';
+import { addHeaders, type Stage } from '../../src/http/stages/stage.js';
+import { createLogger } from '../../src/observe/log.js';
 import { send } from '../support/http.js';
 
 test('a stage added to the list runs before the route, adds its header to every answer, may answer, and is told each status', async () => {

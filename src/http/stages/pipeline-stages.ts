@@ -15,7 +15,7 @@
 //
 // The request id is no stage: every answer, a parser's too, carries one (request-id.ts). A tracing
 // stage would stand first, so that it sees every answer.
-import type { BodyLimits } from './body.js';
+import type { BodyLimits } from '../body.js';
 import { corsStage, type CorsPolicy } from './cors.js';
 import { crossOriginStage, type CrossOriginPolicy } from './cross-origin.js';
 import { deadlineStage } from './deadline.js';
@@ -23,9 +23,9 @@ import { DEFAULT_IDEMPOTENCY_TTL_MS, IdempotencyGate, type IdempotencyPolicy } f
 import { sheddingStage, type LoadShedder } from './load-shedding.js';
 import type { RateLimitGate } from './rate-limit.js';
 import { rateLimitStage } from './rate-limit-stage.js';
-import type { RateLimits } from '../rate-limits/policy.js';
-import type { ErrorFormat } from './render.js';
-import type { Route } from './route.js';
+import type { RateLimits } from '../../rate-limits/policy.js';
+import type { ErrorFormat } from '../render.js';
+import type { Route } from '../route.js';
 import { idempotencyStage, inputStage, routeHandler, routingStage } from './route-stages.js';
 import type { PipelineDefinition, Stage } from './stage.js';
 

@@ -1,6 +1,6 @@
 // Safe retries of the operations a route marks `idempotent`: a request that carries an
 // Idempotency-Key runs once; its store records the write's outcome with the key in the same
-// transaction (src/keyed-writes.ts), and any later request with that key gets the answer to that
+// transaction (src/shared/keyed-writes.ts), and any later request with that key gets the answer to that
 // outcome again, with `Idempotent-Replayed: true`, without running anything. The answer is rendered
 // anew from the outcome each time, so a replay is the first answer's bytes as long as the service
 // runs with the same error format; after a restart in another format it is the same answer in that
@@ -15,11 +15,11 @@
 // or finds nothing and runs.
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { DEFAULT_KEY_TTL_MS, type KeyedOutcome, type KeyedWrite } from '../keyed-writes.js';
-import { ApiError } from './errors.js';
+import { DEFAULT_KEY_TTL_MS, type KeyedOutcome, type KeyedWrite } from '../../shared/keyed-writes.js';
+import { ApiError } from '../errors.js';
 import { idempotencyKeyInvalid, idempotencyKeyRequired, parseIdempotencyKey } from './idempotency-key.js';
 import { ReplayCache } from './replay-cache.js';
-import { keyRequired, type Idempotent, type Reply, type Route, type RouteInput } from './route.js';
+import { keyRequired, type Idempotent, type Reply, type Route, type RouteInput } from '../route.js';
 
 export interface IdempotencyPolicy {
   /** Refuse (400) a request to an idempotent operation that carries no key. */

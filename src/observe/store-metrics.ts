@@ -2,8 +2,8 @@
 // to (src/db knows nothing of prom-client). Batches are a few hundred a second at most, so
 // prom-client's own observe() is cheap enough here; depths and pool counts are read at scrape time.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { StoreFault } from './db/store-errors.js';
-import type { PoolStats, StoreObserver } from './db/store-observer.js';
+import type { StoreFault } from '../db/store-errors.js';
+import type { PoolStats, StoreObserver } from '../db/store-observer.js';
 
 const BATCH_SIZE_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
 const COMMIT_BUCKETS_S = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];

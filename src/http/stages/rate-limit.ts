@@ -11,14 +11,14 @@
 // write with an Idempotency-Key is decided later, by the Idempotency-Key gate, after it has looked
 // for the key's recorded answer: a replay does no work, and is answered even over the limit.
 import type { IncomingMessage } from 'node:http';
-import { isPromise } from '../eventually.js';
-import type { Logger } from '../log.js';
-import type { Decision } from '../rate-limits/decision.js';
-import { LimiterUnavailable, type RateLimiter } from '../rate-limits/limiter.js';
-import { kindOf, type Rate, type RateLimits, type RequestKind } from '../rate-limits/policy.js';
+import { isPromise } from '../../shared/eventually.js';
+import type { Logger } from '../../observe/log.js';
+import type { Decision } from '../../rate-limits/decision.js';
+import { LimiterUnavailable, type RateLimiter } from '../../rate-limits/limiter.js';
+import { kindOf, type Rate, type RateLimits, type RequestKind } from '../../rate-limits/policy.js';
 import { clientAddress, type TrustedProxies } from './client-address.js';
-import { ApiError, serviceUnavailable } from './errors.js';
-import type { Route } from './route.js';
+import { ApiError, serviceUnavailable } from '../errors.js';
+import type { Route } from '../route.js';
 
 /** What the service does with a request when the shared limiter cannot decide (its database is down). */
 export type WhenLimiterDown = 'open' | 'closed';

@@ -5,13 +5,13 @@
 // limit (the key stage found none when the call has a keyed run). A read whose decision waits for
 // the shared limiter runs meanwhile (a Hold): it changes nothing, so a refusal after it is still a
 // refusal that changed nothing.
-import { isPromise } from '../eventually.js';
-import type { RequestKind } from '../rate-limits/policy.js';
+import { isPromise } from '../../shared/eventually.js';
+import type { RequestKind } from '../../rate-limits/policy.js';
 import { KeyedRun } from './idempotency.js';
-import { limitedKind } from './rate-limit-docs.js';
+import { limitedKind } from '../documents/rate-limit-docs.js';
 import { policyField, RATE_LIMIT_DRAFT, RATE_LIMIT_HEADER, RATE_LIMIT_POLICY_HEADER, rateLimited, type RateLimitGate } from './rate-limit.js';
-import type { RateLimits } from '../rate-limits/policy.js';
-import type { Route } from './route.js';
+import type { RateLimits } from '../../rate-limits/policy.js';
+import type { Route } from '../route.js';
 import { addHeaders, Hold, type Call, type Entered, type HeaderDoc, type Stage } from './stage.js';
 
 /** Which requests an instance decides: those without a keyed run (before the input), or those with one. */

@@ -3,7 +3,7 @@
 // lowercase \u00xx, everything else raw) except for lone surrogates: Python writes them raw and then
 // fails to encode the body as UTF-8, JSON.stringify writes \udxxx. We keep the escape (deviation D7).
 
-import { jsonString } from '../json-string.js';
+import { jsonString } from '../../shared/json-string.js';
 import { JsonObject, PyFloat } from './json-value.js';
 
 /** Serialise like Python's json.dumps(v, ensure_ascii=False, separators=(",", ":")) – compact, non-ASCII kept raw. */

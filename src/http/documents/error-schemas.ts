@@ -2,9 +2,9 @@
 // types and statuses they allow are those of the answers the document shows (openapi.ts renders
 // each one), in the catalogue's order, so a document cannot name a code its service does not
 // answer, nor miss one it does.
-import { catalogueEntries, ERROR_CATALOGUE, problemType, type ErrorCode } from './catalogue.js';
-import type { ErrorFormatName } from './render.js';
-import type { JsonSchema } from './schema.js';
+import { catalogueEntries, ERROR_CATALOGUE, problemType, type ErrorCode } from '../catalogue.js';
+import type { ErrorFormatName } from '../render.js';
+import type { JsonSchema } from '../validation/schema.js';
 
 /** The component names of a format's error bodies. */
 export interface FormatSchemaNames {

@@ -4,8 +4,8 @@
 // by its store, in the write's own transaction (src/todo/write-conditions.ts), since only there can
 // nothing come between the check and the change.
 import type { IncomingHttpHeaders } from 'node:http';
-import { ApiError } from './errors.js';
-import type { Reply } from './route.js';
+import { ApiError } from '../errors.js';
+import type { Reply } from '../route.js';
 
 /** One member of a list: the opaque tag, quotes included, and whether it was sent weak (W/). */
 export interface EntityTag {

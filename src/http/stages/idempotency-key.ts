@@ -4,7 +4,7 @@
 // 400 that says what a valid key looks like, so that a client can fix the request rather than
 // guess. A comma is refused anywhere in the value: a proxy may fold two field lines into one,
 // joined by a comma (RFC 9110 §5.3), and two keys must not pass for one.
-import { ApiError } from './errors.js';
+import { ApiError } from '../errors.js';
 
 /** The longest key, in characters; a longer one is refused rather than cut. */
 export const IDEMPOTENCY_KEY_LENGTH_MAX = 255;

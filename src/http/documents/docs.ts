@@ -5,9 +5,9 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { ERROR_CATALOGUE, problemType, type ErrorCode } from './catalogue.js';
+import { ERROR_CATALOGUE, problemType, type ErrorCode } from '../catalogue.js';
 import { describeApi, type OpenApiOptions } from './openapi.js';
-import { defineRoute, type Reply, type Route } from './route.js';
+import { defineRoute, type Reply, type Route } from '../route.js';
 
 const HTML = 'text/html; charset=utf-8';
 

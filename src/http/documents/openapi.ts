@@ -3,21 +3,21 @@
 // it (test/http/openapi-answers.test.ts replays the conformance cases to prove it), and every row
 // shows examples that are real answers, rendered by the one renderer in the active format, each
 // under the row a client reads it under (test/http/openapi-examples.test.ts).
-import { catalogueEntries, ERROR_CATALOGUE, problemType, type ErrorCode } from './catalogue.js';
+import { catalogueEntries, ERROR_CATALOGUE, problemType, type ErrorCode } from '../catalogue.js';
 import { errorSchemas, FORMAT_SCHEMA_NAMES, schemaRef, type FormatSchemaNames } from './error-schemas.js';
-import { ApiError, bodyNotParsable, bodyTooLarge, InvalidRequest } from './errors.js';
-import { keyInFlight, keyReused } from './idempotency.js';
+import { ApiError, bodyNotParsable, bodyTooLarge, InvalidRequest } from '../errors.js';
+import { keyInFlight, keyReused } from '../stages/idempotency.js';
 import { carriedHeaders, conditionParameters, preflightOperation, SHARED_COMPONENTS, stageRequestHeaders, withStageHeaders } from './operation-docs.js';
-import type { Stage } from './stage.js';
-import { idempotencyKeyInvalid, idempotencyKeyRequired } from './idempotency-key.js';
+import type { Stage } from '../stages/stage.js';
+import { idempotencyKeyInvalid, idempotencyKeyRequired } from '../stages/idempotency-key.js';
 import { idempotencyKeyParameter, KEY_ANSWERS_DESCRIPTION, REPLAYED_HEADER_DOC, RETRY_AFTER_HEADER_DOC } from './idempotency-docs.js';
 import { ETAG_HEADER_DOC, NOT_MODIFIED_ROW } from './conditions-docs.js';
-import { JsonObject } from './json-value.js';
-import { MESSAGES } from './lax.js';
-import { renderError, type ErrorFormat } from './render.js';
-import { keyRequired, type DocumentedError, type Route } from './route.js';
-import type { Issues, JsonSchema } from './schema.js';
-import type { RateLimits } from '../rate-limits/policy.js';
+import { JsonObject } from '../json/json-value.js';
+import { MESSAGES } from '../validation/lax.js';
+import { renderError, type ErrorFormat } from '../render.js';
+import { keyRequired, type DocumentedError, type Route } from '../route.js';
+import type { Issues, JsonSchema } from '../validation/schema.js';
+import type { RateLimits } from '../../rate-limits/policy.js';
 import { limitedKind, RATE_LIMITED_DESCRIPTION, RATE_LIMITED_EXAMPLE, rateLimitHeaderDocs, RETRY_AFTER_429_DOC } from './rate-limit-docs.js';
 
 export interface OpenApiOptions {

@@ -10,7 +10,7 @@
 //                            the 4300-character bound)
 //   src/errors/types.rs      message texts
 // Every rule below was also checked against pydantic-core 2.46.4 itself.
-import { PyFloat, type JsonValue } from './json-value.js';
+import { PyFloat, type JsonValue } from '../json/json-value.js';
 
 // ---------------------------------------------------------------- messages
 

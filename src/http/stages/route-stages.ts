@@ -2,14 +2,14 @@
 // (path parameters, the body within its limits, validation: 400, 413, 422), the Idempotency-Key
 // (a replay, or the key's own errors), and the handler they lead to, with its conditions.
 import { Buffer } from 'node:buffer';
-import { decodeBody, readBody, type BodyLimits } from './body.js';
+import { decodeBody, readBody, type BodyLimits } from '../body.js';
 import { preconditionsOf } from './conditions.js';
-import { InvalidRequest, methodNotAllowed, notFound } from './errors.js';
+import { InvalidRequest, methodNotAllowed, notFound } from '../errors.js';
 import { IdempotencyGate, KeyedRun, REPLAYED_HEADER } from './idempotency.js';
-import { renderError, type ErrorFormat } from './render.js';
-import type { Reply, Route } from './route.js';
-import { Router } from './routing.js';
-import type { Issues } from './schema.js';
+import { renderError, type ErrorFormat } from '../render.js';
+import type { Reply, Route } from '../route.js';
+import { Router } from '../routing.js';
+import type { Issues } from '../validation/schema.js';
 import type { Call, Entered, Handler, HeaderDoc, Outcome, Stage } from './stage.js';
 
 /** Matches the request to a route: the call's `matched` and `values`, or the 404, 405 or 307. */

@@ -1,8 +1,8 @@
 // How a rate-limited operation is documented (rate-limit.ts): the 429 with its Retry-After and
 // RateLimit fields, and the RateLimit fields of an admitted answer.
-import type { RateLimits } from '../rate-limits/policy.js';
-import { kindOf } from '../rate-limits/policy.js';
-import { RATE_LIMIT_DRAFT, RATE_LIMIT_HEADER, RATE_LIMIT_POLICY_HEADER, rateLimited, policyField } from './rate-limit.js';
+import type { RateLimits } from '../../rate-limits/policy.js';
+import { kindOf } from '../../rate-limits/policy.js';
+import { RATE_LIMIT_DRAFT, RATE_LIMIT_HEADER, RATE_LIMIT_POLICY_HEADER, rateLimited, policyField } from '../stages/rate-limit.js';
 
 /** The kind an operation of this method counts under, when that kind is limited. */
 export function limitedKind(method: string, limits: RateLimits | undefined): 'writes' | 'reads' | undefined {

@@ -1,7 +1,7 @@
 // Schemas declared once: each checks input with the reference's (pydantic's) rules and error items,
 // and describes itself as JSON Schema for the OpenAPI document.
-import type { ValidationItem } from './errors.js';
-import { JsonObject, type JsonValue } from './json-value.js';
+import type { ValidationItem } from '../errors.js';
+import { JsonObject, type JsonValue } from '../json/json-value.js';
 import { boolFromJson, constraintMessage, LAX_BOOL_WORDS, MESSAGES, readIntText } from './lax.js';
 
 export type Loc = readonly (string | number)[];

@@ -20,7 +20,7 @@
 // overloaded service as alive, and see it overloaded.
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { Counter, type Registry } from 'prom-client';
-import { ApiError } from './errors.js';
+import { ApiError } from '../errors.js';
 import type { Call, Entered, HeaderDoc, Stage } from './stage.js';
 
 export interface SheddingPolicy {

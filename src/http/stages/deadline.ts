@@ -10,8 +10,8 @@
 // outcome open, as a gateway does whose upstream did not answer in time.
 //
 // The time a client takes to send its request is not counted: Node's own time-outs bound it (408).
-import { ApiError } from './errors.js';
-import type { Route } from './route.js';
+import { ApiError } from '../errors.js';
+import type { Route } from '../route.js';
 import type { Call, HeaderDoc, Pipeline, Stage } from './stage.js';
 
 /**

@@ -21,9 +21,9 @@
 // route, the decoded input, a keyed write's ticket). Adding a stage (tracing, say) is its module
 // and one line in the list (server.ts builds it from the options).
 import type { IncomingMessage, OutgoingHttpHeader, ServerResponse } from 'node:http';
-import type { Deadline, DeadlineHolder } from '../deadline-scope.js';
-import type { InvalidRequest } from './errors.js';
-import type { Reply, Route, RouteInput } from './route.js';
+import type { Deadline, DeadlineHolder } from '../../shared/deadline-scope.js';
+import type { InvalidRequest } from '../errors.js';
+import type { Reply, Route, RouteInput } from '../route.js';
 
 /** An answer's headers as node:http's flat list: name, value, name, value… */
 export type HeaderList = OutgoingHttpHeader[];

@@ -3,7 +3,7 @@
 // fixes each operation's three-digit codes (the to-do table, and D10 for the bank), so the key's
 // 400 and 409 are described by a `4XX` range, and its 422 joins the validation 422 as another body
 // it may have (openapi.ts places each answer).
-import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_LENGTH_MAX, IDEMPOTENCY_KEY_PATTERN } from './idempotency-key.js';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_LENGTH_MAX, IDEMPOTENCY_KEY_PATTERN } from '../stages/idempotency-key.js';
 
 export function idempotencyKeyParameter(required: boolean): Record<string, unknown> {
   return {

@@ -1,7 +1,7 @@
 // The counter of requests refused over their rate limit, by service and kind, in the service's
 // /metrics: a flood shows there, not as a log line per refusal.
 import { Counter, type Registry } from 'prom-client';
-import type { RequestKind } from '../rate-limits/policy.js';
+import type { RequestKind } from '../../rate-limits/policy.js';
 
 export function rateLimitedCounter(service: string, registry: Registry): (kind: RequestKind) => void {
   const counter = new Counter<'service' | 'kind'>({

@@ -9,7 +9,7 @@
 // default; on whenever --cors-origin is set, whose origins are the ones trusted here too, or alone
 // with --cross-origin-protection.
 import type { IncomingHttpHeaders } from 'node:http';
-import { ApiError } from './errors.js';
+import { ApiError } from '../errors.js';
 import type { Call, Entered, RequestHeaderDoc, Stage } from './stage.js';
 
 export interface CrossOriginPolicy {
