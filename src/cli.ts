@@ -1,7 +1,14 @@
 #!/usr/bin/env node
 // Starts the services named on the command line; `npm start` runs this with no arguments.
 import type { Registry } from 'prom-client';
-import { ConfigError, readConfig, USAGE, type Config, type DbSpec, type ServiceName } from './config.js';
+import {
+  ConfigError,
+  readConfig,
+  USAGE,
+  type Config,
+  type DbSpec,
+  type ServiceName,
+} from './config.js';
 import type { ServiceDefinition } from './http/service.js';
 import { createLogger, type Logger } from './observe/log.js';
 import { createMetricsRegistry } from './observe/metrics.js';
@@ -18,17 +25,37 @@ function dbFor(service: ServiceName, config: Config): DbSpec {
   return config.db ?? { kind: 'sqlite', path: `./data/${service}.sqlite` };
 }
 
-async function createService(service: ServiceName, config: Config, log: Logger, metrics: Registry | undefined): Promise<ServiceDefinition> {
+async function createService(
+  service: ServiceName,
+  config: Config,
+  log: Logger,
+  metrics: Registry | undefined,
+): Promise<ServiceDefinition> {
   const observer = metrics === undefined ? undefined : storeMetrics(service, metrics);
-  const storeOptions = { sqliteSynchronous: config.sqliteSynchronous, log, observer, poolSize: config.dbPoolSize, poolWaitMs: config.dbPoolWaitMs, pooler: config.dbPooler, idempotencyTtlMs: config.idempotencyTtlMs };
+  const storeOptions = {
+    sqliteSynchronous: config.sqliteSynchronous,
+    log,
+    observer,
+    poolSize: config.dbPoolSize,
+    poolWaitMs: config.dbPoolWaitMs,
+    pooler: config.dbPooler,
+    idempotencyTtlMs: config.idempotencyTtlMs,
+  };
   switch (service) {
     case 'todo':
-      return createTodoService(dbFor(service, config), storeOptions, { requireIfMatch: config.requireIfMatch });
+      return createTodoService(dbFor(service, config), storeOptions, {
+        requireIfMatch: config.requireIfMatch,
+      });
     case 'bank':
-      return createBankService(dbFor(service, config), config.accounts ?? INITIAL_ACCOUNTS, {
-        name: config.errors,
-        catchAll: config.catchAll,
-      }, storeOptions);
+      return createBankService(
+        dbFor(service, config),
+        config.accounts ?? INITIAL_ACCOUNTS,
+        {
+          name: config.errors,
+          catchAll: config.catchAll,
+        },
+        storeOptions,
+      );
   }
 }
 
@@ -93,14 +120,23 @@ async function main(): Promise<void> {
             ? undefined
             : {
                 limits: config.rateLimits,
-                limiter: await limiterFor(service, config.rateLimits, config.db, serviceLog, config.dbPooler),
+                limiter: await limiterFor(
+                  service,
+                  config.rateLimits,
+                  config.db,
+                  serviceLog,
+                  config.dbPooler,
+                ),
                 whenDown: config.rateLimitStoreDown,
                 trustedProxies: config.trustProxy,
               },
         metricsListen:
           config.metricsListen === undefined
             ? undefined
-            : { host: config.metricsListen.host ?? config.host, port: config.metricsListen.port === 0 ? 0 : config.metricsListen.port + index },
+            : {
+                host: config.metricsListen.host ?? config.host,
+                port: config.metricsListen.port === 0 ? 0 : config.metricsListen.port + index,
+              },
       });
       running.push(server);
       // The store's kind only: a PostgreSQL URL may hold a password.
@@ -114,7 +150,9 @@ async function main(): Promise<void> {
         metrics: config.metrics,
         metricsUrl: server.metricsUrl,
         // Said only when on, so that the line of a service without limits is as it was.
-        ...(config.rateLimits === undefined ? {} : { rateLimits: config.db?.kind === 'postgres' ? 'postgres' : 'in-process' }),
+        ...(config.rateLimits === undefined
+          ? {}
+          : { rateLimits: config.db?.kind === 'postgres' ? 'postgres' : 'in-process' }),
       });
     }
   } catch (error) {

@@ -1,5 +1,5 @@
-// A value there at once or later (src/shared/eventually.ts): a read that needs no wait is carried on
-// without a promise, and one that must wait is chained, with the same outcome either way.
+// A value there at once or later (src/shared/eventually.ts): a read that needs no wait is carried
+// on without a promise, and one that must wait is chained, with the same outcome either way.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { andThen, isPromise } from '../src/shared/eventually.js';
@@ -22,11 +22,15 @@ describe('eventually', () => {
       throw new Error('no such item');
     };
     assert.throws(() => andThen(undefined, failing), /no such item/);
-    await assert.rejects(Promise.resolve(andThen(Promise.resolve(undefined), failing)), /no such item/);
+    await assert.rejects(
+      Promise.resolve(andThen(Promise.resolve(undefined), failing)),
+      /no such item/,
+    );
   });
 
   test('undefined, null and plain objects are values, not promises', () => {
-    for (const value of [undefined, null, 0, '', { then: 1 }]) assert.equal(isPromise(value), false, String(value));
+    for (const value of [undefined, null, 0, '', { then: 1 }])
+      assert.equal(isPromise(value), false, String(value));
     assert.equal(isPromise(Promise.resolve()), true);
   });
 });

@@ -11,9 +11,10 @@ export const LEDGER_KEYS_TABLE = 'bank_idempotency_keys';
 
 /**
  * A withdrawal's outcome read from the answer the first design recorded (idempotency-records.ts): a
- * 200's body names the balance left; a 404 is an unknown account. Insufficient funds is left out, so
- * its record is dropped: the default format's 500 never held the balance, and as balances only go
- * down, a retry is refused again (and recorded anew). ledger-postgres.ts says the same in its SQL.
+ * 200's body names the balance left; a 404 is an unknown account. Insufficient funds is left out,
+ * so its record is dropped: the default format's 500 never held the balance, and as balances only
+ * go down, a retry is refused again (and recorded anew). ledger-postgres.ts says the same in its
+ * SQL.
  */
 const OUTCOME_FROM_ANSWER = `CASE status
     WHEN 200 THEN json_object('kind', 'done', 'balance', json_extract(body, '$.balance'))
@@ -53,20 +54,28 @@ export const LEDGER_SERVICE = 'bank';
 export type BalanceQuery = (account: string) => number | undefined;
 
 export function prepareBalanceQuery(db: SqliteDatabase): BalanceQuery {
-  // The value alone rather than a row object, which better-sqlite3 builds slowly (see prepareTodoRead).
-  const select = db.prepare<[string], number>('SELECT balance FROM accounts WHERE name = ?').pluck(true);
+  // The value alone rather than a row object, which better-sqlite3 builds slowly (see
+  // prepareTodoRead).
+  const select = db
+    .prepare<[string], number>('SELECT balance FROM accounts WHERE name = ?')
+    .pluck(true);
   return (account) => select.get(account);
 }
 
 /**
- * Applies one write; it must run inside a write transaction. A withdrawal's check and decrement
- * are one conditional UPDATE; only when it takes nothing is the balance read, to tell an unknown
- * account from insufficient funds (the same transaction, so that balance is the one the UPDATE saw).
+ * Applies one write; it must run inside a write transaction. A withdrawal's check and decrement are
+ * one conditional UPDATE; only when it takes nothing is the balance read, to tell an unknown
+ * account from insufficient funds (the same transaction, so that balance is the one the UPDATE
+ * saw).
  */
-function prepareLedgerWrites(db: SqliteDatabase): (write: Withdrawal, key: string | null) => WithdrawOutcome {
+function prepareLedgerWrites(
+  db: SqliteDatabase,
+): (write: Withdrawal, key: string | null) => WithdrawOutcome {
   // The balance left as a bare value: better-sqlite3 builds a row object property by property.
   const takeMoney = db
-    .prepare<[number, string, number], number>('UPDATE accounts SET balance = balance - ? WHERE name = ? AND balance >= ? RETURNING balance')
+    .prepare<[number, string, number], number>(
+      'UPDATE accounts SET balance = balance - ? WHERE name = ? AND balance >= ? RETURNING balance',
+    )
     .pluck(true);
   // The time is written as the column's default would write it (strftime's '%Y-%m-%dT%H:%M:%fZ'
   // and toISOString() are the same text), but formatted once a millisecond rather than by SQLite
@@ -85,7 +94,9 @@ function prepareLedgerWrites(db: SqliteDatabase): (write: Withdrawal, key: strin
       return { kind: 'done', balance };
     }
     const left = balanceOf(account);
-    return left === undefined ? { kind: 'unknown-account' } : { kind: 'insufficient', balance: left };
+    return left === undefined
+      ? { kind: 'unknown-account' }
+      : { kind: 'insufficient', balance: left };
   };
 }
 

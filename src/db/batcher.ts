@@ -7,11 +7,18 @@
 // Each operation is answered only with its batch's answer: nothing is acknowledged before the
 // runner says the batch is committed, and a batch that fails fails every operation in it.
 import { performance } from 'node:perf_hooks';
-import { currentDeadline, DeadlinePassed, latestOf, withinDeadline, type Deadline } from '../shared/deadline-scope.js';
+import {
+  currentDeadline,
+  DeadlinePassed,
+  latestOf,
+  withinDeadline,
+  type Deadline,
+} from '../shared/deadline-scope.js';
 import type { StoreObserver } from './store-observer.js';
 
 /** One operation's answer inside a committed batch: its outcome, or the error that undid it alone. */
-export type Settled<Outcome> = { readonly ok: true; readonly outcome: Outcome } | { readonly ok: false; readonly error: Error };
+export type Settled<Outcome> =
+  { readonly ok: true; readonly outcome: Outcome } | { readonly ok: false; readonly error: Error };
 
 /**
  * Decides and commits a batch; resolves with one answer per operation, in order, once the batch
@@ -85,7 +92,14 @@ export class Batcher<Op, Outcome> {
     if (this.closed) return Promise.reject(new Error('the store is closed'));
     const deadline = currentDeadline();
     return new Promise((resolve, reject) => {
-      const waiting: Waiting<Op, Outcome> = { op, size: this.options.sizeOf(op), resolve, reject, deadline, forget: undefined };
+      const waiting: Waiting<Op, Outcome> = {
+        op,
+        size: this.options.sizeOf(op),
+        resolve,
+        reject,
+        deadline,
+        forget: undefined,
+      };
       this.queue.push(waiting);
       // Still queued when its request's deadline passes: it is dropped, unsent (never half done).
       if (deadline !== undefined) waiting.forget = deadline.onExpiry(() => this.drop(waiting));
@@ -125,7 +139,8 @@ export class Batcher<Op, Outcome> {
   // Waiting for the end of this turn of the event loop lets operations that arrived together share
   // the first batch, instead of the first one going alone.
   private scheduleSend(): void {
-    if (this.sendScheduled || this.inFlight >= this.options.inFlightMax || this.queue.length === 0) return;
+    if (this.sendScheduled || this.inFlight >= this.options.inFlightMax || this.queue.length === 0)
+      return;
     this.sendScheduled = true;
     setImmediate(() => {
       this.sendScheduled = false;
@@ -144,13 +159,17 @@ export class Batcher<Op, Outcome> {
     for (const waiting of batch) waiting.forget?.();
     const ops = batch.map((w) => w.op);
     try {
-      answered = this.options.cancelsStarted === true ? withinDeadline(latestOf(batch.map((w) => w.deadline)), () => this.run(ops)) : this.run(ops);
+      answered =
+        this.options.cancelsStarted === true
+          ? withinDeadline(latestOf(batch.map((w) => w.deadline)), () => this.run(ops))
+          : this.run(ops);
     } catch (error) {
       answered = Promise.reject(error);
     }
     answered.then(
       (results) => this.settle(batch, results, sentMs),
-      (error: unknown) => this.settle(batch, error instanceof Error ? error : new Error(String(error)), sentMs),
+      (error: unknown) =>
+        this.settle(batch, error instanceof Error ? error : new Error(String(error)), sentMs),
     );
   }
 
@@ -172,7 +191,11 @@ export class Batcher<Op, Outcome> {
     return this.queue.splice(0, count);
   }
 
-  private settle(batch: readonly Waiting<Op, Outcome>[], answer: readonly Settled<Outcome>[] | Error, sentMs: number): void {
+  private settle(
+    batch: readonly Waiting<Op, Outcome>[],
+    answer: readonly Settled<Outcome>[] | Error,
+    sentMs: number,
+  ): void {
     this.inFlight -= 1;
     this.inFlightOps -= batch.length;
     // Batches are committed one after the other: one sent while another was out began its commit

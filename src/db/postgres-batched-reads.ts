@@ -21,7 +21,10 @@ export interface BatchedReads<K, V> {
 }
 
 /** `lookup` reads every key given in one query; keys it finds no row for are absent from its map. */
-export function batchedReads<K, V>(lookup: (keys: readonly K[]) => Promise<ReadonlyMap<K, V>>, sizeOf: (key: K) => number): BatchedReads<K, V> {
+export function batchedReads<K, V>(
+  lookup: (keys: readonly K[]) => Promise<ReadonlyMap<K, V>>,
+  sizeOf: (key: K) => number,
+): BatchedReads<K, V> {
   const batcher = new Batcher<K, V | undefined>(
     async (keys) => {
       const found = await lookup([...new Set(keys)]);

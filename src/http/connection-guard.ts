@@ -1,8 +1,8 @@
 // Connections are a resource like memory: each one holds a file descriptor, and a process that has
-// used all of its descriptors can accept no one and open no file. A client that opens connections and
-// sends nothing costs nothing to send, so the server keeps the count below its descriptor limit and
-// lets the silent go first: a socket that has sent no byte is closed after SILENT_MS, and at once
-// when a newcomer needs its place.
+// used all of its descriptors can accept no one and open no file. A client that opens connections
+// and sends nothing costs nothing to send, so the server keeps the count below its descriptor limit
+// and lets the silent go first: a socket that has sent no byte is closed after SILENT_MS, and at
+// once when a newcomer needs its place.
 //
 // A client that sends one byte of a request's head now and then (slowloris) costs hardly more, and
 // Node's header time-out (10 s) lets it hold its place that long, renewable. So when no silent
@@ -55,7 +55,9 @@ export const OPEN_FILES_ASSUMED = 1024;
 /** The soft limit on open files: from /proc on Linux, else from the shell's ulimit, else 1024. */
 export function openFilesLimit(sources: LimitSources = SYSTEM): number {
   try {
-    const line = /^Max open files\s+(\d+|unlimited)/m.exec(readFileSync(sources.limitsFile, 'utf8'))?.[1];
+    const line = /^Max open files\s+(\d+|unlimited)/m.exec(
+      readFileSync(sources.limitsFile, 'utf8'),
+    )?.[1];
     if (line !== undefined) return line === 'unlimited' ? Number.MAX_SAFE_INTEGER : Number(line);
   } catch {
     // Not Linux: ask the shell, which inherits our limits.
@@ -125,16 +127,19 @@ export function guardConnections(server: Server, limits: ConnectionLimits): void
     });
   });
 
-  const sweep = setInterval(() => {
-    const cutoff = Date.now() - limits.silentMs;
-    for (const [socket, since] of silent) {
-      if (socket.bytesRead > 0) silent.delete(socket);
-      else if (since > cutoff) break;
-      else {
-        silent.delete(socket);
-        socket.destroy();
+  const sweep = setInterval(
+    () => {
+      const cutoff = Date.now() - limits.silentMs;
+      for (const [socket, since] of silent) {
+        if (socket.bytesRead > 0) silent.delete(socket);
+        else if (since > cutoff) break;
+        else {
+          silent.delete(socket);
+          socket.destroy();
+        }
       }
-    }
-  }, Math.min(1_000, limits.silentMs)).unref();
+    },
+    Math.min(1_000, limits.silentMs),
+  ).unref();
   server.once('close', () => clearInterval(sweep));
 }

@@ -1,7 +1,7 @@
 // Which route a request-target reaches, by the reference's rules (Starlette's router) and our
-// deviations: a path segment is percent-decoded on its own, so %2F is data and not a separator (D8);
-// a 405 lists every method of the path (D3); HEAD is served by GET routes (D4); a trailing slash
-// redirects with a relative Location that keeps the query (D9).
+// deviations: a path segment is percent-decoded on its own, so %2F is data and not a separator
+// (D8); a 405 lists every method of the path (D3); HEAD is served by GET routes (D4); a trailing
+// slash redirects with a relative Location that keeps the query (D9).
 
 export interface Routable {
   readonly method: string;
@@ -64,14 +64,19 @@ export class Router<R extends Routable> {
       allowed.add(route.method);
       if (route.method === 'GET') allowed.add('HEAD');
     }
-    if (allowed !== undefined) return { kind: 'method-not-allowed', allow: [...allowed].join(', ') };
+    if (allowed !== undefined)
+      return { kind: 'method-not-allowed', allow: [...allowed].join(', ') };
 
     // Starlette strips every trailing slash and redirects if the result reaches any route at all.
     if (rawPath !== '/' && rawPath.endsWith('/')) {
       const stripped = rawPath.replace(/\/+$/, '');
       if (stripped !== '') {
         const strippedSegments = decodeSegments(stripped);
-        if (this.candidates(strippedSegments.length).some((c) => matchSegments(c.segments, strippedSegments) !== undefined)) {
+        if (
+          this.candidates(strippedSegments.length).some(
+            (c) => matchSegments(c.segments, strippedSegments) !== undefined,
+          )
+        ) {
           const query = queryAt === -1 ? '' : target.slice(queryAt + 1);
           return { kind: 'redirect', location: query === '' ? stripped : `${stripped}?${query}` };
         }
@@ -120,7 +125,10 @@ function decodeSegments(rawPath: string): string[] {
 }
 
 /** The placeholders' values, in order, if the segments fit the pattern. */
-function matchSegments(pattern: readonly Segment[], segments: readonly string[]): readonly string[] | undefined {
+function matchSegments(
+  pattern: readonly Segment[],
+  segments: readonly string[],
+): readonly string[] | undefined {
   if (pattern.length !== segments.length) return undefined;
   let values: string[] | undefined;
   for (let i = 0; i < pattern.length; i++) {
@@ -137,8 +145,8 @@ function matchSegments(pattern: readonly Segment[], segments: readonly string[])
   return values ?? NO_VALUES;
 }
 
-// Not fatal: bytes that are not UTF-8 become U+FFFD, as Python's unquote does. And a byte order mark
-// is a character like any other there (Python's utf-8 codec keeps it), so it is not dropped.
+// Not fatal: bytes that are not UTF-8 become U+FFFD, as Python's unquote does. And a byte order
+// mark is a character like any other there (Python's utf-8 codec keeps it), so it is not dropped.
 const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** Python's urllib.parse.unquote: valid %XX runs are UTF-8 bytes, anything else stays as written. */
@@ -147,7 +155,12 @@ export function unquote(text: string): string {
   let bytes: number[] = [];
   let i = 0;
   while (i < text.length) {
-    if (text.charCodeAt(i) === 37 /* % */ && i + 2 < text.length && isHex(text.charCodeAt(i + 1)) && isHex(text.charCodeAt(i + 2))) {
+    if (
+      text.charCodeAt(i) === 37 /* % */ &&
+      i + 2 < text.length &&
+      isHex(text.charCodeAt(i + 1)) &&
+      isHex(text.charCodeAt(i + 2))
+    ) {
       bytes.push(parseInt(text.slice(i + 1, i + 3), 16));
       i += 3;
       continue;

@@ -30,13 +30,14 @@ async function openOffline(browser: BrowserContext, url: string): Promise<Offlin
   page.on('pageerror', (error) => errors.push(error.message));
   await page.route('**/*', (route) => {
     const target = route.request().url();
-    if (target.startsWith(origin) || target.startsWith('data:') || target.startsWith('blob:')) return route.continue();
+    if (target.startsWith(origin) || target.startsWith('data:') || target.startsWith('blob:'))
+      return route.continue();
     foreign.push(target);
     return route.abort();
   });
   await page.goto(url, { waitUntil: 'load' });
-  // Headless Chromium may not ask for /favicon.ico at all, so the icon is checked where it is named:
-  // inline, a browser that does ask finds it without a request and without a 404.
+  // Headless Chromium may not ask for /favicon.ico at all, so the icon is checked where it is
+  // named: inline, a browser that does ask finds it without a request and without a 404.
   assert.match((await page.locator('link[rel="icon"]').getAttribute('href')) ?? '', /^data:/);
   return { foreign, errors, page };
 }
@@ -53,7 +54,11 @@ processSuiteUnless(skip, 'documentation in a browser', () => {
         await page.locator('.opblock-summary', { hasText: '/v2/todos/{todo_id}' }).first().click();
         await page.waitForSelector('.responses-table', { timeout: 10_000 });
         const codes = await page.locator('.response-col_status').allInnerTexts();
-        for (const code of ['200', '404', '422']) assert.ok(codes.some((text) => text.trim().startsWith(code)), `code ${code} shown`);
+        for (const code of ['200', '404', '422'])
+          assert.ok(
+            codes.some((text) => text.trim().startsWith(code)),
+            `code ${code} shown`,
+          );
         assert.ok(await page.getByText('No todo with this id').first().isVisible());
         assert.deepEqual(foreign, []);
         assert.deepEqual(errors, []);
@@ -72,7 +77,8 @@ processSuiteUnless(skip, 'documentation in a browser', () => {
       withBrowser(async (browser) => {
         const { foreign, errors, page } = await openOffline(browser, `${url}/docs`);
         await page.waitForSelector('.opblock', { timeout: 15_000 });
-        // The issue's case: this row showed the schema's first enum values, status 400 and HTTP_400.
+        // The issue's case: this row showed the schema's first enum values, status 400 and
+        // HTTP_400.
         assert.deepEqual(await shownExample(page, '/secret', '401'), {
           type: 'about:blank',
           title: 'Unauthorized',
@@ -117,7 +123,10 @@ processSuiteUnless(skip, 'documentation in a browser', () => {
   test('the problem types page at /docs/problems, offline', () =>
     withServer({ service: 'bank', errors: 'problem' }, (url) =>
       withBrowser(async (browser) => {
-        const { foreign, errors, page } = await openOffline(browser, `${url}/docs/problems#not-enough-money`);
+        const { foreign, errors, page } = await openOffline(
+          browser,
+          `${url}/docs/problems#not-enough-money`,
+        );
         assert.equal(await page.locator('#not-enough-money h2').innerText(), 'Not enough money');
         assert.deepEqual(foreign, []);
         assert.deepEqual(errors, []);

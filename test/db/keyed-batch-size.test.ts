@@ -1,6 +1,7 @@
-// A keyed write's share of a PostgreSQL group-commit batch's byte bound (src/db/idempotency-postgres.ts):
-// its key and fingerprint travel with it (to the claim and to the record), so they count. Keys are at
-// most 255 characters, so no request-level test reaches the 4 MiB bound through keys alone.
+// A keyed write's share of a PostgreSQL group-commit batch's byte bound
+// (src/db/idempotency-postgres.ts): its key and fingerprint travel with it (to the claim and to the
+// record), so they count. Keys are at most 255 characters, so no request-level test reaches the 4
+// MiB bound through keys alone.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { entrySize, type BatchEntry } from '../../src/db/idempotency-postgres.js';
@@ -15,7 +16,15 @@ describe("a keyed write's share of a batch's byte bound", () => {
   test('a keyed write adds its key, its fingerprint and 16 bytes for the times sent with them', () => {
     const entry: BatchEntry<string, string> = {
       op: 'withdraw',
-      keyed: { key: { key: 'k'.repeat(255), fingerprint: 'POST /withdraw/alice/10', nowMs: 0, expiredBeforeMs: 0 }, outcome: (outcome) => outcome },
+      keyed: {
+        key: {
+          key: 'k'.repeat(255),
+          fingerprint: 'POST /withdraw/alice/10',
+          nowMs: 0,
+          expiredBeforeMs: 0,
+        },
+        outcome: (outcome) => outcome,
+      },
     };
     assert.equal(sizeOf(entry), 8 + 255 + 'POST /withdraw/alice/10'.length + 16);
   });

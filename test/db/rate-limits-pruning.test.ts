@@ -1,6 +1,6 @@
-// The shared limiter's own pruning rounds (src/db/rate-limits-pruning.ts): one a sweep period, never
-// two at once, an outage logged once (not once a round, which may be four times a second) and its
-// end once, and stopping waits for the round in progress.
+// The shared limiter's own pruning rounds (src/db/rate-limits-pruning.ts): one a sweep period,
+// never two at once, an outage logged once (not once a round, which may be four times a second) and
+// its end once, and stopping waits for the round in progress.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -9,12 +9,17 @@ import { sweepEveryMs } from '../../src/rate-limits/policy.js';
 import { createLogger } from '../../src/observe/log.js';
 
 test('the sweep period is a quarter of the longest window, from 250 ms to 10 s', () => {
-  assert.deepEqual([sweepEveryMs(5), sweepEveryMs(2_000), sweepEveryMs(8_000), sweepEveryMs(2_000_000)], [250, 500, 2_000, 10_000]);
+  assert.deepEqual(
+    [sweepEveryMs(5), sweepEveryMs(2_000), sweepEveryMs(8_000), sweepEveryMs(2_000_000)],
+    [250, 500, 2_000, 10_000],
+  );
 });
 
 test('rounds a sweep period apart; an outage is logged once, and once when pruning works again; stop waits for the round', async () => {
   const lines: { msg: string; reason?: string }[] = [];
-  const log = createLogger('info', (line) => lines.push(JSON.parse(line) as { msg: string; reason?: string }));
+  const log = createLogger('info', (line) =>
+    lines.push(JSON.parse(line) as { msg: string; reason?: string }),
+  );
   const outcomes = ['fail', 'fail', 'fail', 'ok', 'ok', 'fail'];
   let rounds = 0;
   let inRound = false;

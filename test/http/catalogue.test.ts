@@ -1,5 +1,6 @@
 // The error catalogue is the one list of what the services can answer: the table of docs/errors.md
-// must say exactly what it holds, and every problem type it names must be explained where its URI points.
+// must say exactly what it holds, and every problem type it names must be explained where its URI
+// points.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
@@ -30,7 +31,13 @@ function guideRows(): string[][] {
 
 describe('error catalogue', { timeout: SUITE_TIMEOUT_MS }, () => {
   test("docs/errors.md's error catalogue lists every entry with its status, problem type, title and message", () => {
-    const expected = catalogueEntries().map(([code, entry]) => [code, String(entry.status), problemType(code), entry.title, entry.message]);
+    const expected = catalogueEntries().map(([code, entry]) => [
+      code,
+      String(entry.status),
+      problemType(code),
+      entry.title,
+      entry.message,
+    ]);
     assert.deepEqual(guideRows(), expected);
   });
 
@@ -48,7 +55,16 @@ describe('error catalogue', { timeout: SUITE_TIMEOUT_MS }, () => {
     // sheds load, RATE_LIMITED under rate limits, CROSS_ORIGIN_REFUSED under cross-origin protection.
     const requireKeys = { required: true, ttlMs: DEFAULT_IDEMPOTENCY_TTL_MS };
     const pages: string[] = [];
-    for (const options of [{ service: 'bank', idempotency: requireKeys, deadlineMs: 15_000, shedding: { waitingMax: 1_000 }, rateLimits: { limits: { writes: { perSecond: 10, burst: 10 } } } }, { service: 'todo', requireIfMatch: true, crossOriginProtection: true }] as const) {
+    for (const options of [
+      {
+        service: 'bank',
+        idempotency: requireKeys,
+        deadlineMs: 15_000,
+        shedding: { waitingMax: 1_000 },
+        rateLimits: { limits: { writes: { perSecond: 10, burst: 10 } } },
+      },
+      { service: 'todo', requireIfMatch: true, crossOriginProtection: true },
+    ] as const) {
       await withServer({ ...options, errors: 'problem' }, async (url) => {
         const res = await get(url, PROBLEM_TYPE_BASE.slice(0, PROBLEM_TYPE_BASE.indexOf('#')));
         assert.equal(res.status, 200);
@@ -61,7 +77,10 @@ describe('error catalogue', { timeout: SUITE_TIMEOUT_MS }, () => {
       const page = pages.find((text) => text.includes(`<section id="${anchor}">`));
       assert.ok(page !== undefined, `${code} has a section on a page`);
       assert.match(page, new RegExp(`<section id="${anchor}">\\s*<h2>${entry.title}</h2>`), code);
-      assert.ok(entry.about !== undefined && page.includes(entry.about.slice(0, 40)), `${code} is explained`);
+      assert.ok(
+        entry.about !== undefined && page.includes(entry.about.slice(0, 40)),
+        `${code} is explained`,
+      );
     }
   });
 });

@@ -27,10 +27,19 @@ function int(text: string): bigint | string {
 
 function assertInts(cases: readonly (readonly [string, bigint | string])[]): void {
   for (const [text, expected] of cases) {
-    assert.equal(int(text), expected, `intFromText(${JSON.stringify(text.length > 40 ? `${text.slice(0, 20)}…(${text.length})` : text)})`);
-    // The path parameter's one-pass read must agree: the same integer (as number or bigint), or the same error.
+    assert.equal(
+      int(text),
+      expected,
+      `intFromText(${JSON.stringify(text.length > 40 ? `${text.slice(0, 20)}…(${text.length})` : text)})`,
+    );
+    // The path parameter's one-pass read must agree: the same integer (as number or bigint), or the
+    // same error.
     const read = readIntText(text);
-    assert.equal(typeof read === 'string' ? read : BigInt(read), expected, `readIntText(${JSON.stringify(text.slice(0, 40))})`);
+    assert.equal(
+      typeof read === 'string' ? read : BigInt(read),
+      expected,
+      `readIntText(${JSON.stringify(text.slice(0, 40))})`,
+    );
   }
 }
 
@@ -440,8 +449,8 @@ test('bool: ints 0 and 1 are booleans, other ints inside i64 are bool_parsing (i
 });
 
 test('bool: a number is read as the JSON int or float it stands for (the function is total, whatever its caller)', () => {
-  // The decoder gives safe integers as numbers and floats as PyFloat; a plain number of any kind still
-  // answers as pydantic answers its value.
+  // The decoder gives safe integers as numbers and floats as PyFloat; a plain number of any kind
+  // still answers as pydantic answers its value.
   assertBools([
     [0.5, 'bool_type'],
     [-(2 ** 63), 'bool_parsing'], // i64::MIN itself
@@ -499,23 +508,50 @@ test('bool: null, arrays and objects are bool_type (validate_bool)', () => {
 // ---------------------------------------------------------------- messages
 
 test("messages: MESSAGES are pydantic's texts (errors/types.rs)", () => {
-  assert.equal(MESSAGES.int_parsing, 'Input should be a valid integer, unable to parse string as an integer');
-  assert.equal(MESSAGES.int_parsing_size, 'Unable to parse input string as an integer, exceeded maximum size');
+  assert.equal(
+    MESSAGES.int_parsing,
+    'Input should be a valid integer, unable to parse string as an integer',
+  );
+  assert.equal(
+    MESSAGES.int_parsing_size,
+    'Unable to parse input string as an integer, exceeded maximum size',
+  );
   assert.equal(MESSAGES.bool_parsing, 'Input should be a valid boolean, unable to interpret input');
   assert.equal(MESSAGES.bool_type, 'Input should be a valid boolean');
   assert.equal(MESSAGES.string_type, 'Input should be a valid string');
-  assert.equal(MESSAGES.string_unicode, 'Input should be a valid string, unable to parse raw data as a unicode string');
+  assert.equal(
+    MESSAGES.string_unicode,
+    'Input should be a valid string, unable to parse raw data as a unicode string',
+  );
   assert.equal(MESSAGES.missing, 'Field required');
-  assert.equal(MESSAGES.model_attributes_type, 'Input should be a valid dictionary or object to extract fields from');
+  assert.equal(
+    MESSAGES.model_attributes_type,
+    'Input should be a valid dictionary or object to extract fields from',
+  );
   // Every error type the two functions return has its message.
-  for (const type of ['int_parsing', 'int_parsing_size', 'string_unicode', 'bool_parsing', 'bool_type'] as const) {
+  for (const type of [
+    'int_parsing',
+    'int_parsing_size',
+    'string_unicode',
+    'bool_parsing',
+    'bool_type',
+  ] as const) {
     assert.equal(typeof MESSAGES[type], 'string');
   }
 });
 
 test('messages: numeric constraints print integers in full (ErrorType::GreaterThan etc.)', () => {
   assert.equal(constraintMessage('greater_than', 0), 'Input should be greater than 0');
-  assert.equal(constraintMessage('greater_than_equal', -5), 'Input should be greater than or equal to -5');
-  assert.equal(constraintMessage('less_than_equal', 9007199254740991), 'Input should be less than or equal to 9007199254740991');
-  assert.equal(constraintMessage('less_than_equal', 2n ** 70n), 'Input should be less than or equal to 1180591620717411303424');
+  assert.equal(
+    constraintMessage('greater_than_equal', -5),
+    'Input should be greater than or equal to -5',
+  );
+  assert.equal(
+    constraintMessage('less_than_equal', 9007199254740991),
+    'Input should be less than or equal to 9007199254740991',
+  );
+  assert.equal(
+    constraintMessage('less_than_equal', 2n ** 70n),
+    'Input should be less than or equal to 1180591620717411303424',
+  );
 });

@@ -1,4 +1,5 @@
-// The batches a group-committing store commits, as its observer is told them: how many writes each held.
+// The batches a group-committing store commits, as its observer is told them: how many writes each
+// held.
 import assert from 'node:assert/strict';
 import type { StoreObserver } from '../../src/db/store-observer.js';
 
@@ -22,6 +23,10 @@ export function recordBatches(): BatchRecorder {
 /** `count` large writes, queued at once, all committed, never more than three in a batch. */
 export function assertCutByBytes(batches: readonly number[], count: number): void {
   assert.ok(4 * LARGE * 3 > BATCH_BYTES_MAX && 3 * (LARGE * 3 + 64) < BATCH_BYTES_MAX);
-  assert.equal(batches.reduce((sum, writes) => sum + writes, 0), count, `batches ${batches.join(', ')}`);
+  assert.equal(
+    batches.reduce((sum, writes) => sum + writes, 0),
+    count,
+    `batches ${batches.join(', ')}`,
+  );
   assert.ok(Math.max(...batches) <= 3, `batches ${batches.join(', ')}`);
 }

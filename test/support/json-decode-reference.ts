@@ -1,7 +1,7 @@
 // The decoder as it was first written, kept as the oracle of the differential tests: a direct,
-// token-by-token port of CPython 3.11's scanner (Modules/_json.c) with no fast paths, checked against
-// the reference's recorded answers before the fast decoder replaced it. Text in, value or error out;
-// positions are UTF-16 code units (the test turns them into code points).
+// token-by-token port of CPython 3.11's scanner (Modules/_json.c) with no fast paths, checked
+// against the reference's recorded answers before the fast decoder replaced it. Text in, value or
+// error out; positions are UTF-16 code units (the test turns them into code points).
 import { BodyEncodingError } from '../../src/http/json/json-decode.js';
 import { JsonObject, PyFloat, type JsonValue } from '../../src/http/json/json-value.js';
 
@@ -164,7 +164,8 @@ function scanMemberKey(s: string, i: number): number {
   }
   scannedKey = scanString(s, i + 1);
   i = skipWhitespace(s, scanEnd);
-  if (i >= n || s.charCodeAt(i) !== COLON) throw new ReferenceSyntaxError("Expecting ':' delimiter", i);
+  if (i >= n || s.charCodeAt(i) !== COLON)
+    throw new ReferenceSyntaxError("Expecting ':' delimiter", i);
   return skipWhitespace(s, i + 1);
 }
 
@@ -314,8 +315,12 @@ function scanNumber(s: string, start: number): JsonValue {
     return Number(token) + 0;
   }
   if (digitCount > INT_MAX_STR_DIGITS) {
-    throw new BodyEncodingError(`integer of ${digitCount} digits exceeds the limit of ${INT_MAX_STR_DIGITS}`);
+    throw new BodyEncodingError(
+      `integer of ${digitCount} digits exceeds the limit of ${INT_MAX_STR_DIGITS}`,
+    );
   }
   const big = BigInt(token);
-  return big >= -BigInt(Number.MAX_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big;
+  return big >= -BigInt(Number.MAX_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER)
+    ? Number(big)
+    : big;
 }

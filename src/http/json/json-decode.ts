@@ -18,7 +18,8 @@ export class JsonSyntaxError extends Error {
 
 /**
  * The body cannot be decoded at all (bad bytes for the detected encoding, nesting deeper than
- * depthMax, or an integer of more than 4300 digits, which Python refuses to convert): FastAPI answers 400.
+ * depthMax, or an integer of more than 4300 digits, which Python refuses to convert): FastAPI
+ * answers 400.
  */
 export class BodyEncodingError extends Error {
   constructor(message: string) {
@@ -60,8 +61,10 @@ function decodeText(bytes: Uint8Array): DecodedText {
   const b2 = bytes[2];
   const b3 = bytes[3];
   // The BOM checks run in detect_encoding's order: FF FE 00 00 is UTF-32 before it is UTF-16.
-  if (b0 === 0x00 && b1 === 0x00 && b2 === 0xfe && b3 === 0xff) return decodeUtf32(bytes.subarray(4), false);
-  if (b0 === 0xff && b1 === 0xfe && b2 === 0x00 && b3 === 0x00) return decodeUtf32(bytes.subarray(4), true);
+  if (b0 === 0x00 && b1 === 0x00 && b2 === 0xfe && b3 === 0xff)
+    return decodeUtf32(bytes.subarray(4), false);
+  if (b0 === 0xff && b1 === 0xfe && b2 === 0x00 && b3 === 0x00)
+    return decodeUtf32(bytes.subarray(4), true);
   if (b0 === 0xfe && b1 === 0xff) return decodeUtf16(bytes.subarray(2), false);
   if (b0 === 0xff && b1 === 0xfe) return decodeUtf16(bytes.subarray(2), true);
   if (b0 === 0xef && b1 === 0xbb && b2 === 0xbf) return decodeUtf8(bytes.subarray(3));
@@ -140,7 +143,10 @@ function decodeUtf16(bytes: Uint8Array, littleEndian: boolean): DecodedText {
   try {
     // The native decoder gives the same text whenever it accepts the bytes: UTF-16 code units are
     // exactly what Python joins or keeps apart, so no pair is split.
-    return { text: (littleEndian ? utf16leDecoder : utf16beDecoder).decode(bytes), splitPairs: null };
+    return {
+      text: (littleEndian ? utf16leDecoder : utf16beDecoder).decode(bytes),
+      splitPairs: null,
+    };
   } catch {
     // It refuses lone surrogates, which surrogatepass lets through: decode unit by unit.
   }
@@ -213,7 +219,9 @@ class CodeUnitWriter {
     const chunk = 8192; // String.fromCharCode takes its units as arguments; keep the count small
     let text = '';
     for (let start = 0; start < this.length; start += chunk) {
-      text += String.fromCharCode(...this.units.subarray(start, Math.min(start + chunk, this.length)));
+      text += String.fromCharCode(
+        ...this.units.subarray(start, Math.min(start + chunk, this.length)),
+      );
     }
     return { text, splitPairs: this.splitPairs };
   }
@@ -240,9 +248,10 @@ function codePointIndex(decoded: DecodedText, unit: number): number {
 //
 // Every JSON body goes through here and a hostile client picks the body's shape, so each kind of
 // token has a fast path and none is slow: the open container is held in typed locals rather than
-// looked up on the stack, small integers are summed digit by digit (no slice, no Number()), a string
-// without escapes is one slice, and a string with escapes is checked here (that is where Python's
-// messages and positions come from) and then decoded by JSON.parse, whose escapes are Python's.
+// looked up on the stack, small integers are summed digit by digit (no slice, no Number()), a
+// string without escapes is one slice, and a string with escapes is checked here (that is where
+// Python's messages and positions come from) and then decoded by JSON.parse, whose escapes are
+// Python's.
 
 /** A syntax error positioned in UTF-16 code units; decodeJson turns it into Python's position. */
 class UnitSyntaxError extends Error {
@@ -286,9 +295,9 @@ let scanEnd = 0;
 
 /**
  * The members of the containers being read, innermost last: an array's items, an object's keys and
- * values side by side. A container copies its part out in one slice when it closes, so nothing grows
- * item by item. Kept between calls so that it does not grow anew for every body; parseText clears
- * what it used, to hold on to no input.
+ * values side by side. A container copies its part out in one slice when it closes, so nothing
+ * grows item by item. Kept between calls so that it does not grow anew for every body; parseText
+ * clears what it used, to hold on to no input.
  */
 const scratch: (JsonValue | undefined)[] = [];
 
@@ -426,7 +435,12 @@ let placedIndex: Map<string, number> | null = null;
  * with the key written at top (the caller then moves top on by two). Past KEYS_SCANNED_MAX keys, a
  * Map from key to slot spares a scan per key; it is handed back in placedIndex.
  */
-function placeKey(key: string, start: number, top: number, index: Map<string, number> | null): number {
+function placeKey(
+  key: string,
+  start: number,
+  top: number,
+  index: Map<string, number> | null,
+): number {
   placedIndex = index;
   if (index === null) {
     for (let k = start; k < top; k += 2) {
@@ -488,9 +502,10 @@ function readString(s: string, quote: number): string {
 
 /**
  * The rest of a string from its first backslash: every escape is checked where CPython checks it
- * (and reported where CPython reports it), then JSON.parse decodes the whole token. Its escapes mean
- * what Python's mean, surrogates included: an escaped pair joins, a lone escaped surrogate stays a
- * lone UTF-16 code unit (deviation D7), and a high surrogate before a non-surrogate escape stays alone.
+ * (and reported where CPython reports it), then JSON.parse decodes the whole token. Its escapes
+ * mean what Python's mean, surrogates included: an escaped pair joins, a lone escaped surrogate
+ * stays a lone UTF-16 code unit (deviation D7), and a high surrogate before a non-surrogate escape
+ * stays alone.
  */
 function readEscapedString(s: string, quote: number, backslash: number): string {
   const n = s.length;
@@ -523,7 +538,14 @@ function readEscapedString(s: string, quote: number, backslash: number): string 
 
 function isSimpleEscape(c: number): boolean {
   return (
-    c === QUOTE || c === BACKSLASH || c === SLASH || c === 0x62 || c === 0x66 || c === 0x6e || c === 0x72 || c === 0x74
+    c === QUOTE ||
+    c === BACKSLASH ||
+    c === SLASH ||
+    c === 0x62 ||
+    c === 0x66 ||
+    c === 0x6e ||
+    c === 0x72 ||
+    c === 0x74
   );
 }
 
@@ -556,7 +578,8 @@ function readNumber(s: string, start: number): JsonValue {
     throw new UnitSyntaxError('Expecting value', start);
   }
   const intEnd = i;
-  // A '.' or an 'e' belongs to the number only with a digit after it (and not as the last character).
+  // A '.' or an 'e' belongs to the number only with a digit after it (and not as the last
+  // character).
   let c = i < last ? s.charCodeAt(i) : -1;
   let isFloat = false;
   let exponent10 = 0;
@@ -593,11 +616,14 @@ function readNumber(s: string, start: number): JsonValue {
     return new PyFloat(floatOf(s, start, i, negative, mantissa, exponent10));
   }
   scanEnd = intEnd;
-  // A sum of digits is exact while it stays safe, and one that passed 2^53 never rounds back below it.
+  // A sum of digits is exact while it stays safe, and one that passed 2^53 never rounds back below
+  // it.
   if (mantissa <= Number.MAX_SAFE_INTEGER) return negative ? 0 - mantissa : mantissa; // 0 - 0 is Python's int 0
   const digitCount = intEnd - start - (negative ? 1 : 0);
   if (digitCount > INT_MAX_STR_DIGITS) {
-    throw new BodyEncodingError(`integer of ${digitCount} digits exceeds the limit of ${INT_MAX_STR_DIGITS}`);
+    throw new BodyEncodingError(
+      `integer of ${digitCount} digits exceeds the limit of ${INT_MAX_STR_DIGITS}`,
+    );
   }
   return BigInt(s.slice(start, intEnd));
 }
@@ -606,13 +632,24 @@ function readNumber(s: string, start: number): JsonValue {
 const POWERS_OF_TEN = Array.from({ length: 23 }, (_, k) => Number(`1e${k}`));
 
 /**
- * float(token), correctly rounded. When the digits form a safe integer and the power of ten is exact,
- * one multiplication or division rounds once and so gives the correctly rounded value (Clinger's fast
- * path); anything else goes to Number(), which rounds correctly too but costs a slice and a parse.
+ * float(token), correctly rounded. When the digits form a safe integer and the power of ten is
+ * exact, one multiplication or division rounds once and so gives the correctly rounded value
+ * (Clinger's fast path); anything else goes to Number(), which rounds correctly too but costs a
+ * slice and a parse.
  */
-function floatOf(s: string, start: number, end: number, negative: boolean, mantissa: number, exponent10: number): number {
+function floatOf(
+  s: string,
+  start: number,
+  end: number,
+  negative: boolean,
+  mantissa: number,
+  exponent10: number,
+): number {
   if (mantissa <= Number.MAX_SAFE_INTEGER && exponent10 >= -22 && exponent10 <= 22) {
-    const magnitude = exponent10 < 0 ? mantissa / (POWERS_OF_TEN[-exponent10] as number) : mantissa * (POWERS_OF_TEN[exponent10] as number);
+    const magnitude =
+      exponent10 < 0
+        ? mantissa / (POWERS_OF_TEN[-exponent10] as number)
+        : mantissa * (POWERS_OF_TEN[exponent10] as number);
     return negative ? -magnitude : magnitude;
   }
   return Number(s.slice(start, end));

@@ -1,8 +1,8 @@
 // Conditional requests (RFC 9110 §13): a request's If-Match and If-None-Match, read once, and how a
 // representation's entity tag is judged against them. A route whose representation has a tag says
-// so on its reply (`Reply.etag`); a read is judged here (304, or 412 for a failed If-Match), a write
-// by its store, in the write's own transaction (src/todo/write-conditions.ts), since only there can
-// nothing come between the check and the change.
+// so on its reply (`Reply.etag`); a read is judged here (304, or 412 for a failed If-Match), a
+// write by its store, in the write's own transaction (src/todo/write-conditions.ts), since only
+// there can nothing come between the check and the change.
 import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError } from '../errors.js';
 import type { Reply } from '../route.js';
@@ -34,7 +34,10 @@ export function preconditionsOf(headers: IncomingHttpHeaders): Preconditions {
   const ifMatch = headers['if-match'];
   const ifNoneMatch = headers['if-none-match'];
   if (ifMatch === undefined && ifNoneMatch === undefined) return NO_PRECONDITIONS;
-  return { ifMatch: ifMatch === undefined ? undefined : parseTagList(ifMatch), ifNoneMatch: ifNoneMatch === undefined ? undefined : parseTagList(ifNoneMatch) };
+  return {
+    ifMatch: ifMatch === undefined ? undefined : parseTagList(ifMatch),
+    ifNoneMatch: ifNoneMatch === undefined ? undefined : parseTagList(ifNoneMatch),
+  };
 }
 
 /** entity-tag = [ W/ ] DQUOTE *etagc DQUOTE, etagc = %x21 / %x23-7E / obs-text; members apart by commas and blanks. */

@@ -1,7 +1,7 @@
-// Cross-origin protection (docs/cors.md#cross-site-writes-refused): an unsafe request that a browser
-// marks as sent by a page on another site is answered 403 before any of its work, as Go 1.25's
-// net/http CrossOriginProtection decides it. CORS alone does not stop such a request: a plain
-// fetch() POST needs no preflight, so the write runs and the browser only hides its answer.
+// Cross-origin protection (docs/cors.md#cross-site-writes-refused): an unsafe request that a
+// browser marks as sent by a page on another site is answered 403 before any of its work, as Go
+// 1.25's net/http CrossOriginProtection decides it. CORS alone does not stop such a request: a
+// plain fetch() POST needs no preflight, so the write runs and the browser only hides its answer.
 //
 // The decision reads two headers that browsers set and pages cannot: Sec-Fetch-Site (every browser
 // since 2023), else Origin. A request with neither (curl, a server, an old browser's same-origin
@@ -29,7 +29,11 @@ export function isSafeMethod(method: string): boolean {
  * site sent it (cross-site, or same-site: a sibling subdomain is another origin too), or, without
  * Sec-Fetch-Site, an Origin that is neither the request's own Host nor trusted.
  */
-export function refusesCrossOrigin(policy: CrossOriginPolicy, method: string, headers: IncomingHttpHeaders): boolean {
+export function refusesCrossOrigin(
+  policy: CrossOriginPolicy,
+  method: string,
+  headers: IncomingHttpHeaders,
+): boolean {
   if (isSafeMethod(method)) return false;
   const site = headers['sec-fetch-site'];
   const origin = headers.origin;
@@ -66,13 +70,15 @@ export function crossOriginStage(policy: CrossOriginPolicy): Stage {
 const CROSS_ORIGIN_REQUEST_DOCS: readonly RequestHeaderDoc[] = [
   {
     name: 'Sec-Fetch-Site',
-    description: 'Set by browsers: cross-site or same-site from a page on an origin that is not listed is refused (403 CROSS_ORIGIN_REFUSED).',
+    description:
+      'Set by browsers: cross-site or same-site from a page on an origin that is not listed is refused (403 CROSS_ORIGIN_REFUSED).',
     required: false,
     schema: { type: 'string', enum: ['cross-site', 'same-site', 'same-origin', 'none'] },
   },
   {
     name: 'Origin',
-    description: 'Set by browsers: without Sec-Fetch-Site, an Origin that is neither listed nor the service\'s own is refused (403 CROSS_ORIGIN_REFUSED).',
+    description:
+      "Set by browsers: without Sec-Fetch-Site, an Origin that is neither listed nor the service's own is refused (403 CROSS_ORIGIN_REFUSED).",
     required: false,
     schema: { type: 'string' },
   },

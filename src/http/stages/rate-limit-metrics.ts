@@ -3,7 +3,10 @@
 import { Counter, type Registry } from 'prom-client';
 import type { RequestKind } from '../../rate-limits/policy.js';
 
-export function rateLimitedCounter(service: string, registry: Registry): (kind: RequestKind) => void {
+export function rateLimitedCounter(
+  service: string,
+  registry: Registry,
+): (kind: RequestKind) => void {
   const counter = new Counter<'service' | 'kind'>({
     name: 'http_requests_rate_limited_total',
     help: 'Requests answered 429 because their client was over its rate limit, by kind (reads, writes).',
@@ -12,7 +15,8 @@ export function rateLimitedCounter(service: string, registry: Registry): (kind: 
   });
   const writes = counter.labels(service, 'writes');
   const reads = counter.labels(service, 'reads');
-  // Both series exist from the start at 0, so that a rate over them is defined before the first refusal.
+  // Both series exist from the start at 0, so that a rate over them is defined before the first
+  // refusal.
   writes.inc(0);
   reads.inc(0);
   return (kind) => (kind === 'writes' ? writes : reads).inc();

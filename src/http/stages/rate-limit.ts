@@ -33,7 +33,8 @@ export const RATE_LIMIT_DRAFT = 'draft-ietf-httpapi-ratelimit-headers-11';
 const WARN_EVERY_MS = 60_000;
 /**
  * Clients refused lately, kept for a second at most, and at most this many: a read of a client not
- * among them runs while the shared limiter decides (mayRunAhead). Past the bound, no read runs ahead.
+ * among them runs while the shared limiter decides (mayRunAhead). Past the bound, no read runs
+ * ahead.
  */
 export const REFUSED_CLIENTS_MAX = 10_000;
 const REFUSED_FORGOTTEN_MS = 1_000;
@@ -54,7 +55,8 @@ export interface RateLimitOptions {
 /** Header name, value, name, value… as the pipeline writes them. */
 export type LimitHeaders = string[];
 
-export const rateLimited = (headers: Readonly<Record<string, string>>): ApiError => new ApiError('RATE_LIMITED', { headers });
+export const rateLimited = (headers: Readonly<Record<string, string>>): ApiError =>
+  new ApiError('RATE_LIMITED', { headers });
 
 /**
  * The policy's field value: `"reads";q=800;w=2` for 200/s after a burst of 400. The window w is the
@@ -83,7 +85,9 @@ interface KindFields {
 
 function kindFields(kind: RequestKind, limits: RateLimits): KindFields | undefined {
   const policy = policyField(kind, limits);
-  return policy === undefined ? undefined : { policy, statePrefix: `"${kind}";r=`, burst: (limits[kind] as Rate).burst };
+  return policy === undefined
+    ? undefined
+    : { policy, statePrefix: `"${kind}";r=`, burst: (limits[kind] as Rate).burst };
 }
 
 const seconds = (ms: number): number => Math.ceil(ms / 1000);
@@ -128,7 +132,10 @@ export class RateLimitGate {
       this.refusedLately = new Set();
       this.refusedSinceMs = nowMs;
     }
-    return this.refusedLately.size < REFUSED_CLIENTS_MAX && !this.refusedLately.has(clientAddress(req, this.options.trustedProxies));
+    return (
+      this.refusedLately.size < REFUSED_CLIENTS_MAX &&
+      !this.refusedLately.has(clientAddress(req, this.options.trustedProxies))
+    );
   }
 
   /** True when the Idempotency-Key gate decides for this request, after its replay lookup. */
@@ -148,7 +155,11 @@ export class RateLimitGate {
     } catch (error) {
       return this.limiterDown(error);
     }
-    if (isPromise(decided)) return decided.then((decision) => this.answer(kind, client, decision), (error: unknown) => this.limiterDown(error));
+    if (isPromise(decided))
+      return decided.then(
+        (decision) => this.answer(kind, client, decision),
+        (error: unknown) => this.limiterDown(error),
+      );
     return this.answer(kind, client, decided);
   }
 
@@ -181,7 +192,10 @@ export class RateLimitGate {
     this.refusedSinceWarn += 1;
     const nowMs = Date.now();
     if (nowMs - this.warnedMs < WARN_EVERY_MS) return;
-    this.options.log.warn('requests refused over their rate limit', { refused: this.refusedSinceWarn, sinceMs: Number.isFinite(this.warnedMs) ? nowMs - this.warnedMs : undefined });
+    this.options.log.warn('requests refused over their rate limit', {
+      refused: this.refusedSinceWarn,
+      sinceMs: Number.isFinite(this.warnedMs) ? nowMs - this.warnedMs : undefined,
+    });
     this.warnedMs = nowMs;
     this.refusedSinceWarn = 0;
   }
