@@ -13,7 +13,7 @@ import type { ServiceDefinition } from './http/service.js';
 import { createLogger, type Logger } from './observe/log.js';
 import { createMetricsRegistry } from './observe/metrics.js';
 import { storeMetrics } from './observe/store-metrics.js';
-import { startServer, type RunningServer } from './server.js';
+import { startServer, type RunningServer, type ServerOptions } from './server.js';
 import { connectionsMaxFor } from './http/connection-guard.js';
 import { createBankService } from './bank/service.js';
 import { INITIAL_ACCOUNTS } from './bank/model.js';
@@ -59,6 +59,54 @@ async function createService(
   }
 }
 
+/** The server options of the index-th service of this process (ports are consecutive). */
+async function serverOptionsFor(
+  service: ServiceName,
+  index: number,
+  config: Config,
+  serviceLog: Logger,
+  metrics: Registry | undefined,
+  connectionsMax: number,
+): Promise<ServerOptions> {
+  return {
+    host: config.host,
+    port: config.port === 0 ? 0 : config.port + index,
+    errorFormat: { name: config.errors, catchAll: config.catchAll },
+    log: serviceLog,
+    accessLog: config.accessLog,
+    metrics,
+    service,
+    connectionsMax,
+    idempotency: { required: config.requireIdempotencyKey, ttlMs: config.idempotencyTtlMs },
+    cors: config.cors,
+    crossOriginProtection: config.crossOriginProtection,
+    deadlineMs: config.deadlineMs,
+    shedding: config.shedding,
+    rateLimits:
+      config.rateLimits === undefined
+        ? undefined
+        : {
+            limits: config.rateLimits,
+            limiter: await limiterFor(
+              service,
+              config.rateLimits,
+              config.db,
+              serviceLog,
+              config.dbPooler,
+            ),
+            whenDown: config.rateLimitStoreDown,
+            trustedProxies: config.trustProxy,
+          },
+    metricsListen:
+      config.metricsListen === undefined
+        ? undefined
+        : {
+            host: config.metricsListen.host ?? config.host,
+            port: config.metricsListen.port === 0 ? 0 : config.metricsListen.port + index,
+          },
+  };
+}
+
 async function main(): Promise<void> {
   let config: Config;
   try {
@@ -101,43 +149,10 @@ async function main(): Promise<void> {
       const serviceLog = log.child({ service });
       const metrics = config.metrics ? createMetricsRegistry() : undefined;
       const definition = await createService(service, config, serviceLog, metrics);
-      const server = await startServer(definition, {
-        host: config.host,
-        port: config.port === 0 ? 0 : config.port + index,
-        errorFormat: { name: config.errors, catchAll: config.catchAll },
-        log: serviceLog,
-        accessLog: config.accessLog,
-        metrics,
-        service,
-        connectionsMax,
-        idempotency: { required: config.requireIdempotencyKey, ttlMs: config.idempotencyTtlMs },
-        cors: config.cors,
-        crossOriginProtection: config.crossOriginProtection,
-        deadlineMs: config.deadlineMs,
-        shedding: config.shedding,
-        rateLimits:
-          config.rateLimits === undefined
-            ? undefined
-            : {
-                limits: config.rateLimits,
-                limiter: await limiterFor(
-                  service,
-                  config.rateLimits,
-                  config.db,
-                  serviceLog,
-                  config.dbPooler,
-                ),
-                whenDown: config.rateLimitStoreDown,
-                trustedProxies: config.trustProxy,
-              },
-        metricsListen:
-          config.metricsListen === undefined
-            ? undefined
-            : {
-                host: config.metricsListen.host ?? config.host,
-                port: config.metricsListen.port === 0 ? 0 : config.metricsListen.port + index,
-              },
-      });
+      const server = await startServer(
+        definition,
+        await serverOptionsFor(service, index, config, serviceLog, metrics, connectionsMax),
+      );
       running.push(server);
       // The store's kind only: a PostgreSQL URL may hold a password.
       serviceLog.info('listening', {

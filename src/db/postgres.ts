@@ -107,10 +107,9 @@ export const PING_TIMEOUT_MS = 1_000;
 /** pg_advisory_xact_lock key under which migrations run: any constant shared by all instances. */
 const MIGRATION_LOCK = 7_310_001;
 
-export async function openPostgres(options: PostgresOptions): Promise<PostgresDatabase> {
-  const size = options.poolSize ?? POSTGRES_POOL_SIZE;
-  const pooler = options.pooler ?? 'none';
-  const pool = new pg.Pool({
+/** The pool, its connections bounded in time, so that a database that stops answering is noticed. */
+function newPool(options: PostgresOptions, size: number, pooler: Pooler): pg.Pool {
+  return new pg.Pool({
     connectionString: options.url,
     max: size,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
@@ -128,6 +127,12 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresDa
         }
       : {}),
   });
+}
+
+export async function openPostgres(options: PostgresOptions): Promise<PostgresDatabase> {
+  const size = options.poolSize ?? POSTGRES_POOL_SIZE;
+  const pooler = options.pooler ?? 'none';
+  const pool = newPool(options, size, pooler);
   const sql = sqlRunner(pool, pooler);
   const { service, observer } = options;
   const health = new StoreHealth(options.log, observer);
