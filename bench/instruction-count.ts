@@ -16,6 +16,8 @@
 // expected status. The figure is the least of every process's rounds (a late compilation, a
 // collection or code V8 gave up optimizing only ever adds). Two processes run at a time.
 import { execFileSync } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdirSync } from 'node:fs';
 import { answersDiffer, sendOnce, type Answer } from './answers.js';
 import { renderBreakdown, functionCosts, type FunctionCosts } from './breakdown.js';
@@ -42,7 +44,7 @@ export interface CountPlan {
 
 export const DEFAULT_PLAN: CountPlan = { processes: 2, rounds: 1, requests: 2000, warmup: 8000, settle: 3000, connections: 10, parallel: 2, breakdown: false };
 
-type ServerRole = 'bare' | 'todo' | 'bank' | 'peer' | 'todo-rate-limited' | 'bare-sqlite' | 'bare-rate-limited';
+type ServerRole = 'bare' | 'todo' | 'bank' | 'peer' | 'todo-rate-limited' | 'bare-sqlite' | 'bare-rate-limited' | 'todo-traced' | 'bare-traced';
 
 interface Job {
   readonly key: string;
@@ -71,6 +73,10 @@ export interface InstructionScenario {
 }
 
 const JSON_TYPE = 'application/json';
+const TRACED_ROW = 'GET /todos/1, tracing on, every request sampled';
+const OFFICIAL_TRACED_ROW = 'GET /todos/1, tracing by the official auto-instrumentation on bare node:http';
+/** The most our tracing may add to a request, as a share of what the official auto-instrumentation adds to the bare server. */
+const TRACING_EXTRA_SHARE_MAX = 0.5;
 const job = (key: string, request: BenchRequest, expectedStatus: number): Job => ({ key, request, expectedStatus });
 const GET_TODO = job('GET /todos/1', { method: 'GET', path: '/todos/1' }, 200);
 const PUT_TODO = job('PUT /todos/1', { method: 'PUT', path: '/todos/1', body: '{"title":"Buy bread"}', contentType: JSON_TYPE }, 200);
@@ -130,6 +136,13 @@ export const INSTRUCTION_SCENARIOS: readonly InstructionScenario[] = [
   { name: 'GET /todos/1, rate limits on', server: 'todo-rate-limited', job: GET_TODO, bodyCheck: 'exact', ratioMax: 1.05, reference: 'todo' },
   // The row above's job done by hand on the bare server: what node:http itself charges for it.
   { name: 'GET /todos/1, rate limits by hand', server: 'bare-rate-limited', job: GET_TODO, bodyCheck: 'exact', informational: true },
+  // Issue 43: tracing on, every request sampled (no traceparent: each is a new trace, and the
+  // default parent-based sampler samples every root), its spans exported over OTLP/HTTP protobuf
+  // to a receiver of this process (not counted): ≤ 1.25 × the same service with tracing off…
+  { name: TRACED_ROW, server: 'todo-traced', job: GET_TODO, bodyCheck: 'exact', ratioMax: 1.25, reference: 'todo' },
+  // …and the official auto-instrumentation of node:http on the bare server, the same job traced by
+  // the usual means: what tracing costs elsewhere (the extra of ours must be at most half of it).
+  { name: OFFICIAL_TRACED_ROW, server: 'bare-traced', job: GET_TODO, bodyCheck: 'exact', informational: true },
 ];
 
 /** Limits no request of the count reaches: every one is admitted, and pays for its decision and its RateLimit fields. */
@@ -152,8 +165,12 @@ const ALL_SCENARIOS = [...INSTRUCTION_SCENARIOS, ...SAME_JOB_SCENARIOS];
 const CLI = new URL('../src/cli.js', import.meta.url);
 const BASELINE = new URL('./baseline.js', import.meta.url);
 const PEER = new URL('./fastify-peer.js', import.meta.url);
+const BASELINE_TRACED = new URL('./baseline-traced.js', import.meta.url);
 
-function startServer(role: ServerRole, dir: string, breakdown: boolean): Promise<CallgrindServer> {
+/** The OTLP receiver the traced servers export to: in this process, so that its work is not counted. Started on first need. */
+let sink: Promise<string> | undefined;
+
+async function startServer(role: ServerRole, dir: string, breakdown: boolean): Promise<CallgrindServer> {
   const options = { dir, nameCompiledCode: breakdown };
   const durable = ['--sqlite-synchronous', 'full'];
   switch (role) {
@@ -172,6 +189,14 @@ function startServer(role: ServerRole, dir: string, breakdown: boolean): Promise
       return startUnderCallgrind(role, CLI, (port) => ['todo', '--port', String(port), '--db', `sqlite:${dir}/todo.sqlite`, ...durable, '--rate-limit', UNREACHED_LIMITS], options);
     case 'peer':
       return startUnderCallgrind(role, PEER, (port) => ['--port', String(port), '--db', `${dir}/peer.sqlite`], options);
+    case 'todo-traced': {
+      const endpoint = await (sink ??= startOtlpSink());
+      return startUnderCallgrind(role, CLI, (port) => ['todo', '--port', String(port), '--db', `sqlite:${dir}/todo.sqlite`, ...durable, '--otel-endpoint', endpoint], options);
+    }
+    case 'bare-traced': {
+      const endpoint = await (sink ??= startOtlpSink());
+      return startUnderCallgrind(role, BASELINE_TRACED, (port) => ['--otlp', endpoint, '--port', String(port), '--accounts', BENCH_ACCOUNTS], options);
+    }
   }
 }
 
@@ -244,20 +269,29 @@ async function inParallel<T>(tasks: readonly (() => Promise<T>)[], limit: number
 
 const thousands = (n: number): string => `${(n / 1000).toFixed(1)}k`;
 
-type Reference = 'bare' | 'peer' | 'bare-sqlite' | 'limits-off' | 'unconditional';
+type Reference = 'bare' | 'peer' | 'bare-sqlite' | 'limits-off' | 'unconditional' | 'tracing-off';
 const REFERENCE_LABEL: Record<Reference, string> = {
   bare: 'bare node:http',
   peer: 'Fastify 5 peer',
   'bare-sqlite': 'bare node:http + SQLite',
   'limits-off': 'ours, limits off',
   unconditional: 'ours, no condition',
+  'tracing-off': 'ours, tracing off',
 };
-const REFERENCE_SHORT: Record<Reference, string> = { bare: 'bare', peer: 'peer', 'bare-sqlite': 'bare + SQLite', 'limits-off': 'limits off', unconditional: 'unconditional' };
+const REFERENCE_SHORT: Record<Reference, string> = {
+  bare: 'bare',
+  peer: 'peer',
+  'bare-sqlite': 'bare + SQLite',
+  'limits-off': 'limits off',
+  unconditional: 'unconditional',
+  'tracing-off': 'tracing off',
+};
 
 /** What a row is judged against: the bare server, unless the row names another reference. */
 function referenceOf(s: InstructionScenario): Reference {
   if (s.peerOf !== undefined) return s.server === 'todo' ? 'unconditional' : (s.server as 'peer' | 'bare-sqlite');
-  return s.reference === 'todo' ? 'limits-off' : 'bare';
+  if (s.reference === 'todo') return s.server === 'todo-traced' ? 'tracing-off' : 'limits-off';
+  return 'bare';
 }
 
 export interface InstructionRow {
@@ -278,6 +312,8 @@ export interface InstructionResults {
   readonly rows: readonly InstructionRow[];
   /** With plan.breakdown: where the instructions of each missed target go. */
   readonly breakdown: string | undefined;
+  /** With both tracing rows: the instructions tracing adds, ours and the official auto-instrumentation's, and whether ours is at most half. */
+  readonly tracingExtra?: { readonly ours: number; readonly theirs: number; readonly share: number; readonly met: boolean } | undefined;
 }
 
 /** Counts every chosen scenario; callgrind's files go into `dir`. Rejects when a server fails or answers wrongly. */
@@ -355,7 +391,40 @@ export async function countInstructions(plan: CountPlan, dir: string, log: (line
         })),
       )
     : undefined;
-  return { plan, valgrind: valgrindVersion(), rows, breakdown };
+  if (sink !== undefined) await stopOtlpSink();
+  return { plan, valgrind: valgrindVersion(), rows, breakdown, tracingExtra: tracingExtraOf(rows) };
+}
+
+/** Issue 43's comparison: what tracing adds to GET /todos/1 for us and for the official auto-instrumentation on the bare server. */
+function tracingExtraOf(rows: readonly InstructionRow[]): InstructionResults['tracingExtra'] {
+  const ours = rows.find((r) => r.scenario.name === TRACED_ROW);
+  const theirs = rows.find((r) => r.scenario.name === OFFICIAL_TRACED_ROW);
+  if (ours === undefined || theirs === undefined) return undefined;
+  const oursExtra = ours.ours - ours.reference;
+  const theirsExtra = theirs.ours - theirs.reference;
+  return { ours: oursExtra, theirs: theirsExtra, share: oursExtra / theirsExtra, met: oursExtra / theirsExtra <= TRACING_EXTRA_SHARE_MAX };
+}
+
+let sinkServer: Server | undefined;
+
+/** Answers every export 200 and keeps nothing: a collector that costs the traced servers nothing but their own sending. */
+async function startOtlpSink(): Promise<string> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end());
+  });
+  sinkServer = server;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+async function stopOtlpSink(): Promise<void> {
+  const server = sinkServer;
+  sink = undefined;
+  sinkServer = undefined;
+  if (server === undefined) return;
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
 }
 
 /** The judged table: one line per scenario, ours beside its reference, the ratio, the target and whether it was met. */
@@ -374,6 +443,14 @@ export function renderInstructionTable(results: InstructionResults): string {
     const met = r.mismatch !== undefined ? `**answers differ**: ${r.mismatch}` : r.scenario.informational === true ? '–' : r.met ? 'met' : '**missed**';
     lines.push(
       `| ${r.scenario.name} | ${r.scenario.job.expectedStatus} | ${reference} | ${thousands(r.reference)} (${thousands(r.referenceMain)}) | ${thousands(r.ours)} (${thousands(r.oursMain)}) | ${r.ratio.toFixed(2)} | ${r.target} | ${met} |`,
+    );
+  }
+  const extra = results.tracingExtra;
+  if (extra !== undefined) {
+    lines.push(
+      '',
+      `What tracing adds to GET /todos/1: ours ${thousands(extra.ours)} instr./req (traced − tracing off), the official auto-instrumentation ${thousands(extra.theirs)} (traced − bare): ` +
+        `ours ÷ theirs ${extra.share.toFixed(2)}, target ≤ ${TRACING_EXTRA_SHARE_MAX.toFixed(2)}: ${extra.met ? 'met' : '**missed**'}`,
     );
   }
   return `${lines.join('\n')}\n`;

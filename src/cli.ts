@@ -12,13 +12,17 @@ import { createBankService } from './bank/service.js';
 import { INITIAL_ACCOUNTS } from './bank/model.js';
 import { createTodoService } from './todo/service.js';
 import { limiterFor } from './rate-limiter-for.js';
+import type { StoreObserver } from './db/store-observer.js';
+import type { Tracing } from './telemetry/tracing.js';
 
 function dbFor(service: ServiceName, config: Config): DbSpec {
   return config.db ?? { kind: 'sqlite', path: `./data/${service}.sqlite` };
 }
 
-async function createService(service: ServiceName, config: Config, log: Logger, metrics: Registry | undefined): Promise<ServiceDefinition> {
-  const observer = metrics === undefined ? undefined : storeMetrics(service, metrics);
+async function createService(service: ServiceName, config: Config, log: Logger, metrics: Registry | undefined, tracing: Tracing | undefined): Promise<ServiceDefinition> {
+  const counted = metrics === undefined ? undefined : storeMetrics(service, metrics);
+  // With tracing on, the store's batches are spans too.
+  const observer: StoreObserver | undefined = tracing === undefined ? counted : { ...counted, batchStarted: tracing.batchStarted };
   const storeOptions = { sqliteSynchronous: config.sqliteSynchronous, log, observer, poolSize: config.dbPoolSize, poolWaitMs: config.dbPoolWaitMs, idempotencyTtlMs: config.idempotencyTtlMs };
   switch (service) {
     case 'todo':
@@ -46,6 +50,11 @@ async function main(): Promise<void> {
   }
   const log = createLogger(config.logLevel);
   const running: RunningServer[] = [];
+  // Tracing (issue 43): the SDK is loaded only when it is on.
+  const tracings: Tracing[] = [];
+  const tracingModule = config.tracing === undefined ? undefined : await import('./telemetry/tracing.js');
+  /** After the servers closed (their store's last batches included): the last spans go out, within a bounded time. */
+  const stopTracing = (): Promise<unknown> => Promise.all(tracings.map((tracing) => tracing.shutdown()));
   // Installed before the first "listening" line: until a listener exists, SIGTERM kills the
   // process outright, and a supervisor may send it as soon as it reads that line. A repeated
   // signal changes nothing: Ctrl-C under `npm start` reaches us twice, from the terminal and
@@ -57,6 +66,7 @@ async function main(): Promise<void> {
     log.info('shutting down', { signal });
     Promise.all(running.map((server) => server.close())).then(
       async (reports) => {
+        await stopTracing();
         log.info('shut down', { connectionsCut: reports.some((report) => report.connectionsCut) });
         await log.close();
         process.exit(0);
@@ -72,7 +82,9 @@ async function main(): Promise<void> {
     for (const [index, service] of config.services.entries()) {
       const serviceLog = log.child({ service });
       const metrics = config.metrics ? createMetricsRegistry() : undefined;
-      const definition = await createService(service, config, serviceLog, metrics);
+      const tracing = tracingModule?.startTracing(config.tracing as NonNullable<Config['tracing']>, { service, registry: metrics, log: serviceLog });
+      if (tracing !== undefined) tracings.push(tracing);
+      const definition = await createService(service, config, serviceLog, metrics, tracing);
       const server = await startServer(definition, {
         host: config.host,
         port: config.port === 0 ? 0 : config.port + index,
@@ -86,6 +98,7 @@ async function main(): Promise<void> {
         cors: config.cors,
         deadlineMs: config.deadlineMs,
         shedding: config.shedding,
+        tracer: tracing?.requests,
         rateLimits:
           config.rateLimits === undefined
             ? undefined
@@ -113,10 +126,13 @@ async function main(): Promise<void> {
         metricsUrl: server.metricsUrl,
         // Said only when on, so that the line of a service without limits is as it was.
         ...(config.rateLimits === undefined ? {} : { rateLimits: config.db?.kind === 'postgres' ? 'postgres' : 'in-process' }),
+        // Said only when on; the collector's URL is not: it may hold a credential.
+        ...(config.tracing === undefined ? {} : { tracing: config.tracing.protocol }),
       });
     }
   } catch (error) {
     await Promise.allSettled(running.map((server) => server.close()));
+    await stopTracing();
     await fail(log, error);
   }
 }

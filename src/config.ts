@@ -8,6 +8,7 @@ import type { SheddingPolicy } from './http/load-shedding.js';
 import { parseTrustedProxies, type TrustedProxies } from './http/client-address.js';
 import { WHEN_LIMITER_DOWN_DEFAULT, type WhenLimiterDown } from './http/rate-limit.js';
 import { parseRateLimits, type RateLimits } from './rate-limits/policy.js';
+import { readTracingConfig, type TracingConfig } from './telemetry/config.js';
 
 export type ServiceName = 'todo' | 'bank';
 
@@ -57,6 +58,8 @@ export interface Config {
   readonly trustProxy: TrustedProxies | undefined;
   /** With limits held in PostgreSQL: what a request gets while the database cannot decide. */
   readonly rateLimitStoreDown: WhenLimiterDown;
+  /** OpenTelemetry traces over OTLP/HTTP (--otel-endpoint and the OTEL_* variables); undefined: off. */
+  readonly tracing: TracingConfig | undefined;
   readonly help: boolean;
 }
 
@@ -116,6 +119,9 @@ Options (each also read from the environment variable shown):
                        answer 503 (closed) (SVC_RATE_LIMIT_STORE_DOWN, default open)
   --trust-proxy LIST   addresses or subnets of proxies whose Forwarded / X-Forwarded-For name the
                        client for the rate limits, e.g. 10.0.0.0/8,::1 (SVC_TRUST_PROXY, default none)
+  --otel-endpoint URL  send OpenTelemetry traces over OTLP/HTTP to the collector at URL (spans go
+                       to URL/v1/traces); the standard OTEL_EXPORTER_OTLP_* and OTEL_* variables
+                       apply (OTEL_EXPORTER_OTLP_ENDPOINT, default none: tracing off)
   --help               this text
 `;
 
@@ -141,7 +147,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
       continue;
     }
     if (name === 'shed-loop-delay-ms') throw new ConfigError(REPLACED_SHED_LOOP_DELAY);
-    if (!['host', 'port', 'db', 'errors', 'accounts', 'log-level', 'access-log', 'metrics', 'sqlite-synchronous', 'db-pool-size', 'db-pool-wait-ms', 'idempotency-ttl', 'cors-origin', 'metrics-listen', 'deadline-ms', 'shed-waiting', 'shed-loop-busy', 'rate-limit', 'rate-limit-store-down', 'trust-proxy'].includes(name)) {
+    if (!['host', 'port', 'db', 'errors', 'accounts', 'log-level', 'access-log', 'metrics', 'sqlite-synchronous', 'db-pool-size', 'db-pool-wait-ms', 'idempotency-ttl', 'cors-origin', 'metrics-listen', 'deadline-ms', 'shed-waiting', 'shed-loop-busy', 'rate-limit', 'rate-limit-store-down', 'trust-proxy', 'otel-endpoint'].includes(name)) {
       throw new ConfigError(`unknown option --${name}`);
     }
     const value = inline ?? argv[++i];
@@ -208,6 +214,14 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
   const cors = corsText === undefined ? undefined : parseCorsOrigins(corsText);
   if (typeof cors === 'string') throw new ConfigError(`--cors-origin: ${cors}`);
   const { rateLimits, trustProxy, rateLimitStoreDown } = readRateLimits(pick, dbText);
+  const otelEndpoint = flags.get('otel-endpoint');
+  if (otelEndpoint === '') throw new ConfigError('--otel-endpoint needs a value');
+  let tracing: TracingConfig | undefined;
+  try {
+    tracing = readTracingConfig(typeof otelEndpoint === 'string' ? otelEndpoint : undefined, env);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
 
   const port = portText === undefined ? DEFAULT_PORTS[services[0] as ServiceName] : parsePort(portText);
   // The services take consecutive ports (0 lets the system choose for each).
@@ -237,6 +251,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     rateLimits,
     trustProxy,
     rateLimitStoreDown,
+    tracing,
     help: flags.get('help') === true,
   };
 }

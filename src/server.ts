@@ -24,6 +24,7 @@ import { answerParserErrors } from './http/parser-answers.js';
 import { LoadShedder, type SheddingPolicy } from './http/load-shedding.js';
 import { RateLimitGate, type RateLimitOptions } from './http/rate-limit.js';
 import { rateLimitedCounter } from './http/rate-limit-metrics.js';
+import type { RequestTracer } from './telemetry/request-trace.js';
 
 export const BODY_LIMITS: BodyLimits = { bodyBytesMax: 1024 * 1024, nestingDepthMax: 512 };
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -65,6 +66,8 @@ export interface ServerOptions {
   readonly shedding?: SheddingPolicy;
   /** Rate limits on the service's own routes; none by default. The server closes the limiter at shutdown. */
   readonly rateLimits?: Pick<RateLimitOptions, 'limits' | 'limiter' | 'whenDown' | 'trustedProxies'>;
+  /** A span per request (src/telemetry/); none: tracing off. */
+  readonly tracer?: RequestTracer;
 }
 
 export interface ShutdownReport {
@@ -135,6 +138,7 @@ export async function startServer(service: ServiceDefinition, options: ServerOpt
     cors: options.cors,
     deadlineMs: options.deadlineMs,
     shedding: shedder,
+    tracer: options.tracer,
     rateLimits:
       options.rateLimits === undefined
         ? undefined

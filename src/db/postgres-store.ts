@@ -74,7 +74,7 @@ export async function openPostgresStore<Op, Outcome>(spec: PostgresStoreSpec<Op,
   return {
     db,
     reads(lookup, sizeOf) {
-      const reader = batchedReads(lookup, sizeOf);
+      const reader = batchedReads(lookup, sizeOf, options.observer?.batchStarted);
       readers.push(reader as BatchedReads<unknown, unknown>);
       return reader;
     },

@@ -35,6 +35,9 @@ import type { Reply, Route } from './route.js';
 import { Router } from './routing.js';
 import type { Issues } from './schema.js';
 import { writesAtTurnEnd } from './turn-end-writes.js';
+// Tracing hook (issue 43): the types of src/telemetry/request-trace.ts only; the SDK is never imported here.
+import type { RequestTrace, RequestTracer } from '../telemetry/request-trace.js';
+import { enterOrigin, leaveOrigin, type WorkOrigin } from '../work-origin.js';
 
 export interface AppOptions {
   readonly routes: readonly Route[];
@@ -59,6 +62,8 @@ export interface AppOptions {
   readonly shedding?: LoadShedder;
   /** Rate limits on the service's routes (rate-limit.ts); none by default. */
   readonly rateLimits?: RateLimitGate;
+  /** Tracing hook: a span per request (src/telemetry/); none when tracing is off. */
+  readonly tracer?: RequestTracer;
 }
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -100,6 +105,19 @@ interface Exchange {
   waiting: boolean;
   /** RateLimit-Policy and RateLimit, once the request is admitted under a limit. */
   limitHeaders: HeaderList | undefined;
+  /** Tracing hook: the request's recorded span, if any (src/telemetry/request-trace.ts). */
+  trace: RequestTrace | undefined;
+}
+
+/** Tracing hook: an error line's fields, with the trace's ids while the request's span is recorded. */
+function errorFields(ex: Exchange): { requestId: string; trace_id?: string; span_id?: string } {
+  return ex.trace === undefined ? { requestId: ex.id } : { requestId: ex.id, trace_id: ex.trace.traceId, span_id: ex.trace.spanId };
+}
+
+/** Tracing hook: what a span says of an error, its wire code (or, for a failure of ours, its class). */
+function errorTypeOf(error: unknown): string {
+  if (error instanceof ApiError) return error.code;
+  return error instanceof Error ? error.name : 'Error';
 }
 
 /** Written when an answer could not be: fixed, so that writing it cannot fail in turn. */
@@ -143,7 +161,7 @@ function answered(ex: Exchange): boolean {
 
 export function createRequestHandler(options: AppOptions): RequestHandler {
   const router = new Router(options.routes);
-  const { errorFormat, limits, log, observer, shutdown, cors, shedding, rateLimits } = options;
+  const { errorFormat, limits, log, observer, shutdown, cors, shedding, rateLimits, tracer } = options;
   const deadlineMs = options.deadlineMs ?? 0;
   /** Whether a handler that waits is watched: for its deadline, or as the shedding signal. */
   const watchesWaits = deadlineMs > 0 || shedding !== undefined;
@@ -202,7 +220,10 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
   }
 
   function report(ex: Exchange, status: number, bytes: number): void {
-    observer.finished(ex.method, ex.url, ex.route, status, ex.method === 'HEAD' ? 0 : bytes, ex.id, ex.startedMs);
+    const trace = ex.trace;
+    observer.finished(ex.method, ex.url, ex.route, status, ex.method === 'HEAD' ? 0 : bytes, ex.id, ex.startedMs, true, trace?.logMembers);
+    // Tracing hook: the span ends with the answer.
+    if (trace !== undefined) trace.finished(ex.route === UNMATCHED_ROUTE ? undefined : ex.route, status);
   }
 
   /**
@@ -212,7 +233,7 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
    */
   function answerRefused(ex: Exchange, error: unknown): void {
     const { res } = ex;
-    log.error('failed to write an answer', { requestId: ex.id, method: ex.method, url: ex.url, status: ex.status, error });
+    log.error('failed to write an answer', { ...errorFields(ex), method: ex.method, url: ex.url, status: ex.status, error });
     if (res.headersSent) {
       res.destroy();
       report(ex, res.statusCode, 0);
@@ -231,7 +252,7 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
   }
 
   // Only a report that threw comes here: its answer went out, so the log is all there is to do.
-  const queueAnswer = writesAtTurnEnd(write, (ex, error) => log.error('failed to report an answer', { requestId: ex.id, error }));
+  const queueAnswer = writesAtTurnEnd(write, (ex, error) => log.error('failed to report an answer', { ...errorFields(ex), error }));
 
   /** Answers with the error in the active format. Never throws: it is the last stop of every failure. */
   function fail(ex: Exchange, error: unknown): void {
@@ -249,10 +270,13 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
       // logged when it happened; its replay is an answer like any other. Anything else is logged.
       const replayed = error instanceof ReplayedFailure;
       const cause = replayed ? error.error : error;
-      const rendered = renderError(translate(cause), errorFormat);
+      const translated = translate(cause);
+      const rendered = renderError(translated, errorFormat);
       if (rendered.unexpected && !(replayed && cause instanceof ApiError)) {
-        log.error('unhandled failure', { requestId: ex.id, method, url, error: cause });
+        log.error('unhandled failure', { ...errorFields(ex), method, url, error: cause });
       }
+      // Tracing hook: a refusal or a 5xx, on the span.
+      if (ex.trace !== undefined && !answered(ex)) ex.trace.failed(rendered.status, errorTypeOf(translated));
       // A failure after the answer was set (no path has one): that answer goes out, the log says why.
       if (answered(ex)) return;
       const bytes = Buffer.byteLength(rendered.body);
@@ -261,7 +285,7 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
       send(ex, rendered.status, headers, rendered.body, bytes);
     } catch (failure) {
       // Rendering itself failed: still no crash, and nothing internal for the client.
-      log.error('failed to answer with an error', { requestId: ex.id, error: failure });
+      log.error('failed to answer with an error', { ...errorFields(ex), error: failure });
       if (!answered(ex)) send(ex, 500, plainInternalErrorHeaders(ex.id), INTERNAL_ERROR_TEXT, INTERNAL_ERROR_TEXT.length);
     }
   }
@@ -320,7 +344,7 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
   /** What the handler came to after its request was answered 504: only a fault of ours is worth a line. */
   function settledLate(ex: Exchange, error: unknown): void {
     if (error instanceof DeadlinePassed) return;
-    if (renderError(translate(error), errorFormat).unexpected) log.error('unhandled failure after the deadline passed', { requestId: ex.id, method: ex.method, url: ex.url, error });
+    if (renderError(translate(error), errorFormat).unexpected) log.error('unhandled failure after the deadline passed', { ...errorFields(ex), method: ex.method, url: ex.url, error });
   }
 
   /**
@@ -354,7 +378,7 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
   function runAhead(ex: Exchange, route: Route, values: readonly string[], req: IncomingMessage, admitted: Promise<void>): void {
     let outcome: Promise<Reply | InvalidRequest>;
     try {
-      const run = runRoute(route, values, req, limits, gate, deadlineMs > 0 ? ex : undefined, undefined, undefined);
+      const run = runRoute(route, values, req, limits, gate, deadlineMs > 0 ? ex : undefined, undefined, undefined, ex.trace);
       if (watchesWaits && isPromise(run)) waits(ex);
       outcome = Promise.resolve(run);
     } catch (error) {
@@ -388,7 +412,7 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
     const bodyRead = watchesWaits && route.body !== undefined ? () => waits(ex) : undefined;
     let outcome: ReturnType<typeof runRoute>;
     try {
-      outcome = runRoute(route, values, req, limits, gate, deadlineMs > 0 ? ex : undefined, bodyRead, keyed);
+      outcome = runRoute(route, values, req, limits, gate, deadlineMs > 0 ? ex : undefined, bodyRead, keyed, ex.trace);
     } catch (error) {
       fail(ex, error);
       return;
@@ -434,7 +458,10 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
       timer: undefined,
       waiting: false,
       limitHeaders: undefined,
+      trace: undefined,
     };
+    // Tracing hook: the request's span starts (tracing off: this check is all it costs).
+    if (tracer !== undefined) ex.trace = tracer.started(ex.method, ex.url, req.headers, req.socket, req.httpVersion, id);
     try {
       if (cors !== undefined && ex.method === 'OPTIONS') {
         const preflight = preflightHeaders(cors, req.headers.origin, req.headers['access-control-request-method']);
@@ -497,6 +524,7 @@ function runRoute(
   deadline: DeadlineHolder | undefined,
   waitsAfterBody: (() => void) | undefined,
   keyed: KeyedAdmission | undefined,
+  origin: WorkOrigin | undefined,
 ): Reply | InvalidRequest | Promise<Reply | InvalidRequest> {
   const issues: Issues = [];
   const params: Record<string, unknown> = {};
@@ -508,10 +536,13 @@ function runRoute(
     if (issues.length > 0) return new InvalidRequest(issues);
     const input = { params, body: undefined, preconditions: preconditionsOf(req.headers) };
     const outer = enterDeadline(deadline);
+    // Tracing hook: the store work the handler queues knows the request it serves (work-origin.ts).
+    const outerOrigin = enterOrigin(origin);
     try {
       return route.idempotent === undefined ? route.handle(input) : gate.run(route, route.idempotent, input, req, undefined, keyed);
     } finally {
       leaveDeadline(outer);
+      leaveOrigin(outerOrigin);
     }
   }
   return readBody(req, limits.bodyBytesMax).then((bytes) => {
@@ -525,11 +556,13 @@ function runRoute(
     if (issues.length > 0) return new InvalidRequest(issues);
     const input = { params, body, preconditions: preconditionsOf(req.headers) };
     const outer = enterDeadline(deadline);
+    const outerOrigin = enterOrigin(origin);
     let reply: Reply | Promise<Reply>;
     try {
       reply = route.idempotent === undefined ? route.handle(input) : gate.run(route, route.idempotent, input, req, bytes, keyed);
     } finally {
       leaveDeadline(outer);
+      leaveOrigin(outerOrigin);
     }
     // The deadline counts from the whole request: the time its client took to send the body is Node's to bound (408).
     if (waitsAfterBody !== undefined && isPromise(reply)) waitsAfterBody();

@@ -1,0 +1,30 @@
+// What the HTTP pipeline tells tracing about a request, and all it needs to know of it: a narrow
+// interface, so that the pipeline imports no part of the OpenTelemetry SDK (tracing.ts loads that,
+// and only when tracing is on). With tracing off the pipeline holds no tracer: one undefined check
+// a request.
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Socket } from 'node:net';
+
+export interface RequestTracer {
+  /**
+   * A request arrived: its SERVER span starts, continuing the trace its `traceparent` names (a
+   * malformed one is ignored and a new trace starts). Undefined when the span is not recorded
+   * (sampled out): such a request costs tracing nothing more.
+   */
+  started(method: string, target: string, headers: IncomingHttpHeaders, socket: Socket, httpVersion: string, requestId: string): RequestTrace | undefined;
+}
+
+export interface RequestTrace {
+  readonly traceId: string;
+  readonly spanId: string;
+  /** `,"trace_id":"…","span_id":"…"`: the members the access line appends (see Logger.infoJson). */
+  readonly logMembers: string;
+  /**
+   * The request is answered with an error: `status` and the error's wire code (or class name, for
+   * a failure of ours). A refusal (429, 412, 428, 503, 504) becomes an event on the span; a 5xx
+   * sets error.type and the span's status to ERROR.
+   */
+  failed(status: number, errorType: string): void;
+  /** The answer is out (or given up): `route` is the matched template, or undefined for none. */
+  finished(route: string | undefined, status: number): void;
+}
