@@ -59,6 +59,9 @@ export const SHUTDOWN_FLUSH_MS_MAX = 5_000;
 /** The refusals a request may meet on its way (rate limit, preconditions, shedding or a store fault, deadline): an event on its span. */
 const REFUSALS: ReadonlySet<number> = new Set([412, 428, 429, 503, 504]);
 
+/** Every answer carries the request's id in X-Request-Id (src/http/request-id.ts): its attribute, by the conventions' name for a response header. */
+const REQUEST_ID_ATTRIBUTE = ATTR_HTTP_RESPONSE_HEADER('x-request-id');
+
 /** The methods the semantic conventions name; any other is reported as _OTHER, beside its own name. */
 const KNOWN_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH', 'QUERY']);
 
@@ -227,8 +230,7 @@ function requestAttributes(method: string, known: boolean, target: string, heade
     [ATTR_URL_PATH]: queryAt === -1 ? target : target.slice(0, queryAt),
     [ATTR_URL_SCHEME]: 'http',
     [ATTR_NETWORK_PROTOCOL_VERSION]: httpVersion,
-    // Every answer carries the request's id in X-Request-Id (src/http/request-id.ts).
-    [`${ATTR_HTTP_RESPONSE_HEADER('x-request-id')}`]: [requestId],
+    [REQUEST_ID_ATTRIBUTE]: [requestId],
   };
   if (!known) attributes[ATTR_HTTP_REQUEST_METHOD_ORIGINAL] = method;
   const client = socket.remoteAddress;
@@ -236,16 +238,29 @@ function requestAttributes(method: string, known: boolean, target: string, heade
   const agent = headers['user-agent'];
   if (agent !== undefined) attributes[ATTR_USER_AGENT_ORIGINAL] = agent;
   // The server as the client named it (Host), else the address the connection came in on.
-  const host = headers.host;
-  const hostMatch = host === undefined ? null : /^(\[[^\]]*\]|[^:]*)(?::(\d{1,5}))?$/.exec(host);
-  if (hostMatch !== null && hostMatch[1] !== '') {
-    attributes[ATTR_SERVER_ADDRESS] = (hostMatch[1] as string).replace(/^\[(.*)\]$/, '$1');
-    attributes[ATTR_SERVER_PORT] = hostMatch[2] === undefined ? 80 : Number(hostMatch[2]);
+  const server = serverOf(headers.host);
+  if (server !== undefined) {
+    attributes[ATTR_SERVER_ADDRESS] = server.address;
+    attributes[ATTR_SERVER_PORT] = server.port;
   } else {
     if (socket.localAddress !== undefined) attributes[ATTR_SERVER_ADDRESS] = socket.localAddress;
     if (socket.localPort !== undefined) attributes[ATTR_SERVER_PORT] = socket.localPort;
   }
   return attributes;
+}
+
+/** The last Host seen, parsed: clients name the same one request after request. */
+let lastHost: string | undefined;
+let lastServer: { readonly address: string; readonly port: number } | undefined;
+
+/** `host[:port]` (an IPv6 host in brackets); undefined for none or a malformed one. Port 80 when none is said: the scheme is http. */
+function serverOf(host: string | undefined): { readonly address: string; readonly port: number } | undefined {
+  if (host === undefined) return undefined;
+  if (host === lastHost) return lastServer;
+  const match = /^(\[[^\]]*\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(host);
+  lastHost = host;
+  lastServer = match === null ? undefined : { address: (match[1] as string).replace(/^\[(.*)\]$/, '$1'), port: match[2] === undefined ? 80 : Number(match[2]) };
+  return lastServer;
 }
 
 function errorTypeOf(error: Error): string {
