@@ -336,6 +336,7 @@ export async function countInstructions(plan: CountPlan, dir: string, log: (line
   }
   const measured = new Map<ServerRole, Map<string, Counted>>();
   const runs = tasks.flatMap((task) => Array.from({ length: plan.processes }, (_, p) => ({ ...task, process: p + 1 })));
+  // The OTLP receiver of the traced rows is closed whatever happens: open, it would keep this process alive.
   const counted = await inParallel(
     runs.map(({ role, job: j, process }, i) => async () => {
       const taskDir = `${dir}/${String(i + 1).padStart(2, '0')}-${role}-${j.key.replace(/[^A-Za-z0-9]+/g, '-').replace(/-$/, '')}`;
@@ -343,7 +344,7 @@ export async function countInstructions(plan: CountPlan, dir: string, log: (line
       return measureServer(role, j, taskDir, plan, log, process);
     }),
     plan.parallel,
-  );
+  ).finally(stopOtlpSink);
   // Per row and server, every process's rounds; the functions of the least one.
   runs.forEach(({ role, job: j }, i) => {
     const byKey = measured.get(role) ?? new Map<string, Counted>();
@@ -391,7 +392,6 @@ export async function countInstructions(plan: CountPlan, dir: string, log: (line
         })),
       )
     : undefined;
-  if (sink !== undefined) await stopOtlpSink();
   return { plan, valgrind: valgrindVersion(), rows, breakdown, tracingExtra: tracingExtraOf(rows) };
 }
 
