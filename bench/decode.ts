@@ -4,7 +4,7 @@
 // machine moves both sides alike. `--quick` runs fewer rounds; `--only TEXT` the shapes whose name
 // contains TEXT. Exits 1 if any shape costs more than RATIO_MAX.
 import { parseArgs } from 'node:util';
-import { decodeJson } from '../src/http/json-decode.js';
+import { decodeJson } from '../src/http/json/json-decode.js';
 import { BODY_LIMITS } from '../src/server.js';
 import { decodeShapes, type DecodeShape } from './decode-shapes.js';
 import { median } from './stats.js';

@@ -44,7 +44,7 @@ export interface CountPlan {
 
 export const DEFAULT_PLAN: CountPlan = { processes: 2, rounds: 1, requests: 2000, warmup: 8000, settle: 3000, connections: 10, parallel: 2, breakdown: false };
 
-type ServerRole = 'bare' | 'todo' | 'bank' | 'peer' | 'todo-rate-limited' | 'bare-sqlite' | 'bare-rate-limited' | 'todo-traced' | 'bare-traced';
+type ServerRole = 'bare' | 'todo' | 'bank' | 'peer' | 'todo-rate-limited' | 'todo-cors' | 'bare-sqlite' | 'bare-rate-limited' | 'todo-traced' | 'bare-traced';
 
 interface Job {
   readonly key: string;
@@ -66,7 +66,7 @@ export interface InstructionScenario {
    * and `job` are that reference, and this names the scenario of ours it is compared with.
    */
   readonly peerOf?: string;
-  /** The server counted beside ours, when not the bare one: the rate-limited to-do service is judged against the service with limits off. */
+  /** The server counted beside ours, when not the bare one: the rate-limited (or CORS) to-do service is judged against the service with the feature off. */
   readonly reference?: 'todo';
   /** A ruler for another row, not a target of ours: shown with its ratio, never judged. */
   readonly informational?: true;
@@ -79,6 +79,9 @@ const OFFICIAL_TRACED_ROW = 'GET /todos/1, tracing by the official auto-instrume
 const TRACING_EXTRA_SHARE_MAX = 0.5;
 const job = (key: string, request: BenchRequest, expectedStatus: number): Job => ({ key, request, expectedStatus });
 const GET_TODO = job('GET /todos/1', { method: 'GET', path: '/todos/1' }, 200);
+/** The read a page on a listed origin makes: its answer carries the CORS headers. */
+const BENCH_ORIGIN = 'http://bench.example';
+const GET_TODO_FROM_PAGE = job('GET /todos/1 from a page', { method: 'GET', path: '/todos/1', headers: { Origin: BENCH_ORIGIN } }, 200);
 const PUT_TODO = job('PUT /todos/1', { method: 'PUT', path: '/todos/1', body: '{"title":"Buy bread"}', contentType: JSON_TYPE }, 200);
 
 export const INSTRUCTION_SCENARIOS: readonly InstructionScenario[] = [
@@ -134,6 +137,7 @@ export const INSTRUCTION_SCENARIOS: readonly InstructionScenario[] = [
   },
   { name: 'GET /todos/1, Fastify 5 peer', server: 'peer', job: GET_TODO, bodyCheck: 'exact', peerOf: 'GET /todos/1' },
   { name: 'GET /todos/1, rate limits on', server: 'todo-rate-limited', job: GET_TODO, bodyCheck: 'exact', ratioMax: 1.05, reference: 'todo' },
+  { name: 'GET /todos/1, CORS on', server: 'todo-cors', job: GET_TODO_FROM_PAGE, bodyCheck: 'exact', ratioMax: 1.08, reference: 'todo' },
   // The row above's job done by hand on the bare server: what node:http itself charges for it.
   { name: 'GET /todos/1, rate limits by hand', server: 'bare-rate-limited', job: GET_TODO, bodyCheck: 'exact', informational: true },
   // Issue 43: tracing on, every request sampled (no traceparent: each is a new trace, and the
@@ -187,6 +191,8 @@ async function startServer(role: ServerRole, dir: string, breakdown: boolean): P
       return startUnderCallgrind(role, CLI, (port) => ['bank', '--port', String(port), '--db', `sqlite:${dir}/bank.sqlite`, '--accounts', BENCH_ACCOUNTS, ...durable], options);
     case 'todo-rate-limited':
       return startUnderCallgrind(role, CLI, (port) => ['todo', '--port', String(port), '--db', `sqlite:${dir}/todo.sqlite`, ...durable, '--rate-limit', UNREACHED_LIMITS], options);
+    case 'todo-cors':
+      return startUnderCallgrind(role, CLI, (port) => ['todo', '--port', String(port), '--db', `sqlite:${dir}/todo.sqlite`, ...durable, '--cors-origin', BENCH_ORIGIN], options);
     case 'peer':
       return startUnderCallgrind(role, PEER, (port) => ['--port', String(port), '--db', `${dir}/peer.sqlite`], options);
     case 'todo-traced': {
@@ -269,29 +275,24 @@ async function inParallel<T>(tasks: readonly (() => Promise<T>)[], limit: number
 
 const thousands = (n: number): string => `${(n / 1000).toFixed(1)}k`;
 
-type Reference = 'bare' | 'peer' | 'bare-sqlite' | 'limits-off' | 'unconditional' | 'tracing-off';
+type Reference = 'bare' | 'peer' | 'bare-sqlite' | 'limits-off' | 'cors-off' | 'unconditional' | 'tracing-off';
 const REFERENCE_LABEL: Record<Reference, string> = {
   bare: 'bare node:http',
   peer: 'Fastify 5 peer',
   'bare-sqlite': 'bare node:http + SQLite',
   'limits-off': 'ours, limits off',
+  'cors-off': 'ours, CORS off',
   unconditional: 'ours, no condition',
   'tracing-off': 'ours, tracing off',
 };
-const REFERENCE_SHORT: Record<Reference, string> = {
-  bare: 'bare',
-  peer: 'peer',
-  'bare-sqlite': 'bare + SQLite',
-  'limits-off': 'limits off',
-  unconditional: 'unconditional',
-  'tracing-off': 'tracing off',
-};
+const REFERENCE_SHORT: Record<Reference, string> = { bare: 'bare', peer: 'peer', 'bare-sqlite': 'bare + SQLite', 'limits-off': 'limits off', 'cors-off': 'CORS off', unconditional: 'unconditional', 'tracing-off': 'tracing off' };
 
 /** What a row is judged against: the bare server, unless the row names another reference. */
 function referenceOf(s: InstructionScenario): Reference {
   if (s.peerOf !== undefined) return s.server === 'todo' ? 'unconditional' : (s.server as 'peer' | 'bare-sqlite');
-  if (s.reference === 'todo') return s.server === 'todo-traced' ? 'tracing-off' : 'limits-off';
-  return 'bare';
+  if (s.reference !== 'todo') return 'bare';
+  if (s.server === 'todo-traced') return 'tracing-off';
+  return s.server === 'todo-cors' ? 'cors-off' : 'limits-off';
 }
 
 export interface InstructionRow {

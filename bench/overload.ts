@@ -6,7 +6,7 @@
 // request 503 unread (baseline.ts --shed-all): what refusing the whole load costs at the least, so
 // that a run says whether any shedding inside the process could leave room for admitted requests.
 //
-// The bound, stated before the runs (docs/edge.md#load-shedding): an admitted request finds fewer
+// The bound, stated before the runs (docs/load-shedding.md): an admitted request finds fewer
 // than N requests waiting ahead of it, and the store completes them at about C a second, so it
 // waits at most N ÷ C = the target; the allowance adds what comes before admission and after the
 // store (its turn on the event loop, one commit, the answer).
@@ -15,7 +15,7 @@
 // service's latency when it, not the generator, is saturated, and a generator that shares the
 // service's core takes CPU from it exactly when the load is highest. (The instruction counts need
 // no such care: they count the service's instructions, whatever else runs.) Not a test: the figures
-// depend on the machine, and are recorded in docs/edge.md with the date, the commit and the load.
+// depend on the machine, and are recorded in docs/load-shedding.md with the date, the commit and the load.
 //
 //   npm run bench:overload                            five runs of 6 s at 3 × capacity
 //   npm run bench:overload -- --runs 5 --seconds 20 --factor 2 --title-bytes 8000

@@ -9,7 +9,7 @@
 // database) would multiply the run time and cannot report what they cover.
 
 /** The files whose mutants the areas test: the scope of issue 11. */
-export const scope = ['src/http/*.ts', 'src/db/*.ts', 'src/todo/store-*.ts', 'src/bank/ledger-*.ts'];
+export const scope = ['src/http/*.ts', 'src/http/*/*.ts', 'src/db/*.ts', 'src/todo/store-*.ts', 'src/bank/ledger-*.ts'];
 
 const serviceTests = ['.build/test/todo/todo-service.test.js', '.build/test/bank/bank-service.test.js'];
 const sqliteTests = ['.build/test/db/*.test.js', '.build/test/todo/store-*.test.js', '.build/test/bank/ledger-*.test.js'];
@@ -41,14 +41,20 @@ export const areas = {
   },
   // service.ts is an interface only (no mutant); it is listed so that every file has its area.
   'http-contract': { mutate: ['src/http/{catalogue,errors,render,route,service}.ts'], tests: httpTests },
-  'http-pipeline': { mutate: ['src/http/{app,connection-guard,cors,deadline,load-shedding,parser-answers,metrics-route,random-uuids,request-id,request-metrics,request-observer,turn-end-writes}.ts'], tests: httpTests },
-  'http-json': { mutate: ['src/http/json-*.ts'], tests: jsonTests },
-  'http-lax': { mutate: ['src/http/{lax,schema}.ts'], tests: httpTests },
+  'http-pipeline': {
+    mutate: [
+      'src/http/{app,answers,connection-guard,parser-answers,metrics-route,request-metrics,request-observer,turn-end-writes}.ts',
+      'src/http/stages/{cors,cross-origin,deadline,pipeline-stages,rate-limit-stage,route-stages,stage,tracing,load-shedding,random-uuids,request-id}.ts',
+    ],
+    tests: httpTests,
+  },
+  'http-json': { mutate: ['src/http/json/*.ts'], tests: jsonTests },
+  'http-lax': { mutate: ['src/http/validation/*.ts'], tests: httpTests },
   // The OpenAPI document and its pages.
-  'http-docs': { mutate: ['src/http/{docs,openapi,error-schemas,idempotency-docs,conditions-docs}.ts'], tests: [...docsTests, '.build/test/conditional/conditional-requests.test.js'] },
+  'http-docs': { mutate: ['src/http/documents/{docs,openapi,operation-docs,error-schemas,idempotency-docs,conditions-docs}.ts'], tests: [...docsTests, '.build/test/conditional/conditional-requests.test.js'] },
   // ETag, 304 and 412 of reads; the tests of every rule, on real servers in this process.
-  'http-conditions': { mutate: ['src/http/conditions.ts'], tests: ['.build/test/conditional/conditional-requests.test.js', ...serviceTests] },
-  'http-idempotency': { mutate: ['src/http/{idempotency,idempotency-key,replay-cache}.ts'], tests: [...keyedTests, ...serviceTests] },
+  'http-conditions': { mutate: ['src/http/stages/conditions.ts'], tests: ['.build/test/conditional/conditional-requests.test.js', ...serviceTests] },
+  'http-idempotency': { mutate: ['src/http/stages/{idempotency,idempotency-key,replay-cache}.ts'], tests: [...keyedTests, ...serviceTests] },
   'db-sqlite': {
     mutate: [
       'src/db/{batcher,group-commit,group-commit-worker,group-commit-protocol,sqlite,sqlite-store,sqlite-errors,sqlite-turn-reads,store-options}.ts',
@@ -56,13 +62,13 @@ export const areas = {
     ],
     tests: sqliteTests,
   },
-  'db-postgres': { mutate: ['src/db/{postgres,postgres-batched-reads,postgres-errors,postgres-group-commit,postgres-store,pool-gate}.ts'], tests: storeTests },
-  'db-idempotency': { mutate: ['src/db/idempotency-*.ts'], tests: [...keyedTests, ...storeTests] },
+  'db-postgres': { mutate: ['src/db/{postgres,postgres-batched-reads,postgres-errors,postgres-group-commit,postgres-pooler,postgres-store,pool-gate}.ts'], tests: storeTests },
+  'db-idempotency': { mutate: ['src/db/idempotency-*.ts', 'src/db/sqlite-writes.ts', 'src/db/rounds.ts'], tests: [...keyedTests, ...storeTests] },
   stores: { mutate: ['src/todo/store-*.ts', 'src/bank/ledger-*.ts'], tests: [...storeTests, ...serviceTests] },
   // Rate limits: the HTTP part, the shared limiter, the documents' 429 (the tests that spawn
   // processes, the 429s of a real CLI, stay out).
   'rate-limits': {
-    mutate: ['src/http/{rate-limit,rate-limit-docs,rate-limit-metrics,client-address}.ts', 'src/db/rate-limits-postgres.ts'],
-    tests: ['.build/test/http/{client-address,rate-limit-gate,catalogue,published-documents,openapi-examples}.test.js', '.build/test/db/rate-limits-postgres.test.js'],
+    mutate: ['src/http/stages/{rate-limit,rate-limit-metrics,client-address}.ts', 'src/http/documents/rate-limit-docs.ts', 'src/db/{rate-limits-postgres,rate-limits-pruning}.ts'],
+    tests: ['.build/test/http/{client-address,rate-limit-gate,catalogue,published-documents,openapi-examples}.test.js', '.build/test/db/{rate-limits-postgres,rate-limits-pruning}.test.js'],
   },
 };

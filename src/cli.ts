@@ -3,9 +3,9 @@
 import type { Registry } from 'prom-client';
 import { ConfigError, readConfig, USAGE, type Config, type DbSpec, type ServiceName } from './config.js';
 import type { ServiceDefinition } from './http/service.js';
-import { createLogger, type Logger } from './log.js';
-import { createMetricsRegistry } from './metrics.js';
-import { storeMetrics } from './store-metrics.js';
+import { createLogger, type Logger } from './observe/log.js';
+import { createMetricsRegistry } from './observe/metrics.js';
+import { storeMetrics } from './observe/store-metrics.js';
 import { startServer, type RunningServer } from './server.js';
 import { connectionsMaxFor } from './http/connection-guard.js';
 import { createBankService } from './bank/service.js';
@@ -14,6 +14,7 @@ import { createTodoService } from './todo/service.js';
 import { limiterFor } from './rate-limiter-for.js';
 import type { StoreObserver } from './db/store-observer.js';
 import type { Tracing } from './telemetry/tracing.js';
+import { PoolerMismatch } from './db/postgres-pooler.js';
 
 function dbFor(service: ServiceName, config: Config): DbSpec {
   return config.db ?? { kind: 'sqlite', path: `./data/${service}.sqlite` };
@@ -23,7 +24,7 @@ async function createService(service: ServiceName, config: Config, log: Logger, 
   const counted = metrics === undefined ? undefined : storeMetrics(service, metrics);
   // With tracing on, the store's batches are spans too.
   const observer: StoreObserver | undefined = tracing === undefined ? counted : { ...counted, batchStarted: tracing.batchStarted };
-  const storeOptions = { sqliteSynchronous: config.sqliteSynchronous, log, observer, poolSize: config.dbPoolSize, poolWaitMs: config.dbPoolWaitMs, idempotencyTtlMs: config.idempotencyTtlMs };
+  const storeOptions = { sqliteSynchronous: config.sqliteSynchronous, log, observer, poolSize: config.dbPoolSize, poolWaitMs: config.dbPoolWaitMs, pooler: config.dbPooler, idempotencyTtlMs: config.idempotencyTtlMs };
   switch (service) {
     case 'todo':
       return createTodoService(dbFor(service, config), storeOptions, { requireIfMatch: config.requireIfMatch });
@@ -96,6 +97,7 @@ async function main(): Promise<void> {
         connectionsMax,
         idempotency: { required: config.requireIdempotencyKey, ttlMs: config.idempotencyTtlMs },
         cors: config.cors,
+        crossOriginProtection: config.crossOriginProtection,
         deadlineMs: config.deadlineMs,
         shedding: config.shedding,
         tracer: tracing?.requests,
@@ -104,7 +106,7 @@ async function main(): Promise<void> {
             ? undefined
             : {
                 limits: config.rateLimits,
-                limiter: await limiterFor(service, config.rateLimits, config.db, serviceLog),
+                limiter: await limiterFor(service, config.rateLimits, config.db, serviceLog, config.dbPooler),
                 whenDown: config.rateLimitStoreDown,
                 trustedProxies: config.trustProxy,
               },
@@ -138,7 +140,7 @@ async function main(): Promise<void> {
 }
 
 async function fail(log: Logger, error: unknown): Promise<never> {
-  if (error instanceof ConfigError) {
+  if (error instanceof ConfigError || error instanceof PoolerMismatch) {
     process.stderr.write(`error: ${error.message}\n`);
     process.exit(2);
   }

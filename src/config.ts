@@ -1,14 +1,15 @@
 // Configuration is read once, from the command line and then the environment, into one typed
 // object. Anything wrong stops the process with one line saying what, and exit code 2.
-import type { LogLevel } from './log.js';
+import type { LogLevel } from './observe/log.js';
 import { ERROR_FORMAT_NAMES, type ErrorFormatName } from './http/render.js';
-import { parseCorsOrigins, type CorsPolicy } from './http/cors.js';
-import { DEADLINE_MS_DEFAULT, DEADLINE_MS_MAX } from './http/deadline.js';
-import type { SheddingPolicy } from './http/load-shedding.js';
-import { parseTrustedProxies, type TrustedProxies } from './http/client-address.js';
-import { WHEN_LIMITER_DOWN_DEFAULT, type WhenLimiterDown } from './http/rate-limit.js';
+import { parseCorsOrigins, type CorsPolicy } from './http/stages/cors.js';
+import { DEADLINE_MS_DEFAULT, DEADLINE_MS_MAX } from './http/stages/deadline.js';
+import type { SheddingPolicy } from './http/stages/load-shedding.js';
+import { parseTrustedProxies, PROXY_HEADERS, type ProxyHeader, type TrustedProxies } from './http/stages/client-address.js';
+import { WHEN_LIMITER_DOWN_DEFAULT, type WhenLimiterDown } from './http/stages/rate-limit.js';
 import { parseRateLimits, type RateLimits } from './rate-limits/policy.js';
 import { readTracingConfig, type TracingConfig } from './telemetry/config.js';
+import { POOLERS, type Pooler } from './db/postgres-pooler.js';
 
 export type ServiceName = 'todo' | 'bank';
 
@@ -40,6 +41,8 @@ export interface Config {
   readonly dbPoolSize: number | undefined;
   /** PostgreSQL: how long a request may wait for a pooled connection; undefined for the default. */
   readonly dbPoolWaitMs: number | undefined;
+  /** PostgreSQL: transaction behind a pooler in transaction mode (PgBouncer), which keeps no session; undefined: none. */
+  readonly dbPooler: Pooler | undefined;
   /** The operations that take an Idempotency-Key refuse a request without one. */
   readonly requireIdempotencyKey: boolean;
   /** How long a recorded answer replays for its key. */
@@ -48,13 +51,15 @@ export interface Config {
   readonly requireIfMatch: boolean;
   /** The origins whose pages may call the services (--cors-origin); undefined: CORS off. */
   readonly cors: CorsPolicy | undefined;
+  /** Refuse cross-site unsafe requests from browsers (--cross-origin-protection); always on with --cors-origin. */
+  readonly crossOriginProtection: boolean;
   /** A request still waiting this long after it arrived whole is answered 504; 0: no deadline. */
   readonly deadlineMs: number;
   /** The saturation signals' thresholds past which requests are shed; undefined: none is. */
   readonly shedding: SheddingPolicy | undefined;
   /** Requests per client and kind (--rate-limit); undefined: no limits. */
   readonly rateLimits: RateLimits | undefined;
-  /** Proxies whose Forwarded / X-Forwarded-For name the client (--trust-proxy). */
+  /** Proxies whose header (--trust-proxy-header) names the client (--trust-proxy). */
   readonly trustProxy: TrustedProxies | undefined;
   /** With limits held in PostgreSQL: what a request gets while the database cannot decide. */
   readonly rateLimitStoreDown: WhenLimiterDown;
@@ -94,6 +99,9 @@ Options (each also read from the environment variable shown):
                        default 10)
   --db-pool-wait-ms MS PostgreSQL: how long a request waits for a free connection before a 503,
                        1 to 30000 (SVC_DB_POOL_WAIT_MS, default 10000)
+  --db-pooler none|transaction
+                       PostgreSQL: transaction when PgBouncer in pool_mode=transaction stands
+                       between, so that nothing is kept in a session (SVC_DB_POOLER, default none)
   --require-idempotency-key
                        POST /todos and POST /withdraw/... refuse a request without an
                        Idempotency-Key header (SVC_REQUIRE_IDEMPOTENCY_KEY=1)
@@ -102,7 +110,11 @@ Options (each also read from the environment variable shown):
   --idempotency-ttl H  hours an Idempotency-Key replays its answer before it is pruned
                        (SVC_IDEMPOTENCY_TTL, default 24)
   --cors-origin LIST   origins whose pages may call the services, scheme://host[:port],...
-                       (SVC_CORS_ORIGIN, default none: CORS off)
+                       (SVC_CORS_ORIGIN, default none: CORS off); implies --cross-origin-protection
+  --cross-origin-protection
+                       refuse (403) a POST, PUT or DELETE that a browser marks as sent by a page
+                       on another site, the --cors-origin origins excepted
+                       (SVC_CROSS_ORIGIN_PROTECTION=1, default off)
   --deadline-ms MS     a request still waiting for the database this long after it arrived is
                        answered 504; 0 turns deadlines off (SVC_DEADLINE_MS, default 15000)
   --shed-waiting N     answer new requests 503 while N requests wait for the database
@@ -117,8 +129,11 @@ Options (each also read from the environment variable shown):
   --rate-limit-store-down open|closed
                        with --db postgres://, while the database cannot decide: admit (open) or
                        answer 503 (closed) (SVC_RATE_LIMIT_STORE_DOWN, default open)
-  --trust-proxy LIST   addresses or subnets of proxies whose Forwarded / X-Forwarded-For name the
-                       client for the rate limits, e.g. 10.0.0.0/8,::1 (SVC_TRUST_PROXY, default none)
+  --trust-proxy LIST   addresses or subnets of proxies whose --trust-proxy-header names the client
+                       for the rate limits, e.g. 10.0.0.0/8,::1 (SVC_TRUST_PROXY, default none)
+  --trust-proxy-header x-forwarded-for|forwarded
+                       the one header the trusted proxies set; the other is ignored
+                       (SVC_TRUST_PROXY_HEADER, default x-forwarded-for)
   --otel-endpoint URL  send OpenTelemetry traces over OTLP/HTTP to the collector at URL (spans go
                        to URL/v1/traces); the standard OTEL_EXPORTER_OTLP_* and OTEL_* variables
                        apply (OTEL_EXPORTER_OTLP_ENDPOINT, default none: tracing off)
@@ -128,7 +143,7 @@ Options (each also read from the environment variable shown):
 const LOG_LEVELS: readonly LogLevel[] = ['info', 'warn', 'error', 'silent'];
 
 const REPLACED_SHED_LOOP_DELAY =
-  '--shed-loop-delay-ms (SVC_SHED_LOOP_DELAY_MS) was replaced by --shed-loop-busy PERCENT (SVC_SHED_LOOP_BUSY): see docs/edge.md#load-shedding';
+  '--shed-loop-delay-ms (SVC_SHED_LOOP_DELAY_MS) was replaced by --shed-loop-busy PERCENT (SVC_SHED_LOOP_BUSY): see docs/load-shedding.md';
 
 export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Config {
   const flags = new Map<string, string | true>();
@@ -141,13 +156,13 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
       continue;
     }
     const [name, inline] = splitFlag(arg);
-    if (name === 'help' || name === 'catch-all' || name === 'require-idempotency-key' || name === 'require-if-match') {
+    if (['help', 'catch-all', 'require-idempotency-key', 'require-if-match', 'cross-origin-protection'].includes(name)) {
       if (inline !== undefined) throw new ConfigError(`--${name} takes no value`);
       flags.set(name, true);
       continue;
     }
     if (name === 'shed-loop-delay-ms') throw new ConfigError(REPLACED_SHED_LOOP_DELAY);
-    if (!['host', 'port', 'db', 'errors', 'accounts', 'log-level', 'access-log', 'metrics', 'sqlite-synchronous', 'db-pool-size', 'db-pool-wait-ms', 'idempotency-ttl', 'cors-origin', 'metrics-listen', 'deadline-ms', 'shed-waiting', 'shed-loop-busy', 'rate-limit', 'rate-limit-store-down', 'trust-proxy', 'otel-endpoint'].includes(name)) {
+    if (!['host', 'port', 'db', 'errors', 'accounts', 'log-level', 'access-log', 'metrics', 'sqlite-synchronous', 'db-pool-size', 'db-pool-wait-ms', 'db-pooler', 'idempotency-ttl', 'cors-origin', 'metrics-listen', 'deadline-ms', 'shed-waiting', 'shed-loop-busy', 'rate-limit', 'rate-limit-store-down', 'trust-proxy', 'trust-proxy-header', 'otel-endpoint'].includes(name)) {
       throw new ConfigError(`unknown option --${name}`);
     }
     const value = inline ?? argv[++i];
@@ -195,6 +210,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
   const portText = pick('port', 'SVC_PORT');
   const poolSizeText = pick('db-pool-size', 'SVC_DB_POOL_SIZE');
   const poolWaitText = pick('db-pool-wait-ms', 'SVC_DB_POOL_WAIT_MS');
+  const dbPooler = readPooler(pick('db-pooler', 'SVC_DB_POOLER'), dbText);
   const corsText = pick('cors-origin', 'SVC_CORS_ORIGIN');
   const metricsListenText = pick('metrics-listen', 'SVC_METRICS_LISTEN');
   const metricsListen = metricsListenText === undefined ? undefined : parseListen(metricsListenText);
@@ -213,6 +229,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
         };
   const cors = corsText === undefined ? undefined : parseCorsOrigins(corsText);
   if (typeof cors === 'string') throw new ConfigError(`--cors-origin: ${cors}`);
+  const crossOriginProtection = cors !== undefined || flags.get('cross-origin-protection') === true || switchOn(env, 'SVC_CROSS_ORIGIN_PROTECTION');
   const { rateLimits, trustProxy, rateLimitStoreDown } = readRateLimits(pick, dbText);
   const otelEndpoint = flags.get('otel-endpoint');
   if (otelEndpoint === '') throw new ConfigError('--otel-endpoint needs a value');
@@ -242,10 +259,12 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     sqliteSynchronous: synchronous,
     dbPoolSize: poolSizeText === undefined ? undefined : parseBounded(poolSizeText, '--db-pool-size', 1, 1000),
     dbPoolWaitMs: poolWaitText === undefined ? undefined : parseBounded(poolWaitText, '--db-pool-wait-ms', 1, 30_000),
+    dbPooler,
     requireIdempotencyKey,
     requireIfMatch,
     idempotencyTtlMs: ttlText === undefined ? IDEMPOTENCY_TTL_HOURS_DEFAULT * HOUR_MS : parseTtl(ttlText),
     cors,
+    crossOriginProtection,
     deadlineMs: deadlineText === undefined ? DEADLINE_MS_DEFAULT : parseBounded(deadlineText, '--deadline-ms', 0, DEADLINE_MS_MAX),
     shedding,
     rateLimits,
@@ -273,7 +292,10 @@ function readRateLimits(
   const downText = pick('rate-limit-store-down', 'SVC_RATE_LIMIT_STORE_DOWN');
   const rateLimits = limitsText === undefined ? undefined : parseRateLimits(limitsText);
   if (typeof rateLimits === 'string') throw new ConfigError(`--rate-limit: ${rateLimits}`);
-  const trustProxy = proxiesText === undefined ? undefined : parseTrustedProxies(proxiesText);
+  const headerText = pick('trust-proxy-header', 'SVC_TRUST_PROXY_HEADER')?.toLowerCase();
+  if (headerText !== undefined && !PROXY_HEADERS.includes(headerText as ProxyHeader)) throw new ConfigError(`--trust-proxy-header must be x-forwarded-for or forwarded, not "${headerText}"`);
+  if (headerText !== undefined && proxiesText === undefined) throw new ConfigError('--trust-proxy-header says where the trusted proxies name the client: it needs --trust-proxy');
+  const trustProxy = proxiesText === undefined ? undefined : parseTrustedProxies(proxiesText, headerText as ProxyHeader | undefined);
   if (typeof trustProxy === 'string') throw new ConfigError(`--trust-proxy: ${trustProxy}`);
   if (trustProxy !== undefined && rateLimits === undefined) throw new ConfigError('--trust-proxy names the client for the rate limits: it needs --rate-limit');
   if (downText !== undefined && downText !== 'open' && downText !== 'closed') {
@@ -331,6 +353,17 @@ function parseBounded(text: string, flag: string, min: number, max: number): num
   const value = /^\d{1,6}$/.test(text) ? Number(text) : NaN;
   if (!(value >= min && value <= max)) throw new ConfigError(`${flag} must be a whole number from ${min} to ${max}, not "${text}"`);
   return value;
+}
+
+/** --db-pooler: known values only, and only where there is a PostgreSQL connection to pool. */
+function readPooler(text: string | undefined, dbText: string | undefined): Pooler | undefined {
+  if (text === undefined) return undefined;
+  const pooler = POOLERS.find((known) => known === text);
+  if (pooler === undefined) throw new ConfigError(`--db-pooler must be ${POOLERS.join(' or ')}, not "${text}"`);
+  if (!(dbText?.startsWith('postgres://') === true || dbText?.startsWith('postgresql://') === true)) {
+    throw new ConfigError('--db-pooler is for PostgreSQL: it needs --db postgres://…');
+  }
+  return pooler;
 }
 
 export function parseDb(text: string): DbSpec {

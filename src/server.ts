@@ -4,26 +4,28 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { createRequestHandler } from './http/app.js';
+import { pipelineStages, type PipelineOptions } from './http/stages/pipeline-stages.js';
 import { connectionsMaxFor, guardConnections, SILENT_MS } from './http/connection-guard.js';
 import type { BodyLimits } from './http/body.js';
-import { docsRoutes } from './http/docs.js';
+import { docsRoutes } from './http/documents/docs.js';
 import { serviceUnavailable } from './http/errors.js';
 import { metricsRoute } from './http/metrics-route.js';
-import type { CorsPolicy } from './http/cors.js';
-import { DEFAULT_IDEMPOTENCY_TTL_MS, type IdempotencyPolicy } from './http/idempotency.js';
+import type { CorsPolicy } from './http/stages/cors.js';
+import type { CrossOriginPolicy } from './http/stages/cross-origin.js';
+import { DEFAULT_IDEMPOTENCY_TTL_MS, type IdempotencyPolicy } from './http/stages/idempotency.js';
 import type { ErrorFormat } from './http/render.js';
 import { RequestMetrics } from './http/request-metrics.js';
 import { RequestObserver } from './http/request-observer.js';
 import { defineRoute, type Route } from './http/route.js';
 import { assertRouteTable } from './http/route-table.js';
 import type { ServiceDefinition } from './http/service.js';
-import type { Logger } from './log.js';
+import type { Logger } from './observe/log.js';
 import { answerForStoreError } from './store-answers.js';
-import { listenForMetrics } from './metrics-listener.js';
+import { listenForMetrics } from './observe/metrics-listener.js';
 import { answerParserErrors } from './http/parser-answers.js';
-import { LoadShedder, type SheddingPolicy } from './http/load-shedding.js';
-import { RateLimitGate, type RateLimitOptions } from './http/rate-limit.js';
-import { rateLimitedCounter } from './http/rate-limit-metrics.js';
+import { LoadShedder, type SheddingPolicy } from './http/stages/load-shedding.js';
+import { RateLimitGate, type RateLimitOptions } from './http/stages/rate-limit.js';
+import { rateLimitedCounter } from './http/stages/rate-limit-metrics.js';
 import type { RequestTracer } from './telemetry/request-trace.js';
 
 export const BODY_LIMITS: BodyLimits = { bodyBytesMax: 1024 * 1024, nestingDepthMax: 512 };
@@ -58,6 +60,11 @@ export interface ServerOptions {
   readonly idempotency?: IdempotencyPolicy;
   /** The origins whose pages may call the service (CORS); none by default. */
   readonly cors?: CorsPolicy;
+  /**
+   * Refuse (403) unsafe requests a browser marks as sent from another site (http/cross-origin.ts),
+   * the CORS origins excepted. On whenever `cors` is set, whatever this says; off by default.
+   */
+  readonly crossOriginProtection?: boolean;
   /** With metrics: serve /metrics on this address instead of the API's (metrics-listener.ts). */
   readonly metricsListen?: { readonly host: string; readonly port: number };
   /** A waiting request is answered 504 after this long (http/deadline.ts); 0 or none: no deadline. */
@@ -102,40 +109,22 @@ function healthRoutes(service: ServiceDefinition): Route[] {
   ];
 }
 
+/** Cross-origin protection: on with CORS (its origins trusted), or alone when asked for. */
+function crossOriginPolicy(options: ServerOptions): CrossOriginPolicy | undefined {
+  if (options.cors === undefined && options.crossOriginProtection !== true) return undefined;
+  return { trusted: options.cors?.origins ?? new Set() };
+}
+
 export async function startServer(service: ServiceDefinition, options: ServerOptions): Promise<RunningServer> {
-  const docs = docsRoutes({
-    title: service.title,
-    version: service.version,
-    routes: service.routes,
-    components: service.components,
-    errorFormat: options.errorFormat,
-    idempotencyKeyRequired: options.idempotency?.required,
-    deadline: (options.deadlineMs ?? 0) > 0,
-    shedding: options.shedding !== undefined,
-    rateLimits: options.rateLimits?.limits,
-  });
   const registry = options.metrics;
-  const shutdownState = { started: false };
-  const metricsOnApi = registry !== undefined && options.metricsListen === undefined;
-  const operational = [...healthRoutes(service), ...(metricsOnApi ? [metricsRoute(registry)] : [])];
-  assertRouteTable({ service: service.routes, builtIn: [...docs, ...operational] });
-  const observer = new RequestObserver({
-    log: options.log,
-    accessLog: options.accessLog ?? true,
-    metrics: registry === undefined ? undefined : new RequestMetrics(options.service, registry),
-  });
   const shedder = options.shedding === undefined ? undefined : new LoadShedder(options.shedding, options.service, registry);
-  const handler = createRequestHandler({
-    routes: [...docs, ...service.routes, ...operational],
+  const edge: Omit<PipelineOptions, 'routes'> = {
     errorFormat: options.errorFormat,
     limits: BODY_LIMITS,
-    log: options.log,
-    observer,
-    shutdown: shutdownState,
-    translateError: answerForStoreError,
     // Under rate limits, the outcomes of keyed writes are kept for their retries (idempotency.ts).
     idempotency: options.rateLimits === undefined ? options.idempotency : { required: false, ttlMs: DEFAULT_IDEMPOTENCY_TTL_MS, ...options.idempotency, keepRan: true },
     cors: options.cors,
+    crossOrigin: crossOriginPolicy(options),
     deadlineMs: options.deadlineMs,
     shedding: shedder,
     tracer: options.tracer,
@@ -148,9 +137,42 @@ export async function startServer(service: ServiceDefinition, options: ServerOpt
             log: options.log,
             onLimited: registry === undefined ? undefined : rateLimitedCounter(options.service, registry),
           }),
+    rateLimitPolicy: options.rateLimits?.limits,
+  };
+  // The documents are drawn from the same stages as the pipeline that answers (stage.ts).
+  const docs = docsRoutes({
+    title: service.title,
+    version: service.version,
+    routes: service.routes,
+    components: service.components,
+    errorFormat: options.errorFormat,
+    idempotencyKeyRequired: options.idempotency?.required,
+    rateLimits: options.rateLimits?.limits,
+    stages: pipelineStages({ ...edge, routes: service.routes }).stages,
+    cors: options.cors !== undefined,
+  });
+  const shutdownState = { started: false };
+  const metricsOnApi = registry !== undefined && options.metricsListen === undefined;
+  const operational = [...healthRoutes(service), ...(metricsOnApi ? [metricsRoute(registry)] : [])];
+  assertRouteTable({ service: service.routes, builtIn: [...docs, ...operational] });
+  const observer = new RequestObserver({
+    log: options.log,
+    accessLog: options.accessLog ?? true,
+    metrics: registry === undefined ? undefined : new RequestMetrics(options.service, registry),
+  });
+  const routes = [...docs, ...service.routes, ...operational];
+  const handler = createRequestHandler({
+    routes,
+    errorFormat: options.errorFormat,
+    limits: BODY_LIMITS,
+    log: options.log,
+    observer,
+    shutdown: shutdownState,
+    translateError: answerForStoreError,
+    pipeline: pipelineStages({ ...edge, routes }),
   });
   const server = createServer(CONNECTION_TIMEOUTS, handler);
-  answerParserErrors(server, { errorFormat: options.errorFormat, observer, warn: (message, fields) => options.log.warn(message, fields) });
+  answerParserErrors(server, { errorFormat: options.errorFormat, observer, warn: (message, fields) => options.log.warn(message, fields), cors: options.cors });
   guardConnections(server, { connectionsMax: options.connectionsMax ?? connectionsMaxFor(1), silentMs: SILENT_MS });
   await listen(server, options.host, options.port, options.shedding === undefined ? undefined : SHEDDING_BACKLOG);
   const metricsListener =

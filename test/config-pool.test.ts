@@ -26,3 +26,16 @@ test('a pool size outside 1–1000 or a wait outside 1–30000 ms is a configura
 function pick(config: ReturnType<typeof readConfig>): { size: number | undefined; wait: number | undefined } {
   return { size: config.dbPoolSize, wait: config.dbPoolWaitMs };
 }
+
+test('--db-pooler transaction (or SVC_DB_POOLER) says a transaction pooler stands before PostgreSQL; unset by default', () => {
+  const db = ['--db', 'postgres://postgres@127.0.0.1:6432/test'];
+  assert.equal(readConfig(db, {}).dbPooler, undefined);
+  assert.equal(readConfig([...db, '--db-pooler', 'transaction'], {}).dbPooler, 'transaction');
+  assert.equal(readConfig(db, { SVC_DB_POOLER: 'none' }).dbPooler, 'none');
+});
+
+test('--db-pooler other than none or transaction, or without a PostgreSQL database, is a configuration error', () => {
+  assert.throws(() => readConfig(['--db', 'postgres://h/db', '--db-pooler', 'session'], {}), /--db-pooler must be none or transaction, not "session"/);
+  assert.throws(() => readConfig(['--db-pooler', 'transaction'], {}), /--db-pooler is for PostgreSQL/);
+  assert.throws(() => readConfig(['--db', 'sqlite:x.sqlite', '--db-pooler', 'transaction'], {}), ConfigError);
+});

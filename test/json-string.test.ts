@@ -2,7 +2,7 @@
 // text as JSON.stringify, whatever the string holds; jsonStringContent, the same without its quotes.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { jsonString, jsonStringContent } from '../src/json-string.js';
+import { jsonString, jsonStringContent } from '../src/shared/json-string.js';
 
 describe('jsonString', () => {
   test('jsonString writes what JSON.stringify writes, for every UTF-16 code unit and around it', () => {

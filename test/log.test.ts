@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { describe, test } from 'node:test';
-import { createLogger, linesPerTurn, type LogFields } from '../src/log.js';
+import { createLogger, linesPerTurn, type LogFields } from '../src/observe/log.js';
 
 /** The fields as JSON members, as a caller of infoJson writes them. */
 const members = (fields: LogFields): string => `,${JSON.stringify(fields).slice(1, -1)}`;

@@ -9,7 +9,7 @@
 // keys, decides every withdrawal that may run with the same function, and records the keyed ones'
 // outcomes before its one commit.
 import { outcomeRecordsSql, recordsTableSql } from '../db/idempotency-records.js';
-import { claimKeysFunctionSql } from '../db/idempotency-postgres.js';
+import { claimKeysFunctionSql, plannedAtEachCallSql } from '../db/idempotency-postgres.js';
 import type { Migration } from '../db/migrations.js';
 import { openPostgresStore } from '../db/postgres-store.js';
 import type { StoreOptions } from '../db/store-options.js';
@@ -98,6 +98,8 @@ export const LEDGER_POSTGRES_MIGRATIONS: readonly Migration[] = [
     sql: `${outcomeRecordsSql(KEYS_TABLE, 'postgres', OUTCOME_FROM_ANSWER)};
       ${claimKeysFunctionSql(CLAIM_KEYS, KEYS_TABLE)}`,
   },
+  // The claim planned at each call, for the table as it is (plannedAtEachCallSql).
+  { version: 6, sql: plannedAtEachCallSql(CLAIM_KEYS) },
 ];
 
 /**

@@ -1,12 +1,11 @@
 // The ledger's SQLite schema and its writes, shared by the in-thread ledger and the group-commit
 // worker so that both take money by exactly the same statements.
 import { outcomeRecordsSql, recordsTableSql } from '../db/idempotency-records.js';
-import { prepareKeyRecords } from '../db/idempotency-sqlite.js';
 import type { Migration } from '../db/migrations.js';
 import type { SqliteDatabase } from '../db/sqlite.js';
-import type { KeyedOutcome, KeyedWrite } from '../keyed-writes.js';
+import type { SqliteWrites } from '../db/sqlite-writes.js';
 import { isoMilliseconds } from '../db/iso-time.js';
-import { withdrawalSize, type WithdrawOutcome } from './ledger.js';
+import type { Withdrawal, WithdrawOutcome } from './ledger.js';
 
 export const LEDGER_KEYS_TABLE = 'bank_idempotency_keys';
 
@@ -51,32 +50,6 @@ export const LEDGER_MIGRATIONS: readonly Migration[] = [
 
 export const LEDGER_SERVICE = 'bank';
 
-/** What the writer applies: a withdrawal, one under a key, or a batch of pruning. */
-export type LedgerWrite =
-  | { readonly kind: 'withdraw'; readonly account: string; readonly amount: number }
-  | { readonly kind: 'withdraw-once'; readonly account: string; readonly amount: number; readonly key: KeyedWrite }
-  | { readonly kind: 'prune-keys'; readonly expiredBeforeMs: number };
-
-export interface LedgerWriteOutcomes {
-  readonly withdraw: WithdrawOutcome;
-  readonly 'withdraw-once': KeyedOutcome<WithdrawOutcome>;
-  readonly 'prune-keys': number;
-}
-export type LedgerWriteOutcome = LedgerWriteOutcomes[keyof LedgerWriteOutcomes];
-
-
-/** A write's share of a batch's byte bound: what it carries on the wire. */
-export function ledgerWriteSize(write: LedgerWrite): number {
-  switch (write.kind) {
-    case 'withdraw':
-      return withdrawalSize(write);
-    case 'withdraw-once':
-      return withdrawalSize(write) + write.key.key.length + write.key.fingerprint.length + 16;
-    case 'prune-keys':
-      return 16;
-  }
-}
-
 export type BalanceQuery = (account: string) => number | undefined;
 
 export function prepareBalanceQuery(db: SqliteDatabase): BalanceQuery {
@@ -90,7 +63,7 @@ export function prepareBalanceQuery(db: SqliteDatabase): BalanceQuery {
  * are one conditional UPDATE; only when it takes nothing is the balance read, to tell an unknown
  * account from insufficient funds (the same transaction, so that balance is the one the UPDATE saw).
  */
-export function prepareLedgerWrites(db: SqliteDatabase): (write: LedgerWrite) => LedgerWriteOutcome {
+function prepareLedgerWrites(db: SqliteDatabase): (write: Withdrawal, key: string | null) => WithdrawOutcome {
   // The balance left as a bare value: better-sqlite3 builds a row object property by property.
   const takeMoney = db
     .prepare<[number, string, number], number>('UPDATE accounts SET balance = balance - ? WHERE name = ? AND balance >= ? RETURNING balance')
@@ -103,9 +76,9 @@ export function prepareLedgerWrites(db: SqliteDatabase): (write: LedgerWrite) =>
   );
   const now = isoMilliseconds();
   const balanceOf = prepareBalanceQuery(db);
-  const keys = prepareKeyRecords(db, LEDGER_KEYS_TABLE);
 
-  const withdraw = (account: string, amount: number, key: string | null): WithdrawOutcome => {
+  // The journal keeps a keyed withdrawal's key beside it.
+  return ({ account, amount }, key) => {
     const balance = takeMoney.get(amount, account, amount);
     if (balance !== undefined) {
       journal.run(account, amount, balance, key, now());
@@ -114,17 +87,10 @@ export function prepareLedgerWrites(db: SqliteDatabase): (write: LedgerWrite) =>
     const left = balanceOf(account);
     return left === undefined ? { kind: 'unknown-account' } : { kind: 'insufficient', balance: left };
   };
-
-  return (write) => {
-    switch (write.kind) {
-      case 'withdraw':
-        return withdraw(write.account, write.amount, null);
-      case 'withdraw-once': {
-        const { account, amount, key } = write;
-        return keys.find<WithdrawOutcome>(key) ?? keys.record(key, withdraw(account, amount, key.key));
-      }
-      case 'prune-keys':
-        return keys.prune(write.expiredBeforeMs);
-    }
-  };
 }
+
+/** The ledger's writes, for the scaffold here and in its writer thread (ledger-sqlite-worker.ts): a keyed withdrawal records its outcome as it is. */
+export const LEDGER_WRITES: SqliteWrites<Withdrawal, WithdrawOutcome> = {
+  prepare: prepareLedgerWrites,
+  keys: { table: LEDGER_KEYS_TABLE, recorded: (_write, outcome) => outcome },
+};

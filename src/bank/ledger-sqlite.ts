@@ -6,22 +6,11 @@
 // beside the writer.
 import { openSqliteStore } from '../db/sqlite-store.js';
 import type { StoreOptions } from '../db/store-options.js';
-import type { Ledger } from './ledger.js';
-import {
-  ledgerWriteSize,
-  LEDGER_MIGRATIONS,
-  LEDGER_SERVICE,
-  prepareBalanceQuery,
-  prepareLedgerWrites,
-  type LedgerWrite,
-  type LedgerWriteOutcome,
-  type LedgerWriteOutcomes,
-} from './ledger-sqlite-schema.js';
-
-type Write = <K extends LedgerWrite['kind']>(write: Extract<LedgerWrite, { kind: K }>) => Promise<LedgerWriteOutcomes[K]>;
+import { withdrawalSize, type Ledger, type Withdrawal, type WithdrawOutcome } from './ledger.js';
+import { LEDGER_MIGRATIONS, LEDGER_SERVICE, LEDGER_WRITES, prepareBalanceQuery } from './ledger-sqlite-schema.js';
 
 export async function openSqliteLedger(location: string, initialAccounts: ReadonlyMap<string, number>, options: StoreOptions = {}): Promise<Ledger> {
-  const store = await openSqliteStore<LedgerWrite, LedgerWriteOutcome>({
+  const store = await openSqliteStore<Withdrawal, WithdrawOutcome>({
     location,
     service: LEDGER_SERVICE,
     migrations: LEDGER_MIGRATIONS,
@@ -29,20 +18,19 @@ export async function openSqliteLedger(location: string, initialAccounts: Readon
       const insert = seeding.prepare<[string, number]>('INSERT INTO accounts (name, balance) VALUES (?, ?)');
       for (const [name, balance] of initialAccounts) insert.run(name, balance);
     },
-    prepareWrites: prepareLedgerWrites,
-    sizeOf: ledgerWriteSize,
+    writes: LEDGER_WRITES,
+    sizeOf: withdrawalSize,
     writerScript: new URL('./ledger-sqlite-worker.js', import.meta.url),
     synchronous: options.sqliteSynchronous,
     log: options.log,
     observer: options.observer,
-    keys: { prune: (expiredBeforeMs) => ({ kind: 'prune-keys', expiredBeforeMs }), ttlMs: options.idempotencyTtlMs },
+    keyTtlMs: options.idempotencyTtlMs,
   });
   const balanceOf = prepareBalanceQuery(store.db);
-  const write = ((op: LedgerWrite) => store.write(op)) as Write;
   return {
     balance: (account) => store.read(() => balanceOf(account)),
-    withdraw: (account, amount) => write({ kind: 'withdraw', account, amount }),
-    withdrawOnce: (account, amount, key) => write({ kind: 'withdraw-once', account, amount, key }),
+    withdraw: (account, amount) => store.write({ account, amount }),
+    withdrawOnce: (account, amount, key) => store.writeOnce<WithdrawOutcome>({ account, amount }, key),
     pruneKeys: (expiredBeforeMs) => store.pruneKeys(expiredBeforeMs),
     ping: () => store.ready(),
     close: () => store.close(),

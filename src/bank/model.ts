@@ -1,7 +1,7 @@
 // The bank's resource, inputs and errors. Insufficient funds is a business rule that the default
 // format does not recognise (its catalogue entry says so: a 500 there), while the others give 400.
 import { ApiError } from '../http/errors.js';
-import { intParam, SAFE_INT_MAX, strParam, type JsonSchema } from '../http/schema.js';
+import { intParam, SAFE_INT_MAX, strParam, type JsonSchema } from '../http/validation/schema.js';
 
 export const INITIAL_ACCOUNTS: ReadonlyMap<string, number> = new Map([
   ['alice', 100],

@@ -7,8 +7,8 @@
 // Each operation is answered only with its batch's answer: nothing is acknowledged before the
 // runner says the batch is committed, and a batch that fails fails every operation in it.
 import { performance } from 'node:perf_hooks';
-import { currentDeadline, DeadlinePassed, latestOf, withinDeadline, type Deadline } from '../deadline-scope.js';
-import { currentOrigin, type WorkOrigin } from '../work-origin.js';
+import { currentDeadline, DeadlinePassed, latestOf, withinDeadline, type Deadline } from '../shared/deadline-scope.js';
+import { currentOrigin, type WorkOrigin } from '../shared/work-origin.js';
 import type { StoreObserver } from './store-observer.js';
 
 /** One operation's answer inside a committed batch: its outcome, or the error that undid it alone. */

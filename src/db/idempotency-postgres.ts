@@ -11,18 +11,30 @@
 // snapshot under READ COMMITTED: whatever committed with a key before its lock was free is seen.
 // The primary key on `key` stays the last word: a second record of a live key fails the batch's
 // transaction rather than overwriting the first.
-import type { KeyedOutcome, KeyedWrite } from '../keyed-writes.js';
-import { PRUNE_BATCH_ROWS, RECORD_COLUMNS, recordedOutcome, type RecordRow, type RecordShape } from './idempotency-records.js';
+import type { KeyedOutcome, KeyedWrite } from '../shared/keyed-writes.js';
+import { keyedWriteSize, PRUNE_BATCH_ROWS, RECORD_COLUMNS, recordedOutcome, type RecordRow, type RecordShape } from './idempotency-records.js';
 import type { PostgresDatabase, SqlSession } from './postgres.js';
 
 /** pg_try_advisory_xact_lock(class, hashtext(key)): a class of its own, apart from other locks. */
 const KEY_LOCK_CLASS = 7_310_003;
 
 /**
+ * The claim function planned at each call (plan_cache_mode, for its own statements only): PL/pgSQL
+ * would otherwise keep, per connection, a generic plan made while the table was small (a hash join
+ * over a scan of the whole table), and nothing replaces it until the table is analyzed, which with
+ * autovacuum off is never; each batch then reads every record. Planned at each call, the planner
+ * sees the table's current size (its pages, even without statistics) and the batch's keys, and
+ * takes one primary-key lookup per key once the table is past a few pages. Planning costs tens of
+ * microseconds a batch, not a request. A step of its own, so that released steps keep their text.
+ */
+export const plannedAtEachCallSql = (name: string): string => `ALTER FUNCTION ${name}(TEXT[], BIGINT[]) SET plan_cache_mode = force_custom_plan`;
+
+/**
  * The claim of a batch's keys: each key's advisory lock is tried, then (a statement later, so on a
  * fresh snapshot) the live record of every key locked is read. One row per key, in order; `free`
  * false means another transaction holds the key. Over a table of `shape` (idempotency-records.ts);
- * a function of the same name made before is replaced.
+ * a function of the same name made before is replaced. Migrations made it as it is here, then
+ * planned it at each call (plannedAtEachCallSql).
  */
 export function claimKeysFunctionSql(name: string, table: string, shape: RecordShape = 'outcome'): string {
   const columns = RECORD_COLUMNS[shape];
@@ -55,7 +67,7 @@ export interface BatchEntry<Op, Outcome, Recorded = Outcome> {
 
 /** A batch entry's share of the batch's byte bound: its write's, and its key's. */
 export function entrySize<Op, Outcome, Recorded>(sizeOf: (op: Op) => number): (entry: BatchEntry<Op, Outcome, Recorded>) => number {
-  return (entry) => sizeOf(entry.op) + (entry.keyed === undefined ? 0 : entry.keyed.key.key.length + entry.keyed.key.fingerprint.length + 16);
+  return (entry) => sizeOf(entry.op) + (entry.keyed === undefined ? 0 : keyedWriteSize(entry.keyed.key));
 }
 
 /** An unkeyed write's outcome, or what became of a keyed one. */
@@ -156,11 +168,18 @@ export function keyedBatches<Op, Outcome, Recorded = Outcome>(
   return (entries) => (entries.some((entry) => entry.keyed !== undefined) ? db.transaction((session) => keyed(session, entries)) : plain(entries));
 }
 
-/** Deletes up to PRUNE_BATCH_ROWS expired records of `table`; returns how many. */
+/**
+ * Deletes up to PRUNE_BATCH_ROWS expired records of `table`, oldest first; returns how many. Plans
+ * that read only what they delete, whatever the statistics say: the oldest records are found by
+ * walking the index on recorded_at_ms from its start (the order makes it so; without it, on a table
+ * never analyzed, the plan scans the table for the first matches, and reads every live row when
+ * none has expired), and deleted by their row addresses (a TID scan; by key, the plan may hash-join
+ * the whole table). A record renewed meanwhile has another address and a new time: it stays.
+ */
 export async function pruneKeyRecords(session: SqlSession, table: string, expiredBeforeMs: number): Promise<number> {
-  const { rowCount } = await session.query(`DELETE FROM ${table} WHERE key IN (SELECT key FROM ${table} WHERE recorded_at_ms < $1 LIMIT $2)`, [
-    expiredBeforeMs,
-    PRUNE_BATCH_ROWS,
-  ]);
+  const { rowCount } = await session.query(
+    `DELETE FROM ${table} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${table} WHERE recorded_at_ms < $1 ORDER BY recorded_at_ms LIMIT $2)) AND recorded_at_ms < $1`,
+    [expiredBeforeMs, PRUNE_BATCH_ROWS],
+  );
   return rowCount;
 }

@@ -1,12 +1,15 @@
 // Idempotency records as both databases keep them: one row per key, holding the request it was
-// used for (its fingerprint) and the outcome of its write as JSON (src/keyed-writes.ts), written in
+// used for (its fingerprint) and the outcome of its write as JSON (src/shared/keyed-writes.ts), written in
 // the same transaction as the write itself, so that no crash can separate the two. The primary key
 // on `key` is what decides between instances: a key is recorded once. A row older than the time to
 // live counts as absent, and is pruned in the background.
-import type { KeyedOutcome } from '../keyed-writes.js';
+import type { KeyedOutcome, KeyedWrite } from '../shared/keyed-writes.js';
 
 /** Pruning deletes at most this many rows per statement, so that it never holds a lock for long. */
 export const PRUNE_BATCH_ROWS = 1_000;
+
+/** What a key adds to its write's share of a group-commit batch's byte bound: the key, the fingerprint, 16 bytes for the times. */
+export const keyedWriteSize = (key: KeyedWrite): number => key.key.length + key.fingerprint.length + 16;
 
 export interface RecordRow {
   readonly fingerprint: string;

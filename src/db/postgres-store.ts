@@ -5,7 +5,7 @@
 // that arrive together share one query (postgres-batched-reads.ts), and expired key records are
 // pruned in the background (idempotency-pruning.ts). What is left to a store is its SQL and how its
 // rows read as outcomes.
-import { DEFAULT_KEY_TTL_MS, type KeyedOutcome, type KeyedWrite } from '../keyed-writes.js';
+import { DEFAULT_KEY_TTL_MS, type KeyedOutcome, type KeyedWrite } from '../shared/keyed-writes.js';
 import { entrySize, keyedBatches, pruneKeyRecords, type BatchEntry, type BatchResult } from './idempotency-postgres.js';
 import { startKeyPruning } from './idempotency-pruning.js';
 import type { Migration } from './migrations.js';
@@ -59,6 +59,7 @@ export async function openPostgresStore<Op, Outcome>(spec: PostgresStoreSpec<Op,
     observer: options.observer,
     poolSize: options.poolSize,
     poolWaitMs: options.poolWaitMs,
+    pooler: options.pooler,
   });
   // Each keyed entry records what its own mapper makes of its outcome; the batch does not look at it.
   type Entry = BatchEntry<Op, Outcome, unknown>;

@@ -9,10 +9,11 @@
 // answers but refuses us (wrong password, no such database, a failing migration) is a
 // configuration error: opening fails and the process exits with the reason.
 import pg from 'pg';
-import { currentDeadline, DeadlinePassed, type Deadline } from '../deadline-scope.js';
-import type { Logger } from '../log.js';
+import { currentDeadline, DeadlinePassed, type Deadline } from '../shared/deadline-scope.js';
+import type { Logger } from '../observe/log.js';
 import { runMigrations, WRITE_PROBE_STATEMENTS, type Migration, type MigrationSession } from './migrations.js';
 import { PoolGate } from './pool-gate.js';
+import { beginSql, poolerRefusal, sendCancelRequest, type Pooler } from './postgres-pooler.js';
 import { postgresStoreError } from './postgres-errors.js';
 import { StoreError } from './store-errors.js';
 import { StoreHealth } from './store-health.js';
@@ -68,6 +69,8 @@ export interface PostgresOptions {
   readonly poolSize?: number;
   /** How long an operation may wait for one of them before it fails as saturation (POOL_WAIT_MS_DEFAULT). */
   readonly poolWaitMs?: number;
+  /** Through a pooler in transaction mode, nothing is kept in a session (postgres-pooler.ts); default none. */
+  readonly pooler?: Pooler;
 }
 
 /** Connections per store unless --db-pool-size says otherwise; the benchmark gives pgbench as many for its ceiling. */
@@ -93,19 +96,26 @@ const MIGRATION_LOCK = 7_310_001;
 
 export async function openPostgres(options: PostgresOptions): Promise<PostgresDatabase> {
   const size = options.poolSize ?? POSTGRES_POOL_SIZE;
+  const pooler = options.pooler ?? 'none';
   const pool = new pg.Pool({
     connectionString: options.url,
     max: size,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     idleTimeoutMillis: IDLE_CONNECTION_MS,
-    statement_timeout: STATEMENT_TIMEOUT_MS,
     query_timeout: QUERY_TIMEOUT_MS,
-    idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
     keepAlive: true,
     application_name: `status-services ${options.service}`,
-    // The server default, stated so that no configuration elsewhere can weaken it unnoticed.
-    options: '-c synchronous_commit=on',
+    // Through a transaction pooler, each transaction sets these itself (beginSql).
+    ...(pooler === 'none'
+      ? {
+          statement_timeout: STATEMENT_TIMEOUT_MS,
+          idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
+          // The server default, stated so that no configuration elsewhere can weaken it unnoticed.
+          options: '-c synchronous_commit=on',
+        }
+      : {}),
   });
+  const sql = sqlRunner(pool, pooler);
   const { service, observer } = options;
   const health = new StoreHealth(options.log, observer);
   // The gate lets at most `size` operations at the pool, so pg-pool itself never queues: its
@@ -123,10 +133,15 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresDa
     const fault = postgresStoreError(error);
     if (fault !== undefined) health.failed(fault);
   });
+  // pg-pool listens for a connection's errors only while it is idle. One checked out (for a read,
+  // a transaction, a migration) that breaks — reset, terminated, timed out — emits 'error' as well
+  // as failing its statement, and an 'error' with no listener ends the process. So each connection
+  // has a listener for its whole life; the statement's own failure is what reports the fault.
+  pool.on('connect', (client) => client.on('error', ignoreReportedElsewhere));
 
   let migrated: Promise<void> | undefined;
   const ensureSchema = (): Promise<void> =>
-    (migrated ??= migrate(pool, options).catch((error: unknown) => {
+    (migrated ??= migrate(sql, options).catch((error: unknown) => {
       migrated = undefined; // tried again by the next request
       throw error;
     }));
@@ -180,6 +195,12 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresDa
   } catch (error) {
     const fault = postgresStoreError(error);
     // Unreachable at start: the service starts, answers 503 and migrates once the database is back.
+    // A pooler refusing the session settings is a configuration to fix (poolerRefusal), not an outage.
+    const refusal = poolerRefusal(error);
+    if (refusal !== undefined) {
+      await pool.end();
+      throw refusal;
+    }
     if (fault === undefined || fault.fault === 'corrupt' || fault.fault === 'read-only') {
       await pool.end();
       throw fault ?? error;
@@ -190,26 +211,26 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresDa
   /** While writes fail, readiness tries one that changes nothing, to see whether they work again. */
   const probeWrites = (): Promise<unknown> =>
     guarded('write', () =>
-      inTransaction(pool, async (session) => {
+      sql.transaction(async (session) => {
         for (const statement of WRITE_PROBE_STATEMENTS) await session.query(statement);
       }),
     );
 
   return {
-    query: (text, values, name) => guarded(kindOf(text), (deadline) => runQuery(pool, text, values, name, deadline)),
-    writes: { query: (text, values, name) => guarded('write', () => runQuery(pool, text, values, name)) },
+    query: (text, values, name) => guarded(kindOf(text), (deadline) => sql.statement(kindOf(text), text, values, name, deadline)),
+    writes: { query: (text, values, name) => guarded('write', () => sql.statement('write', text, values, name)) },
     prepared: (name, text) => {
       const kind = kindOf(text);
-      return (values) => guarded(kind, (deadline) => runQuery(pool, text, values, name, deadline));
+      return (values) => guarded(kind, (deadline) => sql.statement(kind, text, values, name, deadline));
     },
-    transaction: (work) => guarded('write', () => inTransaction(pool, work)),
+    transaction: (work) => guarded('write', () => sql.transaction(work)),
     async ping() {
       let timer: NodeJS.Timeout | undefined;
       let notify: (() => void) | undefined;
       const timeout = new Promise<boolean>((resolve) => {
         timer = setTimeout(() => resolve(false), PING_TIMEOUT_MS);
       });
-      const check = health.awaitingWrite ? probeWrites() : guarded('read', () => runQuery(pool, 'SELECT 1'));
+      const check = health.awaitingWrite ? probeWrites() : guarded('read', () => sql.statement('read', 'SELECT 1'));
       const answers: Promise<unknown>[] = [check];
       // With every connection busy and operations queued, the ping waits behind them; any of them
       // succeeding meanwhile shows as well that the database answers (saturation, not an outage).
@@ -229,6 +250,31 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresDa
   };
 }
 
+/** A connection's 'error' comes with its statement's failure (reported by guarded) or, idle, with the pool's 'error'. */
+const ignoreReportedElsewhere = (): void => undefined;
+/** How statements and transactions go to the server, directly or through a transaction pooler. */
+interface SqlRunner {
+  statement<R extends object>(kind: 'read' | 'write', text: string, values?: readonly SqlValue[], name?: string, deadline?: Deadline): Promise<SqlResult<R>>;
+  transaction<T>(work: (session: SqlSession) => Promise<T>): Promise<T>;
+}
+
+/**
+ * Through a transaction pooler (postgres-pooler.ts) a statement goes unnamed, and a write goes in
+ * a transaction of its own, whose SET LOCAL bounds its lock waits as statement_timeout does on a
+ * direct connection: two more round trips, the price of sharing server connections. A read waits
+ * for no lock; its deadline cancels it.
+ */
+function sqlRunner(pool: pg.Pool, pooler: Pooler): SqlRunner {
+  const begin = beginSql(pooler, { statementTimeoutMs: STATEMENT_TIMEOUT_MS, idleInTransactionMs: IDLE_IN_TRANSACTION_MS });
+  const transaction = <T>(work: (session: SqlSession) => Promise<T>): Promise<T> => inTransaction(pool, begin, pooler, work);
+  if (pooler === 'none') return { statement: (_kind, text, values, name, deadline) => runQuery(pool, text, values, name, deadline, pooler), transaction };
+  return {
+    statement: (kind, text, values, _name, deadline) =>
+      kind === 'read' ? runQuery(pool, text, values, undefined, deadline, pooler) : transaction((session) => session.query(text, values)),
+    transaction,
+  };
+}
+
 /** A statement that only reads says nothing about whether writes work again (see StoreHealth). */
 const kindOf = (text: string): 'read' | 'write' => (/^\s*SELECT\b/i.test(text) ? 'read' : 'write');
 
@@ -238,8 +284,9 @@ async function runQuery<R extends object>(
   values: readonly SqlValue[] = [],
   name?: string,
   deadline?: Deadline,
+  pooler: Pooler = 'none',
 ): Promise<SqlResult<R>> {
-  if (deadline !== undefined && runner instanceof pg.Pool) return cancellableQuery(runner, deadline, text, values, name);
+  if (deadline !== undefined && runner instanceof pg.Pool) return cancellableQuery(runner, deadline, text, values, name, pooler);
   const result = await runner.query<R & pg.QueryResultRow>({ text, values: [...values], name });
   return { rows: result.rows, rowCount: result.rowCount ?? 0 };
 }
@@ -256,27 +303,44 @@ async function cancellableQuery<R extends object>(
   text: string,
   values: readonly SqlValue[],
   name: string | undefined,
+  pooler: Pooler,
 ): Promise<SqlResult<R>> {
   const client = await pool.connect();
   let cancelled = false;
+  let failed = false;
   const forget = deadline.onExpiry(() => {
     cancelled = true;
-    cancelBackend(pool, client);
+    if (pooler === 'none') cancelBackend(pool, client);
+    else cancelRequest(client);
   });
   try {
     const result = await client.query<R & pg.QueryResultRow>({ text, values: [...values], name });
     return { rows: result.rows, rowCount: result.rowCount ?? 0 };
   } catch (error) {
+    failed = true;
     throw cancelled ? new DeadlinePassed() : error;
   } finally {
     forget();
-    client.release(cancelled);
+    // A failed statement's connection is not pooled again, as pool.query does: after a client-side
+    // time-out it still waits for that statement's answer, and would hold up the next one behind it.
+    client.release(cancelled || failed);
   }
 }
 
-/** node-postgres keeps each connection's backend process id, which its types do not declare. */
+/** node-postgres keeps each connection's backend process id and cancel key, which its types do not declare. */
 interface BackendClient {
   readonly processID?: unknown;
+  readonly secretKey?: unknown;
+  readonly host?: unknown;
+  readonly port?: unknown;
+}
+
+/** The protocol's cancel request, which a pooler forwards to the server connection `client` is on. */
+function cancelRequest(client: pg.PoolClient): void {
+  const { processID, secretKey, host, port } = client as unknown as BackendClient;
+  if (typeof processID === 'number' && typeof secretKey === 'number' && typeof host === 'string' && typeof port === 'number') {
+    sendCancelRequest(host, port, processID, secretKey);
+  }
 }
 
 /** Asks the server to stop the statement running on `client`; a failure to ask is left to statement_timeout. */
@@ -295,7 +359,8 @@ function cancelBackend(pool: pg.Pool, client: pg.PoolClient): void {
 /** Asking for a cancellation: a server that does not answer within this is left to statement_timeout. */
 const CANCEL_TIMEOUT_MS = 1_000;
 
-async function inTransaction<T>(pool: pg.Pool, work: (session: SqlSession) => Promise<T>): Promise<T> {
+/** `begin` opens the transaction (beginSql); through a transaction pooler its statements go unnamed. */
+async function inTransaction<T>(pool: pg.Pool, begin: string, pooler: Pooler, work: (session: SqlSession) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   // While checked out the pool no longer listens for this connection's errors; one that breaks
   // between two statements must fail the transaction, not crash the process.
@@ -305,8 +370,8 @@ async function inTransaction<T>(pool: pg.Pool, work: (session: SqlSession) => Pr
   };
   client.on('error', onError);
   try {
-    await client.query('BEGIN');
-    const result = await work({ query: (text, values, name) => runQuery(client, text, values, name) });
+    await client.query(begin);
+    const result = await work({ query: (text, values, name) => runQuery(client, text, values, pooler === 'none' ? name : undefined) });
     await client.query('COMMIT');
     client.off('error', onError);
     client.release();
@@ -320,7 +385,7 @@ async function inTransaction<T>(pool: pg.Pool, work: (session: SqlSession) => Pr
   }
 }
 
-function migrate(pool: pg.Pool, options: PostgresOptions): Promise<void> {
+function migrate(sql: SqlRunner, options: PostgresOptions): Promise<void> {
   const sessionOf = (runner: SqlSession): MigrationSession => ({
     dialect: 'postgres',
     exec: async (sql) => void (await runner.query(sql)),
@@ -330,9 +395,9 @@ function migrate(pool: pg.Pool, options: PostgresOptions): Promise<void> {
   let locked: SqlSession | undefined;
   return runMigrations(
     {
-      session: sessionOf({ query: (text, values) => runQuery(pool, text, values) }),
+      session: sessionOf({ query: (text, values) => sql.statement('read', text, values) }),
       locked: (work) =>
-        inTransaction(pool, async (session) => {
+        sql.transaction(async (session) => {
           // Instances starting together queue here: one creates the schema, the others find it done.
           await session.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
           locked = session;

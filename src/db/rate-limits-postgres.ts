@@ -7,19 +7,20 @@
 //
 // The table is UNLOGGED: its rows are worth nothing after a crash (the server empties it then, and
 // every client has its whole burst again), and its updates then cost no WAL. It has no index
-// beside its key, so that an update stays a HOT one. It is bounded by pruning: a row whose time is
-// past means the same as no row, and a background round deletes such rows, a bounded batch at a
-// time. Its migrations are counted under a service name of their own ('rate-limits').
-import type { Logger } from '../log.js';
+// beside its key, so that an update stays a HOT one. It is bounded by its own pruning
+// (rate-limits-pruning.ts): a row whose time is past means the same as no row, and rounds a
+// quarter of a window apart delete such rows, a range of pages at a time. Its migrations are
+// counted under a service name of their own ('rate-limits').
+import type { Logger } from '../observe/log.js';
 import { decisionOf, type Decision } from '../rate-limits/decision.js';
 import { LimiterUnavailable, type RateLimiter } from '../rate-limits/limiter.js';
-import type { RateLimits, RequestKind } from '../rate-limits/policy.js';
+import { REQUEST_KINDS, sweepEveryMs, windowMs, type RateLimits, type RequestKind } from '../rate-limits/policy.js';
 import { Batcher } from './batcher.js';
-import { PRUNE_BATCH_ROWS } from './idempotency-records.js';
-import { startKeyPruning } from './idempotency-pruning.js';
 import type { Migration } from './migrations.js';
 import { isOutage } from './postgres-errors.js';
 import { openPostgres } from './postgres.js';
+import { startRateLimitPruning } from './rate-limits-pruning.js';
+import type { Pooler } from './postgres-pooler.js';
 import { StoreError } from './store-errors.js';
 
 export const RATE_LIMITS_SERVICE = 'rate-limits';
@@ -35,8 +36,16 @@ export const RATE_LIMITS_MIGRATIONS: readonly Migration[] = [
   },
 ];
 
-/** Every so often, rows whose time is past are deleted, at most PRUNE_BATCH_ROWS a statement. */
-export const PRUNE_EVERY_MS = 10_000;
+/** Pages of the table one pruning statement covers: 1 MiB, some 10,000 rows. */
+export const PRUNE_PAGES = 128;
+/**
+ * After this many rows deleted, the pruning round also vacuums the table, so that their space is
+ * reused and the table's bytes stay bounded with its rows: autovacuum wakes once a minute, in which
+ * a flood of new clients can leave millions of dead rows. SKIP_LOCKED: another instance's vacuum
+ * in progress does the same work, and this one does not wait for it.
+ */
+export const VACUUM_AFTER_ROWS = 10_000;
+const VACUUM_SQL = 'VACUUM (SKIP_LOCKED) rate_limits';
 
 const LIMITS = {
   opsMax: 1024,
@@ -65,8 +74,11 @@ ON CONFLICT (key) DO UPDATE SET (tat, admitted) = (
 )
 RETURNING l.key, l.tat, l.admitted, (SELECT ms FROM now) AS now_ms`;
 
-const PRUNE_SQL = `DELETE FROM rate_limits WHERE key IN (
-  SELECT key FROM rate_limits WHERE tat < (extract(epoch FROM clock_timestamp()) * 1000)::float8 LIMIT $1)`;
+const PAGES_SQL = `SELECT (pg_relation_size('rate_limits') / current_setting('block_size')::int)::int AS pages`;
+
+/** The past rows of a range of pages ([$1, $2)), found by a TID range scan; the clock read once. */
+const PRUNE_SQL = `WITH now AS (SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms)
+DELETE FROM rate_limits USING now WHERE rate_limits.ctid >= $1::tid AND rate_limits.ctid < $2::tid AND rate_limits.tat <= now.ms`;
 
 interface Ask {
   readonly key: string;
@@ -87,10 +99,11 @@ export interface PostgresRateLimiterOptions {
   readonly service: string;
   readonly limits: RateLimits;
   readonly log?: Logger;
+  readonly pooler?: Pooler;
 }
 
 export interface PostgresRateLimiter extends RateLimiter {
-  /** Deletes up to PRUNE_BATCH_ROWS rows whose time is past; returns how many. */
+  /** Deletes every row whose time is past (a round of pruning, which also runs by itself); returns how many. */
   prune(): Promise<number>;
 }
 
@@ -104,6 +117,7 @@ export async function openPostgresRateLimiter(options: PostgresRateLimiterOption
     poolSize: POOL_SIZE,
     // A decision waits no longer than a client would for its answer to matter.
     poolWaitMs: 2_000,
+    pooler: options.pooler,
   });
   const decide = db.prepared<DecidedRow>('rate_limits_decide', DECIDE_SQL);
   const batcher = new Batcher<Ask, Decision>((asks) => decideBatch(decide, asks), {
@@ -111,9 +125,23 @@ export async function openPostgresRateLimiter(options: PostgresRateLimiterOption
     sizeOf: (ask) => ask.key.length + 24,
     failsQueued: isOutage,
   });
-  const prune = async (): Promise<number> => (await db.writes.query(PRUNE_SQL, [PRUNE_BATCH_ROWS])).rowCount;
-  // A round every PRUNE_EVERY_MS (a quarter of the "time to live" it is given); the rows' own times say what is past.
-  const pruning = startKeyPruning(() => prune(), PRUNE_EVERY_MS * 4, options.log, 'past rate-limit rows');
+  let deletedSinceVacuum = 0;
+  const prune = async (stopped: () => boolean = () => false): Promise<number> => {
+    const pages = (await db.query<{ pages: number }>(PAGES_SQL)).rows[0]?.pages ?? 0;
+    let deleted = 0;
+    for (let first = 0; first < pages && !stopped(); first += PRUNE_PAGES) {
+      deleted += (await db.writes.query(PRUNE_SQL, [`(${first},0)`, `(${first + PRUNE_PAGES},0)`])).rowCount;
+    }
+    deletedSinceVacuum += deleted;
+    if (deletedSinceVacuum >= VACUUM_AFTER_ROWS && !stopped()) {
+      deletedSinceVacuum = 0;
+      await db.writes.query(VACUUM_SQL);
+    }
+    return deleted;
+  };
+  // The longest window says when the last row of a client admitted nothing since is past.
+  const longestWindowMs = Math.max(...REQUEST_KINDS.map((kind) => (options.limits[kind] === undefined ? 0 : windowMs(options.limits[kind]))));
+  const pruning = startRateLimitPruning(prune, sweepEveryMs(longestWindowMs), options.log);
   const intervals = {
     writes: options.limits.writes === undefined ? undefined : 1000 / options.limits.writes.perSecond,
     reads: options.limits.reads === undefined ? undefined : 1000 / options.limits.reads.perSecond,
@@ -125,7 +153,7 @@ export async function openPostgresRateLimiter(options: PostgresRateLimiterOption
       if (rate === undefined || intervalMs === undefined) throw new Error(`no limit on ${kind}`);
       return batcher.submit({ key: `${options.service}:${kind}:${client}`, intervalMs, burst: rate.burst }).catch(unavailable);
     },
-    prune,
+    prune: () => prune(),
     async close() {
       await pruning.stop();
       await batcher.close();

@@ -4,14 +4,15 @@
 // database, and there is no disk to wait for). For a file they are group-committed by a worker
 // thread (group-commit.ts) and reads share a read transaction per turn (sqlite-turn-reads.ts).
 //
+// Writes under an Idempotency-Key (writeOnce, as on PostgreSQL) record their outcome in the
+// transaction of the write (sqlite-writes.ts).
+//
 // Every failure the database causes becomes a store error (store-errors.ts) and is reported to the
 // store's health (store-health.ts), which decides readiness and writes the log line, once. Expired
-// idempotency records are pruned in the background (idempotency-pruning.ts), by a write of the
-// store's own.
-import { DEFAULT_KEY_TTL_MS } from '../keyed-writes.js';
-import type { Logger } from '../log.js';
+// idempotency records are pruned in the background (idempotency-pruning.ts), by a write.
+import { DEFAULT_KEY_TTL_MS, type KeyedOutcome, type KeyedWrite } from '../shared/keyed-writes.js';
+import type { Logger } from '../observe/log.js';
 import { GroupCommitWriter } from './group-commit.js';
-import type { PrepareWrites } from './group-commit-worker.js';
 import { startKeyPruning } from './idempotency-pruning.js';
 import type { Migration } from './migrations.js';
 import { WRITE_PROBE_STATEMENTS } from './migrations.js';
@@ -21,6 +22,7 @@ import { directReads, turnScopedReads, type TurnReads } from './sqlite-turn-read
 import { StoreError } from './store-errors.js';
 import { StoreHealth } from './store-health.js';
 import type { StoreObserver } from './store-observer.js';
+import { prepareEntries, sqliteEntrySize, type SqliteEntry, type SqliteEntryOutcome, type SqliteWrites } from './sqlite-writes.js';
 
 export interface SqliteStoreSpec<Op, Outcome> {
   /** `:memory:` for a throw-away database, else a file path. */
@@ -30,22 +32,16 @@ export interface SqliteStoreSpec<Op, Outcome> {
   /** Runs once, in the transaction that creates the schema, so data is seeded only into a new database. */
   readonly seed: (db: SqliteDatabase) => void;
   /** The store's writes, prepared on a connection: here for `:memory:`, in the writer thread for a file. */
-  readonly prepareWrites: PrepareWrites<Op, Outcome>;
+  readonly writes: SqliteWrites<Op, Outcome>;
   /** An operation's share of a group-commit batch's byte bound. */
   readonly sizeOf: (op: Op) => number;
-  /** The writer thread's module: one that calls serveGroupCommits() with the same prepareWrites. */
+  /** The writer thread's module: one that calls serveSqliteWrites() with the same writes. */
   readonly writerScript: URL;
   readonly synchronous?: 'FULL' | 'OFF';
   readonly log?: Logger;
   readonly observer?: StoreObserver;
-  /**
-   * A store that keeps idempotency records: the write that deletes a bounded batch of those
-   * recorded before a time (its outcome: how many), and how long records live.
-   */
-  readonly keys?: {
-    readonly prune: (expiredBeforeMs: number) => Op;
-    readonly ttlMs?: number;
-  };
+  /** How long idempotency records live, for a store that keeps them (writes.keys). */
+  readonly keyTtlMs?: number;
 }
 
 export interface SqliteStore<Op, Outcome> {
@@ -54,6 +50,11 @@ export interface SqliteStore<Op, Outcome> {
   /** Runs a read on this thread's connection. */
   read<T>(read: () => T): T;
   write(op: Op): Promise<Outcome>;
+  /**
+   * The write under `key`, unless the key has a live record; what its outcome records is the
+   * store's writes.keys.recorded, which `Recorded` names.
+   */
+  writeOnce<Recorded>(op: Op, key: KeyedWrite): Promise<KeyedOutcome<Recorded>>;
   /** Deletes up to PRUNE_BATCH_ROWS expired key records; returns how many (0 for a store without keys). */
   pruneKeys(expiredBeforeMs: number): Promise<number>;
   /** For /readyz: the database answers, the writer lives, and writes are not known to fail. */
@@ -61,8 +62,8 @@ export interface SqliteStore<Op, Outcome> {
   close(): Promise<void>;
 }
 
-interface Writes<Op, Outcome> {
-  write(op: Op): Promise<Outcome>;
+interface Writes<Entry, Outcome> {
+  write(entry: Entry): Promise<Outcome>;
   readonly healthy: boolean;
   close(): Promise<void>;
 }
@@ -78,14 +79,16 @@ export async function openSqliteStore<Op, Outcome>(spec: SqliteStoreSpec<Op, Out
     return translated;
   };
 
+  type Entry = SqliteEntry<Op>;
+  type EntryOutcome = SqliteEntryOutcome<Outcome>;
   let reads: TurnReads = directReads;
-  let writes: Writes<Op, Outcome>;
+  let writes: Writes<Entry, EntryOutcome>;
   if (location === ':memory:') {
-    const inThread = db.transaction(spec.prepareWrites(db));
+    const inThread = db.transaction(prepareEntries(spec.writes)(db));
     writes = {
-      write: (op) => {
+      write: (entry) => {
         try {
-          return Promise.resolve(inThread.immediate(op));
+          return Promise.resolve(inThread.immediate(entry));
         } catch (error) {
           return Promise.reject(error);
         }
@@ -95,8 +98,8 @@ export async function openSqliteStore<Op, Outcome>(spec: SqliteStoreSpec<Op, Out
     };
   } else {
     reads = turnScopedReads(db, (error) => fault(error));
-    writes = new GroupCommitWriter<Op, Outcome>(spec.writerScript, { location, synchronous }, {
-      sizeOf: spec.sizeOf,
+    writes = new GroupCommitWriter<Entry, EntryOutcome>(spec.writerScript, { location, synchronous }, {
+      sizeOf: sqliteEntrySize(spec.sizeOf),
       onCommitted: reads.end,
       observer: spec.observer,
     });
@@ -125,8 +128,8 @@ export async function openSqliteStore<Op, Outcome>(spec: SqliteStoreSpec<Op, Out
     }
   }
 
-  function write(op: Op): Promise<Outcome> {
-    return writes.write(op).then(
+  function run(entry: Entry): Promise<EntryOutcome> {
+    return writes.write(entry).then(
       (outcome) => {
         health.succeeded('write');
         return outcome;
@@ -137,14 +140,17 @@ export async function openSqliteStore<Op, Outcome>(spec: SqliteStoreSpec<Op, Out
     );
   }
 
-  const { keys } = spec;
+  // The writer answers each entry by its kind (sqlite-writes.ts): these say which answer each asked for.
+  const write = (op: Op): Promise<Outcome> => run({ op }) as Promise<Outcome>;
+  const writeOnce = <Recorded>(op: Op, key: KeyedWrite): Promise<KeyedOutcome<Recorded>> => run({ op, key }) as Promise<KeyedOutcome<Recorded>>;
+  const keeps = spec.writes.keys !== undefined;
   async function pruneKeys(expiredBeforeMs: number): Promise<number> {
-    if (keys === undefined) return 0;
-    const pruned = await write(keys.prune(expiredBeforeMs));
+    if (!keeps) return 0;
+    const pruned = await run({ pruneBefore: expiredBeforeMs });
     if (typeof pruned !== 'number') throw new Error(`${spec.service}: pruning answered ${String(pruned)}, not a count of rows`);
     return pruned;
   }
-  const pruning = keys === undefined ? undefined : startKeyPruning(pruneKeys, keys.ttlMs ?? DEFAULT_KEY_TTL_MS, spec.log);
+  const pruning = keeps ? startKeyPruning(pruneKeys, spec.keyTtlMs ?? DEFAULT_KEY_TTL_MS, spec.log) : undefined;
 
   return {
     db,
@@ -158,6 +164,7 @@ export async function openSqliteStore<Op, Outcome>(spec: SqliteStoreSpec<Op, Out
       }
     },
     write,
+    writeOnce,
     pruneKeys,
     async ready() {
       if (!writes.healthy || !sqliteAnswers(db, location)) return false;

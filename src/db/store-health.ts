@@ -5,7 +5,7 @@
 //   full, read-only   — writes fail while reads work: not ready until a write succeeds again;
 //   saturated         — overload, not an outage: readiness unchanged, a rate-limited warning;
 //   corrupt           — not passing: never ready again in this process; an operator must act.
-import type { Logger } from '../log.js';
+import type { Logger } from '../observe/log.js';
 import { StoreError } from './store-errors.js';
 import type { StoreObserver } from './store-observer.js';
 

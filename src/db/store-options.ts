@@ -1,5 +1,6 @@
 // Options every store takes, whichever service it serves.
-import type { Logger } from '../log.js';
+import type { Logger } from '../observe/log.js';
+import type { Pooler } from './postgres-pooler.js';
 import type { StoreObserver } from './store-observer.js';
 
 export interface StoreOptions {
@@ -13,6 +14,8 @@ export interface StoreOptions {
   readonly poolSize?: number;
   /** PostgreSQL only: how long an operation may wait for a pooled connection before it fails as saturation. */
   readonly poolWaitMs?: number;
+  /** PostgreSQL only: transaction when a pooler in transaction mode (PgBouncer) stands between (postgres-pooler.ts). */
+  readonly pooler?: Pooler;
   /** How long idempotency keys are kept; expired ones are pruned in the background. */
   readonly idempotencyTtlMs?: number;
 }

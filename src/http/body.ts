@@ -2,8 +2,8 @@
 import { Buffer } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { bodyNotParsable, bodyTooLarge, ClientAbortError, invalidRequest } from './errors.js';
-import { BodyEncodingError, decodeJson, JsonSyntaxError } from './json-decode.js';
-import type { JsonValue } from './json-value.js';
+import { BodyEncodingError, decodeJson, JsonSyntaxError } from './json/json-decode.js';
+import type { JsonValue } from './json/json-value.js';
 
 export interface BodyLimits {
   readonly bodyBytesMax: number;

@@ -87,6 +87,8 @@ export const ERROR_CATALOGUE = {
     'The service is past its saturation signal (requests waiting on the database, or event-loop delay) and turned the request away before doing any of its work. Nothing ran. Retry after the Retry-After seconds, which vary from answer to answer so that clients do not come back together.'),
   RATE_LIMITED: own(429, 'Too many requests', 'Too many requests: retry after the Retry-After seconds',
     'The client sent more requests of this kind (reads or writes) than the service admits: a burst at once, then a steady rate. Nothing ran. Wait the Retry-After seconds; the RateLimit and RateLimit-Policy fields say the limit and what is left of it.'),
+  CROSS_ORIGIN_REFUSED: own(403, 'Cross-origin request refused', 'A page on another origin may not make this request',
+    'A browser said this write was sent by a page on another site (Sec-Fetch-Site, or an Origin the service does not trust), as a forged form or fetch() would be. Nothing ran. Make the request from a page on the service\'s own origin or one of its --cors-origin origins, or from a client that is not a browser page.'),
   INTERNAL: { ...status(500, 'Something went wrong on our side'), inDefault: 'unhandled' },
 } as const satisfies Record<string, CatalogueEntry>;
 

@@ -3,16 +3,23 @@
 // (413), a request that did not arrive in time (408), an Expect other than 100-continue (417). By
 // default Node writes them itself, bare: no request id, no body in the active format, no access
 // line. Here each is written like any answer of ours: X-Request-Id, the body in the active format,
-// `Connection: close` (the stream cannot be read on after a parse error), and an access line and
-// its metrics, the lines bounded per second so that a flood of garbage cannot flood the log.
+// `Connection: close` (the stream cannot be read on after a parse error), the CORS headers of a
+// listed origin, and an access line and its metrics, the lines bounded per second so that a flood
+// of garbage cannot flood the log.
+//
+// A body the parser cannot read (a malformed chunk: a size that is not hex, data longer than its
+// size, a chunk not ended by CRLF) fails after its request reached the pipeline; it is answered
+// here all the same (400, or 413 for chunk extensions past their limit), as Node itself answers it,
+// unless the pipeline's answer has begun; the pipeline, whose read of the body then fails, stays silent.
 import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { ErrorCode } from './catalogue.js';
+import { corsHeaders, type CorsPolicy } from './stages/cors.js';
 import { ApiError } from './errors.js';
 import { renderError, type ErrorFormat } from './render.js';
-import { randomUuid } from './random-uuids.js';
-import { REQUEST_ID_HEADER } from './request-id.js';
+import { randomUuid } from './stages/random-uuids.js';
+import { REQUEST_ID_HEADER } from './stages/request-id.js';
 import { UNMATCHED_ROUTE } from './request-metrics.js';
 import type { RequestObserver } from './request-observer.js';
 
@@ -26,6 +33,8 @@ interface Options {
   readonly observer: RequestObserver;
   /** Where a second's untold answers are counted. */
   readonly warn: (message: string, fields: Record<string, unknown>) => void;
+  /** The service's CORS policy: a listed origin's page reads these answers too. */
+  readonly cors?: CorsPolicy;
 }
 
 /** Which parser failure gives which status, as Node's own answers do. */
@@ -46,11 +55,36 @@ const MESSAGES: Partial<Record<ErrorCode, string>> = {
   HTTP_400: 'Bad Request: the request line or a header could not be read',
 };
 
-/** Sockets whose request timed out and was answered 408 here: the pipeline must not report it again. */
-export const timedOut = new WeakSet<Socket>();
+/**
+ * Sockets whose request, already in the pipeline, was answered here (a 408, or a body the parser
+ * could not read): the pipeline must not report it again.
+ */
+export const answeredByParser = new WeakSet<Socket>();
+
+/** How far into the bytes the parser failed on an Origin field is looked for: the size of Node's header limit. */
+const ORIGIN_SEARCH_BYTES_MAX = 16 * 1024;
+const ORIGIN_LINE = /\r\norigin:[ \t]*([^\r\n]*?)[ \t]*\r\n/i;
+
+/**
+ * The Origin of a request the parser failed on, read from the bytes it failed on (Node hands them
+ * with the error): the request was never parsed, so this is the only place it can be found. A
+ * header block split over several packets may have its Origin in an earlier one: no CORS then.
+ */
+export function originInRawRequest(raw: unknown): string | undefined {
+  if (!Buffer.isBuffer(raw)) return undefined;
+  return ORIGIN_LINE.exec(raw.subarray(0, ORIGIN_SEARCH_BYTES_MAX).toString('latin1'))?.[1];
+}
+
+/** A header list as lines of a raw answer's head. */
+const headLines = (headers: readonly string[]): string => {
+  let lines = '';
+  for (let i = 0; i < headers.length; i += 2) lines += `${headers[i] as string}: ${headers[i + 1] as string}\r\n`;
+  return lines;
+};
 
 export function answerParserErrors(server: Server, options: Options): void {
-  const { errorFormat, observer, warn } = options;
+  const { errorFormat, observer, warn, cors } = options;
+  const corsOf = (origin: string | undefined): string[] => (cors === undefined ? [] : corsHeaders(cors, origin));
   let windowStartMs = 0;
   let linesInWindow = 0;
   let untold = 0;
@@ -74,12 +108,13 @@ export function answerParserErrors(server: Server, options: Options): void {
     }
   }
 
-  function rendered(code: ErrorCode): { status: number; head: string; body: string; id: string } {
+  function rendered(code: ErrorCode, origin: string | undefined): { status: number; head: string; body: string; id: string } {
     const answer = renderError(new ApiError(code, { message: MESSAGES[code] }), errorFormat);
     const id = randomUuid();
     const head =
       `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? ''}\r\n` +
-      `Content-Type: ${answer.contentType}\r\nContent-Length: ${Buffer.byteLength(answer.body)}\r\n${REQUEST_ID_HEADER}: ${id}\r\nConnection: close\r\n\r\n`;
+      `Content-Type: ${answer.contentType}\r\nContent-Length: ${Buffer.byteLength(answer.body)}\r\n${REQUEST_ID_HEADER}: ${id}\r\n` +
+      `${headLines(corsOf(origin))}Connection: close\r\n\r\n`;
     return { status: answer.status, head, body: answer.body, id };
   }
 
@@ -87,18 +122,21 @@ export function answerParserErrors(server: Server, options: Options): void {
     const startedMs = performance.now();
     const code = codeFor(error);
     // A request the pipeline already has (its response object is on the socket) is the pipeline's
-    // to report: a client that left mid-body is its 499, and needs no answer. Only a time-out is
-    // answered here (408, as Node would), and reported here, the pipeline told to stay silent.
-    const response = (socket as { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
-    const pipelines = response !== undefined && response !== null;
-    if ((error as { code?: unknown }).code === 'ECONNRESET' || !socket.writable || response?.headersSent === true || (pipelines && code !== 'HTTP_408')) {
+    // to report when its client left mid-body (a 499, no answer). A time-out or a body the parser
+    // cannot read is answered here, as Node would, and reported here, the pipeline told to stay
+    // silent; unless the pipeline's answer has begun, which nothing may then interrupt.
+    const response = (socket as { _httpMessage?: { headersSent?: boolean; req?: IncomingMessage } | null })._httpMessage;
+    const held = response?.req;
+    const errorCode = (error as { code?: unknown }).code;
+    // A connection ended in the middle of a body (HPE_INVALID_EOF_STATE) is a client that left.
+    if (errorCode === 'ECONNRESET' || !socket.writable || response?.headersSent === true || (held !== undefined && errorCode === 'HPE_INVALID_EOF_STATE')) {
       socket.destroy();
       return;
     }
-    if (code === 'HTTP_408') timedOut.add(socket);
-    const answer = rendered(code);
+    if (held !== undefined) answeredByParser.add(socket);
+    const answer = rendered(code, held?.headers.origin ?? originInRawRequest((error as { rawPacket?: unknown }).rawPacket));
     socket.end(answer.head + answer.body);
-    report(UNPARSED_METHOD, '-', answer.status, Buffer.byteLength(answer.body), answer.id, startedMs);
+    report(held?.method ?? UNPARSED_METHOD, held?.url ?? '-', answer.status, Buffer.byteLength(answer.body), answer.id, startedMs);
   });
 
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
@@ -106,7 +144,7 @@ export function answerParserErrors(server: Server, options: Options): void {
     const answer = renderError(new ApiError('HTTP_417', { message: 'Expectation Failed: the only expectation met is "100-continue"' }), errorFormat);
     const id = randomUuid();
     const bytes = Buffer.byteLength(answer.body);
-    res.writeHead(answer.status, ['Content-Type', answer.contentType, 'Content-Length', String(bytes), REQUEST_ID_HEADER, id, 'Connection', 'close']);
+    res.writeHead(answer.status, ['Content-Type', answer.contentType, 'Content-Length', String(bytes), REQUEST_ID_HEADER, id, ...corsOf(req.headers.origin), 'Connection', 'close']);
     res.end(answer.body);
     report(req.method ?? UNPARSED_METHOD, req.url ?? '-', answer.status, bytes, id, startedMs);
   });

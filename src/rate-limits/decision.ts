@@ -4,8 +4,11 @@ export interface Decision {
   readonly admitted: boolean;
   /** Requests the client may still send at once, after this one. */
   readonly remaining: number;
-  /** Milliseconds until the client has its whole burst again. */
-  readonly resetMs: number;
+  /**
+   * Milliseconds until `remaining` next grows by one (0 when the whole burst is left): until then
+   * no more than `remaining` are admitted. RateLimit's `t` is this, and a refusal's Retry-After.
+   */
+  readonly growsInMs: number;
   /** Refused: milliseconds until a request of this kind would be admitted (0 when admitted). */
   readonly retryAfterMs: number;
 }
@@ -27,12 +30,10 @@ export function gcra(tat: number | undefined, nowMs: number, count: number, inte
 
 /** The decision for one request, after gcra() answered for it. */
 export function decisionOf(admitted: boolean, tat: number, nowMs: number, intervalMs: number, burst: number): Decision {
-  const ahead = Math.max(0, tat - nowMs);
-  const remaining = Math.max(0, Math.floor((burst * intervalMs - ahead) / intervalMs + 1e-9));
-  return {
-    admitted,
-    remaining,
-    resetMs: ahead,
-    retryAfterMs: admitted ? 0 : Math.max(0, ahead + intervalMs - burst * intervalMs),
-  };
+  // The room left: how far the time may still move on before a request is refused.
+  const roomMs = burst * intervalMs - Math.max(0, tat - nowMs);
+  const remaining = Math.max(0, Math.floor(roomMs / intervalMs + 1e-9));
+  // One more fits once the room reaches remaining + 1 intervals: the time must fall back that much.
+  const growsInMs = remaining >= burst ? 0 : Math.max(0, (remaining + 1) * intervalMs - roomMs);
+  return { admitted, remaining, growsInMs, retryAfterMs: admitted ? 0 : growsInMs };
 }

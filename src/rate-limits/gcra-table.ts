@@ -1,17 +1,17 @@
 // The in-process limiter: GCRA (decision.ts) over a table of one theoretical arrival time per
 // client and kind, with the clock passed in, so that tests can drive time exactly.
 //
-// The table is bounded by rows. A row whose time is past means the same as no row (the client has
-// its whole burst), so a full table first drops those; only when every row is a client still within
-// its burst window does it forget the one whose row was made first, which then starts afresh with its whole burst:
-// for that client, and only while the table is full, the bound is then burst more than it says.
+// The table is bounded twice. A row whose time is past means the same as no row (the client has
+// its whole burst), so a new row first drops those, at most once a sweep period (sweepEveryMs: a
+// quarter of the window): the table holds at most the clients admitted within the last window plus
+// that period. And it holds at most rowsMax rows: when every row is a client still within its
+// window, it forgets the one whose row was made first, which then starts afresh with its whole
+// burst: for that client, and only while the table is full, the bound is then burst more than it says.
 import { decisionOf, gcra, type Decision } from './decision.js';
-import type { Rate } from './policy.js';
+import { sweepEveryMs, windowMs, type Rate } from './policy.js';
 
 /** Rows kept at most per kind: about 100 bytes each (a Map entry, an address as key, a number). */
 export const CLIENT_ROWS_MAX = 100_000;
-
-const SWEEP_EVERY_MS = 1000;
 
 export type Clock = () => number;
 
@@ -27,7 +27,8 @@ interface Row {
 export class GcraTable {
   private readonly tats = new Map<string, Row>();
   private readonly intervalMs: number;
-  /** When past rows were last swept out: at most once a second, so that a flood of new clients costs no sweep each. */
+  /** Past rows are swept out at most this often, so that a flood of new clients costs no sweep each. */
+  private readonly sweepEveryMs: number;
   private sweptMs = -Infinity;
 
   constructor(
@@ -36,6 +37,7 @@ export class GcraTable {
     private readonly rowsMax = CLIENT_ROWS_MAX,
   ) {
     this.intervalMs = 1000 / rate.perSecond;
+    this.sweepEveryMs = sweepEveryMs(windowMs(rate));
   }
 
   get size(): number {
@@ -51,20 +53,21 @@ export class GcraTable {
     if (next.admitted === 1) {
       if (row !== undefined) row.tat = next.tat;
       else {
-        if (this.tats.size >= this.rowsMax) this.makeRoom(nowMs);
+        if (nowMs - this.sweptMs >= this.sweepEveryMs) this.sweep(nowMs);
+        if (this.tats.size >= this.rowsMax) this.forgetFirst();
         this.tats.set(client, { tat: next.tat });
       }
     }
     return decisionOf(next.admitted === 1, next.tat, nowMs, intervalMs, burst);
   }
 
-  /** Drops every row whose time is past (at most once a second); if that frees none, the row made first. */
-  private makeRoom(nowMs: number): void {
-    if (nowMs - this.sweptMs >= SWEEP_EVERY_MS) {
-      this.sweptMs = nowMs;
-      for (const [client, row] of this.tats) if (row.tat <= nowMs) this.tats.delete(client);
-      if (this.tats.size < this.rowsMax) return;
-    }
+  /** Drops every row whose time is past: its client has its whole burst, as with no row. */
+  private sweep(nowMs: number): void {
+    this.sweptMs = nowMs;
+    for (const [client, row] of this.tats) if (row.tat <= nowMs) this.tats.delete(client);
+  }
+
+  private forgetFirst(): void {
     const oldest = this.tats.keys().next();
     if (oldest.done !== true) this.tats.delete(oldest.value);
   }

@@ -1,6 +1,6 @@
 // What --rate-limit says: for each kind of request, a steady rate and a burst. Plain data, shared
 // by the in-process limiter (gcra.ts), the PostgreSQL one (src/db/rate-limits-postgres.ts) and the
-// HTTP layer that reads the client and writes the headers (src/http/rate-limit.ts).
+// HTTP layer that reads the client and writes the headers (src/http/stages/rate-limit.ts).
 
 /** Writes are POST, PUT and DELETE; reads are GET and HEAD. */
 export type RequestKind = 'writes' | 'reads';
@@ -16,6 +16,21 @@ export interface Rate {
 
 /** A kind left out is not limited. */
 export type RateLimits = Readonly<Partial<Record<RequestKind, Rate>>>;
+
+/**
+ * A rate's window: the time in which a whole burst comes back. A client admitted nothing for this
+ * long has its whole burst (its time is past): its row is the same as no row.
+ */
+export const windowMs = (rate: Rate): number => (rate.burst * 1000) / rate.perSecond;
+
+/**
+ * How often the limiters' tables drop the rows whose time is past: a quarter of the window, at
+ * least 250 ms (a sweep costs a pass over the table) and at most 10 s. A table then holds at most
+ * the clients admitted within the last window plus this.
+ */
+export function sweepEveryMs(longestWindowMs: number): number {
+  return Math.min(10_000, Math.max(250, longestWindowMs / 4));
+}
 
 /** The highest rate and burst the option takes: past them a limit protects nothing. */
 export const RATE_PER_SECOND_MAX = 1_000_000;

@@ -1,7 +1,7 @@
 // What the HTTP pipeline tells tracing about a request, and all it needs to know of it: a narrow
 // interface, so that the pipeline imports no part of the OpenTelemetry SDK (tracing.ts loads that,
-// and only when tracing is on). With tracing off the pipeline holds no tracer: one undefined check
-// a request.
+// and only when tracing is on). With tracing off the pipeline has no tracing stage
+// (src/http/stages/tracing.ts): nothing of this runs.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
 
@@ -20,11 +20,10 @@ export interface RequestTrace {
   /** `,"trace_id":"…","span_id":"…"`: the members the access line appends (see Logger.infoJson). */
   readonly logMembers: string;
   /**
-   * The request is answered with an error: `status` and the error's wire code (or class name, for
-   * a failure of ours). A refusal (429, 412, 428, 503, 504) becomes an event on the span; a 5xx
-   * sets error.type and the span's status to ERROR.
+   * The answer is out (or given up): `route` is the matched template, or undefined for none;
+   * `errorType` the wire code of the error it was answered with (or the class name, for a failure
+   * of ours), undefined for a reply. A refusal (429, 412, 428, 503, 504) becomes an event on the
+   * span; a 5xx sets error.type and the span's status to ERROR.
    */
-  failed(status: number, errorType: string): void;
-  /** The answer is out (or given up): `route` is the matched template, or undefined for none. */
-  finished(route: string | undefined, status: number): void;
+  finished(route: string | undefined, status: number, errorType: string | undefined): void;
 }

@@ -49,7 +49,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
 import { Counter, type Registry } from 'prom-client';
 import type { BatchWork, StoreObserver } from '../db/store-observer.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../observe/log.js';
 import type { TracingConfig } from './config.js';
 import type { RequestTrace, RequestTracer } from './request-trace.js';
 
@@ -186,7 +186,6 @@ class TracedRequest implements RequestTrace {
   readonly spanId: string;
   readonly logMembers: string;
   ended = false;
-  private errorType: string | undefined;
 
   constructor(
     readonly span: Span,
@@ -199,12 +198,7 @@ class TracedRequest implements RequestTrace {
     this.logMembers = `,"trace_id":"${ids.traceId}","span_id":"${ids.spanId}"`;
   }
 
-  failed(status: number, errorType: string): void {
-    if (REFUSALS.has(status)) this.span.addEvent('request.refused', { [ATTR_HTTP_RESPONSE_STATUS_CODE]: status, 'refusal.code': errorType });
-    if (status >= 500) this.errorType = errorType;
-  }
-
-  finished(route: string | undefined, status: number): void {
+  finished(route: string | undefined, status: number, errorType: string | undefined): void {
     if (this.ended) return;
     this.ended = true;
     const span = this.span;
@@ -213,9 +207,10 @@ class TracedRequest implements RequestTrace {
       span.setAttribute(ATTR_HTTP_ROUTE, route);
       span.updateName(`${this.methodName} ${route}`);
     }
+    if (errorType !== undefined && REFUSALS.has(status)) span.addEvent('request.refused', { [ATTR_HTTP_RESPONSE_STATUS_CODE]: status, 'refusal.code': errorType });
     // A 4xx is the client's to fix: only a 5xx marks the span as failed (the HTTP conventions for a server).
     if (status >= 500) {
-      span.setAttribute(ATTR_ERROR_TYPE, this.errorType ?? String(status));
+      span.setAttribute(ATTR_ERROR_TYPE, errorType ?? String(status));
       span.setStatus({ code: SpanStatusCode.ERROR });
     }
     span.end();

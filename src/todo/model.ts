@@ -1,8 +1,8 @@
 // The to-do resource on the wire: its input schema, its output shape, its entity tags and its errors.
-import type { Preconditions, TagList } from '../http/conditions.js';
+import type { Preconditions, TagList } from '../http/stages/conditions.js';
 import { ApiError } from '../http/errors.js';
-import { boolField, intParam, model, strField, type JsonSchema } from '../http/schema.js';
-import { jsonString } from '../json-string.js';
+import { boolField, intParam, model, strField, type JsonSchema } from '../http/validation/schema.js';
+import { jsonString } from '../shared/json-string.js';
 import { TODO_ID_MAX, type Todo } from './store.js';
 import { UNCONDITIONAL, type VersionSet, type WriteCondition } from './write-conditions.js';
 
@@ -63,11 +63,13 @@ const VERSION_REQUIRED: WriteCondition = { kind: 'required' };
 
 /**
  * What a write asks of the item's version: what its If-Match and If-None-Match say; without
- * either, nothing, or, where a version is `required` (--require-if-match), a refusal to change an
- * item that exists.
+ * either, nothing. Where a version is `required` (--require-if-match), only If-Match names the
+ * version read, or `If-None-Match: *` a create: without one of them the write refuses to change an
+ * item that exists (an If-None-Match naming tags says which versions it refuses, not which it read).
  */
 export function writeConditionOf({ ifMatch, ifNoneMatch }: Preconditions, required: boolean): WriteCondition {
-  if (ifMatch === undefined && ifNoneMatch === undefined) return required ? VERSION_REQUIRED : UNCONDITIONAL;
+  if (required && ifMatch === undefined && ifNoneMatch !== '*') return VERSION_REQUIRED;
+  if (ifMatch === undefined && ifNoneMatch === undefined) return UNCONDITIONAL;
   return {
     kind: 'versions',
     ifMatch: ifMatch === undefined ? undefined : versionsOf(ifMatch, true),

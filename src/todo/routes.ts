@@ -3,8 +3,8 @@
 // If-None-Match here (conditions.ts); writes hand them to the store, which judges them in the
 // write's own transaction, after the item's existence: a 404 or 409 comes before a 412, as RFC 9110
 // §13.2.1 asks (a condition is evaluated only where the request would otherwise succeed).
-import { andThen, type Eventually } from '../eventually.js';
-import { conditionalRead, preconditionFailed, preconditionRequired, type Preconditions } from '../http/conditions.js';
+import { andThen, type Eventually } from '../shared/eventually.js';
+import { conditionalRead, preconditionFailed, preconditionRequired, type Preconditions } from '../http/stages/conditions.js';
 import { serviceUnavailable } from '../http/errors.js';
 import { defineRoute, type Reply, type Route } from '../http/route.js';
 import { EXAMPLE_TODO, noIdLeft, todoAlreadyDone, todoIdParam, todoIn, todoJson, todoNotFound, todoTag, writeConditionOf } from './model.js';

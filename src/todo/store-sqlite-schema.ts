@@ -1,10 +1,9 @@
 // The to-do store's SQLite schema and its writes, shared by the in-thread store and the
 // group-commit writer thread so that both change data by exactly the same statements.
 import { outcomeRecordsSql, recordsTableSql } from '../db/idempotency-records.js';
-import { prepareKeyRecords } from '../db/idempotency-sqlite.js';
 import type { Migration } from '../db/migrations.js';
 import type { SqliteDatabase } from '../db/sqlite.js';
-import type { KeyedOutcome, KeyedWrite } from '../keyed-writes.js';
+import type { SqliteWrites } from '../db/sqlite-writes.js';
 import { TODO_ID_MAX, type CreateOutcome, type FinishOutcome, type Refused, type RemoveOutcome, type ReplaceOutcome, type StoredTodo } from './store.js';
 import { decodeTitle } from './title.js';
 import { judge, type WriteCondition } from './write-conditions.js';
@@ -51,16 +50,10 @@ export type TodoWrite =
   | { readonly kind: 'create'; readonly title: string; readonly done: number }
   | { readonly kind: 'replace'; readonly id: number; readonly title: string; readonly done: number; readonly condition: WriteCondition }
   | { readonly kind: 'remove'; readonly id: number; readonly condition: WriteCondition }
-  | { readonly kind: 'finish'; readonly id: number; readonly condition: WriteCondition }
-  | { readonly kind: 'create-once'; readonly title: string; readonly done: number; readonly key: KeyedWrite }
-  | { readonly kind: 'replace-once'; readonly id: number; readonly title: string; readonly done: number; readonly condition: WriteCondition; readonly key: KeyedWrite }
-  | { readonly kind: 'remove-once'; readonly id: number; readonly condition: WriteCondition; readonly key: KeyedWrite }
-  | { readonly kind: 'finish-once'; readonly id: number; readonly condition: WriteCondition; readonly key: KeyedWrite }
-  | { readonly kind: 'prune-keys'; readonly expiredBeforeMs: number };
+  | { readonly kind: 'finish'; readonly id: number; readonly condition: WriteCondition };
 
 /** A write's share of a batch's byte bound: its encoded title (at most 3 UTF-8 bytes a UTF-16 unit) and the rest. */
-export const todoWriteSize = (write: TodoWrite): number =>
-  ('title' in write ? write.title.length * 3 : 0) + ('key' in write ? write.key.key.length + write.key.fingerprint.length : 0) + 32;
+export const todoWriteSize = (write: TodoWrite): number => ('title' in write ? write.title.length * 3 : 0) + 32;
 
 export type FinishRow = { readonly kind: 'finished'; readonly row: TodoRow } | { readonly kind: 'missing' } | { readonly kind: 'already-done' } | Refused;
 
@@ -74,13 +67,16 @@ export interface TodoWriteOutcomes {
   readonly replace: ReplaceRow;
   readonly remove: RemoveRow;
   readonly finish: FinishRow;
-  readonly 'create-once': KeyedOutcome<CreateOutcome>;
-  readonly 'replace-once': KeyedOutcome<ReplaceOutcome>;
-  readonly 'remove-once': KeyedOutcome<RemoveOutcome>;
-  readonly 'finish-once': KeyedOutcome<FinishOutcome>;
-  readonly 'prune-keys': number;
 }
 export type TodoWriteOutcome = TodoWriteOutcomes[keyof TodoWriteOutcomes];
+
+/** What each write records under a key: the store's outcome (store.ts), as the routes answer it. */
+export interface TodoRecordedOutcomes {
+  readonly create: CreateOutcome;
+  readonly replace: ReplaceOutcome;
+  readonly remove: RemoveOutcome;
+  readonly finish: FinishOutcome;
+}
 
 /** An item as the store answers it, from its row (the title decoded). */
 export function storedTodo(id: number, row: TodoRow): StoredTodo {
@@ -99,6 +95,19 @@ function replaceOutcome(write: { readonly id: number; readonly title: string; re
 
 /** What a keyed finish records: the store's outcome, the item as the write left it. */
 const finishOutcome = (id: number, row: FinishRow): FinishOutcome => (row.kind === 'finished' ? { kind: 'finished', todo: storedTodo(id, row.row) } : row);
+
+/** What a keyed write records of its outcome: a create's and a remove's are the store's already. */
+function recordedTodoOutcome(write: TodoWrite, outcome: TodoWriteOutcome): TodoRecordedOutcomes[TodoWrite['kind']] {
+  switch (write.kind) {
+    case 'replace':
+      return replaceOutcome(write, outcome as ReplaceRow);
+    case 'finish':
+      return finishOutcome(write.id, outcome as FinishRow);
+    case 'create':
+    case 'remove':
+      return outcome as CreateOutcome | RemoveOutcome;
+  }
+}
 
 export function prepareTodoRead(db: SqliteDatabase): (id: number) => TodoRow | undefined {
   // One value rather than a row: better-sqlite3 builds a row, as an object or an array, one element
@@ -155,7 +164,6 @@ export function prepareTodoWrites(db: SqliteDatabase): (write: TodoWrite) => Tod
     )
     .pluck(true);
   const takeVersion = db.prepare<[]>('UPDATE todo_revision SET last = last + 1');
-  const keys = prepareKeyRecords(db, TODO_KEYS_TABLE);
   const createNext = (title: string, done: number): CreateOutcome => {
     const row = insertNext.get(title, done, nextVersion.get() as number);
     return row === undefined ? { kind: 'no-id-left' } : { kind: 'created', id: row.id, version: row.version };
@@ -213,22 +221,18 @@ export function prepareTodoWrites(db: SqliteDatabase): (write: TodoWrite) => Tod
     switch (write.kind) {
       case 'create':
         return createNext(write.title, write.done);
-      case 'create-once':
-        return keys.find<CreateOutcome>(write.key) ?? keys.record(write.key, createNext(write.title, write.done));
-      case 'prune-keys':
-        return keys.prune(write.expiredBeforeMs);
       case 'replace':
         return replace(write.id, write.title, write.done, write.condition);
       case 'remove':
         return removeItem(write.id, write.condition);
       case 'finish':
         return finish(write.id, write.condition);
-      case 'replace-once':
-        return keys.find<ReplaceOutcome>(write.key) ?? keys.record(write.key, replaceOutcome(write, replace(write.id, write.title, write.done, write.condition)));
-      case 'remove-once':
-        return keys.find<RemoveOutcome>(write.key) ?? keys.record(write.key, removeItem(write.id, write.condition));
-      case 'finish-once':
-        return keys.find<FinishOutcome>(write.key) ?? keys.record(write.key, finishOutcome(write.id, finish(write.id, write.condition)));
     }
   };
 }
+
+/** The to-do store's writes, for the scaffold here and in its writer thread (store-sqlite-worker.ts). */
+export const TODO_WRITES: SqliteWrites<TodoWrite, TodoWriteOutcome> = {
+  prepare: prepareTodoWrites,
+  keys: { table: TODO_KEYS_TABLE, recorded: recordedTodoOutcome },
+};

@@ -5,13 +5,15 @@
 import { openSqliteStore } from '../db/sqlite-store.js';
 import type { StoreOptions } from '../db/store-options.js';
 import { INITIAL_TODO, type TodoInput, type TodoStore } from './store.js';
+import type { KeyedOutcome, KeyedWrite } from '../shared/keyed-writes.js';
 import {
   prepareTodoRead,
-  prepareTodoWrites,
   storedTodo,
   todoWriteSize,
   TODO_MIGRATIONS,
   TODO_SERVICE,
+  TODO_WRITES,
+  type TodoRecordedOutcomes,
   type TodoWrite,
   type TodoWriteOutcome,
   type TodoWriteOutcomes,
@@ -20,6 +22,7 @@ import { decodeTitle, encodeTitle } from './title.js';
 import { UNCONDITIONAL } from './write-conditions.js';
 
 type Write = <K extends TodoWrite['kind']>(write: Extract<TodoWrite, { kind: K }>) => Promise<TodoWriteOutcomes[K]>;
+type WriteOnce = <K extends TodoWrite['kind']>(write: Extract<TodoWrite, { kind: K }>, key: KeyedWrite) => Promise<KeyedOutcome<TodoRecordedOutcomes[K]>>;
 
 export async function openSqliteTodoStore(location: string, options: StoreOptions = {}): Promise<TodoStore> {
   const store = await openSqliteStore<TodoWrite, TodoWriteOutcome>({
@@ -30,16 +33,17 @@ export async function openSqliteTodoStore(location: string, options: StoreOption
       seeding.prepare('UPDATE todo_revision SET last = 1').run();
       seeding.prepare('INSERT INTO todos (id, title, done, version) VALUES (?, ?, ?, 1)').run(INITIAL_TODO.id, encodeTitle(INITIAL_TODO.title), 0);
     },
-    prepareWrites: prepareTodoWrites,
+    writes: TODO_WRITES,
     sizeOf: todoWriteSize,
     writerScript: new URL('./store-sqlite-worker.js', import.meta.url),
     synchronous: options.sqliteSynchronous,
     log: options.log,
     observer: options.observer,
-    keys: { prune: (expiredBeforeMs) => ({ kind: 'prune-keys', expiredBeforeMs }), ttlMs: options.idempotencyTtlMs },
+    keyTtlMs: options.idempotencyTtlMs,
   });
   const readRow = prepareTodoRead(store.db);
   const write = ((op: TodoWrite) => store.write(op)) as Write;
+  const writeOnce = ((op: TodoWrite, key: KeyedWrite) => store.writeOnce(op, key)) as WriteOnce;
 
   return {
     get(id) {
@@ -53,16 +57,15 @@ export async function openSqliteTodoStore(location: string, options: StoreOption
       return { kind: outcome.kind, todo: { id, title: input.title, done: input.done, version: outcome.version } };
     },
     remove: (id, condition = UNCONDITIONAL) => write({ kind: 'remove', id, condition }),
-    createOnce: (input, key) => write({ kind: 'create-once', title: encodeTitle(input.title), done: input.done ? 1 : 0, key }),
+    createOnce: (input, key) => writeOnce({ kind: 'create', title: encodeTitle(input.title), done: input.done ? 1 : 0 }, key),
     pruneKeys: (expiredBeforeMs) => store.pruneKeys(expiredBeforeMs),
     async finish(id, condition = UNCONDITIONAL) {
       const outcome = await write({ kind: 'finish', id, condition });
       return outcome.kind === 'finished' ? { kind: 'finished', todo: storedTodo(id, outcome.row) } : outcome;
     },
-    replaceOnce: (id, input, condition, key) =>
-      write({ kind: 'replace-once', id, title: encodeTitle(input.title), done: input.done ? 1 : 0, condition, key }),
-    removeOnce: (id, condition, key) => write({ kind: 'remove-once', id, condition, key }),
-    finishOnce: (id, condition, key) => write({ kind: 'finish-once', id, condition, key }),
+    replaceOnce: (id, input, condition, key) => writeOnce({ kind: 'replace', id, title: encodeTitle(input.title), done: input.done ? 1 : 0, condition }, key),
+    removeOnce: (id, condition, key) => writeOnce({ kind: 'remove', id, condition }, key),
+    finishOnce: (id, condition, key) => writeOnce({ kind: 'finish', id, condition }, key),
     ping: () => store.ready(),
     close: () => store.close(),
   };

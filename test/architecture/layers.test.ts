@@ -57,8 +57,8 @@ test("a service's storage (every file but its routes, model and service) imports
   assert.deepEqual(found, []);
 });
 
-test('the words storage and HTTP share (src/keyed-writes.ts, src/eventually.ts, src/deadline-scope.ts, src/work-origin.ts) import neither', () => {
-  for (const file of ['keyed-writes.ts', 'eventually.ts', 'deadline-scope.ts', 'work-origin.ts']) assert.deepEqual(importsOf(join(SRC, file)), [], file);
+test('the words storage and HTTP share (src/shared/keyed-writes.ts, src/shared/eventually.ts, src/shared/deadline-scope.ts, src/shared/work-origin.ts) import neither', () => {
+  for (const file of ['keyed-writes.ts', 'eventually.ts', 'deadline-scope.ts', 'work-origin.ts']) assert.deepEqual(importsOf(join(SRC, 'shared', file)), [], file);
 });
 
 test('the rate limits (src/rate-limits), which both layers use, import neither, nor the services', () => {

@@ -9,8 +9,9 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { parseCorsOrigins, type CorsPolicy } from '../../src/http/cors.js';
+import { parseCorsOrigins, type CorsPolicy } from '../../src/http/stages/cors.js';
 import { browserSkip, withBrowser } from '../support/browser.js';
+import { get } from '../support/http.js';
 import { withServer } from '../support/server.js';
 import { processSuiteUnless } from '../support/suite.js';
 
@@ -96,7 +97,7 @@ processSuiteUnless(browserSkip(), 'CORS in a browser', () => {
           const refused = seen[1] as (typeof seen)[number];
           assert.equal(JSON.parse(refused.body).code, 'RATE_LIMITED');
           assert.match(refused.retryAfter ?? '', /^\d+$/);
-          assert.equal(refused.policy, '"writes";q=1;w=1000');
+          assert.equal(refused.policy, '"writes";q=2;w=1000');
           assert.match(refused.state ?? '', /^"writes";r=0;t=\d+$/);
           assert.match(refused.requestId ?? '', /^[0-9a-f-]{36}$/);
         }),
@@ -158,6 +159,34 @@ processSuiteUnless(browserSkip(), 'CORS in a browser', () => {
     } finally {
       await new Promise((resolve) => page.server.close(resolve));
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("a page on an unlisted origin cannot withdraw with a plain fetch() POST: the balance stays; a listed page's withdrawal runs", async () => {
+    const listed = await startPage();
+    const unlisted = await startPage();
+    try {
+      await withServer({ service: 'bank', cors: parseCorsOrigins(listed.origin) as CorsPolicy }, (api) =>
+        withBrowser(async (browser) => {
+          const balance = async (): Promise<number> => (JSON.parse((await get(api, '/accounts/alice')).text) as { balance: number }).balance;
+          // A POST without a body or custom header is a "simple" request: the browser sends it
+          // without a preflight, so only the service can stop it.
+          const withdraw = (url: string): Promise<string> =>
+            fetch(url, { method: 'POST' }).then((res) => `status ${res.status}`, (error: unknown) => `refused: ${String(error)}`);
+          const forger = await browser.newPage();
+          await forger.goto(unlisted.origin);
+          const forged = await forger.evaluate(withdraw, `${api}/withdraw/alice/1`);
+          assert.match(forged, /^refused: TypeError/, 'the browser hides the answer, as before');
+          assert.equal(await balance(), 100, 'and now the withdrawal did not run either');
+          const page = await browser.newPage();
+          await page.goto(listed.origin);
+          assert.equal(await page.evaluate(withdraw, `${api}/withdraw/alice/1`), 'status 200');
+          assert.equal(await balance(), 99);
+        }),
+      );
+    } finally {
+      await new Promise((resolve) => listed.server.close(resolve));
+      await new Promise((resolve) => unlisted.server.close(resolve));
     }
   });
 

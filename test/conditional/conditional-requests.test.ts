@@ -205,6 +205,18 @@ describe('428: --require-if-match makes PUT of an existing item and DELETE name 
       assert.equal((await put(url, '/todos/1', 'stale', [['If-Match', tag]])).status, 412, 'a stale version is 412, not 428');
     }));
 
+  test('only If-Match, or If-None-Match: * on a create, names a version: an If-None-Match naming tags is 428 on an existing item', () =>
+    withServer({ service: 'todo', requireIfMatch: true }, async (url) => {
+      const before = (await get(url, '/todos/1')).text;
+      assert.equal((await del(url, '/todos/1', [['If-None-Match', '"x"']])).status, 428, 'a DELETE naming a tag it refuses');
+      assert.equal((await put(url, '/todos/1', 'blind', [['If-None-Match', '"999"']])).status, 428, 'a PUT naming a tag it refuses');
+      assert.equal((await put(url, '/todos/1', 'blind', [['If-None-Match', 'W/"1", "2"']])).status, 428, 'a list of tags');
+      assert.equal((await get(url, '/todos/1')).text, before, 'nothing changed');
+      assert.equal((await put(url, '/todos/1', 'blind', [['If-None-Match', '*']])).status, 412, '* on an existing item: the create does not hold');
+      assert.equal((await put(url, '/todos/7', 'new', [['If-None-Match', '*']])).status, 201, '* on a create');
+      assert.equal((await put(url, '/todos/8', 'new', [['If-None-Match', '"3"']])).status, 201, 'a create needs no version whatever it names');
+    }));
+
   test('without it (the default), a write without If-Match goes through as before', () =>
     withServer({ service: 'todo' }, async (url) => {
       assert.equal((await put(url, '/todos/1', 'blind')).status, 200);
@@ -255,7 +267,7 @@ describe('the documents describe the conditional answers in every mode', { timeo
     for (const requireIfMatch of [false, true]) {
       await withServer({ service: 'todo', errors: 'unified', requireIfMatch }, async (url) => {
         const readOp = await operation(url, '/todos/{todo_id}', 'get');
-        assert.deepEqual(Object.keys(readOp.responses['3XX']?.headers ?? {}), ['ETag']);
+        assert.deepEqual(Object.keys(readOp.responses['3XX']?.headers ?? {}), ['ETag', 'X-Request-Id']);
         assert.equal(readOp.responses['3XX']?.content, undefined);
         assert.ok(readOp.responses['200']?.headers?.ETag !== undefined);
         assert.ok(examples(readOp).includes('PRECONDITION_FAILED'));

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
 import { startKeyPruning, type KeyPruning } from '../../src/db/idempotency-pruning.js';
 import { PRUNE_BATCH_ROWS } from '../../src/db/idempotency-records.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/observe/log.js';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -55,7 +55,7 @@ function heldPrune(): { prune: () => Promise<number>; release: (rows: number) =>
 }
 
 function mockClock(t: TestContext): void {
-  t.mock.timers.enable({ apis: ['setInterval', 'Date'], now: EPOCH });
+  t.mock.timers.enable({ apis: ['setInterval', 'setTimeout', 'Date'], now: EPOCH });
 }
 
 /** Pruning with held batches (keys living 4 minutes), its first round started and waiting for its first batch. */
@@ -123,17 +123,27 @@ describe('pruning expired idempotency keys in the background', () => {
     await pruning.stop();
   });
 
-  test('one round deletes at most 100 batches, so a table far behind is caught up over several rounds', async (t) => {
+  test('one round deletes at most 100 batches; one that ends there, the table still behind, is followed by the next a second later', async (t) => {
     mockClock(t);
-    const { bounds, prune } = recorded(...Array<number>(150).fill(PRUNE_BATCH_ROWS));
-    const pruning = startKeyPruning(prune, 4 * MINUTE);
-    t.mock.timers.tick(MINUTE);
+    const { bounds, prune } = recorded(...Array<number>(250).fill(PRUNE_BATCH_ROWS));
+    // A day's keys: rounds every ten minutes, and yet a table far behind is caught up at once.
+    const pruning = startKeyPruning(prune, 24 * HOUR);
+    t.mock.timers.tick(10 * MINUTE);
     await settle();
     await settle();
     assert.equal(bounds.length, 100);
-    t.mock.timers.tick(MINUTE);
+    t.mock.timers.tick(SECOND - 1);
     await settle();
-    assert.equal(bounds.length, 151, 'the next round: the 50 full answers left, then a short one');
+    assert.equal(bounds.length, 100, 'not before a second');
+    t.mock.timers.tick(1);
+    await settle();
+    assert.equal(bounds.length, 200, 'the next round a second later');
+    t.mock.timers.tick(SECOND);
+    await settle();
+    assert.equal(bounds.length, 251, 'and the next: the 50 full answers left, then a short one');
+    t.mock.timers.tick(SECOND);
+    await settle();
+    assert.equal(bounds.length, 251, 'a round that ended short waits for the interval');
     await pruning.stop();
   });
 

@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { openPostgres, type PostgresDatabase, type PostgresOptions } from '../../src/db/postgres.js';
 import { isStoreFault, type StoreFault } from '../../src/db/store-errors.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/observe/log.js';
 import { createTestDatabase, databaseNameOf, postgresSkip, refuseOneWrite, setReadOnly, TEST_DATABASE_URL, untilRefusedAsReadOnly, untilTrue, withTestDatabase, type TestDatabase } from '../support/postgres.js';
 import { suiteUnless } from '../support/suite.js';
 

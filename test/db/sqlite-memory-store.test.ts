@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { isStoreFault, type StoreFault } from '../../src/db/store-errors.js';
 import { openSqliteStore, type SqliteStore } from '../../src/db/sqlite-store.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/observe/log.js';
 
 /** Insert a value; `then-fail` inserts and then throws, so its transaction must undo the insert. */
 type Op = { readonly insert: number; readonly thenFail?: boolean };
@@ -24,13 +24,15 @@ describe('a SQLite store on :memory:', () => {
       service: 'memory-test',
       migrations: [{ version: 1, sql: 'CREATE TABLE v (x INTEGER NOT NULL)' }],
       seed: (db) => void db.prepare('INSERT INTO v (x) VALUES (0)').run(),
-      prepareWrites: (db) => {
-        const insert = db.prepare<[number]>('INSERT INTO v (x) VALUES (?)');
-        return (op) => {
-          insert.run(op.insert);
-          if (op.thenFail === true) throw new Error(`write ${op.insert} failed after its insert`);
-          return op.insert;
-        };
+      writes: {
+        prepare: (db) => {
+          const insert = db.prepare<[number]>('INSERT INTO v (x) VALUES (?)');
+          return (op) => {
+            insert.run(op.insert);
+            if (op.thenFail === true) throw new Error(`write ${op.insert} failed after its insert`);
+            return op.insert;
+          };
+        },
       },
       sizeOf: () => 8,
       writerScript: new URL('./unused-in-memory.js', import.meta.url),

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { StoreError, isStoreFault, type StoreFault } from '../../src/db/store-errors.js';
 import { StoreHealth } from '../../src/db/store-health.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/observe/log.js';
 
 const LEVELS: Readonly<Record<number, string>> = { 30: 'info', 40: 'warn', 50: 'error' };
 

@@ -6,7 +6,7 @@ import { METHODS } from 'node:http';
 import { connect } from 'node:net';
 import { hostname } from 'node:os';
 import { describe, test } from 'node:test';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/observe/log.js';
 import { send } from '../support/http.js';
 import { FAILURE_TEXT, withFaultyService } from '../support/faulty-service.js';
 import { withServer } from '../support/server.js';

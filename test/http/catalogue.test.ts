@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { catalogueEntries, PROBLEM_TYPE_BASE, problemType } from '../../src/http/catalogue.js';
-import { DEFAULT_IDEMPOTENCY_TTL_MS } from '../../src/http/idempotency.js';
+import { DEFAULT_IDEMPOTENCY_TTL_MS } from '../../src/http/stages/idempotency.js';
 import { get } from '../support/http.js';
 import { withServer } from '../support/server.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
@@ -45,10 +45,10 @@ describe('error catalogue', { timeout: SUITE_TIMEOUT_MS }, () => {
     // The page is served with problem details, and explains the types its service answers: the bank
     // answers every own problem but 428 (IDEMPOTENCY_KEY_REQUIRED when it requires keys), the to-do
     // service 428 when it requires If-Match; DEADLINE_EXCEEDED with a deadline, OVERLOADED when it
-    // sheds load, RATE_LIMITED under rate limits.
+    // sheds load, RATE_LIMITED under rate limits, CROSS_ORIGIN_REFUSED under cross-origin protection.
     const requireKeys = { required: true, ttlMs: DEFAULT_IDEMPOTENCY_TTL_MS };
     const pages: string[] = [];
-    for (const options of [{ service: 'bank', idempotency: requireKeys, deadlineMs: 15_000, shedding: { waitingMax: 1_000 }, rateLimits: { limits: { writes: { perSecond: 10, burst: 10 } } } }, { service: 'todo', requireIfMatch: true }] as const) {
+    for (const options of [{ service: 'bank', idempotency: requireKeys, deadlineMs: 15_000, shedding: { waitingMax: 1_000 }, rateLimits: { limits: { writes: { perSecond: 10, burst: 10 } } } }, { service: 'todo', requireIfMatch: true, crossOriginProtection: true }] as const) {
       await withServer({ ...options, errors: 'problem' }, async (url) => {
         const res = await get(url, PROBLEM_TYPE_BASE.slice(0, PROBLEM_TYPE_BASE.indexOf('#')));
         assert.equal(res.status, 200);

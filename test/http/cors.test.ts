@@ -1,12 +1,12 @@
-// Cross-origin requests (src/http/cors.ts), on real servers: off by default; when on, every answer
+// Cross-origin requests (src/http/stages/cors.ts), on real servers: off by default; when on, every answer
 // to an allowed origin carries the CORS headers — successes, every error the services give, the
 // 500 of a failure, a 503, a redirect — and a preflight from it is answered 204.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { parseCorsOrigins, type CorsPolicy } from '../../src/http/cors.js';
+import { parseCorsOrigins, type CorsPolicy } from '../../src/http/stages/cors.js';
 import { serviceUnavailable } from '../../src/http/errors.js';
 import { defineRoute } from '../../src/http/route.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/observe/log.js';
 import { startServer } from '../../src/server.js';
 import { send, type RawRequest, type RawResponse } from '../support/http.js';
 import { withServer } from '../support/server.js';

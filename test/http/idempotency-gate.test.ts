@@ -1,15 +1,15 @@
-// The idempotency gate of one process (src/http/idempotency.ts): what it decides before a keyed
+// The idempotency gate of one process (src/http/stages/idempotency.ts): what it decides before a keyed
 // request reaches the store — a key running here now, an outcome it still holds — and what it keeps
 // afterwards. The route is a recording stand-in whose `once` answers like a store's keyed write; the
 // requests, end to end on real servers and stores, are in test/idempotency.
-import { NO_PRECONDITIONS } from '../../src/http/conditions.js';
+import { NO_PRECONDITIONS } from '../../src/http/stages/conditions.js';
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { describe, test, type TestContext } from 'node:test';
 import { ApiError } from '../../src/http/errors.js';
-import { DEFAULT_IDEMPOTENCY_TTL_MS, IdempotencyGate, ReplayedFailure } from '../../src/http/idempotency.js';
+import { DEFAULT_IDEMPOTENCY_TTL_MS, IdempotencyGate, ReplayedFailure } from '../../src/http/stages/idempotency.js';
 import type { Idempotent, Reply, Route, RouteInput } from '../../src/http/route.js';
-import type { KeyedOutcome, KeyedWrite } from '../../src/keyed-writes.js';
+import type { KeyedOutcome, KeyedWrite } from '../../src/shared/keyed-writes.js';
 
 const HOUR = 60 * 60 * 1000;
 const TTL = HOUR;

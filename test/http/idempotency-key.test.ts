@@ -2,7 +2,7 @@
 // clients send it (bare): which values name which key, and which are refused.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { IDEMPOTENCY_KEY_PATTERN, parseIdempotencyKey } from '../../src/http/idempotency-key.js';
+import { IDEMPOTENCY_KEY_PATTERN, parseIdempotencyKey } from '../../src/http/stages/idempotency-key.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 
 describe('Idempotency-Key values', { timeout: SUITE_TIMEOUT_MS }, () => {

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { decodeShapes } from '../../bench/decode-shapes.js';
-import { BodyEncodingError, decodeJson, JsonSyntaxError } from '../../src/http/json-decode.js';
-import { PyFloat, type JsonValue } from '../../src/http/json-value.js';
+import { BodyEncodingError, decodeJson, JsonSyntaxError } from '../../src/http/json/json-decode.js';
+import { PyFloat, type JsonValue } from '../../src/http/json/json-value.js';
 import { codePointIndexes, decodeSurrogatePass, detectEncoding, encodeSurrogatePass, textOf } from '../support/json-bytes-reference.js';
 import { ReferenceSyntaxError, referenceParse } from '../support/json-decode-reference.js';
 import { seededRandom } from '../support/load.js';

@@ -2,8 +2,8 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BodyEncodingError, decodeJson, JsonSyntaxError } from '../../src/http/json-decode.js';
-import { JsonObject, PyFloat, type JsonValue } from '../../src/http/json-value.js';
+import { BodyEncodingError, decodeJson, JsonSyntaxError } from '../../src/http/json/json-decode.js';
+import { JsonObject, PyFloat, type JsonValue } from '../../src/http/json/json-value.js';
 
 const DEPTH_MAX = 512;
 

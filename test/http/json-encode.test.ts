@@ -2,8 +2,8 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Bounded, encodeJson } from '../../src/http/json-encode.js';
-import { PyFloat } from '../../src/http/json-value.js';
+import { Bounded, encodeJson } from '../../src/http/json/json-encode.js';
+import { PyFloat } from '../../src/http/json/json-value.js';
 import { seededRandom } from '../support/load.js';
 
 test('constants are written as null, true and false', () => {

@@ -3,7 +3,7 @@
 // with the same entries gives.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { JsonObject, PyFloat, type JsonValue } from '../../src/http/json-value.js';
+import { JsonObject, PyFloat, type JsonValue } from '../../src/http/json/json-value.js';
 
 const ENTRIES: [string, JsonValue][] = [
   ['title', 'milk'],

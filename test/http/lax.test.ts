@@ -4,8 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { JsonObject, PyFloat, type JsonValue } from '../../src/http/json-value.js';
-import { LAX_BOOL_DESCRIPTION } from '../../src/http/schema.js';
+import { JsonObject, PyFloat, type JsonValue } from '../../src/http/json/json-value.js';
+import { LAX_BOOL_DESCRIPTION } from '../../src/http/validation/schema.js';
 import {
   LAX_BOOL_WORDS,
   MESSAGES,
@@ -15,7 +15,7 @@ import {
   readIntText,
   type BoolOutcome,
   type IntOutcome,
-} from '../../src/http/lax.js';
+} from '../../src/http/validation/lax.js';
 
 // ---------------------------------------------------------------- helpers
 

@@ -1,4 +1,4 @@
-// Load shedding (src/http/load-shedding.ts) in a real service process, its signal forced with a
+// Load shedding (src/http/stages/load-shedding.ts) in a real service process, its signal forced with a
 // tiny threshold: one request waiting on a SQLite write lock that another connection holds. New
 // requests are then turned away with 503 and a jittered Retry-After in the active format, before
 // any work; the health checks and /metrics never are; the metric counts the shed. The waiting
@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { ConfigError, readConfig } from '../../src/config.js';
-import { LoadShedder, nextShedShare } from '../../src/http/load-shedding.js';
+import { LoadShedder, nextShedShare } from '../../src/http/stages/load-shedding.js';
 import { send, type RawResponse } from '../support/http.js';
 import { startServiceProcess } from '../support/service-process.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';

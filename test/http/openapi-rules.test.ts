@@ -4,10 +4,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ApiError } from '../../src/http/errors.js';
-import { buildOpenApi } from '../../src/http/openapi.js';
+import { buildOpenApi } from '../../src/http/documents/openapi.js';
 import type { ErrorFormatName } from '../../src/http/render.js';
 import { defineRoute, jsonReply, type Route, type RouteDocs } from '../../src/http/route.js';
-import { intParam, model, strField, strParam, type JsonSchema, type ParamSpec } from '../../src/http/schema.js';
+import { intParam, model, strField, strParam, type JsonSchema, type ParamSpec } from '../../src/http/validation/schema.js';
 
 const id = intParam({ title: 'Id', ge: 0, le: 100 });
 const name = strParam('Name');
@@ -142,10 +142,11 @@ describe('how an operation is documented', () => {
 
   test('a 204 success is documented without a body; another success with its JSON body and its example', () => {
     const documented = paths([route('/gone', { name: 'gone' }, { status: 204 }), route('/here', { name: 'here', example: '{"a":1}' })]);
-    assert.deepEqual(documented['/gone']?.get?.responses['204'], { description: 'Successful Response' });
+    assert.deepEqual(documented['/gone']?.get?.responses['204'], { description: 'Successful Response', headers: { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } } });
     assert.deepEqual(documented['/here']?.get?.responses['200'], {
       description: 'Successful Response',
       content: { 'application/json': { schema: {}, examples: { body: { summary: 'Successful Response', value: { a: 1 } } } } },
+      headers: { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } },
     });
   });
 

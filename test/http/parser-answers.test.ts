@@ -8,11 +8,13 @@ import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
 import { createRequestHandler } from '../../src/http/app.js';
+import { parseCorsOrigins, type CorsPolicy } from '../../src/http/stages/cors.js';
 import { PARSER_LINES_PER_SECOND_MAX, answerParserErrors } from '../../src/http/parser-answers.js';
 import { defineRoute } from '../../src/http/route.js';
 import { RequestObserver } from '../../src/http/request-observer.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/observe/log.js';
 import { todoIn } from '../../src/todo/model.js';
+import { get } from '../support/http.js';
 import { startTestServer } from '../support/server.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 
@@ -70,6 +72,64 @@ describe("the parser's own answers", { timeout: SUITE_TIMEOUT_MS }, () => {
       }
     });
   }
+
+  // A chunked body the parser cannot read fails after the request reached the pipeline: it is still
+  // answered 400, as Node answers it, not with a bare close.
+  const head = 'POST /todos HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n';
+  const framing: [string, string][] = [
+    ['a chunk size that is not hex', 'zz\r\n{}\r\n0\r\n\r\n'],
+    ['a chunk size past 64 bits', 'fffffffffffffffffffff\r\n{}\r\n0\r\n\r\n'],
+    ['a negative chunk size', '-2\r\n{}\r\n0\r\n\r\n'],
+    ['chunk data longer than its size', '1\r\n{}\r\n0\r\n\r\n'],
+    ['a chunk not ended by CRLF', '2\r\n{}XX0\r\n\r\n'],
+    ['a control byte in a chunk extension', '2;\x01\r\n{}\r\n0\r\n\r\n'],
+    ['a trailer that is not a field', '2\r\n{}\r\n0\r\n: no name\r\n\r\n'],
+  ];
+  for (const [what, body] of framing) {
+    test(`${what}: 400 with an X-Request-Id, the body in the active format and one access line, not a bare close`, async () => {
+      const lines: string[] = [];
+      const server = await startTestServer({ service: 'todo', errors: 'unified', logLines: lines });
+      try {
+        const raw = await exchange(server.port, head + body);
+        const answer = parse(raw);
+        assert.equal(answer.status, 400, JSON.stringify(raw));
+        assert.match(answer.headers['x-request-id'] ?? '', /^[0-9a-f-]{36}$/);
+        assert.equal(answer.headers.connection, 'close');
+        assert.deepEqual(JSON.parse(answer.body), { error: { code: 'HTTP_400', message: 'Bad Request: the request line or a header could not be read' } });
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        assert.deepEqual(accessLines(lines).map((line) => [line.status, line.requestId]), [[400, answer.headers['x-request-id']]], 'one line, not a 499 beside it');
+        assert.equal((await get(server.url, '/todos/2')).status, 404, 'nothing was created');
+      } finally {
+        await server.close();
+      }
+    });
+  }
+
+  test('the parser’s answers carry the CORS headers of a listed origin, and only of a listed one', async () => {
+    const origin = 'http://127.0.0.1:5173';
+    const server = await startTestServer({ service: 'todo', cors: parseCorsOrigins(origin) as CorsPolicy });
+    try {
+      const requests: [string, number][] = [
+        [`GET /todos/1 HTTP/1.1\r\nHost: x\r\nOrigin: ${origin}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431],
+        [`GET /todos/1 HTTP/1.1\r\nHost: x\r\nOrigin: ${origin}\r\nX-A: a\rb\r\n\r\n`, 400],
+        [`POST /todos HTTP/1.1\r\nHost: x\r\nOrigin: ${origin}\r\nExpect: tea\r\nContent-Length: 0\r\n\r\n`, 417],
+        [`${head.replace('Host: x\r\n', `Host: x\r\nOrigin: ${origin}\r\n`)}zz\r\n\r\n`, 400],
+      ];
+      for (const [bytes, status] of requests) {
+        const answer = parse(await exchange(server.port, bytes));
+        assert.equal(answer.status, status);
+        assert.equal(answer.headers['access-control-allow-origin'], origin, `${status}`);
+        assert.match(answer.headers['access-control-expose-headers'] ?? '', /X-Request-Id/);
+        assert.equal(answer.headers.vary, 'Origin');
+        const other = parse(await exchange(server.port, bytes.replace(origin, 'http://127.0.0.1:9999')));
+        assert.equal(other.status, status);
+        assert.equal(other.headers['access-control-allow-origin'], undefined, `${status} to an unlisted origin`);
+        assert.equal(other.headers.vary, 'Origin');
+      }
+    } finally {
+      await server.close();
+    }
+  });
 
   test(`a flood of unreadable requests writes at most ${PARSER_LINES_PER_SECOND_MAX} access lines a second, and then one warning that counts the rest`, async () => {
     const lines: string[] = [];

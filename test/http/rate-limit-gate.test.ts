@@ -18,7 +18,7 @@ test('the fields follow the clock: a refusal says how long to wait, and once the
     const refused = await get(url, '/todos/1');
     assert.equal(refused.status, 429);
     assert.equal(refused.headers['retry-after'], '1');
-    assert.equal(refused.headers['ratelimit-policy'], '"reads";q=2;w=1');
+    assert.equal(refused.headers['ratelimit-policy'], '"reads";q=4;w=1');
     nowMs += 499;
     assert.equal((await get(url, '/todos/1')).status, 429);
     nowMs += 1;

@@ -1,8 +1,8 @@
-// The replay cache (src/http/replay-cache.ts): bounded by the bytes it holds, oldest out first, no
+// The replay cache (src/http/stages/replay-cache.ts): bounded by the bytes it holds, oldest out first, no
 // entry larger than its share, and nothing kept past its key's expiry.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { REPLAY_CACHE_BYTES_MAX, REPLAY_ENTRY_BYTES_MAX, ReplayCache } from '../../src/http/replay-cache.js';
+import { REPLAY_CACHE_BYTES_MAX, REPLAY_ENTRY_BYTES_MAX, ReplayCache } from '../../src/http/stages/replay-cache.js';
 
 const LATER = 1_000;
 const NOW = 0;

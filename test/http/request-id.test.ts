@@ -3,8 +3,8 @@
 // a request, a 500's included, carries the same id.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { isAcceptableRequestId } from '../../src/http/request-id.js';
-import { jsonString } from '../../src/json-string.js';
+import { isAcceptableRequestId } from '../../src/http/stages/request-id.js';
+import { jsonString } from '../../src/shared/json-string.js';
 import { send, type RawRequest, type RawResponse } from '../support/http.js';
 import { FAILURE_TEXT, withFaultyService } from '../support/faulty-service.js';
 import { withServer } from '../support/server.js';

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Registry } from 'prom-client';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/observe/log.js';
 import { DURATION_BUCKETS_S, RequestMetrics } from '../../src/http/request-metrics.js';
 import { millisecondsText, RequestObserver } from '../../src/http/request-observer.js';
 

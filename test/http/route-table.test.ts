@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { defineRoute, jsonReply, type Route } from '../../src/http/route.js';
 import { assertRouteTable, RouteTableError } from '../../src/http/route-table.js';
-import { intParam, strParam } from '../../src/http/schema.js';
+import { intParam, strParam } from '../../src/http/validation/schema.js';
 import type { ServiceDefinition } from '../../src/http/service.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/observe/log.js';
 import { startServer } from '../../src/server.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 

@@ -3,8 +3,8 @@
 // that records issues and hands back nothing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { JsonObject } from '../../src/http/json-value.js';
-import { intParam, model, strField, type Issues } from '../../src/http/schema.js';
+import { JsonObject } from '../../src/http/json/json-value.js';
+import { intParam, model, strField, type Issues } from '../../src/http/validation/schema.js';
 
 test('intParam refuses a bound that is not a safe integer', () => {
   for (const bounds of [{ gt: 0.5, le: 5 }, { ge: 0, le: 2 ** 53 }, { ge: -Infinity, le: 5 }, { ge: 0, le: NaN }]) {

@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { InvalidRequest, invalidRequest, type ValidationItem } from '../../src/http/errors.js';
-import { Bounded, encodeJson } from '../../src/http/json-encode.js';
-import { JsonObject } from '../../src/http/json-value.js';
+import { Bounded, encodeJson } from '../../src/http/json/json-encode.js';
+import { JsonObject } from '../../src/http/json/json-value.js';
 import { ECHO_CHARS_MAX, renderError, type ErrorFormatName } from '../../src/http/render.js';
 
 const ITEMS: readonly ValidationItem[] = [

@@ -47,13 +47,13 @@ describe('rate limits as a client meets them', { timeout: PROCESS_SUITE_TIMEOUT_
         const burst = [await read(url), await read(url), await read(url)];
         assert.deepEqual(burst.map((res) => res.status), [200, 200, 200]);
         assert.deepEqual(burst.map(limitFields), [
-          [undefined, '"reads";q=3;w=2', '"reads";r=2;t=1'],
-          [undefined, '"reads";q=3;w=2', '"reads";r=1;t=1'],
-          [undefined, '"reads";q=3;w=2', '"reads";r=0;t=2'],
+          [undefined, '"reads";q=7;w=2', '"reads";r=2;t=1'],
+          [undefined, '"reads";q=7;w=2', '"reads";r=1;t=1'],
+          [undefined, '"reads";q=7;w=2', '"reads";r=0;t=1'],
         ]);
         const refused = await read(url);
         assert.equal(refused.status, 429);
-        assert.deepEqual(limitFields(refused), ['1', '"reads";q=3;w=2', '"reads";r=0;t=2']);
+        assert.deepEqual(limitFields(refused), ['1', '"reads";q=7;w=2', '"reads";r=0;t=1']);
         assert.equal(refused.headers['content-type'], format === 'problem' ? 'application/problem+json' : 'application/json');
         assert.deepEqual(json(refused), BODIES[format]);
         assert.match(String(refused.headers['x-request-id']), /^[0-9a-f-]{36}$/);
@@ -71,7 +71,7 @@ describe('rate limits as a client meets them', { timeout: PROCESS_SUITE_TIMEOUT_
         assert.ok(operation !== undefined);
         assert.deepEqual(checker.problems(operation, refused), []);
         assert.deepEqual(checker.problems(operation, burst[0] as RawResponse), []);
-        assert.deepEqual(Object.keys(operation.responses['429']?.headers ?? {}), ['Retry-After', 'RateLimit-Policy', 'RateLimit']);
+        assert.deepEqual(Object.keys(operation.responses['429']?.headers ?? {}).filter((name) => name !== 'X-Request-Id'), ['Retry-After', 'RateLimit-Policy', 'RateLimit']);
       } finally {
         await service.kill();
       }
@@ -98,6 +98,50 @@ describe('rate limits as a client meets them', { timeout: PROCESS_SUITE_TIMEOUT_
     }
   });
 
+  test('behind a proxy that appends X-Forwarded-For, a client naming itself in Forwarded neither escapes its limit nor spends a victim\'s allowance', async () => {
+    // The proxy is OTHER_CLIENT; every request it forwards carries the address it received it from.
+    const service = await startServiceProcess(['todo', '--db', 'memory', '--rate-limit', 'reads=0.01/s:2', '--trust-proxy', OTHER_CLIENT]);
+    try {
+      const url = service.urls[0] as string;
+      const viaProxy = (client: string, forged: readonly (readonly [string, string])[] = []): Promise<RawResponse> =>
+        send(url, { method: 'GET', path: '/todos/1', headers: [...forged, ['X-Forwarded-For', client]], localAddress: OTHER_CLIENT });
+      const attacker = '203.0.113.50';
+      const victim = '198.51.100.99';
+      // A new name in Forwarded each time, and the victim's name: all of them count as the attacker.
+      const statuses = [];
+      for (let i = 1; i <= 6; i++) statuses.push((await viaProxy(attacker, [['Forwarded', `for=198.51.100.${i}`]])).status);
+      statuses.push((await viaProxy(attacker, [['Forwarded', `for=${victim}`]])).status);
+      assert.deepEqual(statuses, [200, 200, 429, 429, 429, 429, 429]);
+      const own = await viaProxy(victim);
+      assert.equal(own.status, 200);
+      assert.equal(own.headers.ratelimit, '"reads";r=1;t=100', "the victim's allowance is whole: its first request leaves burst - 1");
+    } finally {
+      await service.kill();
+    }
+  });
+
+  test('behind a proxy that appends Forwarded (--trust-proxy-header forwarded), a forged X-Forwarded-For or leftmost Forwarded is not believed', async () => {
+    const service = await startServiceProcess(['todo', '--db', 'memory', '--rate-limit', 'reads=0.01/s:2', '--trust-proxy', OTHER_CLIENT, '--trust-proxy-header', 'forwarded']);
+    try {
+      const url = service.urls[0] as string;
+      const attacker = '203.0.113.50';
+      const victim = '198.51.100.99';
+      // The client's own header lines first; the proxy adds its Forwarded line after them.
+      const viaProxy = (client: string, forged: readonly (readonly [string, string])[] = []): Promise<RawResponse> =>
+        send(url, { method: 'GET', path: '/todos/1', headers: [...forged, ['Forwarded', `for=${client}`]], localAddress: OTHER_CLIENT });
+      const statuses = [];
+      for (let i = 1; i <= 3; i++) statuses.push((await viaProxy(attacker, [['X-Forwarded-For', `198.51.100.${i}`]])).status);
+      statuses.push((await viaProxy(attacker, [['X-Forwarded-For', victim]])).status);
+      statuses.push((await viaProxy(attacker, [['Forwarded', `for=${victim}`]])).status);
+      assert.deepEqual(statuses, [200, 200, 429, 429, 429]);
+      const own = await viaProxy(victim);
+      assert.equal(own.status, 200);
+      assert.equal(own.headers.ratelimit, '"reads";r=1;t=100', "the victim's allowance is whole");
+    } finally {
+      await service.kill();
+    }
+  });
+
   describe('one service under limits', () => {
     let service: ServiceProcess;
     let url = '';
@@ -114,7 +158,7 @@ describe('rate limits as a client meets them', { timeout: PROCESS_SUITE_TIMEOUT_
 
       const refused = await create(url, 'key-second');
       assert.equal(refused.status, 429);
-      assert.equal(refused.headers['ratelimit-policy'], '"writes";q=1;w=1');
+      assert.equal(refused.headers['ratelimit-policy'], '"writes";q=2;w=1');
       const replay = await create(url, 'key-first');
       assert.equal(replay.status, 201, 'the replay is answered though its client is over the limit');
       assert.equal(replay.headers['idempotent-replayed'], 'true');

@@ -22,13 +22,39 @@ describe('GCRA in process', () => {
     assert.deepEqual(answers, [true, true, true, true, true, false, false]);
   });
 
-  test('remaining counts down to 0 and reset says when the whole burst is back', () => {
+  test('remaining counts down to 0, and growsInMs says when it next grows by one', () => {
     const clock = manualClock();
     const table = new GcraTable(TEN_PER_SECOND, clock.now);
     assert.deepEqual(
-      Array.from({ length: 5 }, () => table.decide('a')).map((d) => [d.remaining, d.resetMs]),
-      [[4, 100], [3, 200], [2, 300], [1, 400], [0, 500]],
+      Array.from({ length: 5 }, () => table.decide('a')).map((d) => [d.remaining, d.growsInMs]),
+      [[4, 100], [3, 100], [2, 100], [1, 100], [0, 100]],
     );
+    clock.advance(130);
+    // 130 ms later one interval has come back and 30 ms of the next: one more in 70 ms.
+    const next = table.decide('a');
+    assert.deepEqual([next.remaining, next.growsInMs], [0, 70]);
+  });
+
+  test('remaining is exactly what is admitted at once, none more before growsInMs, and one more at it', () => {
+    const intervalMs = 700;
+    const burst = 4;
+    let tat: number | undefined;
+    let nowMs = 0;
+    let seed = 7;
+    const random = (): number => (seed = (seed * 48271) % 2147483647) / 2147483647;
+    for (let step = 0; step < 2000; step++) {
+      nowMs += Math.floor(random() * 900);
+      const decided = gcra(tat, nowMs, 1, intervalMs, burst);
+      tat = decided.tat;
+      const decision = decisionOf(decided.admitted === 1, tat, nowMs, intervalMs, burst);
+      const atOnce = (atMs: number): number => gcra(tat, atMs, burst + 1, intervalMs, burst).admitted;
+      assert.equal(atOnce(nowMs), decision.remaining, `step ${step}`);
+      if (decision.remaining === burst) continue;
+      assert.ok(decision.growsInMs > 0, `step ${step}`);
+      assert.equal(atOnce(nowMs + decision.growsInMs - 0.001), decision.remaining, `step ${step}: none more just before`);
+      assert.equal(atOnce(nowMs + decision.growsInMs), decision.remaining + 1, `step ${step}: one more at growsInMs`);
+      if (!decision.admitted) assert.equal(decision.retryAfterMs, decision.growsInMs);
+    }
   });
 
   test('a refused request is told exactly how long to wait, and is admitted after that wait, not before', () => {
@@ -105,6 +131,26 @@ describe('GCRA in process', () => {
     assert.ok(admitted >= (3 * 60_000) / 1000 - 1, `${admitted}: about the rate, not fewer`);
   });
 
+  test('the table holds at most the clients admitted within one window and a sweep period: past rows go when a row is added', () => {
+    const clock = manualClock();
+    // A window of 500 ms: rows are swept at most every 250 ms.
+    const table = new GcraTable(TEN_PER_SECOND, clock.now);
+    for (let i = 0; i < 5_000; i++) table.decide(`client-${i}`); // each past 100 ms later
+    assert.equal(table.size, 5_000);
+    clock.advance(600);
+    for (let i = 0; i < 10; i++) for (let j = 0; j < 5; j++) table.decide(`late-${i}`); // a whole burst each: past at 1,100 ms
+    assert.equal(table.size, 10, 'the 5,000 past rows went when a row was added a sweep period later');
+    clock.advance(499);
+    table.decide('new');
+    assert.equal(table.size, 11, 'clients within their window keep their rows');
+    clock.advance(1);
+    table.decide('newer');
+    assert.equal(table.size, 12, 'no sweep until a sweep period has passed');
+    clock.advance(250);
+    table.decide('newest');
+    assert.equal(table.size, 1);
+  });
+
   test('the table holds at most its rows: past rows go first, then the row made first, which starts afresh', () => {
     const clock = manualClock();
     const table = new GcraTable(TEN_PER_SECOND, clock.now, 3);
@@ -135,6 +181,6 @@ describe('GCRA in process', () => {
     const together = gcra(5_000, 5_000, 9, intervalMs, 5);
     assert.equal(together.admitted, oneByOne);
     assert.equal(together.tat, tat);
-    assert.deepEqual(decisionOf(false, together.tat, 5_000, intervalMs, 5), { admitted: false, remaining: 0, resetMs: 500, retryAfterMs: 100 });
+    assert.deepEqual(decisionOf(false, together.tat, 5_000, intervalMs, 5), { admitted: false, remaining: 0, growsInMs: 100, retryAfterMs: 100 });
   });
 });

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { defineRoute } from '../../src/http/route.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/observe/log.js';
 import { inProcessLimiter, type RateLimiter } from '../../src/rate-limits/limiter.js';
 import { startServer } from '../../src/server.js';
 

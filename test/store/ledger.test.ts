@@ -3,9 +3,11 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { Ledger, WithdrawOutcome } from '../../src/bank/ledger.js';
+import { LEDGER_POSTGRES_MIGRATIONS } from '../../src/bank/ledger-postgres.js';
 import { openLedger } from '../../src/bank/service.js';
-import { isPromise } from '../../src/eventually.js';
+import { isPromise } from '../../src/shared/eventually.js';
 import { openTodoStore } from '../../src/todo/service.js';
+import { TODO_POSTGRES_MIGRATIONS } from '../../src/todo/store-postgres-migrations.js';
 import { assertCutByBytes, LARGE, recordBatches } from '../support/batches.js';
 import { readBooks, readRows } from '../support/journal.js';
 import { assertExpiredKeyRunsAgain, assertPrunesBefore, keyedWrite } from '../support/keys.js';
@@ -185,7 +187,11 @@ for (const backend of await storeBackends()) {
       try {
         assert.deepEqual(dataOf(await todos.get(1)), { id: 1, title: 'Buy milk', done: false });
         const rows = await readRows<{ service: string; version: number }>(fresh.db, 'SELECT service, version FROM schema_migrations ORDER BY service, version');
-        const both = backend.name === 'postgres' ? ['bank 1', 'bank 2', 'bank 3', 'bank 4', 'bank 5', 'todo 1', 'todo 2', 'todo 3', 'todo 4', 'todo 5', 'todo 6', 'todo 7', 'todo 8'] : ['bank 1', 'bank 2', 'bank 3', 'todo 1', 'todo 2', 'todo 3', 'todo 4'];
+        const versions = (service: string, migrations: readonly { version: number }[]): string[] => migrations.map(({ version }) => `${service} ${version}`);
+        const both =
+          backend.name === 'postgres'
+            ? [...versions('bank', LEDGER_POSTGRES_MIGRATIONS), ...versions('todo', TODO_POSTGRES_MIGRATIONS)]
+            : ['bank 1', 'bank 2', 'bank 3', 'todo 1', 'todo 2', 'todo 3', 'todo 4'];
         assert.deepEqual(rows.map((row) => `${row.service} ${row.version}`), both);
       } finally {
         await todos.close();

@@ -9,7 +9,7 @@ import { LEDGER_MIGRATIONS } from '../../src/bank/ledger-sqlite-schema.js';
 import { openLedger } from '../../src/bank/service.js';
 import type { Migration } from '../../src/db/migrations.js';
 import { openTodoStore } from '../../src/todo/service.js';
-import { TODO_POSTGRES_MIGRATIONS } from '../../src/todo/store-postgres.js';
+import { TODO_POSTGRES_MIGRATIONS } from '../../src/todo/store-postgres-migrations.js';
 import { TODO_MIGRATIONS } from '../../src/todo/store-sqlite-schema.js';
 import { keyedWrite } from '../support/keys.js';
 import { runPlainSql } from '../support/plain-sql.js';

@@ -7,8 +7,9 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { openPostgres, PING_TIMEOUT_MS, STATEMENT_TIMEOUT_MS, type PostgresDatabase, type PostgresOptions } from '../../src/db/postgres.js';
 import { isStoreFault, type StoreFault } from '../../src/db/store-errors.js';
+import { Deadline, withinDeadline } from '../../src/shared/deadline-scope.js';
 import type { StoreObserver } from '../../src/db/store-observer.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/observe/log.js';
 import { createTestDatabase, postgresSkip, refuseOneWrite, type TestDatabase } from '../support/postgres.js';
 import { suiteUnless } from '../support/suite.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
@@ -167,6 +168,31 @@ suiteUnless(await postgresSkip(), 'PostgreSQL through an outage, in process', ()
     await Promise.all([held, queued]);
     assert.ok(waited.length >= 1 && waited.every((ms) => ms >= 0 && ms < 2000), `the waits at the pool, in ms: ${waited.join(', ')}`);
     assert.deepEqual(pool(), { total: 1, idle: 1, waiting: 0 });
+  });
+
+  test('a connection reset under a read that has a deadline fails that read as unavailable; no error escapes to end the process', async () => {
+    const { db } = await open();
+    await db.query('SELECT 1');
+    // A read with a deadline runs on a connection checked out of the pool (it may be cancelled).
+    const read = withinDeadline(new Deadline(), () => db.query('SELECT pg_sleep(1)')).catch((error: unknown) => error);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal(proxy.resetMidQuery(), 1, 'the read was on the wire when its connection was reset');
+    assert.ok(isStoreFault(await read, 'unavailable'));
+    assert.deepEqual((await db.query<{ one: number }>('SELECT 1 AS one')).rows, [{ one: 1 }]);
+  });
+
+  test('a read with a deadline that the client gave up on does not leave its connection in the pool', async () => {
+    const { db, pool } = await open();
+    await withinDeadline(new Deadline(), () => db.query('SELECT 1'));
+    assert.equal(pool()?.total, 1);
+    proxy.cut('silent');
+    try {
+      // The client's own time-out: the connection still owes that statement's answer.
+      await assert.rejects(withinDeadline(new Deadline(), () => db.query('SELECT 1')), (error: unknown) => isStoreFault(error, 'unavailable'));
+      assert.equal(pool()?.total, 0, 'closed, not pooled');
+    } finally {
+      await proxy.restore();
+    }
   });
 
   test('a statement cut short by the statement time-out is busy, not unavailable: the store stays ready', async () => {

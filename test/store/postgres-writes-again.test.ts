@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { openPostgresLedger } from '../../src/bank/ledger-postgres.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/observe/log.js';
 import { openPostgresTodoStore } from '../../src/todo/store-postgres.js';
 import { createTestDatabase, postgresSkip, setReadOnly, untilRefusedAsReadOnly, untilTrue, type TestDatabase } from '../support/postgres.js';
 import { suiteUnless } from '../support/suite.js';

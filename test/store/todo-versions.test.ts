@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, test } from 'node:test';
 import { openTodoStore } from '../../src/todo/service.js';
 import type { StoredTodo, TodoStore } from '../../src/todo/store.js';
-import { TODO_POSTGRES_MIGRATIONS } from '../../src/todo/store-postgres.js';
+import { TODO_POSTGRES_MIGRATIONS } from '../../src/todo/store-postgres-migrations.js';
 import { TODO_MIGRATIONS } from '../../src/todo/store-sqlite-schema.js';
 import type { VersionSet, WriteCondition } from '../../src/todo/write-conditions.js';
 import { keyedWrite } from '../support/keys.js';

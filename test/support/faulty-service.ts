@@ -3,7 +3,7 @@
 import { serviceUnavailable } from '../../src/http/errors.js';
 import { defineRoute } from '../../src/http/route.js';
 import type { ServiceDefinition } from '../../src/http/service.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/observe/log.js';
 import { startServer } from '../../src/server.js';
 
 export const FAILURE_TEXT = 'secret internals';

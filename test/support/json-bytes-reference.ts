@@ -1,6 +1,6 @@
 // The oracle for how json.loads(body_bytes) turns bytes into text (CPython 3.11): json.detect_encoding,
 // then bytes.decode(encoding, 'surrogatepass'). Written from the codecs' definitions, table by table
-// and without fast paths, so that it shares no code and no structure with src/http/json-decode.ts.
+// and without fast paths, so that it shares no code and no structure with src/http/json/json-decode.ts.
 // Text comes out as Python holds it, a list of code points (a lone surrogate is one code point; two
 // that happen to touch stay two).
 

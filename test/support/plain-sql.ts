@@ -22,3 +22,23 @@ export async function runPlainSql(fresh: FreshDatabase, statements: readonly str
     }
   }
 }
+
+/** The rows of one query, by a plain client. */
+export async function queryPlainSql<Row extends object>(fresh: FreshDatabase, sql: string): Promise<Row[]> {
+  if (fresh.db.kind === 'postgres') {
+    const client = new pg.Client({ connectionString: fresh.db.url });
+    await client.connect();
+    try {
+      return (await client.query<Row>(sql)).rows;
+    } finally {
+      await client.end();
+    }
+  }
+  if (fresh.db.kind !== 'sqlite') throw new Error(`no plain client for a ${fresh.db.kind} database`);
+  const db = new Database(fresh.db.path, { readonly: true });
+  try {
+    return db.prepare<[], Row>(sql).all();
+  } finally {
+    db.close();
+  }
+}

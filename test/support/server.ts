@@ -2,18 +2,18 @@
 import { INITIAL_ACCOUNTS } from '../../src/bank/model.js';
 import { createBankService } from '../../src/bank/service.js';
 import type { DbSpec } from '../../src/config.js';
-import type { CorsPolicy } from '../../src/http/cors.js';
-import type { IdempotencyPolicy } from '../../src/http/idempotency.js';
-import type { SheddingPolicy } from '../../src/http/load-shedding.js';
+import type { CorsPolicy } from '../../src/http/stages/cors.js';
+import type { IdempotencyPolicy } from '../../src/http/stages/idempotency.js';
+import type { SheddingPolicy } from '../../src/http/stages/load-shedding.js';
 import type { ErrorFormat } from '../../src/http/render.js';
-import { createLogger, type Logger, type LogLevel } from '../../src/log.js';
-import { createMetricsRegistry } from '../../src/metrics.js';
-import { storeMetrics } from '../../src/store-metrics.js';
+import { createLogger, type Logger, type LogLevel } from '../../src/observe/log.js';
+import { createMetricsRegistry } from '../../src/observe/metrics.js';
+import { storeMetrics } from '../../src/observe/store-metrics.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { createTodoService } from '../../src/todo/service.js';
 import { performance } from 'node:perf_hooks';
-import type { TrustedProxies } from '../../src/http/client-address.js';
-import type { WhenLimiterDown } from '../../src/http/rate-limit.js';
+import type { TrustedProxies } from '../../src/http/stages/client-address.js';
+import type { WhenLimiterDown } from '../../src/http/stages/rate-limit.js';
 import { inProcessLimiter, type RateLimiter } from '../../src/rate-limits/limiter.js';
 import type { RateLimits } from '../../src/rate-limits/policy.js';
 
@@ -33,6 +33,8 @@ export interface TestServerOptions {
   readonly metrics?: boolean;
   readonly idempotency?: IdempotencyPolicy;
   readonly cors?: CorsPolicy;
+  /** Cross-origin protection without CORS (it is on whenever `cors` is set). */
+  readonly crossOriginProtection?: boolean;
   /** To-do service: --require-if-match. */
   readonly requireIfMatch?: boolean;
   /** The request deadline (none by default here; the CLI's default is 15 s). */
@@ -69,6 +71,7 @@ export async function startTestServer(options: TestServerOptions): Promise<Runni
     metrics,
     idempotency: options.idempotency,
     cors: options.cors,
+    crossOriginProtection: options.crossOriginProtection,
     deadlineMs: options.deadlineMs,
     shedding: options.shedding,
     rateLimits:

@@ -12,7 +12,7 @@ export function openTestWriteStore(
     service: 'test-writes',
     migrations: TEST_MIGRATIONS,
     seed: () => undefined,
-    prepareWrites: prepareTestWrites,
+    writes: { prepare: prepareTestWrites },
     sizeOf: () => 16,
     writerScript: new URL('./test-writer.js', import.meta.url),
     ...more,

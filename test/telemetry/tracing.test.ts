@@ -376,3 +376,21 @@ test('with tracing off (no endpoint), no part of the OpenTelemetry SDK is loaded
     else assert.notEqual(line, 'otel-modules:0', 'the probe sees the SDK when tracing is on');
   }
 });
+
+test('with tracing on, every operation of /openapi.json declares the traceparent and tracestate request headers it reads; off, none does', async () => {
+  const readHeaders = async (url: string): Promise<string[][]> => {
+    const document = (await (await fetch(`${url}/openapi.json`)).json()) as { paths: Record<string, Record<string, { parameters?: { in: string; name: string }[] }>> };
+    return Object.values(document.paths).flatMap((item) => Object.values(item).map((operation) => (operation.parameters ?? []).filter((p) => p.in === 'header').map((p) => p.name.toLowerCase())));
+  };
+  await withTraced([], {}, async (url) => {
+    const operations = await readHeaders(url);
+    assert.ok(operations.length > 0);
+    for (const names of operations) assert.ok(names.includes('traceparent') && names.includes('tracestate'), names.join(', '));
+  });
+  const untraced = await startServiceProcess(['--db', 'memory'], 1);
+  try {
+    for (const names of await readHeaders(untraced.urls[0] as string)) assert.ok(!names.includes('traceparent') && !names.includes('tracestate'), names.join(', '));
+  } finally {
+    await untraced.kill();
+  }
+});

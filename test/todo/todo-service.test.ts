@@ -1,4 +1,4 @@
-// The to-do service, one test per promise of the contract (shared/spec/services.md), each on a
+// The to-do service, one test per promise of the contract (docs/contract.md), each on a
 // real server with a fresh store.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

@@ -1,0 +1,30 @@
+// A write under an Idempotency-Key, and what became of it: the words the HTTP layer (which reads
+// the key, src/http/stages/idempotency.ts) and storage (which records the outcome with the write,
+// src/db/idempotency-records.ts) share, declared once and knowing neither.
+//
+// A store records a keyed write's *outcome*, plain data such as `{kind: "insufficient", balance: 5}`,
+// never an HTTP answer: the route renders the first answer and every replay from it, in the error
+// format the service runs with at the time.
+
+/** How long a key's record lives unless the service is told otherwise (--idempotency-ttl). */
+export const DEFAULT_KEY_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** A keyed write as it travels to a store (and to a writer thread): plain data only. */
+export interface KeyedWrite {
+  readonly key: string;
+  /** What makes a request "the same request": method, target and body digest. */
+  readonly fingerprint: string;
+  /** When the request arrived: the time its outcome is recorded with. */
+  readonly nowMs: number;
+  /** Records from before this are expired: absent to lookups, and replaced by a new record. */
+  readonly expiredBeforeMs: number;
+}
+
+/** What became of a keyed write whose store outcome is `O`. */
+export type KeyedOutcome<O> =
+  /** It ran now; its outcome was recorded with its write. */
+  | { readonly kind: 'ran'; readonly outcome: O; readonly recordedAtMs: number }
+  /** The key was recorded before (by this or another instance) for `fingerprint`: nothing ran. */
+  | { readonly kind: 'recorded'; readonly fingerprint: string; readonly outcome: O; readonly recordedAtMs: number }
+  /** Another instance is running a request with this key right now: nothing ran. */
+  | { readonly kind: 'in-flight' };
