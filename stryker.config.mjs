@@ -11,7 +11,10 @@ import { areas } from './scripts/mutation-areas.mjs';
 const area = process.env.MUTATION_AREA ?? '';
 
 const selected = areas[area];
-if (selected === undefined) throw new Error(`run through npm run mutation; MUTATION_AREA must be one of ${Object.keys(areas).join(', ')}`);
+if (selected === undefined)
+  throw new Error(
+    `run through npm run mutation; MUTATION_AREA must be one of ${Object.keys(areas).join(', ')}`,
+  );
 
 export default {
   mutate: selected.mutate,

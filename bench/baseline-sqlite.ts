@@ -33,15 +33,26 @@ export function openBareSqlite(file: string, accounts: ReadonlyMap<string, numbe
   for (const [name, balance] of accounts) seed.run(name, balance);
 
   const insertTodo = db.prepare<[string, number]>('INSERT INTO todos (title, done) VALUES (?, ?)');
-  const take = db.prepare<[number, string, number], { balance: number }>('UPDATE accounts SET balance = balance - ? WHERE name = ? AND balance >= ? RETURNING balance');
-  const journal = db.prepare<[string, number, number]>('INSERT INTO withdrawals (account, amount, balance_after) VALUES (?, ?, ?)');
-  const selectBalance = db.prepare<[string], { balance: number }>('SELECT balance FROM accounts WHERE name = ?');
-  const selectTodo = db.prepare<[number], { id: number; title: string; done: number }>('SELECT id, title, done FROM todos WHERE id = ?');
+  const take = db.prepare<[number, string, number], { balance: number }>(
+    'UPDATE accounts SET balance = balance - ? WHERE name = ? AND balance >= ? RETURNING balance',
+  );
+  const journal = db.prepare<[string, number, number]>(
+    'INSERT INTO withdrawals (account, amount, balance_after) VALUES (?, ?, ?)',
+  );
+  const selectBalance = db.prepare<[string], { balance: number }>(
+    'SELECT balance FROM accounts WHERE name = ?',
+  );
+  const selectTodo = db.prepare<[number], { id: number; title: string; done: number }>(
+    'SELECT id, title, done FROM todos WHERE id = ?',
+  );
 
-  const create = db.transaction((title: string, done: boolean) => Number(insertTodo.run(title, done ? 1 : 0).lastInsertRowid));
+  const create = db.transaction((title: string, done: boolean) =>
+    Number(insertTodo.run(title, done ? 1 : 0).lastInsertRowid),
+  );
   const withdraw = db.transaction((account: string, amount: number) => {
     const taken = take.get(amount, account, amount);
-    if (taken === undefined) return selectBalance.get(account) === undefined ? 'unknown-account' : 'insufficient';
+    if (taken === undefined)
+      return selectBalance.get(account) === undefined ? 'unknown-account' : 'insufficient';
     journal.run(account, amount, taken.balance);
     return taken.balance;
   });

@@ -13,11 +13,14 @@ import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 
 // Taken out of the arguments before baseline.js reads them.
 const at = process.argv.indexOf('--otlp');
-if (at === -1 || process.argv[at + 1] === undefined) throw new Error('baseline-traced.js needs --otlp URL');
+if (at === -1 || process.argv[at + 1] === undefined)
+  throw new Error('baseline-traced.js needs --otlp URL');
 const endpoint = process.argv[at + 1] as string;
 process.argv.splice(at, 2);
 
-const provider = new NodeTracerProvider({ spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url: `${endpoint}/v1/traces` }))] });
+const provider = new NodeTracerProvider({
+  spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url: `${endpoint}/v1/traces` }))],
+});
 provider.register();
 registerInstrumentations({ instrumentations: [new HttpInstrumentation()] });
 // The instrumentation patches node:http as it is required: the server's prototype it patches is

@@ -36,10 +36,18 @@ interface Todo {
 const todos = new Map<number, Todo>([[1, { id: 1, title: 'Buy milk', done: false }]]);
 let lastTodoId = 1;
 const balances = new Map<string, number>(
-  args.accounts.split(',').map((entry) => [entry.slice(0, entry.lastIndexOf('=')), Number(entry.slice(entry.lastIndexOf('=') + 1))]),
+  args.accounts
+    .split(',')
+    .map((entry) => [
+      entry.slice(0, entry.lastIndexOf('=')),
+      Number(entry.slice(entry.lastIndexOf('=') + 1)),
+    ]),
 );
 // Loaded only when asked for, so that the in-memory server is exactly what it was.
-const durable = args.db === undefined ? undefined : (await import('./baseline-sqlite.js')).openBareSqlite(args.db, balances);
+const durable =
+  args.db === undefined
+    ? undefined
+    : (await import('./baseline-sqlite.js')).openBareSqlite(args.db, balances);
 
 /** Reads limited to a rate no request of the benchmark reaches: every one is admitted. */
 const READS_PER_SECOND = 1_000_000;
@@ -60,9 +68,19 @@ function admitRead(client: string): Record<string, string | number> | undefined 
   };
 }
 
-function send(res: ServerResponse, status: number, body: string | Buffer, contentType = 'application/json', more?: Record<string, string | number>): void {
+function send(
+  res: ServerResponse,
+  status: number,
+  body: string | Buffer,
+  contentType = 'application/json',
+  more?: Record<string, string | number>,
+): void {
   if (more !== undefined) {
-    res.writeHead(status, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body), ...more });
+    res.writeHead(status, {
+      'Content-Type': contentType,
+      'Content-Length': Buffer.byteLength(body),
+      ...more,
+    });
     res.end(body);
     return;
   }
@@ -72,24 +90,50 @@ function send(res: ServerResponse, status: number, body: string | Buffer, conten
 
 function sendError(res: ServerResponse, status: number, detail: string): void {
   if (problem) {
-    const body = { type: 'about:blank', title: STATUS_CODES[status], status, detail, code: `HTTP_${status}` };
+    const body = {
+      type: 'about:blank',
+      title: STATUS_CODES[status],
+      status,
+      detail,
+      code: `HTTP_${status}`,
+    };
     return send(res, status, JSON.stringify(body), 'application/problem+json');
   }
-  send(res, status, JSON.stringify(unified ? { error: { code: `HTTP_${status}`, message: detail } } : { detail }));
+  send(
+    res,
+    status,
+    JSON.stringify(unified ? { error: { code: `HTTP_${status}`, message: detail } } : { detail }),
+  );
 }
 
-function sendValidation(res: ServerResponse, items: { type: string; loc: (string | number)[]; msg: string; input: unknown }[]): void {
+function sendValidation(
+  res: ServerResponse,
+  items: { type: string; loc: (string | number)[]; msg: string; input: unknown }[],
+): void {
   if (problem) {
     const errors = items.map((i) =>
       i.loc[0] === 'path'
         ? { detail: i.msg, parameter: i.loc[1], type: i.type }
         : { detail: i.msg, pointer: `#/${i.loc.slice(1).join('/')}`, type: i.type },
     );
-    const body = { type: '/docs/problems#validation-failed', title: 'Validation failed', status: 422, detail: 'Some fields are wrong', code: 'VALIDATION_FAILED', errors };
+    const body = {
+      type: '/docs/problems#validation-failed',
+      title: 'Validation failed',
+      status: 422,
+      detail: 'Some fields are wrong',
+      code: 'VALIDATION_FAILED',
+      errors,
+    };
     return send(res, 422, JSON.stringify(body), 'application/problem+json');
   }
   const body = unified
-    ? { error: { code: 'VALIDATION_FAILED', message: 'Some fields are wrong', fields: items.map((i) => ({ field: i.loc.join('.'), message: i.msg })) } }
+    ? {
+        error: {
+          code: 'VALIDATION_FAILED',
+          message: 'Some fields are wrong',
+          fields: items.map((i) => ({ field: i.loc.join('.'), message: i.msg })),
+        },
+      }
     : { detail: items };
   send(res, 422, JSON.stringify(body));
 }
@@ -108,13 +152,24 @@ function readJson(req: IncomingMessage, then: (value: unknown, ok: boolean) => v
 
 function createTodo(req: IncomingMessage, res: ServerResponse): void {
   readJson(req, (body, ok) => {
-    if (!ok) return sendValidation(res, [{ type: 'json_invalid', loc: ['body', 0], msg: 'JSON decode error', input: {} }]);
-    const fields = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+    if (!ok)
+      return sendValidation(res, [
+        { type: 'json_invalid', loc: ['body', 0], msg: 'JSON decode error', input: {} },
+      ]);
+    const fields =
+      typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
     if (typeof fields.title !== 'string') {
-      return sendValidation(res, [{ type: 'missing', loc: ['body', 'title'], msg: 'Field required', input: body }]);
+      return sendValidation(res, [
+        { type: 'missing', loc: ['body', 'title'], msg: 'Field required', input: body },
+      ]);
     }
     const done = fields.done === true;
-    if (durable !== undefined) return send(res, 201, JSON.stringify({ id: durable.create(fields.title, done), title: fields.title, done }));
+    if (durable !== undefined)
+      return send(
+        res,
+        201,
+        JSON.stringify({ id: durable.create(fields.title, done), title: fields.title, done }),
+      );
     lastTodoId += 1;
     const todo: Todo = { id: lastTodoId, title: fields.title, done };
     todos.set(todo.id, todo);
@@ -125,14 +180,21 @@ function createTodo(req: IncomingMessage, res: ServerResponse): void {
 /** A replace, or a create under the id; `If-Match: *` (the benchmark's condition) refuses an absent item. */
 function replaceTodo(req: IncomingMessage, res: ServerResponse, idText: string): void {
   readJson(req, (body, ok) => {
-    if (!ok) return sendValidation(res, [{ type: 'json_invalid', loc: ['body', 0], msg: 'JSON decode error', input: {} }]);
-    const fields = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+    if (!ok)
+      return sendValidation(res, [
+        { type: 'json_invalid', loc: ['body', 0], msg: 'JSON decode error', input: {} },
+      ]);
+    const fields =
+      typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
     if (typeof fields.title !== 'string') {
-      return sendValidation(res, [{ type: 'missing', loc: ['body', 'title'], msg: 'Field required', input: body }]);
+      return sendValidation(res, [
+        { type: 'missing', loc: ['body', 'title'], msg: 'Field required', input: body },
+      ]);
     }
     const id = Number(idText);
     const existed = todos.has(id);
-    if (req.headers['if-match'] === '*' && !existed) return sendError(res, 412, 'Precondition Failed');
+    if (req.headers['if-match'] === '*' && !existed)
+      return sendError(res, 412, 'Precondition Failed');
     const todo: Todo = { id, title: fields.title, done: fields.done === true };
     todos.set(id, todo);
     send(res, existed ? 200 : 201, JSON.stringify(todo));
@@ -142,13 +204,16 @@ function replaceTodo(req: IncomingMessage, res: ServerResponse, idText: string):
 function withdraw(res: ServerResponse, account: string, amountText: string): void {
   if (!/^\d+$/.test(amountText)) {
     const msg = 'Input should be a valid integer, unable to parse string as an integer';
-    return sendValidation(res, [{ type: 'int_parsing', loc: ['path', 'amount'], msg, input: amountText }]);
+    return sendValidation(res, [
+      { type: 'int_parsing', loc: ['path', 'amount'], msg, input: amountText },
+    ]);
   }
   const amount = Number(amountText);
   if (durable !== undefined) {
     const left = durable.withdraw(account, amount);
     if (left === 'unknown-account') return sendError(res, 404, `Account ${account} not found`);
-    if (left === 'insufficient') return send(res, 500, 'Internal Server Error', 'text/plain; charset=utf-8');
+    if (left === 'insufficient')
+      return send(res, 500, 'Internal Server Error', 'text/plain; charset=utf-8');
     return send(res, 200, JSON.stringify({ account, balance: left }));
   }
   const balance = balances.get(account);
@@ -158,11 +223,20 @@ function withdraw(res: ServerResponse, account: string, amountText: string): voi
   send(res, 200, JSON.stringify({ account, balance: balance - amount }));
 }
 
-const SHED_BODY = JSON.stringify({ detail: { code: 'OVERLOADED', message: 'The service is overloaded; retry after the Retry-After seconds' } });
+const SHED_BODY = JSON.stringify({
+  detail: {
+    code: 'OVERLOADED',
+    message: 'The service is overloaded; retry after the Retry-After seconds',
+  },
+});
 
 const server = createServer((req, res) => {
   if (args['shed-all']) {
-    res.writeHead(503, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(SHED_BODY), 'Retry-After': '1' });
+    res.writeHead(503, {
+      'Content-Type': 'application/json',
+      'Content-Length': Buffer.byteLength(SHED_BODY),
+      'Retry-After': '1',
+    });
     res.end(SHED_BODY);
     return;
   }
@@ -171,25 +245,34 @@ const server = createServer((req, res) => {
   if (req.method === 'GET' && parts.length === 3 && parts[1] === 'todos') {
     const fields = args['rate-limit'] ? admitRead(req.socket.remoteAddress ?? '') : undefined;
     if (args['rate-limit'] && fields === undefined) return sendError(res, 429, 'Too Many Requests');
-    const todo = durable === undefined ? todos.get(Number(parts[2])) : durable.todo(Number(parts[2]));
-    return todo === undefined ? sendError(res, 404, 'Todo not found') : send(res, 200, JSON.stringify(todo), undefined, fields);
+    const todo =
+      durable === undefined ? todos.get(Number(parts[2])) : durable.todo(Number(parts[2]));
+    return todo === undefined
+      ? sendError(res, 404, 'Todo not found')
+      : send(res, 200, JSON.stringify(todo), undefined, fields);
   }
   if (req.method === 'POST' && url === '/todos') return createTodo(req, res);
-  if (req.method === 'PUT' && parts.length === 3 && parts[1] === 'todos') return replaceTodo(req, res, parts[2] as string);
+  if (req.method === 'PUT' && parts.length === 3 && parts[1] === 'todos')
+    return replaceTodo(req, res, parts[2] as string);
   if (req.method === 'GET' && parts.length === 3 && parts[1] === 'accounts') {
     const account = parts[2] as string;
     const balance = durable === undefined ? balances.get(account) : durable.balance(account);
-    return balance === undefined ? sendError(res, 404, `Account ${account} not found`) : send(res, 200, JSON.stringify({ account, balance }));
+    return balance === undefined
+      ? sendError(res, 404, `Account ${account} not found`)
+      : send(res, 200, JSON.stringify({ account, balance }));
   }
   if (req.method === 'POST' && parts.length === 4 && parts[1] === 'withdraw') {
     return withdraw(res, parts[2] as string, parts[3] as string);
   }
-  if (req.method === 'GET' && url === '/openapi.json' && openapi !== undefined) return send(res, 200, openapi);
+  if (req.method === 'GET' && url === '/openapi.json' && openapi !== undefined)
+    return send(res, 200, openapi);
   sendError(res, 404, 'Not Found');
 });
 
 server.listen(Number(args.port), '127.0.0.1', () => {
   const { port } = server.address() as AddressInfo;
-  process.stdout.write(`${JSON.stringify({ message: 'listening', url: `http://127.0.0.1:${port}` })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ message: 'listening', url: `http://127.0.0.1:${port}` })}\n`,
+  );
 });
 process.once('SIGTERM', () => server.close(() => process.exit(0)));

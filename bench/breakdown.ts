@@ -18,7 +18,8 @@ export type Group =
   | 'compiled JS, unnamed'
   | 'other';
 
-export type ThreadRole = 'main thread' | 'SQLite writer thread' | "other threads (V8's helpers, libuv's pool)";
+export type ThreadRole =
+  'main thread' | 'SQLite writer thread' | "other threads (V8's helpers, libuv's pool)";
 
 export interface FunctionCosts {
   /** Instructions per request by function (its label, as callgrind or node's list names it). */
@@ -34,7 +35,11 @@ interface PerfEntry {
 }
 
 /** The functions of a dump's files (one per thread), each cost divided by `requests`. */
-export function functionCosts(files: readonly string[], perfMap: string | undefined, requests: number): FunctionCosts {
+export function functionCosts(
+  files: readonly string[],
+  perfMap: string | undefined,
+  requests: number,
+): FunctionCosts {
   const entries = perfMap === undefined ? [] : readPerfMap(readFileSync(perfMap, 'utf8'));
   const costs = new Map<string, { group: Group; cost: number }>();
   const threads = new Map<ThreadRole, number>();
@@ -50,7 +55,12 @@ export function functionCosts(files: readonly string[], perfMap: string | undefi
       total += cost / requests;
       sqlite ||= group === 'SQLite (better-sqlite3)';
     }
-    const role: ThreadRole = i === 0 ? 'main thread' : sqlite ? 'SQLite writer thread' : "other threads (V8's helpers, libuv's pool)";
+    const role: ThreadRole =
+      i === 0
+        ? 'main thread'
+        : sqlite
+          ? 'SQLite writer thread'
+          : "other threads (V8's helpers, libuv's pool)";
     threads.set(role, (threads.get(role) ?? 0) + total);
   });
   return { functions: costs, threads };
@@ -93,7 +103,8 @@ export function selfCosts(text: string): Map<string, number> {
     else if (line.startsWith('cfn=')) resolve(functions, line.slice(4));
     else if (line.startsWith('cob=')) resolve(objects, line.slice(4));
     else if (line.startsWith('calls=')) skip = true;
-    else if (line.startsWith('positions:')) positions = line.slice('positions:'.length).trim().split(/\s+/).length;
+    else if (line.startsWith('positions:'))
+      positions = line.slice('positions:'.length).trim().split(/\s+/).length;
   }
   return costs;
 }
@@ -105,7 +116,11 @@ export function readPerfMap(text: string): PerfEntry[] {
     const match = /^([0-9a-f]+) ([0-9a-f]+) (.*)$/.exec(line);
     if (match === null) continue;
     const start = parseInt(match[1] as string, 16);
-    byStart.set(start, { start, end: start + parseInt(match[2] as string, 16), name: match[3] as string });
+    byStart.set(start, {
+      start,
+      end: start + parseInt(match[2] as string, 16),
+      name: match[3] as string,
+    });
   }
   return [...byStart.values()].sort((a, b) => a.start - b.start);
 }
@@ -123,20 +138,32 @@ function lookUp(entries: readonly PerfEntry[], address: number): PerfEntry | und
   return undefined;
 }
 
-export function classify(object: string, fn: string, entries: readonly PerfEntry[]): { label: string; group: Group } {
+export function classify(
+  object: string,
+  fn: string,
+  entries: readonly PerfEntry[],
+): { label: string; group: Group } {
   if (/^0x[0-9a-f]+$/.test(fn)) {
     const entry = lookUp(entries, parseInt(fn, 16));
-    if (entry === undefined) return { label: 'compiled JS, unnamed', group: 'compiled JS, unnamed' };
+    if (entry === undefined)
+      return { label: 'compiled JS, unnamed', group: 'compiled JS, unnamed' };
     return classifyListed(entry.name);
   }
   const name = fn.split('(')[0] as string;
-  if (object.endsWith('better_sqlite3.node')) return { label: fn, group: 'SQLite (better-sqlite3)' };
-  if (/^(libc|libstdc\+\+|libm|libgcc_s|ld-linux[^/]*)\.so/.test(object.slice(object.lastIndexOf('/') + 1))) {
+  if (object.endsWith('better_sqlite3.node'))
+    return { label: fn, group: 'SQLite (better-sqlite3)' };
+  if (
+    /^(libc|libstdc\+\+|libm|libgcc_s|ld-linux[^/]*)\.so/.test(
+      object.slice(object.lastIndexOf('/') + 1),
+    )
+  ) {
     return { label: fn, group: 'libc, libstdc++' };
   }
   if (/^uv_|^uv__/.test(name)) return { label: fn, group: 'libuv' };
-  if (/^Builtins_|v8::|^cppgc::|heap::base::/.test(name)) return { label: fn, group: 'V8 (builtins, interpreter, GC, compiler)' };
-  if (/node::|^llhttp|^napi_/.test(name)) return { label: fn, group: 'node C++ (http parser, streams)' };
+  if (/^Builtins_|v8::|^cppgc::|heap::base::/.test(name))
+    return { label: fn, group: 'V8 (builtins, interpreter, GC, compiler)' };
+  if (/node::|^llhttp|^napi_/.test(name))
+    return { label: fn, group: 'node C++ (http parser, streams)' };
   return { label: fn, group: 'other' };
 }
 
@@ -144,13 +171,22 @@ export function classify(object: string, fn: string, entries: readonly PerfEntry
 function classifyListed(listed: string): { label: string; group: Group } {
   const kind = listed.slice(0, listed.indexOf(':'));
   // Code V8 generated for a regular expression, named by its source: whose it is, the name tells.
-  if (kind === 'RegExp') return { label: `RegExp /${listed.slice(kind.length + 1)}/`, group: 'V8 (builtins, interpreter, GC, compiler)' };
-  if (kind !== 'JS' && kind !== 'Eval' && kind !== 'Script') return { label: `Builtins_${listed.slice(kind.length + 1)}`, group: 'V8 (builtins, interpreter, GC, compiler)' };
+  if (kind === 'RegExp')
+    return {
+      label: `RegExp /${listed.slice(kind.length + 1)}/`,
+      group: 'V8 (builtins, interpreter, GC, compiler)',
+    };
+  if (kind !== 'JS' && kind !== 'Eval' && kind !== 'Script')
+    return {
+      label: `Builtins_${listed.slice(kind.length + 1)}`,
+      group: 'V8 (builtins, interpreter, GC, compiler)',
+    };
   // The tier marker (~ interpreted, ^ baseline, + Maglev, * TurboFan) goes: one function, one line.
   const label = listed.slice(kind.length + 1).replace(/^[~^+*]/, '');
   const script = label.slice(label.lastIndexOf(' ') + 1);
   if (script.startsWith('node:')) return { label, group: 'node:http and node JS' };
-  if (script.includes('/node_modules/')) return { label: shorten(label), group: 'our libraries (node_modules)' };
+  if (script.includes('/node_modules/'))
+    return { label: shorten(label), group: 'our libraries (node_modules)' };
   if (script.includes('/bench/')) return { label: shorten(label), group: 'bench server (bench/)' };
   if (script.includes('/src/')) return { label: shorten(label), group: 'ours (src/)' };
   return { label: shorten(label), group: 'other' };
@@ -158,7 +194,9 @@ function classifyListed(listed: string): { label: string; group: Group } {
 
 /** A script's path from the project's folders on: the table names no folder of the machine. */
 function shorten(label: string): string {
-  return label.replace(/ (?:file:\/\/)?\S*?\/((?:src|bench|node_modules)\/\S*)$/, ' $1').replace(/\/\.build\//, '/');
+  return label
+    .replace(/ (?:file:\/\/)?\S*?\/((?:src|bench|node_modules)\/\S*)$/, ' $1')
+    .replace(/\/\.build\//, '/');
 }
 
 export interface BreakdownRow {
@@ -177,17 +215,25 @@ const signed = (n: number): string => `${n >= 0 ? '+' : '−'}${k(Math.abs(n))}`
 export function renderBreakdown(rows: readonly BreakdownRow[]): string {
   const lines = ['', '## Where the instructions go, for each missed target', ''];
   lines.push(
-    'Exclusive (self) instructions per request, every thread, from the least round\'s dump; compiled JavaScript named from node\'s --perf-basic-prof list. ' +
-      'A JavaScript function interpreted rather than compiled runs in V8\'s bytecode handlers, and is counted there.',
+    "Exclusive (self) instructions per request, every thread, from the least round's dump; compiled JavaScript named from node's --perf-basic-prof list. " +
+      "A JavaScript function interpreted rather than compiled runs in V8's bytecode handlers, and is counted there.",
     '',
   );
   for (const row of rows) {
     if (row.met || row.ours === undefined || row.reference === undefined) continue;
     const ours = row.ours;
     const reference = row.reference;
-    lines.push(`### ${row.name}`, '', `| Group | ${row.referenceLabel} | ours | difference |`, '|---|---:|---:|---:|');
+    lines.push(
+      `### ${row.name}`,
+      '',
+      `| Group | ${row.referenceLabel} | ours | difference |`,
+      '|---|---:|---:|---:|',
+    );
     const groups = new Map<Group, { ours: number; reference: number }>();
-    for (const [costs, side] of [[ours.functions, 'ours'], [reference.functions, 'reference']] as const) {
+    for (const [costs, side] of [
+      [ours.functions, 'ours'],
+      [reference.functions, 'reference'],
+    ] as const) {
       for (const { group, cost } of costs.values()) {
         const entry = groups.get(group) ?? { ours: 0, reference: 0 };
         entry[side] += cost;
@@ -195,14 +241,25 @@ export function renderBreakdown(rows: readonly BreakdownRow[]): string {
       }
     }
     const sum = { ours: 0, reference: 0 };
-    for (const [group, g] of [...groups].sort((a, b) => b[1].ours - b[1].reference - (a[1].ours - a[1].reference))) {
-      lines.push(`| ${group} | ${k(g.reference)} | ${k(g.ours)} | ${signed(g.ours - g.reference)} |`);
+    for (const [group, g] of [...groups].sort(
+      (a, b) => b[1].ours - b[1].reference - (a[1].ours - a[1].reference),
+    )) {
+      lines.push(
+        `| ${group} | ${k(g.reference)} | ${k(g.ours)} | ${signed(g.ours - g.reference)} |`,
+      );
       sum.ours += g.ours;
       sum.reference += g.reference;
     }
-    lines.push(`| all | ${k(sum.reference)} | ${k(sum.ours)} | ${signed(sum.ours - sum.reference)} |`, '');
+    lines.push(
+      `| all | ${k(sum.reference)} | ${k(sum.ours)} | ${signed(sum.ours - sum.reference)} |`,
+      '',
+    );
     lines.push(`| Thread | ${row.referenceLabel} | ours | difference |`, '|---|---:|---:|---:|');
-    for (const role of ['main thread', 'SQLite writer thread', "other threads (V8's helpers, libuv's pool)"] as const) {
+    for (const role of [
+      'main thread',
+      'SQLite writer thread',
+      "other threads (V8's helpers, libuv's pool)",
+    ] as const) {
       const o = ours.threads.get(role) ?? 0;
       const r = reference.threads.get(role) ?? 0;
       if (o !== 0 || r !== 0) lines.push(`| ${role} | ${k(r)} | ${k(o)} | ${signed(o - r)} |`);
@@ -212,12 +269,24 @@ export function renderBreakdown(rows: readonly BreakdownRow[]): string {
     const differences = [...labels].map((label) => {
       const o = ours.functions.get(label);
       const r = reference.functions.get(label);
-      return { label, group: (o ?? r)?.group as Group, ours: o?.cost ?? 0, reference: r?.cost ?? 0 };
+      return {
+        label,
+        group: (o ?? r)?.group as Group,
+        ours: o?.cost ?? 0,
+        reference: r?.cost ?? 0,
+      };
     });
     differences.sort((a, b) => b.ours - b.reference - (a.ours - a.reference));
-    lines.push(`The ${TOP} functions that cost most over the ${row.referenceLabel} server:`, '', `| Function | Group | ${row.referenceLabel} | ours | difference |`, '|---|---|---:|---:|---:|');
+    lines.push(
+      `The ${TOP} functions that cost most over the ${row.referenceLabel} server:`,
+      '',
+      `| Function | Group | ${row.referenceLabel} | ours | difference |`,
+      '|---|---|---:|---:|---:|',
+    );
     for (const d of differences.slice(0, TOP)) {
-      lines.push(`| \`${d.label.replace(/\|/g, '\\|').slice(0, 110)}\` | ${d.group} | ${k(d.reference)} | ${k(d.ours)} | ${signed(d.ours - d.reference)} |`);
+      lines.push(
+        `| \`${d.label.replace(/\|/g, '\\|').slice(0, 110)}\` | ${d.group} | ${k(d.reference)} | ${k(d.ours)} | ${signed(d.ours - d.reference)} |`,
+      );
     }
     lines.push('');
   }

@@ -12,10 +12,23 @@ export interface Build {
 
 /** The build in `root`, a git checkout; undefined where git cannot tell (no git, not a checkout, a checkout git refuses to read). */
 export function describeBuild(root: URL): Build | undefined {
-  const git = (...args: string[]): string => execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  const git = (...args: string[]): string =>
+    execFileSync('git', args, {
+      cwd: root,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
   try {
     const commit = git('rev-parse', '--short=12', 'HEAD');
-    const changes = git('status', '--porcelain', '--untracked-files=all', '--', '.', ':(exclude)bench/results', ':(exclude,glob)**/*.md');
+    const changes = git(
+      'status',
+      '--porcelain',
+      '--untracked-files=all',
+      '--',
+      '.',
+      ':(exclude)bench/results',
+      ':(exclude,glob)**/*.md',
+    );
     return { commit, modified: changes !== '' };
   } catch {
     return undefined;

@@ -58,7 +58,12 @@ export function callgrindMissing(): string | undefined {
   return undefined;
 }
 
-export async function startUnderCallgrind(name: string, script: URL, args: (port: number) => readonly string[], options: CallgrindOptions): Promise<CallgrindServer> {
+export async function startUnderCallgrind(
+  name: string,
+  script: URL,
+  args: (port: number) => readonly string[],
+  options: CallgrindOptions,
+): Promise<CallgrindServer> {
   const port = await freePort();
   const prefix = join(options.dir, name);
   const wrapper = [
@@ -73,7 +78,12 @@ export async function startUnderCallgrind(name: string, script: URL, args: (port
     ...(options.nameCompiledCode === true ? ['--dump-instr=yes'] : []),
   ];
   const nodeOptions = options.nameCompiledCode === true ? ['--perf-basic-prof'] : [];
-  const server = await startServerProcess(name, script, args(port), port, { wrapper, nodeOptions, startTimeoutMs: START_TIMEOUT_MS, cwd: options.dir });
+  const server = await startServerProcess(name, script, args(port), port, {
+    wrapper,
+    nodeOptions,
+    startTimeoutMs: START_TIMEOUT_MS,
+    cwd: options.dir,
+  });
   let dumps = 0;
   const control = async (flag: string): Promise<void> => {
     await run('callgrind_control', [flag, String(server.pid)]);
@@ -110,9 +120,16 @@ async function readDump(dir: string, stem: string): Promise<Dump> {
     const summaries = files.map((file) => summaryOf(readFileSync(file, 'utf8')));
     if (files.length > 0 && summaries.every((s) => s !== undefined)) {
       const counts = summaries as number[];
-      return { total: counts.reduce((sum, n) => sum + n, 0), mainThread: counts[0] as number, files };
+      return {
+        total: counts.reduce((sum, n) => sum + n, 0),
+        mainThread: counts[0] as number,
+        files,
+      };
     }
-    if (Date.now() > deadline) throw new Error(`callgrind wrote no whole dump ${stem}NN in ${dir} within ${DUMP_WAIT_MS / 1000} s`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `callgrind wrote no whole dump ${stem}NN in ${dir} within ${DUMP_WAIT_MS / 1000} s`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }

@@ -12,7 +12,13 @@ export interface DecodeShape {
 const MIB = 1024 * 1024;
 
 /** `open item sep item sep … close`, as many items as fit in size bytes. */
-function repeated(open: string, item: (k: number) => string, sep: string, close: string, size = MIB): string {
+function repeated(
+  open: string,
+  item: (k: number) => string,
+  sep: string,
+  close: string,
+  size = MIB,
+): string {
   const parts: string[] = [];
   let length = open.length + close.length;
   for (let k = 0; ; k++) {
@@ -36,7 +42,11 @@ function mixedDocument(): string {
     price: 10 + k * 0.25,
     note: k % 4 === 0 ? null : `line one\nline "two" ${k}`,
   }));
-  return JSON.stringify({ owner: { name: 'Zoë', id: 42 }, items, total: 12, version: '1.2.3' }, null, 1);
+  return JSON.stringify(
+    { owner: { name: 'Zoë', id: 42 }, items, total: 12, version: '1.2.3' },
+    null,
+    1,
+  );
 }
 
 function utf16le(text: string): Buffer {
@@ -45,26 +55,80 @@ function utf16le(text: string): Buffer {
 
 /** The shapes at about `size` bytes each (the bench: 1 MiB; the differential test: smaller, same structure). */
 export function decodeShapes(size = MIB): DecodeShape[] {
-  const many = (open: string, item: (k: number) => string, sep: string, close: string): string => repeated(open, item, sep, close, size);
-  const utf8 = (name: string, text: string): DecodeShape => ({ name, bytes: Buffer.from(text, 'utf8'), encoding: 'utf8' });
+  const many = (open: string, item: (k: number) => string, sep: string, close: string): string =>
+    repeated(open, item, sep, close, size);
+  const utf8 = (name: string, text: string): DecodeShape => ({
+    name,
+    bytes: Buffer.from(text, 'utf8'),
+    encoding: 'utf8',
+  });
   return [
-    utf8('500k zeros in an array', many('[', () => '0', ',', ']')),
-    utf8('300k empty objects', many('[', () => '{}', ',', ']')),
+    utf8(
+      '500k zeros in an array',
+      many('[', () => '0', ',', ']'),
+    ),
+    utf8(
+      '300k empty objects',
+      many('[', () => '{}', ',', ']'),
+    ),
     utf8('500k \\" escapes in a string', `"${'\\"'.repeat(Math.floor((500_000 * size) / MIB))}"`),
-    utf8('\\u escapes (é, surrogate pairs)', many('"', (k) => (k % 2 === 0 ? '\\u00e9' : '\\ud83d\\ude00'), '', '"')),
+    utf8(
+      '\\u escapes (é, surrogate pairs)',
+      many('"', (k) => (k % 2 === 0 ? '\\u00e9' : '\\ud83d\\ude00'), '', '"'),
+    ),
     utf8('one long ASCII string', `"${'a'.repeat(size - 2)}"`),
     utf8('one long non-ASCII string', `"${'é😀'.repeat(Math.floor((size - 2) / 6))}"`),
-    utf8('an object of 100k short keys', many('{', (k) => `"k${k}":${k % 10}`, ',', '}')),
-    utf8('small objects with the same keys', many('[', (k) => `{"id":${k},"ok":true}`, ',', ']')),
-    utf8('150k one-member objects', many('[', () => '{"":0}', ',', ']')),
-    utf8('200k one-item arrays', many('[', () => '[0]', ',', ']')),
-    utf8('nesting 512 deep, repeated', many('[', () => `${'['.repeat(511)}${']'.repeat(511)}`, ',', ']')),
-    utf8('short floats', many('[', (k) => `${k % 100}.${k % 7}5`, ',', ']')),
-    utf8('long floats and exponents', many('[', (k) => `${(k * 1.2345678901234567e-7).toExponential()}`, ',', ']')),
-    utf8('integers of 20 to 30 digits', many('[', (k) => `${'1234567890'.repeat(2 + (k % 2))}`, ',', ']')),
-    utf8('true, false, null', many('[', (k) => ['true', 'false', 'null'][k % 3] as string, ',', ']')),
-    utf8('whitespace-heavy (indented)', many('[\n', (k) => `        {\n                "a": [\n                        ${k},\n                        "s"\n                ]\n        }`, ',\n', '\n]')),
-    { name: 'UTF-16 array of strings', bytes: utf16le(repeated('[', (k) => `"w${k}"`, ',', ']', size / 2)), encoding: 'utf16le' },
+    utf8(
+      'an object of 100k short keys',
+      many('{', (k) => `"k${k}":${k % 10}`, ',', '}'),
+    ),
+    utf8(
+      'small objects with the same keys',
+      many('[', (k) => `{"id":${k},"ok":true}`, ',', ']'),
+    ),
+    utf8(
+      '150k one-member objects',
+      many('[', () => '{"":0}', ',', ']'),
+    ),
+    utf8(
+      '200k one-item arrays',
+      many('[', () => '[0]', ',', ']'),
+    ),
+    utf8(
+      'nesting 512 deep, repeated',
+      many('[', () => `${'['.repeat(511)}${']'.repeat(511)}`, ',', ']'),
+    ),
+    utf8(
+      'short floats',
+      many('[', (k) => `${k % 100}.${k % 7}5`, ',', ']'),
+    ),
+    utf8(
+      'long floats and exponents',
+      many('[', (k) => `${(k * 1.2345678901234567e-7).toExponential()}`, ',', ']'),
+    ),
+    utf8(
+      'integers of 20 to 30 digits',
+      many('[', (k) => `${'1234567890'.repeat(2 + (k % 2))}`, ',', ']'),
+    ),
+    utf8(
+      'true, false, null',
+      many('[', (k) => ['true', 'false', 'null'][k % 3] as string, ',', ']'),
+    ),
+    utf8(
+      'whitespace-heavy (indented)',
+      many(
+        '[\n',
+        (k) =>
+          `        {\n                "a": [\n                        ${k},\n                        "s"\n                ]\n        }`,
+        ',\n',
+        '\n]',
+      ),
+    ),
+    {
+      name: 'UTF-16 array of strings',
+      bytes: utf16le(repeated('[', (k) => `"w${k}"`, ',', ']', size / 2)),
+      encoding: 'utf16le',
+    },
     utf8('a TodoIn body', TODO_BODY),
     utf8('a few KB of mixed JSON', mixedDocument()),
   ];

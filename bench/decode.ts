@@ -12,7 +12,9 @@ import { median } from './stats.js';
 /** The issue's target: decoding costs at most this many times JSON.parse. */
 export const RATIO_MAX = 2.5;
 
-const { values: flags } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } } });
+const { values: flags } = parseArgs({
+  options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } },
+});
 const ROUNDS = flags.quick === true ? 5 : 15;
 /** Each side of a round runs for at least this long (and at least 3 times). */
 const SIDE_MS = flags.quick === true ? 20 : 60;
@@ -64,10 +66,16 @@ function formatMs(ms: number): string {
 }
 
 function formatSize(bytes: number): string {
-  return bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(2)} MiB` : bytes >= 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${bytes} B`;
+  return bytes >= 1024 * 1024
+    ? `${(bytes / 1024 / 1024).toFixed(2)} MiB`
+    : bytes >= 1024
+      ? `${(bytes / 1024).toFixed(1)} KiB`
+      : `${bytes} B`;
 }
 
-const shapes = decodeShapes().filter((shape) => flags.only === undefined || shape.name.includes(flags.only));
+const shapes = decodeShapes().filter(
+  (shape) => flags.only === undefined || shape.name.includes(flags.only),
+);
 const rows: Row[] = [];
 for (const shape of shapes) {
   process.stderr.write(`bench:decode: ${shape.name}\n`);
@@ -78,10 +86,14 @@ const lines = [
   '',
   '| Body | Size | decodeJson ms | JSON.parse ms | × JSON.parse |',
   '|---|---:|---:|---:|---:|',
-  ...rows.map((r) => `| ${r.shape.name} | ${formatSize(r.shape.bytes.length)} | ${formatMs(r.oursMs)} | ${formatMs(r.parseMs)} | ${r.ratio.toFixed(2)}${r.ratio > RATIO_MAX ? ' **over**' : ''} |`),
+  ...rows.map(
+    (r) =>
+      `| ${r.shape.name} | ${formatSize(r.shape.bytes.length)} | ${formatMs(r.oursMs)} | ${formatMs(r.parseMs)} | ${r.ratio.toFixed(2)}${r.ratio > RATIO_MAX ? ' **over**' : ''} |`,
+  ),
   '',
 ];
 process.stdout.write(lines.join('\n'));
 const over = rows.filter((r) => r.ratio > RATIO_MAX);
-if (over.length > 0) process.stderr.write(`bench:decode: ${over.length} shape(s) above ${RATIO_MAX} × JSON.parse\n`);
+if (over.length > 0)
+  process.stderr.write(`bench:decode: ${over.length} shape(s) above ${RATIO_MAX} × JSON.parse\n`);
 process.exitCode = over.length > 0 ? 1 : 0;

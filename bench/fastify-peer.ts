@@ -12,14 +12,20 @@ import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import Fastify, { LogController } from 'fastify';
 
-const { values: args } = parseArgs({ options: { port: { type: 'string', default: '0' }, db: { type: 'string', default: ':memory:' } } });
+const { values: args } = parseArgs({
+  options: { port: { type: 'string', default: '0' }, db: { type: 'string', default: ':memory:' } },
+});
 
 const db = new Database(args.db);
 db.pragma('journal_mode = WAL');
 db.pragma('synchronous = FULL');
-db.exec('CREATE TABLE IF NOT EXISTS todos (id INTEGER PRIMARY KEY, title TEXT NOT NULL, done INTEGER NOT NULL)');
+db.exec(
+  'CREATE TABLE IF NOT EXISTS todos (id INTEGER PRIMARY KEY, title TEXT NOT NULL, done INTEGER NOT NULL)',
+);
 db.prepare("INSERT OR IGNORE INTO todos (id, title, done) VALUES (1, 'Buy milk', 0)").run();
-const selectTodo = db.prepare<[number], { id: number; title: string; done: number }>('SELECT id, title, done FROM todos WHERE id = ?');
+const selectTodo = db.prepare<[number], { id: number; title: string; done: number }>(
+  'SELECT id, title, done FROM todos WHERE id = ?',
+);
 
 /** Fastify's request logging, less its "incoming request" line: one line per request. */
 class OneLinePerRequest extends LogController {

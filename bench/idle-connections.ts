@@ -31,7 +31,12 @@ async function openIdle(url: string, path: string, count: number): Promise<Socke
       socket.once('error', reject);
     });
   const sockets: Socket[] = [];
-  while (sockets.length < count) sockets.push(...(await Promise.all(Array.from({ length: Math.min(OPENING_AT_ONCE, count - sockets.length) }, one))));
+  while (sockets.length < count)
+    sockets.push(
+      ...(await Promise.all(
+        Array.from({ length: Math.min(OPENING_AT_ONCE, count - sockets.length) }, one),
+      )),
+    );
   return sockets;
 }
 
@@ -42,7 +47,15 @@ export interface IdleCost {
 }
 
 /** How a measured server is started: able to collect its garbage when told (SIGUSR2). */
-export const COLLECTABLE: StartOptions = { nodeOptions: ['--expose-gc', '--min-semi-space-size=16', '--max-semi-space-size=16', '--import', new URL('./collect-on-signal.js', import.meta.url).href] };
+export const COLLECTABLE: StartOptions = {
+  nodeOptions: [
+    '--expose-gc',
+    '--min-semi-space-size=16',
+    '--max-semi-space-size=16',
+    '--import',
+    new URL('./collect-on-signal.js', import.meta.url).href,
+  ],
+};
 
 /** Full collections in the server, then its resident memory. */
 async function collectedRss(server: ServerProcess): Promise<number> {
@@ -59,20 +72,29 @@ const WARMUP_REQUESTS = 5000;
  * heap at its working size), then `count` connections opened, each answered once and left idle.
  * The figure is the median of the trials' growth of resident memory per connection.
  */
-export async function idleConnectionCost(start: () => Promise<ServerProcess>, path: string, count = IDLE_CONNECTIONS): Promise<IdleCost> {
+export async function idleConnectionCost(
+  start: () => Promise<ServerProcess>,
+  path: string,
+  count = IDLE_CONNECTIONS,
+): Promise<IdleCost> {
   const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 500));
   const figures: number[] = [];
   for (let trial = 0; trial < TRIALS; trial++) {
     const server = await start();
     try {
-      await drive(server.url, { method: 'GET', path }, { connections: 10, amount: WARMUP_REQUESTS, expectedStatus: 200 });
+      await drive(
+        server.url,
+        { method: 'GET', path },
+        { connections: 10, amount: WARMUP_REQUESTS, expectedStatus: 200 },
+      );
       await settle();
       const before = await collectedRss(server);
       const sockets = await openIdle(server.url, path, count);
       const after = await collectedRss(server);
       const open = sockets.filter((socket) => !socket.destroyed).length;
       for (const socket of sockets) socket.destroy();
-      if (open < count * 0.99) throw new Error(`${server.name}: only ${open} of ${count} connections stayed open`);
+      if (open < count * 0.99)
+        throw new Error(`${server.name}: only ${open} of ${count} connections stayed open`);
       figures.push((after - before) / open);
     } finally {
       await server.stop();

@@ -42,9 +42,28 @@ export interface CountPlan {
   readonly only?: string | undefined;
 }
 
-export const DEFAULT_PLAN: CountPlan = { processes: 2, rounds: 1, requests: 2000, warmup: 8000, settle: 3000, connections: 10, parallel: 2, breakdown: false };
+export const DEFAULT_PLAN: CountPlan = {
+  processes: 2,
+  rounds: 1,
+  requests: 2000,
+  warmup: 8000,
+  settle: 3000,
+  connections: 10,
+  parallel: 2,
+  breakdown: false,
+};
 
-type ServerRole = 'bare' | 'todo' | 'bank' | 'peer' | 'todo-rate-limited' | 'todo-cors' | 'bare-sqlite' | 'bare-rate-limited' | 'todo-traced' | 'bare-traced';
+type ServerRole =
+  | 'bare'
+  | 'todo'
+  | 'bank'
+  | 'peer'
+  | 'todo-rate-limited'
+  | 'todo-cors'
+  | 'bare-sqlite'
+  | 'bare-rate-limited'
+  | 'todo-traced'
+  | 'bare-traced';
 
 interface Job {
   readonly key: string;
@@ -74,31 +93,64 @@ export interface InstructionScenario {
 
 const JSON_TYPE = 'application/json';
 const TRACED_ROW = 'GET /todos/1, tracing on, every request sampled';
-const OFFICIAL_TRACED_ROW = 'GET /todos/1, tracing by the official auto-instrumentation on bare node:http';
+const OFFICIAL_TRACED_ROW =
+  'GET /todos/1, tracing by the official auto-instrumentation on bare node:http';
 /** The most our tracing may add to a request, as a share of what the official auto-instrumentation adds to the bare server. */
 const TRACING_EXTRA_SHARE_MAX = 0.5;
-const job = (key: string, request: BenchRequest, expectedStatus: number): Job => ({ key, request, expectedStatus });
+const job = (key: string, request: BenchRequest, expectedStatus: number): Job => ({
+  key,
+  request,
+  expectedStatus,
+});
 const GET_TODO = job('GET /todos/1', { method: 'GET', path: '/todos/1' }, 200);
 /** The read a page on a listed origin makes: its answer carries the CORS headers. */
 const BENCH_ORIGIN = 'http://bench.example';
-const GET_TODO_FROM_PAGE = job('GET /todos/1 from a page', { method: 'GET', path: '/todos/1', headers: { Origin: BENCH_ORIGIN } }, 200);
-const PUT_TODO = job('PUT /todos/1', { method: 'PUT', path: '/todos/1', body: '{"title":"Buy bread"}', contentType: JSON_TYPE }, 200);
+const GET_TODO_FROM_PAGE = job(
+  'GET /todos/1 from a page',
+  { method: 'GET', path: '/todos/1', headers: { Origin: BENCH_ORIGIN } },
+  200,
+);
+const PUT_TODO = job(
+  'PUT /todos/1',
+  { method: 'PUT', path: '/todos/1', body: '{"title":"Buy bread"}', contentType: JSON_TYPE },
+  200,
+);
 
 export const INSTRUCTION_SCENARIOS: readonly InstructionScenario[] = [
   { name: 'GET /todos/1', server: 'todo', job: GET_TODO, bodyCheck: 'exact', ratioMax: 1.1 },
-  { name: 'GET /accounts/alice', server: 'bank', job: job('GET /accounts/alice', { method: 'GET', path: '/accounts/alice' }, 200), bodyCheck: 'digits-aside', ratioMax: 1.1 },
+  {
+    name: 'GET /accounts/alice',
+    server: 'bank',
+    job: job('GET /accounts/alice', { method: 'GET', path: '/accounts/alice' }, 200),
+    bodyCheck: 'digits-aside',
+    ratioMax: 1.1,
+  },
   {
     name: 'POST /todos {"done":true} (422)',
     server: 'todo',
-    job: job('POST /todos 422', { method: 'POST', path: '/todos', body: '{"done":true}', contentType: JSON_TYPE }, 422),
+    job: job(
+      'POST /todos 422',
+      { method: 'POST', path: '/todos', body: '{"done":true}', contentType: JSON_TYPE },
+      422,
+    ),
     bodyCheck: 'exact',
     ratioMax: 1.1,
   },
-  { name: 'GET /nowhere (404)', server: 'todo', job: job('GET /nowhere', { method: 'GET', path: '/nowhere' }, 404), bodyCheck: 'exact', ratioMax: 1.1 },
+  {
+    name: 'GET /nowhere (404)',
+    server: 'todo',
+    job: job('GET /nowhere', { method: 'GET', path: '/nowhere' }, 404),
+    bodyCheck: 'exact',
+    ratioMax: 1.1,
+  },
   {
     name: 'POST /todos (201)',
     server: 'todo',
-    job: job('POST /todos 201', { method: 'POST', path: '/todos', body: '{"title":"Buy bread"}', contentType: JSON_TYPE }, 201),
+    job: job(
+      'POST /todos 201',
+      { method: 'POST', path: '/todos', body: '{"title":"Buy bread"}', contentType: JSON_TYPE },
+      201,
+    ),
     bodyCheck: 'digits-aside',
     ratioMax: 1.6,
   },
@@ -122,7 +174,17 @@ export const INSTRUCTION_SCENARIOS: readonly InstructionScenario[] = [
   {
     name: 'PUT /todos/1, If-Match: *',
     server: 'todo',
-    job: job('PUT /todos/1 If-Match', { method: 'PUT', path: '/todos/1', body: '{"title":"Buy bread"}', contentType: JSON_TYPE, headers: { 'if-match': '*' } }, 200),
+    job: job(
+      'PUT /todos/1 If-Match',
+      {
+        method: 'PUT',
+        path: '/todos/1',
+        body: '{"title":"Buy bread"}',
+        contentType: JSON_TYPE,
+        headers: { 'if-match': '*' },
+      },
+      200,
+    ),
     bodyCheck: 'exact',
     ratioMax: 1.6,
   },
@@ -135,18 +197,57 @@ export const INSTRUCTION_SCENARIOS: readonly InstructionScenario[] = [
     ratioMax: 1.05,
     peerOf: 'PUT /todos/1, If-Match: *',
   },
-  { name: 'GET /todos/1, Fastify 5 peer', server: 'peer', job: GET_TODO, bodyCheck: 'exact', peerOf: 'GET /todos/1' },
-  { name: 'GET /todos/1, rate limits on', server: 'todo-rate-limited', job: GET_TODO, bodyCheck: 'exact', ratioMax: 1.05, reference: 'todo' },
-  { name: 'GET /todos/1, CORS on', server: 'todo-cors', job: GET_TODO_FROM_PAGE, bodyCheck: 'exact', ratioMax: 1.08, reference: 'todo' },
+  {
+    name: 'GET /todos/1, Fastify 5 peer',
+    server: 'peer',
+    job: GET_TODO,
+    bodyCheck: 'exact',
+    peerOf: 'GET /todos/1',
+  },
+  {
+    name: 'GET /todos/1, rate limits on',
+    server: 'todo-rate-limited',
+    job: GET_TODO,
+    bodyCheck: 'exact',
+    ratioMax: 1.05,
+    reference: 'todo',
+  },
+  {
+    name: 'GET /todos/1, CORS on',
+    server: 'todo-cors',
+    job: GET_TODO_FROM_PAGE,
+    bodyCheck: 'exact',
+    ratioMax: 1.08,
+    reference: 'todo',
+  },
   // The row above's job done by hand on the bare server: what node:http itself charges for it.
-  { name: 'GET /todos/1, rate limits by hand', server: 'bare-rate-limited', job: GET_TODO, bodyCheck: 'exact', informational: true },
+  {
+    name: 'GET /todos/1, rate limits by hand',
+    server: 'bare-rate-limited',
+    job: GET_TODO,
+    bodyCheck: 'exact',
+    informational: true,
+  },
   // Issue 43: tracing on, every request sampled (no traceparent: each is a new trace, and the
   // default parent-based sampler samples every root), its spans exported over OTLP/HTTP protobuf
   // to a receiver of this process (not counted): ≤ 1.25 × the same service with tracing off…
-  { name: TRACED_ROW, server: 'todo-traced', job: GET_TODO, bodyCheck: 'exact', ratioMax: 1.25, reference: 'todo' },
+  {
+    name: TRACED_ROW,
+    server: 'todo-traced',
+    job: GET_TODO,
+    bodyCheck: 'exact',
+    ratioMax: 1.25,
+    reference: 'todo',
+  },
   // …and the official auto-instrumentation of node:http on the bare server, the same job traced by
   // the usual means: what tracing costs elsewhere (the extra of ours must be at most half of it).
-  { name: OFFICIAL_TRACED_ROW, server: 'bare-traced', job: GET_TODO, bodyCheck: 'exact', informational: true },
+  {
+    name: OFFICIAL_TRACED_ROW,
+    server: 'bare-traced',
+    job: GET_TODO,
+    bodyCheck: 'exact',
+    informational: true,
+  },
 ];
 
 /** Limits no request of the count reaches: every one is admitted, and pays for its decision and its RateLimit fields. */
@@ -157,7 +258,9 @@ const UNREACHED_LIMITS = 'reads=1000000/s:1000000';
  * SQLite in its own transaction, synchronous FULL (baseline-sqlite.ts). Beside the rows above,
  * whose bare server answers from a Map, never instead of them.
  */
-export const SAME_JOB_SCENARIOS: readonly InstructionScenario[] = INSTRUCTION_SCENARIOS.filter((s) => s.ratioMax === 1.6 && s.job.request.method === 'POST').map((s) => ({
+export const SAME_JOB_SCENARIOS: readonly InstructionScenario[] = INSTRUCTION_SCENARIOS.filter(
+  (s) => s.ratioMax === 1.6 && s.job.request.method === 'POST',
+).map((s) => ({
   ...s,
   name: `${s.name}, bare node:http + SQLite`,
   server: 'bare-sqlite',
@@ -174,34 +277,131 @@ const BASELINE_TRACED = new URL('./baseline-traced.js', import.meta.url);
 /** The OTLP receiver the traced servers export to: in this process, so that its work is not counted. Started on first need. */
 let sink: Promise<string> | undefined;
 
-async function startServer(role: ServerRole, dir: string, breakdown: boolean): Promise<CallgrindServer> {
+async function startServer(
+  role: ServerRole,
+  dir: string,
+  breakdown: boolean,
+): Promise<CallgrindServer> {
   const options = { dir, nameCompiledCode: breakdown };
   const durable = ['--sqlite-synchronous', 'full'];
   switch (role) {
     case 'bare':
-      return startUnderCallgrind(role, BASELINE, (port) => ['--port', String(port), '--accounts', BENCH_ACCOUNTS], options);
+      return startUnderCallgrind(
+        role,
+        BASELINE,
+        (port) => ['--port', String(port), '--accounts', BENCH_ACCOUNTS],
+        options,
+      );
     case 'bare-rate-limited':
-      return startUnderCallgrind(role, BASELINE, (port) => ['--port', String(port), '--accounts', BENCH_ACCOUNTS, '--rate-limit'], options);
+      return startUnderCallgrind(
+        role,
+        BASELINE,
+        (port) => ['--port', String(port), '--accounts', BENCH_ACCOUNTS, '--rate-limit'],
+        options,
+      );
     case 'bare-sqlite':
-      return startUnderCallgrind(role, BASELINE, (port) => ['--port', String(port), '--accounts', BENCH_ACCOUNTS, '--db', `${dir}/bare.sqlite`], options);
+      return startUnderCallgrind(
+        role,
+        BASELINE,
+        (port) => [
+          '--port',
+          String(port),
+          '--accounts',
+          BENCH_ACCOUNTS,
+          '--db',
+          `${dir}/bare.sqlite`,
+        ],
+        options,
+      );
     case 'todo':
       // As shipped: the access line, /metrics and request ids are on by default.
-      return startUnderCallgrind(role, CLI, (port) => ['todo', '--port', String(port), '--db', `sqlite:${dir}/todo.sqlite`, ...durable], options);
+      return startUnderCallgrind(
+        role,
+        CLI,
+        (port) => ['todo', '--port', String(port), '--db', `sqlite:${dir}/todo.sqlite`, ...durable],
+        options,
+      );
     case 'bank':
-      return startUnderCallgrind(role, CLI, (port) => ['bank', '--port', String(port), '--db', `sqlite:${dir}/bank.sqlite`, '--accounts', BENCH_ACCOUNTS, ...durable], options);
+      return startUnderCallgrind(
+        role,
+        CLI,
+        (port) => [
+          'bank',
+          '--port',
+          String(port),
+          '--db',
+          `sqlite:${dir}/bank.sqlite`,
+          '--accounts',
+          BENCH_ACCOUNTS,
+          ...durable,
+        ],
+        options,
+      );
     case 'todo-rate-limited':
-      return startUnderCallgrind(role, CLI, (port) => ['todo', '--port', String(port), '--db', `sqlite:${dir}/todo.sqlite`, ...durable, '--rate-limit', UNREACHED_LIMITS], options);
+      return startUnderCallgrind(
+        role,
+        CLI,
+        (port) => [
+          'todo',
+          '--port',
+          String(port),
+          '--db',
+          `sqlite:${dir}/todo.sqlite`,
+          ...durable,
+          '--rate-limit',
+          UNREACHED_LIMITS,
+        ],
+        options,
+      );
     case 'todo-cors':
-      return startUnderCallgrind(role, CLI, (port) => ['todo', '--port', String(port), '--db', `sqlite:${dir}/todo.sqlite`, ...durable, '--cors-origin', BENCH_ORIGIN], options);
+      return startUnderCallgrind(
+        role,
+        CLI,
+        (port) => [
+          'todo',
+          '--port',
+          String(port),
+          '--db',
+          `sqlite:${dir}/todo.sqlite`,
+          ...durable,
+          '--cors-origin',
+          BENCH_ORIGIN,
+        ],
+        options,
+      );
     case 'peer':
-      return startUnderCallgrind(role, PEER, (port) => ['--port', String(port), '--db', `${dir}/peer.sqlite`], options);
+      return startUnderCallgrind(
+        role,
+        PEER,
+        (port) => ['--port', String(port), '--db', `${dir}/peer.sqlite`],
+        options,
+      );
     case 'todo-traced': {
       const endpoint = await (sink ??= startOtlpSink());
-      return startUnderCallgrind(role, CLI, (port) => ['todo', '--port', String(port), '--db', `sqlite:${dir}/todo.sqlite`, ...durable, '--otel-endpoint', endpoint], options);
+      return startUnderCallgrind(
+        role,
+        CLI,
+        (port) => [
+          'todo',
+          '--port',
+          String(port),
+          '--db',
+          `sqlite:${dir}/todo.sqlite`,
+          ...durable,
+          '--otel-endpoint',
+          endpoint,
+        ],
+        options,
+      );
     }
     case 'bare-traced': {
       const endpoint = await (sink ??= startOtlpSink());
-      return startUnderCallgrind(role, BASELINE_TRACED, (port) => ['--otlp', endpoint, '--port', String(port), '--accounts', BENCH_ACCOUNTS], options);
+      return startUnderCallgrind(
+        role,
+        BASELINE_TRACED,
+        (port) => ['--otlp', endpoint, '--port', String(port), '--accounts', BENCH_ACCOUNTS],
+        options,
+      );
     }
   }
 }
@@ -214,7 +414,14 @@ interface Counted {
 }
 
 /** One server process for one request: its answer, the warm-up, then the counted rounds. */
-async function measureServer(role: ServerRole, j: Job, dir: string, plan: CountPlan, log: (line: string) => void, process: number): Promise<Counted> {
+async function measureServer(
+  role: ServerRole,
+  j: Job,
+  dir: string,
+  plan: CountPlan,
+  log: (line: string) => void,
+  process: number,
+): Promise<Counted> {
   const name = `${role}: ${j.key}${plan.processes === 1 ? '' : ` #${process}`}`;
   const { warmup, settle, requests } = plan;
   log(`${name}: starting under callgrind`);
@@ -230,11 +437,18 @@ async function measureServer(role: ServerRole, j: Job, dir: string, plan: CountP
     for (let round = 0; round < plan.rounds; round++) {
       await server.zero();
       await send(server, j, plan.connections, requests);
-      // What a request leaves for later (the access lines' write, the end of a turn) is its cost too.
+      // What a request leaves for later (the access lines' write, the end of a turn) is its cost
+      // too.
       await new Promise((resolve) => setTimeout(resolve, 250));
       const dump = await server.dump();
-      rounds.push({ total: dump.total / requests, mainThread: dump.mainThread / requests, files: dump.files });
-      log(`${name}: round ${round + 1}: ${Math.round(dump.total / requests)} instructions a request (main thread ${Math.round(dump.mainThread / requests)})`);
+      rounds.push({
+        total: dump.total / requests,
+        mainThread: dump.mainThread / requests,
+        files: dump.files,
+      });
+      log(
+        `${name}: round ${round + 1}: ${Math.round(dump.total / requests)} instructions a request (main thread ${Math.round(dump.mainThread / requests)})`,
+      );
     }
     const least = rounds.reduce((a, b) => (b.total < a.total ? b : a));
     return {
@@ -247,17 +461,32 @@ async function measureServer(role: ServerRole, j: Job, dir: string, plan: CountP
   }
 }
 
-async function send(server: CallgrindServer, j: Job, connections: number, amount: number): Promise<void> {
+async function send(
+  server: CallgrindServer,
+  j: Job,
+  connections: number,
+  amount: number,
+): Promise<void> {
   // Under callgrind on a loaded machine an answer can take many seconds: a request given up on
   // would be sent again, and counted twice.
-  const m = await drive(server.url, j.request, { connections, amount, expectedStatus: j.expectedStatus, timeout_s: 300 });
+  const m = await drive(server.url, j.request, {
+    connections,
+    amount,
+    expectedStatus: j.expectedStatus,
+    timeout_s: 300,
+  });
   if (m.responses !== amount || m.wrongStatus !== 0 || m.errors !== 0) {
-    const statuses = Object.entries(m.statusCounts).map(([status, n]) => `${status}×${n}`).join(' ');
-    throw new Error(`${server.name}, ${j.key}: ${m.responses} of ${amount} answered, ${m.wrongStatus} with another status than ${j.expectedStatus}, ${m.errors} errors (${statuses})`);
+    const statuses = Object.entries(m.statusCounts)
+      .map(([status, n]) => `${status}×${n}`)
+      .join(' ');
+    throw new Error(
+      `${server.name}, ${j.key}: ${m.responses} of ${amount} answered, ${m.wrongStatus} with another status than ${j.expectedStatus}, ${m.errors} errors (${statuses})`,
+    );
   }
 }
 
-const leastOf = (c: Counted): { total: number; mainThread: number } => c.rounds.reduce((a, b) => (b.total < a.total ? b : a));
+const leastOf = (c: Counted): { total: number; mainThread: number } =>
+  c.rounds.reduce((a, b) => (b.total < a.total ? b : a));
 
 /** Runs the tasks, at most `limit` at once. */
 async function inParallel<T>(tasks: readonly (() => Promise<T>)[], limit: number): Promise<T[]> {
@@ -275,7 +504,8 @@ async function inParallel<T>(tasks: readonly (() => Promise<T>)[], limit: number
 
 const thousands = (n: number): string => `${(n / 1000).toFixed(1)}k`;
 
-type Reference = 'bare' | 'peer' | 'bare-sqlite' | 'limits-off' | 'cors-off' | 'unconditional' | 'tracing-off';
+type Reference =
+  'bare' | 'peer' | 'bare-sqlite' | 'limits-off' | 'cors-off' | 'unconditional' | 'tracing-off';
 const REFERENCE_LABEL: Record<Reference, string> = {
   bare: 'bare node:http',
   peer: 'Fastify 5 peer',
@@ -285,11 +515,20 @@ const REFERENCE_LABEL: Record<Reference, string> = {
   unconditional: 'ours, no condition',
   'tracing-off': 'ours, tracing off',
 };
-const REFERENCE_SHORT: Record<Reference, string> = { bare: 'bare', peer: 'peer', 'bare-sqlite': 'bare + SQLite', 'limits-off': 'limits off', 'cors-off': 'CORS off', unconditional: 'unconditional', 'tracing-off': 'tracing off' };
+const REFERENCE_SHORT: Record<Reference, string> = {
+  bare: 'bare',
+  peer: 'peer',
+  'bare-sqlite': 'bare + SQLite',
+  'limits-off': 'limits off',
+  'cors-off': 'CORS off',
+  unconditional: 'unconditional',
+  'tracing-off': 'tracing off',
+};
 
 /** What a row is judged against: the bare server, unless the row names another reference. */
 function referenceOf(s: InstructionScenario): Reference {
-  if (s.peerOf !== undefined) return s.server === 'todo' ? 'unconditional' : (s.server as 'peer' | 'bare-sqlite');
+  if (s.peerOf !== undefined)
+    return s.server === 'todo' ? 'unconditional' : (s.server as 'peer' | 'bare-sqlite');
   if (s.reference !== 'todo') return 'bare';
   if (s.server === 'todo-traced') return 'tracing-off';
   return s.server === 'todo-cors' ? 'cors-off' : 'limits-off';
@@ -314,17 +553,36 @@ export interface InstructionResults {
   /** With plan.breakdown: where the instructions of each missed target go. */
   readonly breakdown: string | undefined;
   /** With both tracing rows: the instructions tracing adds, ours and the official auto-instrumentation's, and whether ours is at most half. */
-  readonly tracingExtra?: { readonly ours: number; readonly theirs: number; readonly share: number; readonly met: boolean } | undefined;
+  readonly tracingExtra?:
+    | {
+        readonly ours: number;
+        readonly theirs: number;
+        readonly share: number;
+        readonly met: boolean;
+      }
+    | undefined;
 }
 
 /** Counts every chosen scenario; callgrind's files go into `dir`. Rejects when a server fails or answers wrongly. */
-export async function countInstructions(plan: CountPlan, dir: string, log: (line: string) => void): Promise<InstructionResults> {
+export async function countInstructions(
+  plan: CountPlan,
+  dir: string,
+  log: (line: string) => void,
+): Promise<InstructionResults> {
   const missing = callgrindMissing();
   if (missing !== undefined) throw new Error(missing);
   const only = plan.only;
-  const chosen = ALL_SCENARIOS.filter((s) => only === undefined || s.name.includes(only) || (s.peerOf !== undefined && s.peerOf.includes(only)));
+  const chosen = ALL_SCENARIOS.filter(
+    (s) =>
+      only === undefined ||
+      s.name.includes(only) ||
+      (s.peerOf !== undefined && s.peerOf.includes(only)),
+  );
   // A peer row needs the scenario it is compared with.
-  const needed = [...chosen, ...ALL_SCENARIOS.filter((s) => chosen.some((c) => c.peerOf === s.name) && !chosen.includes(s))];
+  const needed = [
+    ...chosen,
+    ...ALL_SCENARIOS.filter((s) => chosen.some((c) => c.peerOf === s.name) && !chosen.includes(s)),
+  ];
   // One process per server and request, so that each runs the code of its request alone (a mix
   // makes V8 compile and give up compiled code again as the requests change).
   const tasks: { role: ServerRole; job: Job }[] = [];
@@ -336,8 +594,11 @@ export async function countInstructions(plan: CountPlan, dir: string, log: (line
     if (s.peerOf === undefined) add(s.reference ?? 'bare', s.job);
   }
   const measured = new Map<ServerRole, Map<string, Counted>>();
-  const runs = tasks.flatMap((task) => Array.from({ length: plan.processes }, (_, p) => ({ ...task, process: p + 1 })));
-  // The OTLP receiver of the traced rows is closed whatever happens: open, it would keep this process alive.
+  const runs = tasks.flatMap((task) =>
+    Array.from({ length: plan.processes }, (_, p) => ({ ...task, process: p + 1 })),
+  );
+  // The OTLP receiver of the traced rows is closed whatever happens: open, it would keep this
+  // process alive.
   const counted = await inParallel(
     runs.map(({ role, job: j, process }, i) => async () => {
       const taskDir = `${dir}/${String(i + 1).padStart(2, '0')}-${role}-${j.key.replace(/[^A-Za-z0-9]+/g, '-').replace(/-$/, '')}`;
@@ -351,7 +612,8 @@ export async function countInstructions(plan: CountPlan, dir: string, log: (line
     const byKey = measured.get(role) ?? new Map<string, Counted>();
     const earlier = byKey.get(j.key);
     const now = counted[i] as Counted;
-    const keep = earlier === undefined || leastOf(now).total < leastOf(earlier).total ? now : earlier;
+    const keep =
+      earlier === undefined || leastOf(now).total < leastOf(earlier).total ? now : earlier;
     byKey.set(j.key, { ...keep, rounds: [...(earlier?.rounds ?? []), ...now.rounds] });
     measured.set(role, byKey);
   });
@@ -360,14 +622,22 @@ export async function countInstructions(plan: CountPlan, dir: string, log: (line
   const rows: InstructionRow[] = [];
   const functions: { ours: FunctionCosts | undefined; reference: FunctionCosts | undefined }[] = [];
   for (const s of chosen) {
-    // A peer row: our count of the scenario it names over the peer's; else ours over the bare server's.
+    // A peer row: our count of the scenario it names over the peer's; else ours over the bare
+    // server's.
     const peer = s.peerOf !== undefined;
     const subject = peer ? (needed.find((x) => x.name === s.peerOf) as InstructionScenario) : s;
     const mine = measured.get(subject.server)?.get(subject.job.key) as Counted;
-    const reference = measured.get(peer ? s.server : (s.reference ?? 'bare'))?.get(s.job.key) as Counted;
+    const reference = measured
+      .get(peer ? s.server : (s.reference ?? 'bare'))
+      ?.get(s.job.key) as Counted;
     const ratioMax = s.ratioMax ?? 1;
     const ratio = least(mine).total / least(reference).total;
-    const mismatch = answersDiffer(mine.answer, reference.answer, s.job.expectedStatus, s.bodyCheck);
+    const mismatch = answersDiffer(
+      mine.answer,
+      reference.answer,
+      s.job.expectedStatus,
+      s.bodyCheck,
+    );
     rows.push({
       scenario: s,
       ours: least(mine).total,
@@ -375,7 +645,12 @@ export async function countInstructions(plan: CountPlan, dir: string, log: (line
       reference: least(reference).total,
       referenceMain: least(reference).mainThread,
       ratio,
-      target: s.informational === true ? 'none: a ruler for the row above' : s.server === 'peer' ? 'ours ≤ 1.00 × the peer' : `≤ ${ratioMax.toFixed(2)} × ${REFERENCE_SHORT[referenceOf(s)]}`,
+      target:
+        s.informational === true
+          ? 'none: a ruler for the row above'
+          : s.server === 'peer'
+            ? 'ours ≤ 1.00 × the peer'
+            : `≤ ${ratioMax.toFixed(2)} × ${REFERENCE_SHORT[referenceOf(s)]}`,
       met: mismatch === undefined && (s.informational === true || ratio <= ratioMax),
       mismatch,
     });
@@ -403,7 +678,12 @@ function tracingExtraOf(rows: readonly InstructionRow[]): InstructionResults['tr
   if (ours === undefined || theirs === undefined) return undefined;
   const oursExtra = ours.ours - ours.reference;
   const theirsExtra = theirs.ours - theirs.reference;
-  return { ours: oursExtra, theirs: theirsExtra, share: oursExtra / theirsExtra, met: oursExtra / theirsExtra <= TRACING_EXTRA_SHARE_MAX };
+  return {
+    ours: oursExtra,
+    theirs: theirsExtra,
+    share: oursExtra / theirsExtra,
+    met: oursExtra / theirsExtra <= TRACING_EXTRA_SHARE_MAX,
+  };
 }
 
 let sinkServer: Server | undefined;
@@ -441,7 +721,14 @@ export function renderInstructionTable(results: InstructionResults): string {
   ];
   for (const r of results.rows) {
     const reference = REFERENCE_LABEL[referenceOf(r.scenario)];
-    const met = r.mismatch !== undefined ? `**answers differ**: ${r.mismatch}` : r.scenario.informational === true ? '–' : r.met ? 'met' : '**missed**';
+    const met =
+      r.mismatch !== undefined
+        ? `**answers differ**: ${r.mismatch}`
+        : r.scenario.informational === true
+          ? '–'
+          : r.met
+            ? 'met'
+            : '**missed**';
     lines.push(
       `| ${r.scenario.name} | ${r.scenario.job.expectedStatus} | ${reference} | ${thousands(r.reference)} (${thousands(r.referenceMain)}) | ${thousands(r.ours)} (${thousands(r.oursMain)}) | ${r.ratio.toFixed(2)} | ${r.target} | ${met} |`,
     );
@@ -458,5 +745,7 @@ export function renderInstructionTable(results: InstructionResults): string {
 }
 
 function valgrindVersion(): string {
-  return execFileSync('valgrind', ['--version'], { encoding: 'utf8' }).trim().replace(/^valgrind-/, '');
+  return execFileSync('valgrind', ['--version'], { encoding: 'utf8' })
+    .trim()
+    .replace(/^valgrind-/, '');
 }

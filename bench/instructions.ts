@@ -9,7 +9,12 @@
 //   npm run bench:instructions -- --processes 3 --rounds 2 --requests 4000 --warmup 20000 --settle 4000 --parallel 1
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { countInstructions, DEFAULT_PLAN, renderInstructionTable, type CountPlan } from './instruction-count.js';
+import {
+  countInstructions,
+  DEFAULT_PLAN,
+  renderInstructionTable,
+  type CountPlan,
+} from './instruction-count.js';
 import { describeMachine, resultsFolder, runStamp } from './results.js';
 
 const { values: flags } = parseArgs({
@@ -28,12 +33,16 @@ const { values: flags } = parseArgs({
 
 function whole(name: keyof typeof flags): number {
   const n = Number(flags[name]);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a whole number of 1 or more`);
+  if (!Number.isInteger(n) || n < 1)
+    throw new Error(`--${name} must be a whole number of 1 or more`);
   return n;
 }
 
 const started = Date.now();
-const log = (line: string): void => void process.stderr.write(`bench:instructions: ${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s  ${line}\n`);
+const log = (line: string): void =>
+  void process.stderr.write(
+    `bench:instructions: ${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s  ${line}\n`,
+  );
 
 async function main(): Promise<number> {
   const plan: CountPlan = {

@@ -29,7 +29,10 @@ const { values: flags } = parseArgs({
   },
 });
 
-const SERVER_URL = (process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432').replace(/\/+$/, '');
+const SERVER_URL = (process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432').replace(
+  /\/+$/,
+  '',
+);
 /** The targets of issue #44: the last step at least this share of the first, RSS at the end within this of after the first step, and under the cap. */
 const RATIO_MIN = 0.9;
 const RSS_GROWTH_MB_MAX = 10;
@@ -43,11 +46,22 @@ interface Scenario {
 }
 
 const SCENARIOS: readonly Scenario[] = [
-  { name: 'keyed withdraw', service: 'bank', request: { method: 'POST', path: '/withdraw/alice/1', idempotencyKey: FRESH_KEY }, expectedStatus: 200 },
+  {
+    name: 'keyed withdraw',
+    service: 'bank',
+    request: { method: 'POST', path: '/withdraw/alice/1', idempotencyKey: FRESH_KEY },
+    expectedStatus: 200,
+  },
   {
     name: 'keyed create',
     service: 'todo',
-    request: { method: 'POST', path: '/todos', body: '{"title":"Buy milk"}', contentType: 'application/json', idempotencyKey: FRESH_KEY },
+    request: {
+      method: 'POST',
+      path: '/todos',
+      body: '{"title":"Buy milk"}',
+      contentType: 'application/json',
+      idempotencyKey: FRESH_KEY,
+    },
     expectedStatus: 201,
   },
 ];
@@ -63,14 +77,20 @@ async function postgresSettings(): Promise<string> {
   const client = new pg.Client({ connectionString: `${SERVER_URL}/postgres` });
   await client.connect();
   try {
-    const { rows } = await client.query<{ name: string; setting: string }>("SELECT name, setting FROM pg_settings WHERE name IN ('autovacuum', 'server_version')");
+    const { rows } = await client.query<{ name: string; setting: string }>(
+      "SELECT name, setting FROM pg_settings WHERE name IN ('autovacuum', 'server_version')",
+    );
     return rows.map((row) => `${row.name}=${row.setting}`).join(', ');
   } finally {
     await client.end();
   }
 }
 
-async function withStore<T>(store: 'sqlite' | 'postgres', service: 'todo' | 'bank', body: (db: string) => Promise<T>): Promise<T> {
+async function withStore<T>(
+  store: 'sqlite' | 'postgres',
+  service: 'todo' | 'bank',
+  body: (db: string) => Promise<T>,
+): Promise<T> {
   if (store === 'sqlite') {
     const folder = await mkdtemp(join(tmpdir(), 'keyed-growth-'));
     try {
@@ -92,9 +112,20 @@ async function withStore<T>(store: 'sqlite' | 'postgres', service: 'todo' | 'ban
   }
 }
 
-async function run(store: 'sqlite' | 'postgres', scenario: Scenario, writes: number, step: number, warmup: number, connections: number): Promise<string[]> {
+async function run(
+  store: 'sqlite' | 'postgres',
+  scenario: Scenario,
+  writes: number,
+  step: number,
+  warmup: number,
+  connections: number,
+): Promise<string[]> {
   return withStore(store, scenario.service, async (db) => {
-    const server: ServerProcess = await startService(`${scenario.name} on ${store}`, scenario.service, db);
+    const server: ServerProcess = await startService(
+      `${scenario.name} on ${store}`,
+      scenario.service,
+      db,
+    );
     const lines: string[] = [];
     const out = (line: string): void => {
       lines.push(line);
@@ -102,26 +133,38 @@ async function run(store: 'sqlite' | 'postgres', scenario: Scenario, writes: num
     };
     try {
       const check = async (amount: number): Promise<number> => {
-        const figures = await drive(server.url, scenario.request, { connections, expectedStatus: scenario.expectedStatus, amount, timeout_s: 30 });
-        if (figures.wrongStatus > 0 || figures.errors > 0) throw new Error(`${scenario.name} on ${store}: ${figures.wrongStatus} answers with another status, ${figures.errors} errors (${JSON.stringify(figures.statusCounts)})`);
+        const figures = await drive(server.url, scenario.request, {
+          connections,
+          expectedStatus: scenario.expectedStatus,
+          amount,
+          timeout_s: 30,
+        });
+        if (figures.wrongStatus > 0 || figures.errors > 0)
+          throw new Error(
+            `${scenario.name} on ${store}: ${figures.wrongStatus} answers with another status, ${figures.errors} errors (${JSON.stringify(figures.statusCounts)})`,
+          );
         return figures.requestsPerSec;
       };
       await check(warmup);
-      out(`\n${scenario.name} on ${store}: ${writes.toLocaleString('en')} keyed writes at ${connections} connections after ${warmup.toLocaleString('en')} of warm-up`);
+      out(
+        `\n${scenario.name} on ${store}: ${writes.toLocaleString('en')} keyed writes at ${connections} connections after ${warmup.toLocaleString('en')} of warm-up`,
+      );
       out('| keys stored after | req/s | ÷ first step | RSS MB |');
       out('|---:|---:|---:|---:|');
       let first: number | undefined;
       let rssFirst: number | undefined;
       let last = 0;
       let rss = 0;
-      for (let done = 0; done < writes; ) {
+      for (let done = 0; done < writes;) {
         const amount = Math.min(step, writes - done);
         last = await check(amount);
         done += amount;
         rss = rssMb(server.pid);
         first ??= last;
         rssFirst ??= rss;
-        out(`| ${(warmup + done).toLocaleString('en')} | ${last.toFixed(0)} | ${(last / first).toFixed(2)} | ${rss.toFixed(1)} |`);
+        out(
+          `| ${(warmup + done).toLocaleString('en')} | ${last.toFixed(0)} | ${(last / first).toFixed(2)} | ${rss.toFixed(1)} |`,
+        );
       }
       const ratio = last / (first as number);
       const growth = rss - (rssFirst as number);
@@ -142,11 +185,17 @@ async function main(): Promise<void> {
   const warmup = Number(flags.warmup);
   const connections = Number(flags.connections);
   for (const [name, value] of Object.entries({ writes, step, warmup, connections })) {
-    if (!Number.isSafeInteger(value) || value < (name === 'warmup' ? 0 : 1)) throw new Error(`--${name} must be a whole number`);
+    if (!Number.isSafeInteger(value) || value < (name === 'warmup' ? 0 : 1))
+      throw new Error(`--${name} must be a whole number`);
   }
-  const stores = (['sqlite', 'postgres'] as const).filter((store) => flags.only === undefined || store === flags.only);
-  const scenarios = SCENARIOS.filter((scenario) => flags.scenario === undefined || scenario.name.includes(flags.scenario));
-  if (stores.includes('postgres')) process.stdout.write(`PostgreSQL: ${await postgresSettings()}\n`);
+  const stores = (['sqlite', 'postgres'] as const).filter(
+    (store) => flags.only === undefined || store === flags.only,
+  );
+  const scenarios = SCENARIOS.filter(
+    (scenario) => flags.scenario === undefined || scenario.name.includes(flags.scenario),
+  );
+  if (stores.includes('postgres'))
+    process.stdout.write(`PostgreSQL: ${await postgresSettings()}\n`);
   for (const scenario of scenarios) {
     for (const store of stores) await run(store, scenario, writes, step, warmup, connections);
   }

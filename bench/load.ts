@@ -40,17 +40,31 @@ export interface Measurement {
   readonly errors: number;
 }
 
-export async function drive(baseUrl: string, req: BenchRequest, run: LoadRun): Promise<Measurement> {
+export async function drive(
+  baseUrl: string,
+  req: BenchRequest,
+  run: LoadRun,
+): Promise<Measurement> {
   let latencies = new Float64Array(1 << 16);
   let responses = 0;
   const statusCounts: Record<string, number> = {};
   const headers: Record<string, string> = { ...req.headers };
   if (req.contentType !== undefined) headers['content-type'] = req.contentType;
-  if (req.idempotencyKey !== undefined && req.idempotencyKey !== FRESH_KEY) headers['idempotency-key'] = req.idempotencyKey;
+  if (req.idempotencyKey !== undefined && req.idempotencyKey !== FRESH_KEY)
+    headers['idempotency-key'] = req.idempotencyKey;
   // autocannon rebuilds a request only through setupRequest: a new key each time costs that call.
   const requests =
     req.idempotencyKey === FRESH_KEY
-      ? { requests: [{ setupRequest: (r: autocannon.Request) => ({ ...r, headers: { ...r.headers, 'idempotency-key': freshKey() } }) }] }
+      ? {
+          requests: [
+            {
+              setupRequest: (r: autocannon.Request) => ({
+                ...r,
+                headers: { ...r.headers, 'idempotency-key': freshKey() },
+              }),
+            },
+          ],
+        }
       : {};
   let finished!: (result: autocannon.Result) => void;
   let failed!: (error: Error) => void;
@@ -69,17 +83,21 @@ export async function drive(baseUrl: string, req: BenchRequest, run: LoadRun): P
       ...('amount' in run ? { amount: run.amount } : { duration: run.duration_s }),
       timeout: run.timeout_s ?? 10,
     },
-    (error: Error | null, result: autocannon.Result) => (error === null ? finished(result) : failed(error)),
+    (error: Error | null, result: autocannon.Result) =>
+      error === null ? finished(result) : failed(error),
   );
-  instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTime_ms: number) => {
-    if (responses === latencies.length) {
-      const grown = new Float64Array(latencies.length * 2);
-      grown.set(latencies);
-      latencies = grown;
-    }
-    latencies[responses++] = responseTime_ms;
-    statusCounts[statusCode] = (statusCounts[statusCode] ?? 0) + 1;
-  });
+  instance.on(
+    'response',
+    (_client: unknown, statusCode: number, _bytes: number, responseTime_ms: number) => {
+      if (responses === latencies.length) {
+        const grown = new Float64Array(latencies.length * 2);
+        grown.set(latencies);
+        latencies = grown;
+      }
+      latencies[responses++] = responseTime_ms;
+      statusCounts[statusCode] = (statusCounts[statusCode] ?? 0) + 1;
+    },
+  );
   const result = await done;
   return {
     responses,

@@ -53,12 +53,18 @@ interface Connection {
 
 export function requestBytes(method: string, path: string, body: string): Buffer {
   const length = Buffer.byteLength(body);
-  return Buffer.from(`${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n${body}`);
+  return Buffer.from(
+    `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n${body}`,
+  );
 }
 
 export async function offer(schedule: Schedule): Promise<Answers> {
   const { port, request, rate, seconds, connectionsMax } = schedule;
-  const ready = await Promise.all(Array.from({ length: Math.min(schedule.connectionsAtStart, connectionsMax) }, () => connected(port)));
+  const ready = await Promise.all(
+    Array.from({ length: Math.min(schedule.connectionsAtStart, connectionsMax) }, () =>
+      connected(port),
+    ),
+  );
   const start = performance.now();
   const countedFrom = start + schedule.warmUpSeconds * 1000;
   const end = start + seconds * 1000;
@@ -90,13 +96,15 @@ export async function offer(schedule: Schedule): Promise<Answers> {
   const nextWaiting = (): number | undefined => {
     if (waitingHead === waiting.length) return undefined;
     const due = waiting[waitingHead++] as number;
-    if (waitingHead > 4096 && waitingHead * 2 > waiting.length) waiting.splice(0, waitingHead), (waitingHead = 0);
+    if (waitingHead > 4096 && waitingHead * 2 > waiting.length)
+      (waiting.splice(0, waitingHead), (waitingHead = 0));
     return due;
   };
 
   /** A connection is free again: it takes the oldest request waiting, or in a closed loop a new one. */
   const free = (connection: Connection): void => {
-    const due = rate === 0 ? (performance.now() < end ? performance.now() : undefined) : nextWaiting();
+    const due =
+      rate === 0 ? (performance.now() < end ? performance.now() : undefined) : nextWaiting();
     if (due !== undefined) send(connection, due);
     else idle.push(connection);
   };
@@ -108,10 +116,12 @@ export async function offer(schedule: Schedule): Promise<Answers> {
     const connection: Connection = { socket, due: undefined, pending: Buffer.alloc(0) };
     all.add(connection);
     if (first === undefined) idle.push(connection);
-    else if (socket.connecting) socket.once('connect', () => send(connection, rate === 0 ? performance.now() : first));
+    else if (socket.connecting)
+      socket.once('connect', () => send(connection, rate === 0 ? performance.now() : first));
     else send(connection, rate === 0 ? performance.now() : first);
     socket.on('data', (chunk: Buffer) => {
-      connection.pending = connection.pending.length === 0 ? chunk : Buffer.concat([connection.pending, chunk]);
+      connection.pending =
+        connection.pending.length === 0 ? chunk : Buffer.concat([connection.pending, chunk]);
       const headEnd = connection.pending.indexOf(HEAD_END);
       if (headEnd < 0 || connection.due === undefined) return;
       const head = connection.pending.subarray(0, headEnd).toString('latin1');
@@ -138,7 +148,8 @@ export async function offer(schedule: Schedule): Promise<Answers> {
     });
   };
 
-  const opened = (first: number): void => adopt(connect({ port, host: '127.0.0.1', noDelay: true }), first);
+  const opened = (first: number): void =>
+    adopt(connect({ port, host: '127.0.0.1', noDelay: true }), first);
 
   const dispatch = (due: number): void => {
     const connection = idle.pop();
@@ -155,21 +166,30 @@ export async function offer(schedule: Schedule): Promise<Answers> {
       if (rate > 0) {
         // Once the run is over, every request due before its end is due: (end - start) need not be
         // exactly seconds × 1000 in floating point, and the last one must not be lost to the rounding.
-        const dueCount = now >= end ? Math.ceil(seconds * rate - 1e-9) : Math.floor(((now - start) * rate) / 1000);
-        if (sent < dueCount && now >= countedFrom) generatorLagMax_ms = Math.max(generatorLagMax_ms, now - (start + (sent * 1000) / rate));
+        const dueCount =
+          now >= end ? Math.ceil(seconds * rate - 1e-9) : Math.floor(((now - start) * rate) / 1000);
+        if (sent < dueCount && now >= countedFrom)
+          generatorLagMax_ms = Math.max(generatorLagMax_ms, now - (start + (sent * 1000) / rate));
         for (; sent < dueCount; sent++) dispatch(start + (sent * 1000) / rate);
       }
       const drained = idle.length === open && waitingHead === waiting.length;
       if (now < end || (!drained && now < end + DRAIN_MS)) return;
       clearInterval(ticker);
       finished = true;
-      for (; waitingHead < waiting.length; waitingHead++) if ((waiting[waitingHead] as number) >= countedFrom) unanswered += 1;
+      for (; waitingHead < waiting.length; waitingHead++)
+        if ((waiting[waitingHead] as number) >= countedFrom) unanswered += 1;
       for (const connection of all) {
         if (connection.due !== undefined && connection.due >= countedFrom) unanswered += 1;
         connection.due = undefined;
         connection.socket.destroy();
       }
-      resolve({ latencies, unanswered, countedSeconds: seconds - schedule.warmUpSeconds, connectionsPeak, generatorLagMax_ms });
+      resolve({
+        latencies,
+        unanswered,
+        countedSeconds: seconds - schedule.warmUpSeconds,
+        connectionsPeak,
+        generatorLagMax_ms,
+      });
     }, TICK_MS);
   });
 }

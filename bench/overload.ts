@@ -58,7 +58,9 @@ interface Phase {
 
 /** The bare server refusing every request, on the service's core. */
 async function withBareShedder<T>(work: (server: ServerProcess) => Promise<T>): Promise<T> {
-  const server = await startBaseline('bare, shedding all', ['--shed-all'], { wrapper: ['taskset', '-c', SERVICE_CORE] });
+  const server = await startBaseline('bare, shedding all', ['--shed-all'], {
+    wrapper: ['taskset', '-c', SERVICE_CORE],
+  });
   try {
     return await work(server);
   } finally {
@@ -66,11 +68,20 @@ async function withBareShedder<T>(work: (server: ServerProcess) => Promise<T>): 
   }
 }
 
-async function withService<T>(options: readonly string[], work: (server: ServerProcess) => Promise<T>): Promise<T> {
+async function withService<T>(
+  options: readonly string[],
+  work: (server: ServerProcess) => Promise<T>,
+): Promise<T> {
   const dir = mkdtempSync(join(tmpdir(), 'overload-'));
-  const server = await startService('todo', 'todo', `sqlite:${join(dir, 'todo.sqlite')}`, ['--access-log', 'off', ...options], {
-    wrapper: ['taskset', '-c', SERVICE_CORE],
-  });
+  const server = await startService(
+    'todo',
+    'todo',
+    `sqlite:${join(dir, 'todo.sqlite')}`,
+    ['--access-log', 'off', ...options],
+    {
+      wrapper: ['taskset', '-c', SERVICE_CORE],
+    },
+  );
   try {
     return await work(server);
   } finally {
@@ -80,36 +91,71 @@ async function withService<T>(options: readonly string[], work: (server: ServerP
 }
 
 /** Offers `rate` (0: closed loop) to the service and counts its answers and the CPU it spent on them. */
-async function drive(server: ServerProcess, request: Buffer, rate: number, seconds: number, connectionsMax: number): Promise<Phase> {
+async function drive(
+  server: ServerProcess,
+  request: Buffer,
+  rate: number,
+  seconds: number,
+  connectionsMax: number,
+): Promise<Phase> {
   const cpuBefore = server.cpuSeconds() ?? NaN;
   const generatorBefore = process.cpuUsage();
   const started = performance.now();
-  const answers = await offer({ port: server.port, request, rate, seconds, connectionsMax, connectionsAtStart: Math.min(connectionsMax, CONNECTIONS_AT_START), warmUpSeconds: seconds * WARM_UP_FRACTION });
+  const answers = await offer({
+    port: server.port,
+    request,
+    rate,
+    seconds,
+    connectionsMax,
+    connectionsAtStart: Math.min(connectionsMax, CONNECTIONS_AT_START),
+    warmUpSeconds: seconds * WARM_UP_FRACTION,
+  });
   const cpu = (server.cpuSeconds() ?? NaN) - cpuBefore;
   const generator = process.cpuUsage(generatorBefore);
   const wall_s = (performance.now() - started) / 1000;
-  const sorted = (status: number): Float64Array => Float64Array.from(answers.latencies.get(status) ?? []).sort();
+  const sorted = (status: number): Float64Array =>
+    Float64Array.from(answers.latencies.get(status) ?? []).sort();
   const count = [...answers.latencies.values()].reduce((sum, list) => sum + list.length, 0);
   // Every answer of the phase, warm-up included, shared the CPU time: the counted ones are a part.
   const counted = count / answers.countedSeconds;
-  return { answers, admitted: sorted(201), shed: sorted(503), cpuPerAnswer_us: (cpu / seconds / counted) * 1e6,
+  return {
+    answers,
+    admitted: sorted(201),
+    shed: sorted(503),
+    cpuPerAnswer_us: (cpu / seconds / counted) * 1e6,
     serviceCore: cpu / wall_s,
     generatorCore: (generator.user + generator.system) / 1e6 / wall_s,
   };
 }
 
 /** One phase's line; `judged` false for the bare server's floor, which is not held to the bound. */
-function row(label: string, phase: Phase, bound_ms: number, allowance_ms: number, capacity: number, judged = true): string {
-  const ms = (sorted: Float64Array, fraction: number): string => (sorted.length === 0 ? '–' : percentileOfSorted(sorted, fraction).toFixed(0));
+function row(
+  label: string,
+  phase: Phase,
+  bound_ms: number,
+  allowance_ms: number,
+  capacity: number,
+  judged = true,
+): string {
+  const ms = (sorted: Float64Array, fraction: number): string =>
+    sorted.length === 0 ? '–' : percentileOfSorted(sorted, fraction).toFixed(0);
   const perSecond = (count: number): string => (count / phase.answers.countedSeconds).toFixed(0);
   const percent = (share: number): string => `${(share * 100).toFixed(0)} %`;
-  const others = [...phase.answers.latencies].filter(([status]) => status !== 201 && status !== 503).reduce((sum, [, list]) => sum + list.length, 0);
+  const others = [...phase.answers.latencies]
+    .filter(([status]) => status !== 201 && status !== 503)
+    .reduce((sum, [, list]) => sum + list.length, 0);
   const p99 = percentileOfSorted(phase.admitted, 0.99);
   // Beside the verdict, what share of the capacity it was for: a bound held for a handful of
   // requests let through an otherwise refused load shows refusal more than service.
   const admittedShare = phase.admitted.length / phase.answers.countedSeconds / capacity;
   // A generator that sent late made the latency, not the service: such a phase shows nothing.
-  const verdict = !judged ? '(the floor)' : phase.answers.generatorLagMax_ms > allowance_ms ? 'generator behind' : p99 <= bound_ms ? 'yes' : 'no';
+  const verdict = !judged
+    ? '(the floor)'
+    : phase.answers.generatorLagMax_ms > allowance_ms
+      ? 'generator behind'
+      : p99 <= bound_ms
+        ? 'yes'
+        : 'no';
   return `| ${label} | ${perSecond(phase.admitted.length)} (${percent(admittedShare)}) | ${perSecond(phase.shed.length)} | ${ms(phase.admitted, 0.5)} | ${ms(phase.admitted, 0.99)} | ${ms(phase.shed, 0.5)} | ${ms(phase.shed, 0.99)} | ${others + phase.answers.unanswered} | ${phase.cpuPerAnswer_us.toFixed(0)} | ${percent(phase.serviceCore)} | ${phase.answers.generatorLagMax_ms.toFixed(0)} | ${percent(phase.generatorCore)} | ${verdict} |`;
 }
 
@@ -136,8 +182,13 @@ async function main(): Promise<void> {
   const words = (text: string): string[] => text.split(' ').filter((word) => word !== '');
   const serverArgs = words(values['server-args']);
   const shedArgs = words(values['shed-args']);
-  const request = requestBytes('POST', '/todos', JSON.stringify({ title: 'x'.repeat(Number(values['title-bytes'])), done: false }));
-  if (spawnSync('taskset', ['-pc', GENERATOR_CORE, String(process.pid)]).status !== 0) throw new Error('taskset could not pin the generator: is util-linux installed?');
+  const request = requestBytes(
+    'POST',
+    '/todos',
+    JSON.stringify({ title: 'x'.repeat(Number(values['title-bytes'])), done: false }),
+  );
+  if (spawnSync('taskset', ['-pc', GENERATOR_CORE, String(process.pid)]).status !== 0)
+    throw new Error('taskset could not pin the generator: is util-linux installed?');
   const lines = [
     `POST /todos (${values['title-bytes']}-byte title) on a SQLite file${serverArgs.length > 0 ? ` (${serverArgs.join(' ')})` : ''}; ${factor} × capacity open loop for ${seconds} s (the first ${WARM_UP_FRACTION * 100} % not counted); service on core ${SERVICE_CORE}, generator on core ${GENERATOR_CORE}; bound: admitted p99 ≤ ${target_ms} + ${allowance_ms} ms; load average ${loadavg()[0]?.toFixed(1)} at the start`,
     '',
@@ -151,14 +202,35 @@ async function main(): Promise<void> {
     });
     const rate = Math.round(capacity * factor);
     const waitingMax = Math.max(1, Math.round((capacity * target_ms) / 1000));
-    process.stderr.write(`bench:overload: run ${run}: capacity ${capacity.toFixed(0)} req/s, offering ${rate} req/s, --shed-waiting ${waitingMax}\n`);
-    const without = await withService(serverArgs, (server) => drive(server, request, rate, seconds, CONNECTIONS_MAX));
-    const shedding = await withService([...serverArgs, '--shed-waiting', String(waitingMax), ...shedArgs], (server) => drive(server, request, rate, seconds, CONNECTIONS_MAX));
-    const floor = await withBareShedder((server) => drive(server, request, rate, seconds, CONNECTIONS_MAX));
-    lines.push(`| ${run} · capacity ${capacity.toFixed(0)} /s, offered ${rate} /s | | | | | | | | | | | | |`);
+    process.stderr.write(
+      `bench:overload: run ${run}: capacity ${capacity.toFixed(0)} req/s, offering ${rate} req/s, --shed-waiting ${waitingMax}\n`,
+    );
+    const without = await withService(serverArgs, (server) =>
+      drive(server, request, rate, seconds, CONNECTIONS_MAX),
+    );
+    const shedding = await withService(
+      [...serverArgs, '--shed-waiting', String(waitingMax), ...shedArgs],
+      (server) => drive(server, request, rate, seconds, CONNECTIONS_MAX),
+    );
+    const floor = await withBareShedder((server) =>
+      drive(server, request, rate, seconds, CONNECTIONS_MAX),
+    );
+    lines.push(
+      `| ${run} · capacity ${capacity.toFixed(0)} /s, offered ${rate} /s | | | | | | | | | | | | |`,
+    );
     lines.push(row(`${run} · no shedding`, without, bound_ms, allowance_ms, capacity));
-    lines.push(row(`${run} · ${['--shed-waiting', waitingMax, ...shedArgs].join(' ')}`, shedding, bound_ms, allowance_ms, capacity));
-    lines.push(row(`${run} · bare node:http, 503 to all`, floor, bound_ms, allowance_ms, capacity, false));
+    lines.push(
+      row(
+        `${run} · ${['--shed-waiting', waitingMax, ...shedArgs].join(' ')}`,
+        shedding,
+        bound_ms,
+        allowance_ms,
+        capacity,
+      ),
+    );
+    lines.push(
+      row(`${run} · bare node:http, 503 to all`, floor, bound_ms, allowance_ms, capacity, false),
+    );
   }
   lines.push('', `load average ${loadavg()[0]?.toFixed(1)} at the end`);
   process.stdout.write(`${lines.join('\n')}\n`);

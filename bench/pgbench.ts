@@ -26,7 +26,11 @@ export interface PgbenchPlan {
 }
 
 /** Runs `script` with pgbench against `databaseUrl`; rejects when pgbench is missing or fails. */
-export async function measureCeiling(databaseUrl: string, script: string, plan: PgbenchPlan): Promise<Ceiling> {
+export async function measureCeiling(
+  databaseUrl: string,
+  script: string,
+  plan: PgbenchPlan,
+): Promise<Ceiling> {
   const dir = mkdtempSync(join(tmpdir(), 'status-services-pgbench-'));
   try {
     const file = join(dir, 'script.sql');
@@ -35,7 +39,20 @@ export async function measureCeiling(databaseUrl: string, script: string, plan: 
     for (let round = 0; round < plan.rounds; round++) {
       // -n: no vacuum of pgbench's own tables (there are none); -M prepared: the fastest way pgbench
       // can send them, so the ceiling is not lowered by parsing that our service might skip.
-      const args = ['-n', '-M', 'prepared', '-c', String(plan.clients), '-j', String(Math.min(plan.clients, 2)), '-T', String(plan.duration_s), '-f', file, databaseUrl];
+      const args = [
+        '-n',
+        '-M',
+        'prepared',
+        '-c',
+        String(plan.clients),
+        '-j',
+        String(Math.min(plan.clients, 2)),
+        '-T',
+        String(plan.duration_s),
+        '-f',
+        file,
+        databaseUrl,
+      ];
       const { stdout } = await run('pgbench', args, { encoding: 'utf8' });
       const tps = /tps = ([\d.]+)/.exec(stdout)?.[1];
       if (tps === undefined) throw new Error(`pgbench printed no tps: ${stdout.slice(-300)}`);

@@ -17,16 +17,25 @@ export interface PostgresRow {
   readonly scenario: Scenario;
   readonly figures: Figures;
   /** pgbench's transactions per second (median over rounds), or why there is none. */
-  readonly ceiling: { readonly transactionsPerSec: number; readonly clients: number } | { readonly unavailable: string };
+  readonly ceiling:
+    | { readonly transactionsPerSec: number; readonly clients: number }
+    | { readonly unavailable: string };
 }
 
 export type PostgresOutcome = { readonly rows: PostgresRow[] } | { readonly skipped: string };
 
-export async function runPostgresPart(scenarios: readonly Scenario[], plan: RoundPlan, log: (line: string) => void): Promise<PostgresOutcome> {
+export async function runPostgresPart(
+  scenarios: readonly Scenario[],
+  plan: RoundPlan,
+  log: (line: string) => void,
+): Promise<PostgresOutcome> {
   const serverUrl = (process.env.BENCH_POSTGRES_URL ?? DEFAULT_SERVER_URL).replace(/\/+$/, '');
   const database = `bench_${process.pid}_${Date.now()}`;
   const { default: pg } = await import('pg');
-  const admin = new pg.Client({ connectionString: `${serverUrl}/postgres`, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  const admin = new pg.Client({
+    connectionString: `${serverUrl}/postgres`,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+  });
   try {
     await admin.connect();
     await admin.query(`CREATE DATABASE ${database}`);
@@ -51,11 +60,21 @@ export async function runPostgresPart(scenarios: readonly Scenario[], plan: Roun
     for (const scenario of scenarios) {
       if (scenario.pgbenchScript === undefined) continue;
       log(`postgres: ${scenario.name}`);
-      const [figures] = await measureAt([services[scenario.service] as ServerProcess], scenario.request, scenario.expectedStatus, POSTGRES_CONNECTIONS, plan);
+      const [figures] = await measureAt(
+        [services[scenario.service] as ServerProcess],
+        scenario.request,
+        scenario.expectedStatus,
+        POSTGRES_CONNECTIONS,
+        plan,
+      );
       let ceiling: PostgresRow['ceiling'];
       try {
         log(`postgres: ${scenario.name}: pgbench, ${POSTGRES_POOL_SIZE} clients`);
-        ceiling = await measureCeiling(db, scenario.pgbenchScript, { rounds: plan.rounds, duration_s: plan.duration_s, clients: POSTGRES_POOL_SIZE });
+        ceiling = await measureCeiling(db, scenario.pgbenchScript, {
+          rounds: plan.rounds,
+          duration_s: plan.duration_s,
+          clients: POSTGRES_POOL_SIZE,
+        });
       } catch (error) {
         ceiling = { unavailable: `pgbench failed: ${describe(error)}` };
       }

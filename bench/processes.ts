@@ -15,7 +15,10 @@ const STDERR_KEPT_BYTES = 4096;
  * leave them behind to take CPU from whatever runs next.
  */
 const live = new Set<ChildProcess>();
-for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+for (const [signal, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+] as const) {
   process.once(signal, () => {
     for (const child of live) child.kill('SIGTERM');
     process.exit(code);
@@ -65,27 +68,48 @@ export interface StartOptions {
  * Starts `node script args…` and waits until it answers HTTP on the port. If it exits first, the
  * promise rejects with the end of what it wrote to stderr, which says why (bad --db, say).
  */
-export async function startServerProcess(name: string, script: URL, args: readonly string[], port: number, options: StartOptions = {}): Promise<ServerProcess> {
-  const command = [...(options.wrapper ?? []), process.execPath, ...(options.nodeOptions ?? []), fileURLToPath(script), ...args];
-  const child = spawn(command[0] as string, command.slice(1), { stdio: ['ignore', 'ignore', 'pipe'], cwd: options.cwd });
+export async function startServerProcess(
+  name: string,
+  script: URL,
+  args: readonly string[],
+  port: number,
+  options: StartOptions = {},
+): Promise<ServerProcess> {
+  const command = [
+    ...(options.wrapper ?? []),
+    process.execPath,
+    ...(options.nodeOptions ?? []),
+    fileURLToPath(script),
+    ...args,
+  ];
+  const child = spawn(command[0] as string, command.slice(1), {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    cwd: options.cwd,
+  });
   live.add(child);
   child.once('exit', () => live.delete(child));
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString('utf8')).slice(-STDERR_KEPT_BYTES);
   });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => resolve(code)),
+  );
   const url = `http://127.0.0.1:${port}`;
   const startTimeoutMs = options.startTimeoutMs ?? START_TIMEOUT_MS;
   const deadline = Date.now() + startTimeoutMs;
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`${name} exited at start (${child.exitCode ?? child.signalCode}): ${lastLine(stderr)}`);
+      throw new Error(
+        `${name} exited at start (${child.exitCode ?? child.signalCode}): ${lastLine(stderr)}`,
+      );
     }
     if (await answers(url)) break;
     if (Date.now() > deadline) {
       await stopChild(child, exited);
-      throw new Error(`${name} did not answer on ${url} within ${startTimeoutMs} ms: ${lastLine(stderr)}`);
+      throw new Error(
+        `${name} did not answer on ${url} within ${startTimeoutMs} ms: ${lastLine(stderr)}`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

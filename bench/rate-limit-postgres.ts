@@ -23,7 +23,10 @@ const { values: flags } = parseArgs({
   },
 });
 
-const SERVER_URL = (process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432').replace(/\/+$/, '');
+const SERVER_URL = (process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432').replace(
+  /\/+$/,
+  '',
+);
 /** No request of the run reaches these limits. */
 const UNREACHED_LIMITS = 'writes=1000000/s:1000000,reads=1000000/s:1000000';
 const MEASURED = ['GET /todos/1', 'POST /withdraw/alice/1'];
@@ -48,15 +51,29 @@ async function main(): Promise<void> {
     ];
     for (const scenario of SCENARIOS.filter((s) => MEASURED.includes(s.name))) {
       const off = await startService(`${scenario.service} limits off`, scenario.service, db);
-      const on = await startService(`${scenario.service} limits on`, scenario.service, db, ['--rate-limit', UNREACHED_LIMITS]);
+      const on = await startService(`${scenario.service} limits on`, scenario.service, db, [
+        '--rate-limit',
+        UNREACHED_LIMITS,
+      ]);
       started.push(off, on);
       process.stderr.write(`bench:rate-limits: ${scenario.name}\n`);
-      const [offFigures, onFigures] = await measureAt([off, on], scenario.request, scenario.expectedStatus, POSTGRES_CONNECTIONS, plan);
+      const [offFigures, onFigures] = await measureAt(
+        [off, on],
+        scenario.request,
+        scenario.expectedStatus,
+        POSTGRES_CONNECTIONS,
+        plan,
+      );
       if (offFigures === undefined || onFigures === undefined) throw new Error('no figures');
       for (const figures of [offFigures, onFigures]) {
-        if (figures.wrongStatus > 0 || figures.errors > 0) throw new Error(`${scenario.name}: ${figures.wrongStatus} answers with another status, ${figures.errors} errors (${JSON.stringify(figures.statusCounts)})`);
+        if (figures.wrongStatus > 0 || figures.errors > 0)
+          throw new Error(
+            `${scenario.name}: ${figures.wrongStatus} answers with another status, ${figures.errors} errors (${JSON.stringify(figures.statusCounts)})`,
+          );
       }
-      const ratios = onFigures.roundsPerSec.map((on, round) => on / (offFigures.roundsPerSec[round] as number));
+      const ratios = onFigures.roundsPerSec.map(
+        (on, round) => on / (offFigures.roundsPerSec[round] as number),
+      );
       lines.push(
         `| ${scenario.name} | ${offFigures.requestsPerSec.toFixed(0)} | ${onFigures.requestsPerSec.toFixed(0)} | ${ratios.map((r) => r.toFixed(2)).join(', ')} | ${median(ratios).toFixed(2)} | ${Math.min(...ratios).toFixed(2)} | ${median(ratios) >= RATIO_MIN ? 'met' : '**missed**'} |`,
       );

@@ -31,4 +31,8 @@ export function resultsFolder(name: string): string {
 }
 
 /** A run's date and time, for file names: 2026-11-25T15-04-05Z. */
-export const runStamp = (): string => new Date().toISOString().replace(/\.\d+Z$/, 'Z').replace(/:/g, '-');
+export const runStamp = (): string =>
+  new Date()
+    .toISOString()
+    .replace(/\.\d+Z$/, 'Z')
+    .replace(/:/g, '-');

@@ -31,22 +31,32 @@ export async function measureAt(
   connections: number,
   plan: RoundPlan,
 ): Promise<Figures[]> {
-  const run = (server: ServerProcess, duration_s: number): Promise<Measurement> => drive(server.url, request, { connections, duration_s, expectedStatus });
+  const run = (server: ServerProcess, duration_s: number): Promise<Measurement> =>
+    drive(server.url, request, { connections, duration_s, expectedStatus });
   const warmups: Measurement[] = [];
   for (const server of servers) warmups.push(await run(server, plan.warmup_s));
   const measured = servers.map(() => [] as Measurement[]);
   for (let round = 0; round < plan.rounds; round++) {
     const order = servers.map((_, i) => i);
     if (round % 2 === 1) order.reverse();
-    for (const i of order) (measured[i] as Measurement[]).push(await run(servers[i] as ServerProcess, plan.duration_s));
+    for (const i of order)
+      (measured[i] as Measurement[]).push(await run(servers[i] as ServerProcess, plan.duration_s));
   }
-  return servers.map((_, i) => summarise(connections, [warmups[i] as Measurement], measured[i] as Measurement[]));
+  return servers.map((_, i) =>
+    summarise(connections, [warmups[i] as Measurement], measured[i] as Measurement[]),
+  );
 }
 
-export function summarise(connections: number, warmups: readonly Measurement[], rounds: readonly Measurement[]): Figures {
+export function summarise(
+  connections: number,
+  warmups: readonly Measurement[],
+  rounds: readonly Measurement[],
+): Figures {
   const every = [...warmups, ...rounds];
   const statusCounts: Record<string, number> = {};
-  for (const m of every) for (const [status, n] of Object.entries(m.statusCounts)) statusCounts[status] = (statusCounts[status] ?? 0) + n;
+  for (const m of every)
+    for (const [status, n] of Object.entries(m.statusCounts))
+      statusCounts[status] = (statusCounts[status] ?? 0) + n;
   const pooled = pooledSorted(rounds.map((m) => m.latencies_ms));
   return {
     connections,

@@ -40,27 +40,64 @@ const { values: flags } = parseArgs({
   },
 });
 const quick = flags.quick === true;
-const PLAN: RoundPlan = quick ? { rounds: 1, duration_s: 1, warmup_s: 0.5 } : { rounds: 2, duration_s: 2, warmup_s: 1 };
-const POSTGRES_PLAN: RoundPlan = quick ? { rounds: 1, duration_s: 2, warmup_s: 1 } : { rounds: 3, duration_s: 3, warmup_s: 1 };
+const PLAN: RoundPlan = quick
+  ? { rounds: 1, duration_s: 1, warmup_s: 0.5 }
+  : { rounds: 2, duration_s: 2, warmup_s: 1 };
+const POSTGRES_PLAN: RoundPlan = quick
+  ? { rounds: 1, duration_s: 2, warmup_s: 1 }
+  : { rounds: 3, duration_s: 3, warmup_s: 1 };
 const chosen = SCENARIOS.filter((s) => flags.only === undefined || s.name.includes(flags.only));
 
 const started = Date.now();
-const log = (line: string): void => void process.stderr.write(`bench: ${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s  ${line}\n`);
+const log = (line: string): void =>
+  void process.stderr.write(
+    `bench: ${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s  ${line}\n`,
+  );
 
-async function measureScenario(scenario: (typeof SCENARIOS)[number], dir: string, n: number): Promise<ScenarioResult> {
+async function measureScenario(
+  scenario: (typeof SCENARIOS)[number],
+  dir: string,
+  n: number,
+): Promise<ScenarioResult> {
   const servers: { label: ServerResult['label']; server: ServerProcess }[] = [];
   try {
-    servers.push({ label: 'ours', server: await startService(`${scenario.service} #${n}`, scenario.service, `sqlite:${join(dir, `${n}.sqlite`)}`) });
+    servers.push({
+      label: 'ours',
+      server: await startService(
+        `${scenario.service} #${n}`,
+        scenario.service,
+        `sqlite:${join(dir, `${n}.sqlite`)}`,
+      ),
+    });
     servers.push({ label: 'bare node:http', server: await startBaseline(`baseline #${n}`) });
-    if (scenario.name === 'GET /todos/1') servers.push({ label: 'Fastify 5 peer', server: await startPeer(`peer #${n}`, join(dir, `${n}-peer.sqlite`)) });
+    if (scenario.name === 'GET /todos/1')
+      servers.push({
+        label: 'Fastify 5 peer',
+        server: await startPeer(`peer #${n}`, join(dir, `${n}-peer.sqlite`)),
+      });
     // A durable write beside the same job done by hand: the bare server writing to SQLite.
-    if (scenario.durable === true) servers.push({ label: 'bare node:http + SQLite', server: await startBaseline(`baseline + SQLite #${n}`, ['--db', join(dir, `${n}-bare.sqlite`)]) });
+    if (scenario.durable === true)
+      servers.push({
+        label: 'bare node:http + SQLite',
+        server: await startBaseline(`baseline + SQLite #${n}`, [
+          '--db',
+          join(dir, `${n}-bare.sqlite`),
+        ]),
+      });
     // The same answer from each, or the comparison would be between different work.
-    const bare = await sendOnce((servers[1] as { server: ServerProcess }).server.url, scenario.request);
+    const bare = await sendOnce(
+      (servers[1] as { server: ServerProcess }).server.url,
+      scenario.request,
+    );
     let mismatch: string | undefined;
     for (const { label, server } of servers) {
       if (label === 'bare node:http') continue;
-      mismatch ??= answersDiffer(await sendOnce(server.url, scenario.request), bare, scenario.expectedStatus, scenario.bodyCheck);
+      mismatch ??= answersDiffer(
+        await sendOnce(server.url, scenario.request),
+        bare,
+        scenario.expectedStatus,
+        scenario.bodyCheck,
+      );
     }
     const figures: Figures[][] = servers.map(() => []);
     for (const connections of CONCURRENCIES) {
@@ -77,7 +114,11 @@ async function measureScenario(scenario: (typeof SCENARIOS)[number], dir: string
     return {
       scenario,
       mismatch,
-      servers: servers.map(({ label, server }, i) => ({ label, figures: figures[i] as Figures[], peakRss_bytes: server.peakRssBytes() })),
+      servers: servers.map(({ label, server }, i) => ({
+        label,
+        figures: figures[i] as Figures[],
+        peakRss_bytes: server.peakRssBytes(),
+      })),
     };
   } finally {
     await Promise.all(servers.map((s) => s.server.stop()));
@@ -87,8 +128,21 @@ async function measureScenario(scenario: (typeof SCENARIOS)[number], dir: string
 async function measureIdleConnections(dir: string): Promise<{ ours: IdleCost; bare: IdleCost }> {
   log('idle connections');
   let n = 0;
-  const ours = await idleConnectionCost(() => startService('todo idle', 'todo', `sqlite:${join(dir, `idle-${++n}.sqlite`)}`, [], COLLECTABLE), '/todos/1');
-  const bare = await idleConnectionCost(() => startBaseline('baseline idle', [], COLLECTABLE), '/todos/1');
+  const ours = await idleConnectionCost(
+    () =>
+      startService(
+        'todo idle',
+        'todo',
+        `sqlite:${join(dir, `idle-${++n}.sqlite`)}`,
+        [],
+        COLLECTABLE,
+      ),
+    '/todos/1',
+  );
+  const bare = await idleConnectionCost(
+    () => startBaseline('baseline idle', [], COLLECTABLE),
+    '/todos/1',
+  );
   return { ours, bare };
 }
 
@@ -99,11 +153,13 @@ async function main(): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'status-services-bench-'));
   try {
     const scenarios: ScenarioResult[] = [];
-    for (const [i, scenario] of chosen.entries()) scenarios.push(await measureScenario(scenario, dir, i + 1));
+    for (const [i, scenario] of chosen.entries())
+      scenarios.push(await measureScenario(scenario, dir, i + 1));
     const idle = flags.only === undefined ? await measureIdleConnections(dir) : undefined;
 
     let postgres: PostgresOutcome = { skipped: '--skip-postgres was given.' };
-    if (flags['skip-postgres'] !== true) postgres = await runPostgresPart(chosen, POSTGRES_PLAN, log);
+    if (flags['skip-postgres'] !== true)
+      postgres = await runPostgresPart(chosen, POSTGRES_PLAN, log);
     if ('skipped' in postgres) log(`postgres part skipped: ${postgres.skipped}`);
 
     let instructions: InstructionResults | string = '--skip-instructions was given.';
@@ -111,20 +167,48 @@ async function main(): Promise<number> {
     if (flags['skip-instructions'] !== true && missing !== undefined) instructions = missing;
     else if (flags['skip-instructions'] !== true) {
       const plan = quick ? { ...DEFAULT_PLAN, processes: 1, warmup: 6000 } : DEFAULT_PLAN;
-      instructions = await countInstructions({ ...plan, only: flags.only }, resultsFolder(`${out.slice(out.lastIndexOf('/') + 1)}/instructions`), (line) => log(`instructions: ${line}`));
+      instructions = await countInstructions(
+        { ...plan, only: flags.only },
+        resultsFolder(`${out.slice(out.lastIndexOf('/') + 1)}/instructions`),
+        (line) => log(`instructions: ${line}`),
+      );
     }
     if (typeof instructions === 'string') log(`instruction counts skipped: ${instructions}`);
 
-    const report = renderReport({ date: new Date().toISOString(), quick, machine: describeMachine(), build, plan: PLAN, postgresPlan: POSTGRES_PLAN, scenarios, postgres, idle, instructions });
+    const report = renderReport({
+      date: new Date().toISOString(),
+      quick,
+      machine: describeMachine(),
+      build,
+      plan: PLAN,
+      postgresPlan: POSTGRES_PLAN,
+      scenarios,
+      postgres,
+      idle,
+      instructions,
+    });
     process.stdout.write(report);
     writeFileSync(join(out, 'report.md'), report);
-    writeFileSync(join(out, 'results.json'), `${JSON.stringify({ build, scenarios, postgres, idle, instructions }, null, 2)}\n`);
-    log(`wrote bench/results/${out.slice(out.lastIndexOf('/') + 1)}/ in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    writeFileSync(
+      join(out, 'results.json'),
+      `${JSON.stringify({ build, scenarios, postgres, idle, instructions }, null, 2)}\n`,
+    );
+    log(
+      `wrote bench/results/${out.slice(out.lastIndexOf('/') + 1)}/ in ${((Date.now() - started) / 1000).toFixed(0)} s`,
+    );
     const failed =
-      scenarios.some((s) => s.mismatch !== undefined || s.servers.some((r) => r.figures.some((f) => f.wrongStatus > 0 || f.errors > 0))) ||
-      ('rows' in postgres && postgres.rows.some((r) => r.figures.wrongStatus > 0 || r.figures.errors > 0)) ||
+      scenarios.some(
+        (s) =>
+          s.mismatch !== undefined ||
+          s.servers.some((r) => r.figures.some((f) => f.wrongStatus > 0 || f.errors > 0)),
+      ) ||
+      ('rows' in postgres &&
+        postgres.rows.some((r) => r.figures.wrongStatus > 0 || r.figures.errors > 0)) ||
       (typeof instructions !== 'string' && instructions.rows.some((r) => r.mismatch !== undefined));
-    if (failed) log('FAILED: some answers had an unexpected status, were errors or differed from the bare server (see the table)');
+    if (failed)
+      log(
+        'FAILED: some answers had an unexpected status, were errors or differed from the bare server (see the table)',
+      );
     return failed ? 1 : 0;
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -19,8 +19,20 @@ export interface Scenario {
 const JSON_TYPE = 'application/json';
 
 export const SCENARIOS: readonly Scenario[] = [
-  { name: 'GET /todos/1', request: { method: 'GET', path: '/todos/1' }, expectedStatus: 200, service: 'todo', bodyCheck: 'exact' },
-  { name: 'GET /accounts/alice', request: { method: 'GET', path: '/accounts/alice' }, expectedStatus: 200, service: 'bank', bodyCheck: 'digits-aside' },
+  {
+    name: 'GET /todos/1',
+    request: { method: 'GET', path: '/todos/1' },
+    expectedStatus: 200,
+    service: 'todo',
+    bodyCheck: 'exact',
+  },
+  {
+    name: 'GET /accounts/alice',
+    request: { method: 'GET', path: '/accounts/alice' },
+    expectedStatus: 200,
+    service: 'bank',
+    bodyCheck: 'digits-aside',
+  },
   {
     name: 'POST /todos {"done":true} (422)',
     request: { method: 'POST', path: '/todos', body: '{"done":true}', contentType: JSON_TYPE },
@@ -28,10 +40,21 @@ export const SCENARIOS: readonly Scenario[] = [
     service: 'todo',
     bodyCheck: 'exact',
   },
-  { name: 'GET /nowhere (404)', request: { method: 'GET', path: '/nowhere' }, expectedStatus: 404, service: 'todo', bodyCheck: 'exact' },
+  {
+    name: 'GET /nowhere (404)',
+    request: { method: 'GET', path: '/nowhere' },
+    expectedStatus: 404,
+    service: 'todo',
+    bodyCheck: 'exact',
+  },
   {
     name: 'POST /todos (201)',
-    request: { method: 'POST', path: '/todos', body: '{"title":"Buy bread"}', contentType: JSON_TYPE },
+    request: {
+      method: 'POST',
+      path: '/todos',
+      body: '{"title":"Buy bread"}',
+      contentType: JSON_TYPE,
+    },
     expectedStatus: 201,
     service: 'todo',
     bodyCheck: 'digits-aside',
@@ -52,12 +75,19 @@ export const SCENARIOS: readonly Scenario[] = [
     bodyCheck: 'digits-aside',
     durable: true,
     // One hot row: every withdrawal takes from the same account.
-    pgbenchScript: "UPDATE accounts SET balance = balance - 1 WHERE name = 'alice' AND balance >= 1 RETURNING balance;",
+    pgbenchScript:
+      "UPDATE accounts SET balance = balance - 1 WHERE name = 'alice' AND balance >= 1 RETURNING balance;",
   },
   // Safe retries: a new Idempotency-Key on every request, each answer recorded with its write.
   {
     name: 'POST /todos (201), keyed',
-    request: { method: 'POST', path: '/todos', body: '{"title":"Buy bread"}', contentType: JSON_TYPE, idempotencyKey: FRESH_KEY },
+    request: {
+      method: 'POST',
+      path: '/todos',
+      body: '{"title":"Buy bread"}',
+      contentType: JSON_TYPE,
+      idempotencyKey: FRESH_KEY,
+    },
     expectedStatus: 201,
     service: 'todo',
     bodyCheck: 'digits-aside',

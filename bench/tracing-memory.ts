@@ -22,7 +22,15 @@ const PEAK_RSS_MB_MAX = 160;
 const CLI = new URL('../src/cli.js', import.meta.url);
 const LOADS: readonly { readonly request: BenchRequest; readonly status: number }[] = [
   { request: { method: 'GET', path: '/todos/1' }, status: 200 },
-  { request: { method: 'POST', path: '/todos', body: '{"title":"Buy bread"}', contentType: 'application/json' }, status: 201 },
+  {
+    request: {
+      method: 'POST',
+      path: '/todos',
+      body: '{"title":"Buy bread"}',
+      contentType: 'application/json',
+    },
+    status: 201,
+  },
 ];
 
 /** A collector: answers every export at once ('ok'), or takes it and never answers ('stuck'). */
@@ -30,7 +38,11 @@ async function collector(kind: 'ok' | 'stuck'): Promise<{ url: string; close(): 
   const held: ServerResponse[] = [];
   const server: Server = createServer((req, res) => {
     req.resume();
-    req.on('end', () => (kind === 'ok' ? res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end() : held.push(res)));
+    req.on('end', () =>
+      kind === 'ok'
+        ? res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end()
+        : held.push(res),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
@@ -46,13 +58,25 @@ async function collector(kind: 'ok' | 'stuck'): Promise<{ url: string; close(): 
 async function peakRssMb(label: string, otlp: string | undefined): Promise<number> {
   const dir = mkdtempSync(`${tmpdir()}/tracing-memory-`);
   const port = await freePort();
-  const args = ['todo', '--port', String(port), '--db', `sqlite:${dir}/todo.sqlite`, ...(otlp === undefined ? [] : ['--otel-endpoint', otlp])];
+  const args = [
+    'todo',
+    '--port',
+    String(port),
+    '--db',
+    `sqlite:${dir}/todo.sqlite`,
+    ...(otlp === undefined ? [] : ['--otel-endpoint', otlp]),
+  ];
   const server = await startServerProcess(label, CLI, args, port);
   try {
     for (const connections of [1, 10, 50]) {
       for (const { request, status } of LOADS) {
-        const m = await drive(server.url, request, { connections, duration_s: seconds, expectedStatus: status });
-        if (m.wrongStatus !== 0 || m.errors !== 0) throw new Error(`${label}: ${m.wrongStatus} wrong statuses, ${m.errors} errors`);
+        const m = await drive(server.url, request, {
+          connections,
+          duration_s: seconds,
+          expectedStatus: status,
+        });
+        if (m.wrongStatus !== 0 || m.errors !== 0)
+          throw new Error(`${label}: ${m.wrongStatus} wrong statuses, ${m.errors} errors`);
       }
     }
     return (server.peakRssBytes() ?? Number.NaN) / (1024 * 1024);
@@ -67,10 +91,19 @@ try {
   const rows: [string, number][] = [
     ['tracing off', await peakRssMb('tracing off', undefined)],
     ['tracing on, collector answering', await peakRssMb('tracing on', ok.url)],
-    ['tracing on, collector never answering', await peakRssMb('tracing on, stuck collector', stuck.url)],
+    [
+      'tracing on, collector never answering',
+      await peakRssMb('tracing on, stuck collector', stuck.url),
+    ],
   ];
-  const lines = ['| To-do service, GET /todos/1 and POST /todos at 1, 10, 50 connections | Peak RSS MB | Target |', '|---|---:|---|'];
-  for (const [label, mb] of rows) lines.push(`| ${label} | ${mb.toFixed(0)} | ${label === 'tracing off' ? '–' : mb <= PEAK_RSS_MB_MAX ? `≤ ${PEAK_RSS_MB_MAX}: met` : `≤ ${PEAK_RSS_MB_MAX}: **missed**`} |`);
+  const lines = [
+    '| To-do service, GET /todos/1 and POST /todos at 1, 10, 50 connections | Peak RSS MB | Target |',
+    '|---|---:|---|',
+  ];
+  for (const [label, mb] of rows)
+    lines.push(
+      `| ${label} | ${mb.toFixed(0)} | ${label === 'tracing off' ? '–' : mb <= PEAK_RSS_MB_MAX ? `≤ ${PEAK_RSS_MB_MAX}: met` : `≤ ${PEAK_RSS_MB_MAX}: **missed**`} |`,
+    );
   process.stdout.write(`${lines.join('\n')}\n`);
 } finally {
   await Promise.all([ok.close(), stuck.close()]);

@@ -9,19 +9,39 @@
 // database) would multiply the run time and cannot report what they cover.
 
 /** The files whose mutants the areas test: the scope of issue 11. */
-export const scope = ['src/http/*.ts', 'src/http/*/*.ts', 'src/db/*.ts', 'src/todo/store-*.ts', 'src/bank/ledger-*.ts'];
+export const scope = [
+  'src/http/*.ts',
+  'src/http/*/*.ts',
+  'src/db/*.ts',
+  'src/todo/store-*.ts',
+  'src/bank/ledger-*.ts',
+];
 
-const serviceTests = ['.build/test/todo/todo-service.test.js', '.build/test/bank/bank-service.test.js'];
-const sqliteTests = ['.build/test/db/*.test.js', '.build/test/todo/store-*.test.js', '.build/test/bank/ledger-*.test.js'];
+const serviceTests = [
+  '.build/test/todo/todo-service.test.js',
+  '.build/test/bank/bank-service.test.js',
+];
+const sqliteTests = [
+  '.build/test/db/*.test.js',
+  '.build/test/todo/store-*.test.js',
+  '.build/test/bank/ledger-*.test.js',
+];
 const storeTests = ['.build/test/store/*.test.js', ...sqliteTests];
 // Keyed requests on real servers and stores, in this process (test/idempotency/in-flight spawns
 // instances and kills one with -9: it stays out).
-const keyedTests = ['.build/test/idempotency/safe-retries.test.js', '.build/test/http/{idempotency-key,idempotency-gate,replay-cache}.test.js'];
+const keyedTests = [
+  '.build/test/idempotency/safe-retries.test.js',
+  '.build/test/http/{idempotency-key,idempotency-gate,replay-cache}.test.js',
+];
 // Two slow files stay out: hostile-input (6,000 random requests, 10 s) guards against crashes and
 // leaks, which the contract tests pin down more precisely; openapi-answers (the corpus in every
 // mode, each answer validated by Ajv, 36 s) checks the documents, which the conformance replay and
 // the service tests check for the answers themselves at a fraction of the time per mutant.
-const httpTests = ['.build/test/http/!(hostile-input|openapi-answers).test.js', '.build/test/conformance/*.test.js', ...serviceTests];
+const httpTests = [
+  '.build/test/http/!(hostile-input|openapi-answers).test.js',
+  '.build/test/conformance/*.test.js',
+  ...serviceTests,
+];
 // The JSON decoder and encoder are pinned by their own tests (one a differential test against an
 // independent parser) and by the conformance corpus, whose bodies are compared byte for byte; every
 // other HTTP test reaches them through a request only, and would triple the time per mutant (1,195
@@ -31,16 +51,27 @@ const jsonTests = ['.build/test/http/json-*.test.js', '.build/test/conformance/*
 // mode), their rules by openapi-rules, checked by Redocly and, for their codes, by the corpus; the
 // service tests read them too.
 // The other HTTP tests only start servers, which builds the document without looking at it.
-const docsTests = ['.build/test/http/{published-documents,openapi-rules,openapi-lint}.test.js', '.build/test/conformance/*.test.js', ...serviceTests];
+const docsTests = [
+  '.build/test/http/{published-documents,openapi-rules,openapi-lint}.test.js',
+  '.build/test/conformance/*.test.js',
+  ...serviceTests,
+];
 
 export const areas = {
   // The tests that exercise these files directly: per mutant, a fifth of the time of httpTests.
   'http-limits': {
     mutate: ['src/http/{body,route-table,routing}.ts'],
-    tests: ['.build/test/http/{contract-layer,route-table,routing,media-type,hostile-clients}.test.js', '.build/test/conformance/*.test.js', ...serviceTests],
+    tests: [
+      '.build/test/http/{contract-layer,route-table,routing,media-type,hostile-clients}.test.js',
+      '.build/test/conformance/*.test.js',
+      ...serviceTests,
+    ],
   },
   // service.ts is an interface only (no mutant); it is listed so that every file has its area.
-  'http-contract': { mutate: ['src/http/{catalogue,errors,render,route,service}.ts'], tests: httpTests },
+  'http-contract': {
+    mutate: ['src/http/{catalogue,errors,render,route,service}.ts'],
+    tests: httpTests,
+  },
   'http-pipeline': {
     mutate: [
       'src/http/{app,answers,connection-guard,parser-answers,metrics-route,request-metrics,request-observer,turn-end-writes}.ts',
@@ -51,10 +82,21 @@ export const areas = {
   'http-json': { mutate: ['src/http/json/*.ts'], tests: jsonTests },
   'http-lax': { mutate: ['src/http/validation/*.ts'], tests: httpTests },
   // The OpenAPI document and its pages.
-  'http-docs': { mutate: ['src/http/documents/{docs,openapi,operation-docs,error-schemas,idempotency-docs,conditions-docs}.ts'], tests: [...docsTests, '.build/test/conditional/conditional-requests.test.js'] },
+  'http-docs': {
+    mutate: [
+      'src/http/documents/{docs,openapi,operation-docs,error-schemas,idempotency-docs,conditions-docs}.ts',
+    ],
+    tests: [...docsTests, '.build/test/conditional/conditional-requests.test.js'],
+  },
   // ETag, 304 and 412 of reads; the tests of every rule, on real servers in this process.
-  'http-conditions': { mutate: ['src/http/stages/conditions.ts'], tests: ['.build/test/conditional/conditional-requests.test.js', ...serviceTests] },
-  'http-idempotency': { mutate: ['src/http/stages/{idempotency,idempotency-key,replay-cache}.ts'], tests: [...keyedTests, ...serviceTests] },
+  'http-conditions': {
+    mutate: ['src/http/stages/conditions.ts'],
+    tests: ['.build/test/conditional/conditional-requests.test.js', ...serviceTests],
+  },
+  'http-idempotency': {
+    mutate: ['src/http/stages/{idempotency,idempotency-key,replay-cache}.ts'],
+    tests: [...keyedTests, ...serviceTests],
+  },
   'db-sqlite': {
     mutate: [
       'src/db/{batcher,group-commit,group-commit-worker,group-commit-protocol,sqlite,sqlite-store,sqlite-errors,sqlite-turn-reads,store-options}.ts',
@@ -62,13 +104,31 @@ export const areas = {
     ],
     tests: sqliteTests,
   },
-  'db-postgres': { mutate: ['src/db/{postgres,postgres-batched-reads,postgres-errors,postgres-group-commit,postgres-pooler,postgres-store,pool-gate}.ts'], tests: storeTests },
-  'db-idempotency': { mutate: ['src/db/idempotency-*.ts', 'src/db/sqlite-writes.ts', 'src/db/rounds.ts'], tests: [...keyedTests, ...storeTests] },
-  stores: { mutate: ['src/todo/store-*.ts', 'src/bank/ledger-*.ts'], tests: [...storeTests, ...serviceTests] },
+  'db-postgres': {
+    mutate: [
+      'src/db/{postgres,postgres-batched-reads,postgres-errors,postgres-group-commit,postgres-pooler,postgres-store,pool-gate}.ts',
+    ],
+    tests: storeTests,
+  },
+  'db-idempotency': {
+    mutate: ['src/db/idempotency-*.ts', 'src/db/sqlite-writes.ts', 'src/db/rounds.ts'],
+    tests: [...keyedTests, ...storeTests],
+  },
+  stores: {
+    mutate: ['src/todo/store-*.ts', 'src/bank/ledger-*.ts'],
+    tests: [...storeTests, ...serviceTests],
+  },
   // Rate limits: the HTTP part, the shared limiter, the documents' 429 (the tests that spawn
   // processes, the 429s of a real CLI, stay out).
   'rate-limits': {
-    mutate: ['src/http/stages/{rate-limit,rate-limit-metrics,client-address}.ts', 'src/http/documents/rate-limit-docs.ts', 'src/db/{rate-limits-postgres,rate-limits-pruning}.ts'],
-    tests: ['.build/test/http/{client-address,rate-limit-gate,catalogue,published-documents,openapi-examples}.test.js', '.build/test/db/{rate-limits-postgres,rate-limits-pruning}.test.js'],
+    mutate: [
+      'src/http/stages/{rate-limit,rate-limit-metrics,client-address}.ts',
+      'src/http/documents/rate-limit-docs.ts',
+      'src/db/{rate-limits-postgres,rate-limits-pruning}.ts',
+    ],
+    tests: [
+      '.build/test/http/{client-address,rate-limit-gate,catalogue,published-documents,openapi-examples}.test.js',
+      '.build/test/db/{rate-limits-postgres,rate-limits-pruning}.test.js',
+    ],
   },
 };

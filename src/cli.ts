@@ -1,7 +1,14 @@
 #!/usr/bin/env node
 // Starts the services named on the command line; `npm start` runs this with no arguments.
 import type { Registry } from 'prom-client';
-import { ConfigError, readConfig, USAGE, type Config, type DbSpec, type ServiceName } from './config.js';
+import {
+  ConfigError,
+  readConfig,
+  USAGE,
+  type Config,
+  type DbSpec,
+  type ServiceName,
+} from './config.js';
 import type { ServiceDefinition } from './http/service.js';
 import { createLogger, type Logger } from './observe/log.js';
 import { createMetricsRegistry } from './observe/metrics.js';
@@ -20,19 +27,41 @@ function dbFor(service: ServiceName, config: Config): DbSpec {
   return config.db ?? { kind: 'sqlite', path: `./data/${service}.sqlite` };
 }
 
-async function createService(service: ServiceName, config: Config, log: Logger, metrics: Registry | undefined, tracing: Tracing | undefined): Promise<ServiceDefinition> {
+async function createService(
+  service: ServiceName,
+  config: Config,
+  log: Logger,
+  metrics: Registry | undefined,
+  tracing: Tracing | undefined,
+): Promise<ServiceDefinition> {
   const counted = metrics === undefined ? undefined : storeMetrics(service, metrics);
   // With tracing on, the store's batches are spans too.
-  const observer: StoreObserver | undefined = tracing === undefined ? counted : { ...counted, batchStarted: tracing.batchStarted };
-  const storeOptions = { sqliteSynchronous: config.sqliteSynchronous, log, observer, poolSize: config.dbPoolSize, poolWaitMs: config.dbPoolWaitMs, pooler: config.dbPooler, idempotencyTtlMs: config.idempotencyTtlMs };
+  const observer: StoreObserver | undefined =
+    tracing === undefined ? counted : { ...counted, batchStarted: tracing.batchStarted };
+  const storeOptions = {
+    sqliteSynchronous: config.sqliteSynchronous,
+    log,
+    observer,
+    poolSize: config.dbPoolSize,
+    poolWaitMs: config.dbPoolWaitMs,
+    pooler: config.dbPooler,
+    idempotencyTtlMs: config.idempotencyTtlMs,
+  };
   switch (service) {
     case 'todo':
-      return createTodoService(dbFor(service, config), storeOptions, { requireIfMatch: config.requireIfMatch });
+      return createTodoService(dbFor(service, config), storeOptions, {
+        requireIfMatch: config.requireIfMatch,
+      });
     case 'bank':
-      return createBankService(dbFor(service, config), config.accounts ?? INITIAL_ACCOUNTS, {
-        name: config.errors,
-        catchAll: config.catchAll,
-      }, storeOptions);
+      return createBankService(
+        dbFor(service, config),
+        config.accounts ?? INITIAL_ACCOUNTS,
+        {
+          name: config.errors,
+          catchAll: config.catchAll,
+        },
+        storeOptions,
+      );
   }
 }
 
@@ -53,9 +82,11 @@ async function main(): Promise<void> {
   const running: RunningServer[] = [];
   // Tracing (issue 43): the SDK is loaded only when it is on.
   const tracings: Tracing[] = [];
-  const tracingModule = config.tracing === undefined ? undefined : await import('./telemetry/tracing.js');
+  const tracingModule =
+    config.tracing === undefined ? undefined : await import('./telemetry/tracing.js');
   /** After the servers closed (their store's last batches included): the last spans go out, within a bounded time. */
-  const stopTracing = (): Promise<unknown> => Promise.all(tracings.map((tracing) => tracing.shutdown()));
+  const stopTracing = (): Promise<unknown> =>
+    Promise.all(tracings.map((tracing) => tracing.shutdown()));
   // Installed before the first "listening" line: until a listener exists, SIGTERM kills the
   // process outright, and a supervisor may send it as soon as it reads that line. A repeated
   // signal changes nothing: Ctrl-C under `npm start` reaches us twice, from the terminal and
@@ -83,7 +114,10 @@ async function main(): Promise<void> {
     for (const [index, service] of config.services.entries()) {
       const serviceLog = log.child({ service });
       const metrics = config.metrics ? createMetricsRegistry() : undefined;
-      const tracing = tracingModule?.startTracing(config.tracing as NonNullable<Config['tracing']>, { service, registry: metrics, log: serviceLog });
+      const tracing = tracingModule?.startTracing(
+        config.tracing as NonNullable<Config['tracing']>,
+        { service, registry: metrics, log: serviceLog },
+      );
       if (tracing !== undefined) tracings.push(tracing);
       const definition = await createService(service, config, serviceLog, metrics, tracing);
       const server = await startServer(definition, {
@@ -106,14 +140,23 @@ async function main(): Promise<void> {
             ? undefined
             : {
                 limits: config.rateLimits,
-                limiter: await limiterFor(service, config.rateLimits, config.db, serviceLog, config.dbPooler),
+                limiter: await limiterFor(
+                  service,
+                  config.rateLimits,
+                  config.db,
+                  serviceLog,
+                  config.dbPooler,
+                ),
                 whenDown: config.rateLimitStoreDown,
                 trustedProxies: config.trustProxy,
               },
         metricsListen:
           config.metricsListen === undefined
             ? undefined
-            : { host: config.metricsListen.host ?? config.host, port: config.metricsListen.port === 0 ? 0 : config.metricsListen.port + index },
+            : {
+                host: config.metricsListen.host ?? config.host,
+                port: config.metricsListen.port === 0 ? 0 : config.metricsListen.port + index,
+              },
       });
       running.push(server);
       // The store's kind only: a PostgreSQL URL may hold a password.
@@ -127,7 +170,9 @@ async function main(): Promise<void> {
         metrics: config.metrics,
         metricsUrl: server.metricsUrl,
         // Said only when on, so that the line of a service without limits is as it was.
-        ...(config.rateLimits === undefined ? {} : { rateLimits: config.db?.kind === 'postgres' ? 'postgres' : 'in-process' }),
+        ...(config.rateLimits === undefined
+          ? {}
+          : { rateLimits: config.db?.kind === 'postgres' ? 'postgres' : 'in-process' }),
         // Said only when on; the collector's URL is not: it may hold a credential.
         ...(config.tracing === undefined ? {} : { tracing: config.tracing.protocol }),
       });

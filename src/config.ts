@@ -5,7 +5,12 @@ import { ERROR_FORMAT_NAMES, type ErrorFormatName } from './http/render.js';
 import { parseCorsOrigins, type CorsPolicy } from './http/stages/cors.js';
 import { DEADLINE_MS_DEFAULT, DEADLINE_MS_MAX } from './http/stages/deadline.js';
 import type { SheddingPolicy } from './http/stages/load-shedding.js';
-import { parseTrustedProxies, PROXY_HEADERS, type ProxyHeader, type TrustedProxies } from './http/stages/client-address.js';
+import {
+  parseTrustedProxies,
+  PROXY_HEADERS,
+  type ProxyHeader,
+  type TrustedProxies,
+} from './http/stages/client-address.js';
 import { WHEN_LIMITER_DOWN_DEFAULT, type WhenLimiterDown } from './http/stages/rate-limit.js';
 import { parseRateLimits, type RateLimits } from './rate-limits/policy.js';
 import { readTracingConfig, type TracingConfig } from './telemetry/config.js';
@@ -156,13 +161,47 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
       continue;
     }
     const [name, inline] = splitFlag(arg);
-    if (['help', 'catch-all', 'require-idempotency-key', 'require-if-match', 'cross-origin-protection'].includes(name)) {
+    if (
+      [
+        'help',
+        'catch-all',
+        'require-idempotency-key',
+        'require-if-match',
+        'cross-origin-protection',
+      ].includes(name)
+    ) {
       if (inline !== undefined) throw new ConfigError(`--${name} takes no value`);
       flags.set(name, true);
       continue;
     }
     if (name === 'shed-loop-delay-ms') throw new ConfigError(REPLACED_SHED_LOOP_DELAY);
-    if (!['host', 'port', 'db', 'errors', 'accounts', 'log-level', 'access-log', 'metrics', 'sqlite-synchronous', 'db-pool-size', 'db-pool-wait-ms', 'db-pooler', 'idempotency-ttl', 'cors-origin', 'metrics-listen', 'deadline-ms', 'shed-waiting', 'shed-loop-busy', 'rate-limit', 'rate-limit-store-down', 'trust-proxy', 'trust-proxy-header', 'otel-endpoint'].includes(name)) {
+    if (
+      ![
+        'host',
+        'port',
+        'db',
+        'errors',
+        'accounts',
+        'log-level',
+        'access-log',
+        'metrics',
+        'sqlite-synchronous',
+        'db-pool-size',
+        'db-pool-wait-ms',
+        'db-pooler',
+        'idempotency-ttl',
+        'cors-origin',
+        'metrics-listen',
+        'deadline-ms',
+        'shed-waiting',
+        'shed-loop-busy',
+        'rate-limit',
+        'rate-limit-store-down',
+        'trust-proxy',
+        'trust-proxy-header',
+        'otel-endpoint',
+      ].includes(name)
+    ) {
       throw new ConfigError(`unknown option --${name}`);
     }
     const value = inline ?? argv[++i];
@@ -186,7 +225,8 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     throw new ConfigError(`--errors must be ${ERROR_FORMAT_NAMES.join(', ')}, not "${errors}"`);
   }
   const logLevel = pick('log-level', 'SVC_LOG_LEVEL') ?? 'info';
-  if (!LOG_LEVELS.includes(logLevel as LogLevel)) throw new ConfigError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
+  if (!LOG_LEVELS.includes(logLevel as LogLevel))
+    throw new ConfigError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
   const catchAllEnv = env.SVC_CATCH_ALL;
   if (catchAllEnv !== undefined && !['', '0', '1', 'true', 'false'].includes(catchAllEnv)) {
     throw new ConfigError('SVC_CATCH_ALL must be 1 or 0');
@@ -196,13 +236,22 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
   if (requireKeyEnv !== undefined && !['', '0', '1', 'true', 'false'].includes(requireKeyEnv)) {
     throw new ConfigError('SVC_REQUIRE_IDEMPOTENCY_KEY must be 1 or 0');
   }
-  const requireIdempotencyKey = flags.get('require-idempotency-key') === true || requireKeyEnv === '1' || requireKeyEnv === 'true';
-  const requireIfMatch = flags.get('require-if-match') === true || switchOn(env, 'SVC_REQUIRE_IF_MATCH');
+  const requireIdempotencyKey =
+    flags.get('require-idempotency-key') === true ||
+    requireKeyEnv === '1' ||
+    requireKeyEnv === 'true';
+  const requireIfMatch =
+    flags.get('require-if-match') === true || switchOn(env, 'SVC_REQUIRE_IF_MATCH');
   const ttlText = pick('idempotency-ttl', 'SVC_IDEMPOTENCY_TTL');
-  // Problem details always answer a failure with a JSON problem, so the option would change nothing there.
-  if (catchAll && errors !== 'unified') throw new ConfigError('--catch-all belongs to the unified format: add --errors unified');
-  const synchronous = (pick('sqlite-synchronous', 'SVC_SQLITE_SYNCHRONOUS') ?? 'full').toUpperCase();
-  if (synchronous !== 'FULL' && synchronous !== 'OFF') throw new ConfigError('--sqlite-synchronous must be full or off');
+  // Problem details always answer a failure with a JSON problem, so the option would change nothing
+  // there.
+  if (catchAll && errors !== 'unified')
+    throw new ConfigError('--catch-all belongs to the unified format: add --errors unified');
+  const synchronous = (
+    pick('sqlite-synchronous', 'SVC_SQLITE_SYNCHRONOUS') ?? 'full'
+  ).toUpperCase();
+  if (synchronous !== 'FULL' && synchronous !== 'OFF')
+    throw new ConfigError('--sqlite-synchronous must be full or off');
   const accessLog = onOff(pick('access-log', 'SVC_ACCESS_LOG') ?? 'on', 'access-log');
   const metrics = onOff(pick('metrics', 'SVC_METRICS') ?? 'on', 'metrics');
   const dbText = pick('db', 'SVC_DB');
@@ -213,23 +262,35 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
   const dbPooler = readPooler(pick('db-pooler', 'SVC_DB_POOLER'), dbText);
   const corsText = pick('cors-origin', 'SVC_CORS_ORIGIN');
   const metricsListenText = pick('metrics-listen', 'SVC_METRICS_LISTEN');
-  const metricsListen = metricsListenText === undefined ? undefined : parseListen(metricsListenText);
-  if (metricsListen !== undefined && !metrics) throw new ConfigError('--metrics-listen serves /metrics: it needs --metrics on');
+  const metricsListen =
+    metricsListenText === undefined ? undefined : parseListen(metricsListenText);
+  if (metricsListen !== undefined && !metrics)
+    throw new ConfigError('--metrics-listen serves /metrics: it needs --metrics on');
   const deadlineText = pick('deadline-ms', 'SVC_DEADLINE_MS');
   const shedWaitingText = pick('shed-waiting', 'SVC_SHED_WAITING');
   // A deployment that still sets the replaced signal would otherwise lose its shedding unseen.
-  if (env.SVC_SHED_LOOP_DELAY_MS !== undefined && env.SVC_SHED_LOOP_DELAY_MS !== '') throw new ConfigError(REPLACED_SHED_LOOP_DELAY);
+  if (env.SVC_SHED_LOOP_DELAY_MS !== undefined && env.SVC_SHED_LOOP_DELAY_MS !== '')
+    throw new ConfigError(REPLACED_SHED_LOOP_DELAY);
   const shedBusyText = pick('shed-loop-busy', 'SVC_SHED_LOOP_BUSY');
   const shedding =
     shedWaitingText === undefined && shedBusyText === undefined
       ? undefined
       : {
-          waitingMax: shedWaitingText === undefined ? undefined : parseBounded(shedWaitingText, '--shed-waiting', 1, 100_000),
-          loopBusy: shedBusyText === undefined ? undefined : parseBounded(shedBusyText, '--shed-loop-busy', 1, 99) / 100,
+          waitingMax:
+            shedWaitingText === undefined
+              ? undefined
+              : parseBounded(shedWaitingText, '--shed-waiting', 1, 100_000),
+          loopBusy:
+            shedBusyText === undefined
+              ? undefined
+              : parseBounded(shedBusyText, '--shed-loop-busy', 1, 99) / 100,
         };
   const cors = corsText === undefined ? undefined : parseCorsOrigins(corsText);
   if (typeof cors === 'string') throw new ConfigError(`--cors-origin: ${cors}`);
-  const crossOriginProtection = cors !== undefined || flags.get('cross-origin-protection') === true || switchOn(env, 'SVC_CROSS_ORIGIN_PROTECTION');
+  const crossOriginProtection =
+    cors !== undefined ||
+    flags.get('cross-origin-protection') === true ||
+    switchOn(env, 'SVC_CROSS_ORIGIN_PROTECTION');
   const { rateLimits, trustProxy, rateLimitStoreDown } = readRateLimits(pick, dbText);
   const otelEndpoint = flags.get('otel-endpoint');
   if (otelEndpoint === '') throw new ConfigError('--otel-endpoint needs a value');
@@ -240,9 +301,11 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     throw new ConfigError((error as Error).message);
   }
 
-  const port = portText === undefined ? DEFAULT_PORTS[services[0] as ServiceName] : parsePort(portText);
+  const port =
+    portText === undefined ? DEFAULT_PORTS[services[0] as ServiceName] : parsePort(portText);
   // The services take consecutive ports (0 lets the system choose for each).
-  if (port !== 0 && port + services.length - 1 > 65535) throw new ConfigError(`--port ${port} leaves no port for the bank (it takes port + 1)`);
+  if (port !== 0 && port + services.length - 1 > 65535)
+    throw new ConfigError(`--port ${port} leaves no port for the bank (it takes port + 1)`);
 
   return {
     services,
@@ -257,15 +320,25 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     metrics,
     metricsListen,
     sqliteSynchronous: synchronous,
-    dbPoolSize: poolSizeText === undefined ? undefined : parseBounded(poolSizeText, '--db-pool-size', 1, 1000),
-    dbPoolWaitMs: poolWaitText === undefined ? undefined : parseBounded(poolWaitText, '--db-pool-wait-ms', 1, 30_000),
+    dbPoolSize:
+      poolSizeText === undefined
+        ? undefined
+        : parseBounded(poolSizeText, '--db-pool-size', 1, 1000),
+    dbPoolWaitMs:
+      poolWaitText === undefined
+        ? undefined
+        : parseBounded(poolWaitText, '--db-pool-wait-ms', 1, 30_000),
     dbPooler,
     requireIdempotencyKey,
     requireIfMatch,
-    idempotencyTtlMs: ttlText === undefined ? IDEMPOTENCY_TTL_HOURS_DEFAULT * HOUR_MS : parseTtl(ttlText),
+    idempotencyTtlMs:
+      ttlText === undefined ? IDEMPOTENCY_TTL_HOURS_DEFAULT * HOUR_MS : parseTtl(ttlText),
     cors,
     crossOriginProtection,
-    deadlineMs: deadlineText === undefined ? DEADLINE_MS_DEFAULT : parseBounded(deadlineText, '--deadline-ms', 0, DEADLINE_MS_MAX),
+    deadlineMs:
+      deadlineText === undefined
+        ? DEADLINE_MS_DEFAULT
+        : parseBounded(deadlineText, '--deadline-ms', 0, DEADLINE_MS_MAX),
     shedding,
     rateLimits,
     trustProxy,
@@ -278,7 +351,8 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
 /** An environment switch: 1 or true on, 0, false or empty off; anything else stops the process. */
 function switchOn(env: NodeJS.ProcessEnv, variable: string): boolean {
   const value = env[variable];
-  if (value !== undefined && !['', '0', '1', 'true', 'false'].includes(value)) throw new ConfigError(`${variable} must be 1 or 0`);
+  if (value !== undefined && !['', '0', '1', 'true', 'false'].includes(value))
+    throw new ConfigError(`${variable} must be 1 or 0`);
   return value === '1' || value === 'true';
 }
 
@@ -293,17 +367,32 @@ function readRateLimits(
   const rateLimits = limitsText === undefined ? undefined : parseRateLimits(limitsText);
   if (typeof rateLimits === 'string') throw new ConfigError(`--rate-limit: ${rateLimits}`);
   const headerText = pick('trust-proxy-header', 'SVC_TRUST_PROXY_HEADER')?.toLowerCase();
-  if (headerText !== undefined && !PROXY_HEADERS.includes(headerText as ProxyHeader)) throw new ConfigError(`--trust-proxy-header must be x-forwarded-for or forwarded, not "${headerText}"`);
-  if (headerText !== undefined && proxiesText === undefined) throw new ConfigError('--trust-proxy-header says where the trusted proxies name the client: it needs --trust-proxy');
-  const trustProxy = proxiesText === undefined ? undefined : parseTrustedProxies(proxiesText, headerText as ProxyHeader | undefined);
+  if (headerText !== undefined && !PROXY_HEADERS.includes(headerText as ProxyHeader))
+    throw new ConfigError(
+      `--trust-proxy-header must be x-forwarded-for or forwarded, not "${headerText}"`,
+    );
+  if (headerText !== undefined && proxiesText === undefined)
+    throw new ConfigError(
+      '--trust-proxy-header says where the trusted proxies name the client: it needs --trust-proxy',
+    );
+  const trustProxy =
+    proxiesText === undefined
+      ? undefined
+      : parseTrustedProxies(proxiesText, headerText as ProxyHeader | undefined);
   if (typeof trustProxy === 'string') throw new ConfigError(`--trust-proxy: ${trustProxy}`);
-  if (trustProxy !== undefined && rateLimits === undefined) throw new ConfigError('--trust-proxy names the client for the rate limits: it needs --rate-limit');
+  if (trustProxy !== undefined && rateLimits === undefined)
+    throw new ConfigError(
+      '--trust-proxy names the client for the rate limits: it needs --rate-limit',
+    );
   if (downText !== undefined && downText !== 'open' && downText !== 'closed') {
     throw new ConfigError(`--rate-limit-store-down must be open or closed, not "${downText}"`);
   }
-  const shared = dbText?.startsWith('postgres://') === true || dbText?.startsWith('postgresql://') === true;
+  const shared =
+    dbText?.startsWith('postgres://') === true || dbText?.startsWith('postgresql://') === true;
   if (downText !== undefined && !(rateLimits !== undefined && shared)) {
-    throw new ConfigError('--rate-limit-store-down is for limits held in PostgreSQL: it needs --rate-limit and --db postgres://…');
+    throw new ConfigError(
+      '--rate-limit-store-down is for limits held in PostgreSQL: it needs --rate-limit and --db postgres://…',
+    );
   }
   return { rateLimits, trustProxy, rateLimitStoreDown: downText ?? WHEN_LIMITER_DOWN_DEFAULT };
 }
@@ -317,7 +406,9 @@ const IDEMPOTENCY_TTL_HOURS_MAX = 24 * 366;
 function parseTtl(text: string): number {
   const hours = /^\d+(\.\d+)?$/.test(text) ? Number(text) : NaN;
   if (!(hours > 0 && hours <= IDEMPOTENCY_TTL_HOURS_MAX)) {
-    throw new ConfigError(`--idempotency-ttl must be a number of hours above 0 and at most ${IDEMPOTENCY_TTL_HOURS_MAX}, not "${text}"`);
+    throw new ConfigError(
+      `--idempotency-ttl must be a number of hours above 0 and at most ${IDEMPOTENCY_TTL_HOURS_MAX}, not "${text}"`,
+    );
   }
   return Math.round(hours * HOUR_MS);
 }
@@ -328,13 +419,15 @@ function splitFlag(arg: string): [string, string | undefined] {
 }
 
 function onOff(text: string, flag: string): boolean {
-  if (text !== 'on' && text !== 'off') throw new ConfigError(`--${flag} must be on or off, not "${text}"`);
+  if (text !== 'on' && text !== 'off')
+    throw new ConfigError(`--${flag} must be on or off, not "${text}"`);
   return text === 'on';
 }
 
 function parsePort(text: string): number {
   const port = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
-  if (!(port >= 0 && port <= 65535)) throw new ConfigError(`--port must be a number from 0 to 65535, not "${text}"`);
+  if (!(port >= 0 && port <= 65535))
+    throw new ConfigError(`--port must be a number from 0 to 65535, not "${text}"`);
   return port;
 }
 
@@ -343,7 +436,9 @@ function parseListen(text: string): { readonly host: string | undefined; readonl
   const match = /^(?:(\[[0-9a-fA-F:.]+\]|[^:[\]]+):)?(\d{1,5})$/.exec(text);
   const port = match === null ? NaN : Number(match[2]);
   if (match === null || !(port >= 0 && port <= 65535)) {
-    throw new ConfigError(`--metrics-listen must be [HOST:]PORT with PORT from 0 to 65535, not "${text}"`);
+    throw new ConfigError(
+      `--metrics-listen must be [HOST:]PORT with PORT from 0 to 65535, not "${text}"`,
+    );
   }
   const host = match[1]?.replace(/^\[(.*)\]$/, '$1');
   return { host, port };
@@ -351,7 +446,8 @@ function parseListen(text: string): { readonly host: string | undefined; readonl
 
 function parseBounded(text: string, flag: string, min: number, max: number): number {
   const value = /^\d{1,6}$/.test(text) ? Number(text) : NaN;
-  if (!(value >= min && value <= max)) throw new ConfigError(`${flag} must be a whole number from ${min} to ${max}, not "${text}"`);
+  if (!(value >= min && value <= max))
+    throw new ConfigError(`${flag} must be a whole number from ${min} to ${max}, not "${text}"`);
   return value;
 }
 
@@ -359,8 +455,11 @@ function parseBounded(text: string, flag: string, min: number, max: number): num
 function readPooler(text: string | undefined, dbText: string | undefined): Pooler | undefined {
   if (text === undefined) return undefined;
   const pooler = POOLERS.find((known) => known === text);
-  if (pooler === undefined) throw new ConfigError(`--db-pooler must be ${POOLERS.join(' or ')}, not "${text}"`);
-  if (!(dbText?.startsWith('postgres://') === true || dbText?.startsWith('postgresql://') === true)) {
+  if (pooler === undefined)
+    throw new ConfigError(`--db-pooler must be ${POOLERS.join(' or ')}, not "${text}"`);
+  if (!(
+    dbText?.startsWith('postgres://') === true || dbText?.startsWith('postgresql://') === true
+  )) {
     throw new ConfigError('--db-pooler is for PostgreSQL: it needs --db postgres://…');
   }
   return pooler;
@@ -370,7 +469,8 @@ export function parseDb(text: string): DbSpec {
   if (text === 'memory') return { kind: 'memory' };
   if (text.startsWith('sqlite:')) {
     const path = text.slice('sqlite:'.length);
-    if (path === '') throw new ConfigError('--db sqlite: needs a file path, e.g. sqlite:./data/todo.sqlite');
+    if (path === '')
+      throw new ConfigError('--db sqlite: needs a file path, e.g. sqlite:./data/todo.sqlite');
     return { kind: 'sqlite', path };
   }
   if (text.startsWith('postgres://') || text.startsWith('postgresql://')) {
@@ -393,7 +493,9 @@ export function parseAccounts(text: string): ReadonlyMap<string, number> {
     const name = entry.slice(0, eq);
     const balanceText = entry.slice(eq + 1);
     if (eq <= 0 || !/^\d{1,16}$/.test(balanceText) || Number(balanceText) > BALANCE_MAX) {
-      throw new ConfigError(`--accounts entry "${entry}" is not name=balance with a balance from 0 to ${BALANCE_MAX}`);
+      throw new ConfigError(
+        `--accounts entry "${entry}" is not name=balance with a balance from 0 to ${BALANCE_MAX}`,
+      );
     }
     if (accounts.has(name)) throw new ConfigError(`--accounts names "${name}" twice`);
     accounts.set(name, Number(balanceText));

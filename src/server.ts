@@ -33,7 +33,8 @@ const SHUTDOWN_GRACE_MS = 10_000;
 /**
  * Node's own limits on a connection; the shortest one bounds how long a dead connection lingers.
  * Node checks the header and request limits every connectionsCheckingInterval (30 s by default),
- * which let a slow client hold its connection for up to 40 s; checked every second, it holds 10–11 s.
+ * which let a slow client hold its connection for up to 40 s; checked every second, it holds 10–11
+ * s.
  */
 export const CONNECTION_TIMEOUTS = {
   requestTimeout: 30_000,
@@ -72,7 +73,10 @@ export interface ServerOptions {
   /** Thresholds past which new requests are shed (http/load-shedding.ts); none: no shedding. */
   readonly shedding?: SheddingPolicy;
   /** Rate limits on the service's own routes; none by default. The server closes the limiter at shutdown. */
-  readonly rateLimits?: Pick<RateLimitOptions, 'limits' | 'limiter' | 'whenDown' | 'trustedProxies'>;
+  readonly rateLimits?: Pick<
+    RateLimitOptions,
+    'limits' | 'limiter' | 'whenDown' | 'trustedProxies'
+  >;
   /** A span per request (src/telemetry/); none: tracing off. */
   readonly tracer?: RequestTracer;
 }
@@ -94,7 +98,14 @@ export interface RunningServer {
 function healthRoutes(service: ServiceDefinition): Route[] {
   const hidden = (name: string) => ({ name, hidden: true });
   return [
-    defineRoute({ method: 'GET', path: '/healthz', status: 200, params: {}, docs: hidden('healthz'), handle: () => ({ status: 200, body: '{"status":"ok"}' }) }),
+    defineRoute({
+      method: 'GET',
+      path: '/healthz',
+      status: 200,
+      params: {},
+      docs: hidden('healthz'),
+      handle: () => ({ status: 200, body: '{"status":"ok"}' }),
+    }),
     defineRoute({
       method: 'GET',
       path: '/readyz',
@@ -115,14 +126,28 @@ function crossOriginPolicy(options: ServerOptions): CrossOriginPolicy | undefine
   return { trusted: options.cors?.origins ?? new Set() };
 }
 
-export async function startServer(service: ServiceDefinition, options: ServerOptions): Promise<RunningServer> {
+export async function startServer(
+  service: ServiceDefinition,
+  options: ServerOptions,
+): Promise<RunningServer> {
   const registry = options.metrics;
-  const shedder = options.shedding === undefined ? undefined : new LoadShedder(options.shedding, options.service, registry);
+  const shedder =
+    options.shedding === undefined
+      ? undefined
+      : new LoadShedder(options.shedding, options.service, registry);
   const edge: Omit<PipelineOptions, 'routes'> = {
     errorFormat: options.errorFormat,
     limits: BODY_LIMITS,
     // Under rate limits, the outcomes of keyed writes are kept for their retries (idempotency.ts).
-    idempotency: options.rateLimits === undefined ? options.idempotency : { required: false, ttlMs: DEFAULT_IDEMPOTENCY_TTL_MS, ...options.idempotency, keepRan: true },
+    idempotency:
+      options.rateLimits === undefined
+        ? options.idempotency
+        : {
+            required: false,
+            ttlMs: DEFAULT_IDEMPOTENCY_TTL_MS,
+            ...options.idempotency,
+            keepRan: true,
+          },
     cors: options.cors,
     crossOrigin: crossOriginPolicy(options),
     deadlineMs: options.deadlineMs,
@@ -135,7 +160,8 @@ export async function startServer(service: ServiceDefinition, options: ServerOpt
             ...options.rateLimits,
             routes: service.routes,
             log: options.log,
-            onLimited: registry === undefined ? undefined : rateLimitedCounter(options.service, registry),
+            onLimited:
+              registry === undefined ? undefined : rateLimitedCounter(options.service, registry),
           }),
     rateLimitPolicy: options.rateLimits?.limits,
   };
@@ -172,13 +198,30 @@ export async function startServer(service: ServiceDefinition, options: ServerOpt
     pipeline: pipelineStages({ ...edge, routes }),
   });
   const server = createServer(CONNECTION_TIMEOUTS, handler);
-  answerParserErrors(server, { errorFormat: options.errorFormat, observer, warn: (message, fields) => options.log.warn(message, fields), cors: options.cors });
-  guardConnections(server, { connectionsMax: options.connectionsMax ?? connectionsMaxFor(1), silentMs: SILENT_MS });
-  await listen(server, options.host, options.port, options.shedding === undefined ? undefined : SHEDDING_BACKLOG);
+  answerParserErrors(server, {
+    errorFormat: options.errorFormat,
+    observer,
+    warn: (message, fields) => options.log.warn(message, fields),
+    cors: options.cors,
+  });
+  guardConnections(server, {
+    connectionsMax: options.connectionsMax ?? connectionsMaxFor(1),
+    silentMs: SILENT_MS,
+  });
+  await listen(
+    server,
+    options.host,
+    options.port,
+    options.shedding === undefined ? undefined : SHEDDING_BACKLOG,
+  );
   const metricsListener =
     registry === undefined || options.metricsListen === undefined
       ? undefined
-      : await listenForMetrics(registry, options.metricsListen.host, options.metricsListen.port).catch(async (error: unknown) => {
+      : await listenForMetrics(
+          registry,
+          options.metricsListen.host,
+          options.metricsListen.port,
+        ).catch(async (error: unknown) => {
           await new Promise((resolve) => server.close(resolve));
           throw error;
         });
@@ -207,7 +250,12 @@ export async function startServer(service: ServiceDefinition, options: ServerOpt
  */
 const SHEDDING_BACKLOG = 65_535;
 
-function listen(server: Server, host: string, port: number, backlog: number | undefined): Promise<void> {
+function listen(
+  server: Server,
+  host: string,
+  port: number,
+  backlog: number | undefined,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen({ port, host, backlog }, () => {
@@ -219,13 +267,19 @@ function listen(server: Server, host: string, port: number, backlog: number | un
 
 // Idle kept-alive connections are closed at once; busy ones answer with `Connection: close` (see
 // app.ts) and end with their answer, so the wait is for requests in flight, not for idle clients.
-async function shutdown(server: Server, service: ServiceDefinition, log: Logger): Promise<ShutdownReport> {
+async function shutdown(
+  server: Server,
+  service: ServiceDefinition,
+  log: Logger,
+): Promise<ShutdownReport> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
   let connectionsCut = false;
   const grace = setTimeout(() => {
     connectionsCut = true;
-    log.warn('shutdown grace period over: cutting the connections still open', { graceMs: SHUTDOWN_GRACE_MS });
+    log.warn('shutdown grace period over: cutting the connections still open', {
+      graceMs: SHUTDOWN_GRACE_MS,
+    });
     server.closeAllConnections();
   }, SHUTDOWN_GRACE_MS);
   await closed;

@@ -37,11 +37,22 @@ describe('command line', { timeout: PROCESS_SUITE_TIMEOUT_MS }, () => {
 
   test('a bad value is one line on stderr and exit code 2', async () => {
     for (const args of [
-      ['--port', 'abc'], ['--errors', 'fancy'], ['--db', 'mysql://x'], ['--accounts', 'alice=-1'], ['nobank'],
-      ['--host='], ['all', '--port', '65535'], ['bank', '--catch-all'], ['bank', '--errors', 'problem', '--catch-all'],
-      ['--metrics-listen', 'x'], ['--metrics-listen', '127.0.0.1:70000'], ['--metrics', 'off', '--metrics-listen', '9464'],
+      ['--port', 'abc'],
+      ['--errors', 'fancy'],
+      ['--db', 'mysql://x'],
+      ['--accounts', 'alice=-1'],
+      ['nobank'],
+      ['--host='],
+      ['all', '--port', '65535'],
+      ['bank', '--catch-all'],
+      ['bank', '--errors', 'problem', '--catch-all'],
+      ['--metrics-listen', 'x'],
+      ['--metrics-listen', '127.0.0.1:70000'],
+      ['--metrics', 'off', '--metrics-listen', '9464'],
       ['--cors-origin', 'https://a.example/'],
-      ['--rate-limit', 'writes=20/m:40'], ['--trust-proxy', '10.0.0.1'], ['--rate-limit', 'reads=5/s:5', '--rate-limit-store-down', 'open'],
+      ['--rate-limit', 'writes=20/m:40'],
+      ['--trust-proxy', '10.0.0.1'],
+      ['--rate-limit', 'reads=5/s:5', '--rate-limit-store-down', 'open'],
     ]) {
       const result = await run(args);
       assert.equal(result.code, 2, args.join(' '));
@@ -50,13 +61,25 @@ describe('command line', { timeout: PROCESS_SUITE_TIMEOUT_MS }, () => {
   });
 
   test('--errors problem makes both services answer RFC 9457 problems', async () => {
-    const started = await startServiceProcess(['all', '--db', 'memory', '--errors', 'problem', '--log-level', 'info'], 2);
+    const started = await startServiceProcess(
+      ['all', '--db', 'memory', '--errors', 'problem', '--log-level', 'info'],
+      2,
+    );
     try {
       const [todo, bank] = started.urls as [string, string];
-      for (const [url, path, detail] of [[todo, '/todos/2', 'Todo not found'], [bank, '/accounts/zed', 'Account zed not found']] as const) {
+      for (const [url, path, detail] of [
+        [todo, '/todos/2', 'Todo not found'],
+        [bank, '/accounts/zed', 'Account zed not found'],
+      ] as const) {
         const res = await get(url, path);
         assert.equal(res.headers['content-type'], 'application/problem+json');
-        assert.deepEqual(json(res), { type: 'about:blank', title: 'Not Found', status: 404, detail, code: 'HTTP_404' });
+        assert.deepEqual(json(res), {
+          type: 'about:blank',
+          title: 'Not Found',
+          status: 404,
+          detail,
+          code: 'HTTP_404',
+        });
       }
     } finally {
       await started.kill('SIGTERM');
@@ -65,19 +88,37 @@ describe('command line', { timeout: PROCESS_SUITE_TIMEOUT_MS }, () => {
 
   test('--metrics-listen serves /metrics of each service on an address of its own, and not on the API ports', async () => {
     // Port 0: each service's metrics take a free port, which its listening line names.
-    const started = await startServiceProcess(['all', '--db', 'memory', '--port', '0', '--metrics-listen', '127.0.0.1:0'], 2);
+    const started = await startServiceProcess(
+      ['all', '--db', 'memory', '--port', '0', '--metrics-listen', '127.0.0.1:0'],
+      2,
+    );
     try {
-      const lines = started.output().split('\n').filter((line) => line.includes('"msg":"listening"')).map((line) => JSON.parse(line) as { service: string; metricsUrl?: string });
-      assert.deepEqual(lines.map((line) => line.service), ['todo', 'bank']);
+      const lines = started
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('"msg":"listening"'))
+        .map((line) => JSON.parse(line) as { service: string; metricsUrl?: string });
+      assert.deepEqual(
+        lines.map((line) => line.service),
+        ['todo', 'bank'],
+      );
       for (const [index, line] of lines.entries()) {
         const api = started.urls[index] as string;
         const metrics = new URL(line.metricsUrl ?? '');
         assert.notEqual(metrics.port, new URL(api).port);
-        assert.equal((await get(api, '/metrics')).status, 404, `${line.service}: not on the API port`);
+        assert.equal(
+          (await get(api, '/metrics')).status,
+          404,
+          `${line.service}: not on the API port`,
+        );
         const scrape = await get(metrics.origin, '/metrics');
         assert.equal(scrape.status, 200);
         assert.match(scrape.text, new RegExp(`http_requests_total\\{service="${line.service}"`));
-        assert.equal((await get(metrics.origin, '/todos/1')).status, 404, 'the metrics address serves nothing else');
+        assert.equal(
+          (await get(metrics.origin, '/todos/1')).status,
+          404,
+          'the metrics address serves nothing else',
+        );
       }
     } finally {
       await started.kill('SIGTERM');
@@ -117,8 +158,15 @@ describe('command line', { timeout: PROCESS_SUITE_TIMEOUT_MS }, () => {
       // has logged that it is shutting down.
       const req = request(
         {
-          host: target.hostname, port: target.port, method: 'POST', path: '/todos',
-          headers: { 'Content-Type': 'application/json', 'Content-Length': body.length, Expect: '100-continue' },
+          host: target.hostname,
+          port: target.port,
+          method: 'POST',
+          path: '/todos',
+          headers: {
+            'Content-Type': 'application/json',
+            'Content-Length': body.length,
+            Expect: '100-continue',
+          },
         },
         (res) => {
           let text = '';
@@ -154,7 +202,11 @@ describe('command line', { timeout: PROCESS_SUITE_TIMEOUT_MS }, () => {
       const second = await startServiceProcess(args);
       const again = second.urls[0] as string;
       assert.deepEqual(json(await get(again, '/todos/2')), { id: 2, title: 'kept', done: false });
-      assert.equal((await get(again, '/todos/1')).status, 404, 'the deleted initial item does not come back');
+      assert.equal(
+        (await get(again, '/todos/1')).status,
+        404,
+        'the deleted initial item does not come back',
+      );
       await second.kill('SIGTERM');
       assert.equal(await second.exited, 0);
     } finally {
@@ -165,7 +217,11 @@ describe('command line', { timeout: PROCESS_SUITE_TIMEOUT_MS }, () => {
   test('/healthz says the process lives; /readyz says the SQLite file is there and answers', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cli-test-'));
     try {
-      const started = await startServiceProcess(['bank', '--db', `sqlite:${join(dir, 'bank.sqlite')}`]);
+      const started = await startServiceProcess([
+        'bank',
+        '--db',
+        `sqlite:${join(dir, 'bank.sqlite')}`,
+      ]);
       const url = started.urls[0] as string;
       assert.deepEqual(json(await get(url, '/readyz')), { status: 'ready' });
       rmSync(join(dir, 'bank.sqlite'));
@@ -180,7 +236,13 @@ describe('command line', { timeout: PROCESS_SUITE_TIMEOUT_MS }, () => {
   });
 
   test('--accounts sets the initial accounts of the bank', async () => {
-    const started = await startServiceProcess(['bank', '--db', 'memory', '--accounts', 'carol=7,dave=0']);
+    const started = await startServiceProcess([
+      'bank',
+      '--db',
+      'memory',
+      '--accounts',
+      'carol=7,dave=0',
+    ]);
     try {
       const url = started.urls[0] as string;
       assert.deepEqual(json(await get(url, '/accounts/carol')), { account: 'carol', balance: 7 });

@@ -3,7 +3,15 @@
 // passes when the last of theirs does; and the current deadline is the one of the scope entered.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { currentDeadline, Deadline, enterDeadline, latestOf, leaveDeadline, withinDeadline, type DeadlineHolder } from '../src/shared/deadline-scope.js';
+import {
+  currentDeadline,
+  Deadline,
+  enterDeadline,
+  latestOf,
+  leaveDeadline,
+  withinDeadline,
+  type DeadlineHolder,
+} from '../src/shared/deadline-scope.js';
 
 test('a deadline gives up what was registered, once, in the order it registered, when it passes', () => {
   const deadline = new Deadline();
@@ -86,11 +94,16 @@ test('the current deadline is the scope’s, made on first asking, and the outer
   assert.equal(holder.deadline, made, 'made once, kept by its holder');
   assert.equal(currentDeadline(), made);
   const inner = new Deadline();
-  assert.equal(withinDeadline(inner, () => currentDeadline()), inner);
+  assert.equal(
+    withinDeadline(inner, () => currentDeadline()),
+    inner,
+  );
   assert.equal(currentDeadline(), made, 'withinDeadline gives the scope back');
-  assert.throws(() => withinDeadline(inner, () => {
-    throw new Error('work failed');
-  }));
+  assert.throws(() =>
+    withinDeadline(inner, () => {
+      throw new Error('work failed');
+    }),
+  );
   assert.equal(currentDeadline(), made, 'even when its work throws');
   leaveDeadline(outer);
   assert.equal(currentDeadline(), undefined);

@@ -22,11 +22,15 @@ describe('eventually', () => {
       throw new Error('no such item');
     };
     assert.throws(() => andThen(undefined, failing), /no such item/);
-    await assert.rejects(Promise.resolve(andThen(Promise.resolve(undefined), failing)), /no such item/);
+    await assert.rejects(
+      Promise.resolve(andThen(Promise.resolve(undefined), failing)),
+      /no such item/,
+    );
   });
 
   test('undefined, null and plain objects are values, not promises', () => {
-    for (const value of [undefined, null, 0, '', { then: 1 }]) assert.equal(isPromise(value), false, String(value));
+    for (const value of [undefined, null, 0, '', { then: 1 }])
+      assert.equal(isPromise(value), false, String(value));
     assert.equal(isPromise(Promise.resolve()), true);
   });
 });

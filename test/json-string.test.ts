@@ -8,9 +8,19 @@ describe('jsonString', () => {
   test('jsonString writes what JSON.stringify writes, for every UTF-16 code unit and around it', () => {
     for (let unit = 0; unit <= 0xffff; unit++) {
       const c = String.fromCharCode(unit);
-      for (const text of [c, `/todos/${c}`, `${c}x`]) assert.equal(jsonString(text), JSON.stringify(text), `code unit ${unit}`);
+      for (const text of [c, `/todos/${c}`, `${c}x`])
+        assert.equal(jsonString(text), JSON.stringify(text), `code unit ${unit}`);
     }
-    for (const text of ['', 'GET', '/todos/{todo_id}', 'a1b2-c3:d4.e5_f6', 'é 😀', '\ud800 alone', 'x'.repeat(300), 'Buy "milk"\\'.repeat(3)]) {
+    for (const text of [
+      '',
+      'GET',
+      '/todos/{todo_id}',
+      'a1b2-c3:d4.e5_f6',
+      'é 😀',
+      '\ud800 alone',
+      'x'.repeat(300),
+      'Buy "milk"\\'.repeat(3),
+    ]) {
       assert.equal(jsonString(text), JSON.stringify(text));
     }
   });
@@ -19,8 +29,10 @@ describe('jsonString', () => {
     const inner = (text: string): string => JSON.stringify(text).slice(1, -1);
     for (let unit = 0; unit <= 0xffff; unit++) {
       const c = String.fromCharCode(unit);
-      for (const text of [c, `/todos/${c}`, `${c}x`]) assert.equal(jsonStringContent(text), inner(text), `code unit ${unit}`);
+      for (const text of [c, `/todos/${c}`, `${c}x`])
+        assert.equal(jsonStringContent(text), inner(text), `code unit ${unit}`);
     }
-    for (const text of ['', '/nowhere/"quoted"\\back/{x}', 'é 😀', '\ud800 alone']) assert.equal(jsonStringContent(text), inner(text));
+    for (const text of ['', '/nowhere/"quoted"\\back/{x}', 'é 😀', '\ud800 alone'])
+      assert.equal(jsonStringContent(text), inner(text));
   });
 });

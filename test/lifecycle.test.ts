@@ -5,7 +5,11 @@ import assert from 'node:assert/strict';
 import { Agent, request, type IncomingHttpHeaders } from 'node:http';
 import { describe, test } from 'node:test';
 import { readConfig } from '../src/config.js';
-import { startServiceProcess, startWithNpm, type ServiceProcess } from './support/service-process.js';
+import {
+  startServiceProcess,
+  startWithNpm,
+  type ServiceProcess,
+} from './support/service-process.js';
 import { PROCESS_SUITE_TIMEOUT_MS } from './support/time-limits.js';
 
 interface Answer {
@@ -15,10 +19,19 @@ interface Answer {
 }
 
 /** A POST whose body is held back after its first bytes: in flight until `finish()`. */
-function postInFlight(url: string, path: string, body: string, agent: Agent | false = false): { answer: Promise<Answer>; finish(): void } {
+function postInFlight(
+  url: string,
+  path: string,
+  body: string,
+  agent: Agent | false = false,
+): { answer: Promise<Answer>; finish(): void } {
   const target = new URL(url);
   const req = request({
-    host: target.hostname, port: target.port, method: 'POST', path, agent,
+    host: target.hostname,
+    port: target.port,
+    method: 'POST',
+    path,
+    agent,
     headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) },
   });
   const answer = new Promise<Answer>((resolve, reject) => {
@@ -63,15 +76,30 @@ const TODO_BODY = '{"title":"in flight"}';
 
 describe('starting', { timeout: PROCESS_SUITE_TIMEOUT_MS }, () => {
   test('the start line says the service, version, pid, address, error format and store kind, and never a password', async () => {
-    const started = await startServiceProcess(['todo', '--db', 'postgres://operator:hunter2@127.0.0.1:1/nowhere', '--errors', 'unified']);
+    const started = await startServiceProcess([
+      'todo',
+      '--db',
+      'postgres://operator:hunter2@127.0.0.1:1/nowhere',
+      '--errors',
+      'unified',
+    ]);
     try {
       const line = logLines(started).find((entry) => entry.msg === 'listening');
       const { time, hostname, ...rest } = line ?? {};
       assert.equal(typeof time, 'number');
       assert.equal(typeof hostname, 'string');
       assert.deepEqual(rest, {
-        level: 30, pid: started.pid, service: 'todo', version: '0.1.0', url: started.urls[0], errors: 'unified', catchAll: false,
-        store: 'postgres', accessLog: true, metrics: true, msg: 'listening',
+        level: 30,
+        pid: started.pid,
+        service: 'todo',
+        version: '0.1.0',
+        url: started.urls[0],
+        errors: 'unified',
+        catchAll: false,
+        store: 'postgres',
+        accessLog: true,
+        metrics: true,
+        msg: 'listening',
       });
     } finally {
       await started.kill('SIGTERM');
@@ -81,11 +109,23 @@ describe('starting', { timeout: PROCESS_SUITE_TIMEOUT_MS }, () => {
 
   test('--access-log and --metrics take on or off, also from SVC_ACCESS_LOG and SVC_METRICS', () => {
     assert.deepEqual([readConfig([], {}).accessLog, readConfig([], {}).metrics], [true, true]);
-    assert.deepEqual([readConfig(['--access-log', 'off', '--metrics=off'], {}).accessLog, readConfig(['--metrics=off'], {}).metrics], [false, false]);
+    assert.deepEqual(
+      [
+        readConfig(['--access-log', 'off', '--metrics=off'], {}).accessLog,
+        readConfig(['--metrics=off'], {}).metrics,
+      ],
+      [false, false],
+    );
     const fromEnv = readConfig([], { SVC_ACCESS_LOG: 'off', SVC_METRICS: 'off' });
     assert.deepEqual([fromEnv.accessLog, fromEnv.metrics], [false, false]);
-    assert.throws(() => readConfig(['--access-log', 'no'], {}), /--access-log must be on or off, not "no"/);
-    assert.throws(() => readConfig([], { SVC_METRICS: 'yes' }), /--metrics must be on or off, not "yes"/);
+    assert.throws(
+      () => readConfig(['--access-log', 'no'], {}),
+      /--access-log must be on or off, not "no"/,
+    );
+    assert.throws(
+      () => readConfig([], { SVC_METRICS: 'yes' }),
+      /--metrics must be on or off, not "yes"/,
+    );
   });
 });
 
@@ -94,7 +134,9 @@ describe('stopping', { timeout: PROCESS_SUITE_TIMEOUT_MS }, () => {
     const started = await startServiceProcess(['todo', '--db', 'memory']);
     await started.kill('SIGTERM');
     assert.equal(await started.exited, 0);
-    const lines = logLines(started).filter((entry) => entry.msg === 'shutting down' || entry.msg === 'shut down');
+    const lines = logLines(started).filter(
+      (entry) => entry.msg === 'shutting down' || entry.msg === 'shut down',
+    );
     assert.deepEqual(
       lines.map(({ msg, signal, connectionsCut }) => ({ msg, signal, connectionsCut })),
       [
@@ -111,7 +153,11 @@ describe('stopping', { timeout: PROCESS_SUITE_TIMEOUT_MS }, () => {
     try {
       const first = postInFlight(url, '/todos', TODO_BODY, agent);
       first.finish();
-      assert.equal((await first.answer).headers.connection, 'keep-alive', 'before SIGTERM the connection is kept');
+      assert.equal(
+        (await first.answer).headers.connection,
+        'keep-alive',
+        'before SIGTERM the connection is kept',
+      );
       const second = postInFlight(url, '/todos', TODO_BODY, agent);
       await serverHolds(url);
       process.kill(started.pid, 'SIGTERM');
@@ -132,7 +178,7 @@ describe('stopping', { timeout: PROCESS_SUITE_TIMEOUT_MS }, () => {
       const started = await startWithNpm(['todo', '--db', 'memory']);
       const url = started.urls[0] as string;
       const serverPid = logLines(started).find((entry) => entry.msg === 'listening')?.pid as number;
-      assert.notEqual(serverPid, started.pid, 'the server is npm\'s child');
+      assert.notEqual(serverPid, started.pid, "the server is npm's child");
       try {
         const inFlight = postInFlight(url, '/todos', TODO_BODY);
         await serverHolds(url);
@@ -143,7 +189,11 @@ describe('stopping', { timeout: PROCESS_SUITE_TIMEOUT_MS }, () => {
         assert.equal(answer.status, 201);
         assert.deepEqual(JSON.parse(answer.text), { id: 2, title: 'in flight', done: false });
         assert.equal(await started.exited, 0);
-        assert.ok(logLines(started).some((entry) => entry.msg === 'shutting down' && entry.signal === signal));
+        assert.ok(
+          logLines(started).some(
+            (entry) => entry.msg === 'shutting down' && entry.signal === signal,
+          ),
+        );
         assert.equal(isAlive(serverPid), false, 'the server process is gone, not adopted by PID 1');
       } finally {
         if (isAlive(serverPid)) process.kill(serverPid, 'SIGKILL');

@@ -33,14 +33,25 @@ const AWKWARD_FIELDS: LogFields = {
 describe('log lines', () => {
   test('infoJson writes the same bytes as info with the same fields, bindings of every child included', () => {
     const lines: string[] = [];
-    const log = createLogger('info', (line) => lines.push(line)).child({ service: 'todo' }).child({ worker: 2 });
+    const log = createLogger('info', (line) => lines.push(line))
+      .child({ service: 'todo' })
+      .child({ worker: 2 });
     log.info('request', AWKWARD_FIELDS);
     log.infoJson('request', members(AWKWARD_FIELDS));
     assert.equal(lines.length, 2);
     const [byPino, byMembers] = lines.map(withoutTime);
     assert.equal(byMembers, byPino);
     assert.ok(byPino?.endsWith('"msg":"request"}\n'));
-    assert.deepEqual(JSON.parse(byMembers ?? ''), { level: 30, time: 0, pid: process.pid, hostname: (JSON.parse(byPino ?? '') as { hostname: string }).hostname, service: 'todo', worker: 2, ...AWKWARD_FIELDS, msg: 'request' });
+    assert.deepEqual(JSON.parse(byMembers ?? ''), {
+      level: 30,
+      time: 0,
+      pid: process.pid,
+      hostname: (JSON.parse(byPino ?? '') as { hostname: string }).hostname,
+      service: 'todo',
+      worker: 2,
+      ...AWKWARD_FIELDS,
+      msg: 'request',
+    });
   });
 
   test('infoJson writes nothing when the level is above info', () => {
@@ -55,7 +66,8 @@ describe('log lines', () => {
   test('infoJson ends each line with its own message when messages alternate', () => {
     const lines: string[] = [];
     const log = createLogger('info', (line) => lines.push(line));
-    for (const message of ['request', 'other "one"', 'request']) log.infoJson(message, members({ status: 200 }));
+    for (const message of ['request', 'other "one"', 'request'])
+      log.infoJson(message, members({ status: 200 }));
     assert.deepEqual(
       lines.map((line) => (JSON.parse(line) as { msg: string }).msg),
       ['request', 'other "one"', 'request'],
@@ -90,7 +102,10 @@ describe('log lines', () => {
       now = time;
       log.infoJson('request', members({ status: 200 }));
     }
-    assert.deepEqual(lines.map((line) => (JSON.parse(line) as { time: number }).time), clock);
+    assert.deepEqual(
+      lines.map((line) => (JSON.parse(line) as { time: number }).time),
+      clock,
+    );
   });
 });
 
@@ -108,7 +123,11 @@ describe('lines per turn', () => {
     lines.write('three\n');
     await nextTurn();
     await nextTurn();
-    assert.deepEqual(writes, ['one\ntwö\n', 'three\n'], 'a later turn gets its own write, and an empty turn none');
+    assert.deepEqual(
+      writes,
+      ['one\ntwö\n', 'three\n'],
+      'a later turn gets its own write, and an empty turn none',
+    );
   });
 
   test('flush hands over what is pending at once, and the end of the turn then writes nothing more', async () => {
@@ -129,14 +148,25 @@ describe('the logger on stdout, in a process of its own', () => {
   function run(body: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
     const script = `const { createLogger } = await import(${JSON.stringify(LOG_MODULE)}); const log = createLogger('info'); ${body}`;
     return new Promise((resolve) => {
-      execFile(process.execPath, ['--input-type=module', '-e', script], { timeout: 20_000 }, (error, stdout, stderr) => {
-        resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr });
-      });
+      execFile(
+        process.execPath,
+        ['--input-type=module', '-e', script],
+        { timeout: 20_000 },
+        (error, stdout, stderr) => {
+          resolve({
+            code: error === null ? 0 : typeof error.code === 'number' ? error.code : null,
+            stdout,
+            stderr,
+          });
+        },
+      );
     });
   }
 
   test('a line logged just before an uncaught exception still reaches stdout', async () => {
-    const { code, stdout, stderr } = await run(`setTimeout(() => { log.error('last words'); throw new Error('boom'); }, 10);`);
+    const { code, stdout, stderr } = await run(
+      `setTimeout(() => { log.error('last words'); throw new Error('boom'); }, 10);`,
+    );
     assert.equal(code, 1);
     assert.match(stderr, /boom/);
     assert.match(stdout, /"msg":"last words"/);
@@ -150,8 +180,13 @@ describe('the logger on stdout, in a process of its own', () => {
       setImmediate(() => setImmediate(() => process.exit(0)));`);
     assert.equal(stderr, '');
     assert.equal(code, 0);
-    const lines = stdout.trim().split('\n').map((line) => JSON.parse(line) as { i?: number });
-    assert.deepEqual(lines.map((line) => line.i), Array.from({ length: 2000 }, (_, i) => i));
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { i?: number });
+    assert.deepEqual(
+      lines.map((line) => line.i),
+      Array.from({ length: 2000 }, (_, i) => i),
+    );
   });
 });
-

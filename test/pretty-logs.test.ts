@@ -19,11 +19,19 @@ const PRETTY_START = /^\[\d\d:\d\d:\d\d\.\d{3}\] (INFO|WARN|ERROR): /;
 describe('npm run start:pretty', { timeout: PROCESS_SUITE_TIMEOUT_MS }, () => {
   test('prints a readable line per request, not JSON, and Ctrl-C still stops the server gracefully', async () => {
     // Its own process group, so that a SIGINT reaches npm, the server and pino-pretty together.
-    const child = spawn('npm', ['run', 'start:pretty', '--silent', '--', 'todo', '--db', 'memory', '--port', '0'], {
-      cwd: REPOSITORY, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
-    });
+    const child = spawn(
+      'npm',
+      ['run', 'start:pretty', '--silent', '--', 'todo', '--db', 'memory', '--port', '0'],
+      {
+        cwd: REPOSITORY,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      },
+    );
     const pid = child.pid ?? assert.fail('npm did not start');
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const exited = new Promise<number | null>((resolve) =>
+      child.once('exit', (code) => resolve(code)),
+    );
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
@@ -32,23 +40,38 @@ describe('npm run start:pretty', { timeout: PROCESS_SUITE_TIMEOUT_MS }, () => {
       for (;;) {
         const found = pattern.exec(output);
         if (found !== null) return found;
-        if (performance.now() - started > timeoutMs) assert.fail(`no line matching ${pattern} within ${timeoutMs} ms:\n${output}`);
+        if (performance.now() - started > timeoutMs)
+          assert.fail(`no line matching ${pattern} within ${timeoutMs} ms:\n${output}`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     };
     try {
-      const [, url] = await printed(/^\[[^\]]+\] INFO: todo listening \{.*"url":"(http:\/\/[^"]+)"/m, START_TIMEOUT_MS);
-      const answer = await send(url as string, { method: 'GET', path: '/todos/1', headers: [['X-Request-Id', 'pretty-1']] });
+      const [, url] = await printed(
+        /^\[[^\]]+\] INFO: todo listening \{.*"url":"(http:\/\/[^"]+)"/m,
+        START_TIMEOUT_MS,
+      );
+      const answer = await send(url as string, {
+        method: 'GET',
+        path: '/todos/1',
+        headers: [['X-Request-Id', 'pretty-1']],
+      });
       assert.equal(answer.status, 200);
 
       const [line] = await printed(/^.*"requestId":"pretty-1".*$/m, 5_000);
       assert.match(line, PRETTY_START);
-      assert.match(line, /INFO: todo request GET \/todos\/1 200 [\d.]+ ms \{"requestId":"pretty-1","route":"\/todos\/\{todo_id\}","bytes":40\}$/);
+      assert.match(
+        line,
+        /INFO: todo request GET \/todos\/1 200 [\d.]+ ms \{"requestId":"pretty-1","route":"\/todos\/\{todo_id\}","bytes":40\}$/,
+      );
 
       process.kill(-pid, 'SIGINT');
       assert.equal(await exited, 0, output);
-      assert.match(output, /INFO: shutting down \{"signal":"SIGINT"\}\n.*INFO: shut down \{"connectionsCut":false\}\n$/);
-      for (const printedLine of output.trimEnd().split('\n')) assert.match(printedLine, PRETTY_START, 'every line is for a person, none is JSON');
+      assert.match(
+        output,
+        /INFO: shutting down \{"signal":"SIGINT"\}\n.*INFO: shut down \{"connectionsCut":false\}\n$/,
+      );
+      for (const printedLine of output.trimEnd().split('\n'))
+        assert.match(printedLine, PRETTY_START, 'every line is for a person, none is JSON');
     } finally {
       if (child.exitCode === null && child.signalCode === null) process.kill(-pid, 'SIGKILL');
     }

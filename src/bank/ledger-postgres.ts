@@ -120,29 +120,44 @@ const WITHDRAW_BATCH = `WITH batch AS (
 /** PostgreSQL text cannot hold NUL, so no account can be named with one (a path may: `%00`). */
 const storable = (name: string): boolean => !name.includes('\u0000');
 
-export async function openPostgresLedger(url: string, initialAccounts: ReadonlyMap<string, number>, options: StoreOptions = {}): Promise<Ledger> {
+export async function openPostgresLedger(
+  url: string,
+  initialAccounts: ReadonlyMap<string, number>,
+  options: StoreOptions = {},
+): Promise<Ledger> {
   const store = await openPostgresStore<Withdrawal, WithdrawOutcome>({
     url,
     service: 'bank',
     migrations: LEDGER_POSTGRES_MIGRATIONS,
     seed: async (seeding) => {
       for (const [name, balance] of initialAccounts) {
-        if (!storable(name)) throw new Error('an account name holds a NUL character, which PostgreSQL cannot store');
-        await seeding.query('INSERT INTO accounts (name, balance) VALUES ($1, $2)', [name, balance]);
+        if (!storable(name))
+          throw new Error('an account name holds a NUL character, which PostgreSQL cannot store');
+        await seeding.query('INSERT INTO accounts (name, balance) VALUES ($1, $2)', [
+          name,
+          balance,
+        ]);
       }
     },
     async decide(session, batch, keys) {
-      const { rows } = await session.query<{ taken: (boolean | null)[]; balances: (string | null)[] }>(
+      const { rows } = await session.query<{
+        taken: (boolean | null)[];
+        balances: (string | null)[];
+      }>(
         WITHDRAW_BATCH,
         [batch.map((w) => w.account), batch.map((w) => w.amount), keys],
         'bank_withdraw_batch_journaled',
       );
       const answer = rows[0];
-      if (answer === undefined || answer.taken.length !== batch.length) throw new Error('bank_withdraw_batch answered another number of withdrawals');
+      if (answer === undefined || answer.taken.length !== batch.length)
+        throw new Error('bank_withdraw_batch answered another number of withdrawals');
       return answer.taken.map((taken, i): WithdrawOutcome => {
         const balance = answer.balances[i];
-        if (taken === null || balance === null || balance === undefined) return { kind: 'unknown-account' };
-        return taken ? { kind: 'done', balance: Number(balance) } : { kind: 'insufficient', balance: Number(balance) };
+        if (taken === null || balance === null || balance === undefined)
+          return { kind: 'unknown-account' };
+        return taken
+          ? { kind: 'done', balance: Number(balance) }
+          : { kind: 'insufficient', balance: Number(balance) };
       });
     },
     sizeOf: withdrawalSize,
@@ -151,7 +166,10 @@ export async function openPostgresLedger(url: string, initialAccounts: ReadonlyM
     options,
   });
 
-  const selectBalances = store.db.prepared<{ name: string; balance: string }>('bank_balances', 'SELECT name, balance FROM accounts WHERE name = ANY($1::text[])');
+  const selectBalances = store.db.prepared<{ name: string; balance: string }>(
+    'bank_balances',
+    'SELECT name, balance FROM accounts WHERE name = ANY($1::text[])',
+  );
   const balances = store.reads<string, number>(
     async (names) => {
       const { rows } = await selectBalances([names]);
@@ -169,7 +187,12 @@ export async function openPostgresLedger(url: string, initialAccounts: ReadonlyM
     },
     // An account PostgreSQL cannot name is unknown, as the empty name is (no account has it), and
     // that outcome is recorded with the key as any other.
-    withdrawOnce: (account, amount, key) => store.writeOnce(storable(account) ? { account, amount } : { account: '', amount }, key, (outcome) => outcome),
+    withdrawOnce: (account, amount, key) =>
+      store.writeOnce(
+        storable(account) ? { account, amount } : { account: '', amount },
+        key,
+        (outcome) => outcome,
+      ),
     pruneKeys: (expiredBeforeMs) => store.pruneKeys(expiredBeforeMs),
     ping: () => store.ready(),
     close: () => store.close(),

@@ -54,7 +54,9 @@ export type BalanceQuery = (account: string) => number | undefined;
 
 export function prepareBalanceQuery(db: SqliteDatabase): BalanceQuery {
   // The value alone rather than a row object, which better-sqlite3 builds slowly (see prepareTodoRead).
-  const select = db.prepare<[string], number>('SELECT balance FROM accounts WHERE name = ?').pluck(true);
+  const select = db
+    .prepare<[string], number>('SELECT balance FROM accounts WHERE name = ?')
+    .pluck(true);
   return (account) => select.get(account);
 }
 
@@ -63,10 +65,14 @@ export function prepareBalanceQuery(db: SqliteDatabase): BalanceQuery {
  * are one conditional UPDATE; only when it takes nothing is the balance read, to tell an unknown
  * account from insufficient funds (the same transaction, so that balance is the one the UPDATE saw).
  */
-function prepareLedgerWrites(db: SqliteDatabase): (write: Withdrawal, key: string | null) => WithdrawOutcome {
+function prepareLedgerWrites(
+  db: SqliteDatabase,
+): (write: Withdrawal, key: string | null) => WithdrawOutcome {
   // The balance left as a bare value: better-sqlite3 builds a row object property by property.
   const takeMoney = db
-    .prepare<[number, string, number], number>('UPDATE accounts SET balance = balance - ? WHERE name = ? AND balance >= ? RETURNING balance')
+    .prepare<[number, string, number], number>(
+      'UPDATE accounts SET balance = balance - ? WHERE name = ? AND balance >= ? RETURNING balance',
+    )
     .pluck(true);
   // The time is written as the column's default would write it (strftime's '%Y-%m-%dT%H:%M:%fZ'
   // and toISOString() are the same text), but formatted once a millisecond rather than by SQLite
@@ -85,7 +91,9 @@ function prepareLedgerWrites(db: SqliteDatabase): (write: Withdrawal, key: strin
       return { kind: 'done', balance };
     }
     const left = balanceOf(account);
-    return left === undefined ? { kind: 'unknown-account' } : { kind: 'insufficient', balance: left };
+    return left === undefined
+      ? { kind: 'unknown-account' }
+      : { kind: 'insufficient', balance: left };
   };
 }
 

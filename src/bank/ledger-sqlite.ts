@@ -7,15 +7,26 @@
 import { openSqliteStore } from '../db/sqlite-store.js';
 import type { StoreOptions } from '../db/store-options.js';
 import { withdrawalSize, type Ledger, type Withdrawal, type WithdrawOutcome } from './ledger.js';
-import { LEDGER_MIGRATIONS, LEDGER_SERVICE, LEDGER_WRITES, prepareBalanceQuery } from './ledger-sqlite-schema.js';
+import {
+  LEDGER_MIGRATIONS,
+  LEDGER_SERVICE,
+  LEDGER_WRITES,
+  prepareBalanceQuery,
+} from './ledger-sqlite-schema.js';
 
-export async function openSqliteLedger(location: string, initialAccounts: ReadonlyMap<string, number>, options: StoreOptions = {}): Promise<Ledger> {
+export async function openSqliteLedger(
+  location: string,
+  initialAccounts: ReadonlyMap<string, number>,
+  options: StoreOptions = {},
+): Promise<Ledger> {
   const store = await openSqliteStore<Withdrawal, WithdrawOutcome>({
     location,
     service: LEDGER_SERVICE,
     migrations: LEDGER_MIGRATIONS,
     seed: (seeding) => {
-      const insert = seeding.prepare<[string, number]>('INSERT INTO accounts (name, balance) VALUES (?, ?)');
+      const insert = seeding.prepare<[string, number]>(
+        'INSERT INTO accounts (name, balance) VALUES (?, ?)',
+      );
       for (const [name, balance] of initialAccounts) insert.run(name, balance);
     },
     writes: LEDGER_WRITES,
@@ -30,7 +41,8 @@ export async function openSqliteLedger(location: string, initialAccounts: Readon
   return {
     balance: (account) => store.read(() => balanceOf(account)),
     withdraw: (account, amount) => store.write({ account, amount }),
-    withdrawOnce: (account, amount, key) => store.writeOnce<WithdrawOutcome>({ account, amount }, key),
+    withdrawOnce: (account, amount, key) =>
+      store.writeOnce<WithdrawOutcome>({ account, amount }, key),
     pruneKeys: (expiredBeforeMs) => store.pruneKeys(expiredBeforeMs),
     ping: () => store.ready(),
     close: () => store.close(),

@@ -27,7 +27,11 @@ export interface Ledger {
    * A withdrawal under an idempotency key: it runs only if the key has no live record, and its
    * outcome is recorded with the key in the same transaction.
    */
-  withdrawOnce(account: string, amount: number, key: KeyedWrite): Promise<KeyedOutcome<WithdrawOutcome>>;
+  withdrawOnce(
+    account: string,
+    amount: number,
+    key: KeyedWrite,
+  ): Promise<KeyedOutcome<WithdrawOutcome>>;
   /** Deletes a bounded batch of key records recorded before `expiredBeforeMs`; returns how many. */
   pruneKeys(expiredBeforeMs: number): Promise<number>;
   ping(): Promise<boolean>;

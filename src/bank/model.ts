@@ -14,7 +14,10 @@ export const amountParam = intParam({ title: 'Amount', gt: 0, le: SAFE_INT_MAX }
 
 /** The success body of a read and of a withdrawal, as documented. */
 export const ACCOUNT_SCHEMA: JsonSchema = {
-  properties: { account: { type: 'string', title: 'Account' }, balance: { type: 'integer', title: 'Balance' } },
+  properties: {
+    account: { type: 'string', title: 'Account' },
+    balance: { type: 'integer', title: 'Balance' },
+  },
   type: 'object',
   required: ['account', 'balance'],
   title: 'Account',
@@ -28,8 +31,10 @@ export function accountJson(account: string, balance: number): string {
 export const notEnoughMoney = (balance: number, wanted: number): ApiError =>
   new ApiError('NOT_ENOUGH_MONEY', { message: `Balance is ${balance}, you asked for ${wanted}` });
 
-export const accountNotFound = (account: string): ApiError => new ApiError('HTTP_404', { message: `Account ${account} not found` });
-export const loginNeeded = (): ApiError => new ApiError('HTTP_401', { message: 'Login needed', headers: { 'WWW-Authenticate': 'Bearer' } });
+export const accountNotFound = (account: string): ApiError =>
+  new ApiError('HTTP_404', { message: `Account ${account} not found` });
+export const loginNeeded = (): ApiError =>
+  new ApiError('HTTP_401', { message: 'Login needed', headers: { 'WWW-Authenticate': 'Bearer' } });
 export const limitsHidden = (): ApiError => new ApiError('LIMITS_HIDDEN');
 
 /** /crash fails with this in its message, so that tests can prove it never reaches a client. */

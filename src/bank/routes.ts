@@ -3,7 +3,13 @@
 import { andThen } from '../shared/eventually.js';
 import { conditionalRead, preconditionFailed } from '../http/stages/conditions.js';
 import { serviceUnavailable } from '../http/errors.js';
-import { defineRoute, jsonReply, type DocumentedError, type Reply, type Route } from '../http/route.js';
+import {
+  defineRoute,
+  jsonReply,
+  type DocumentedError,
+  type Reply,
+  type Route,
+} from '../http/route.js';
 import type { Ledger, WithdrawOutcome } from './ledger.js';
 import {
   accountJson,
@@ -16,12 +22,18 @@ import {
   notEnoughMoney,
 } from './model.js';
 
-const unknownAccount: DocumentedError = { description: 'No account with this name', error: accountNotFound('carol') };
+const unknownAccount: DocumentedError = {
+  description: 'No account with this name',
+  error: accountNotFound('carol'),
+};
 /** The operations that read or write the ledger answer 503 while it is away. */
 const ledgerAway = serviceUnavailable();
 
 /** A withdrawal's answer, the first time and on every replay. */
-function withdrawalReply({ params }: { readonly params: { readonly account: string; readonly amount: number } }, outcome: WithdrawOutcome): Reply {
+function withdrawalReply(
+  { params }: { readonly params: { readonly account: string; readonly amount: number } },
+  outcome: WithdrawOutcome,
+): Reply {
   switch (outcome.kind) {
     case 'done':
       return jsonReply(200, accountJson(params.account, outcome.balance));
@@ -57,7 +69,11 @@ export function bankRoutes(ledger: Ledger): Route[] {
         andThen(ledger.balance(params.account), (balance) => {
           if (balance === undefined) throw accountNotFound(params.account);
           const etag = balanceTag(balance);
-          return conditionalRead(preconditions, etag, { status: 200, body: accountJson(params.account, balance), etag });
+          return conditionalRead(preconditions, etag, {
+            status: 200,
+            body: accountJson(params.account, balance),
+            etag,
+          });
         }),
     }),
     defineRoute({
@@ -68,7 +84,13 @@ export function bankRoutes(ledger: Ledger): Route[] {
       docs: {
         name: 'secret',
         succeeds: false,
-        responses: [{ description: 'Login needed', error: loginNeeded(), headers: { 'WWW-Authenticate': 'The scheme to log in with: Bearer' } }],
+        responses: [
+          {
+            description: 'Login needed',
+            error: loginNeeded(),
+            headers: { 'WWW-Authenticate': 'The scheme to log in with: Bearer' },
+          },
+        ],
       },
       handle() {
         throw loginNeeded();
@@ -79,7 +101,11 @@ export function bankRoutes(ledger: Ledger): Route[] {
       path: '/accounts/{account}/limits',
       status: 200,
       params: { account: accountParam },
-      docs: { name: 'limits', succeeds: false, responses: [{ description: 'Only managers can see limits', error: limitsHidden() }] },
+      docs: {
+        name: 'limits',
+        succeeds: false,
+        responses: [{ description: 'Only managers can see limits', error: limitsHidden() }],
+      },
       // As in the reference, the account is not looked up: the answer is the same for any name.
       handle() {
         throw limitsHidden();
@@ -101,15 +127,25 @@ export function bankRoutes(ledger: Ledger): Route[] {
         ],
         otherErrors: [ledgerAway],
       },
-      idempotent: { once: ({ params }, key) => ledger.withdrawOnce(params.account, params.amount, key), reply: withdrawalReply },
-      handle: async (input) => withdrawalReply(input, await ledger.withdraw(input.params.account, input.params.amount)),
+      idempotent: {
+        once: ({ params }, key) => ledger.withdrawOnce(params.account, params.amount, key),
+        reply: withdrawalReply,
+      },
+      handle: async (input) =>
+        withdrawalReply(input, await ledger.withdraw(input.params.account, input.params.amount)),
     }),
     defineRoute({
       method: 'GET',
       path: '/crash',
       status: 200,
       params: {},
-      docs: { name: 'crash', succeeds: false, responses: [{ description: 'Always an unhandled failure', error: new Error('deliberate failure') }] },
+      docs: {
+        name: 'crash',
+        succeeds: false,
+        responses: [
+          { description: 'Always an unhandled failure', error: new Error('deliberate failure') },
+        ],
+      },
       handle() {
         throw new Error(`deliberate failure; internal state: ${CRASH_SECRET}`);
       },

@@ -9,7 +9,11 @@ import { openPostgresLedger } from './ledger-postgres.js';
 import { ACCOUNT_SCHEMA } from './model.js';
 import { bankRoutes } from './routes.js';
 
-export async function openLedger(db: DbSpec, accounts: ReadonlyMap<string, number>, options: StoreOptions = {}): Promise<Ledger> {
+export async function openLedger(
+  db: DbSpec,
+  accounts: ReadonlyMap<string, number>,
+  options: StoreOptions = {},
+): Promise<Ledger> {
   switch (db.kind) {
     case 'memory':
       return openSqliteLedger(':memory:', accounts, options);
@@ -27,7 +31,9 @@ function titleFor(format: ErrorFormat): string {
     case 'problem':
       return 'Banking service (problem details)';
     case 'unified':
-      return format.catchAll ? 'Banking service (unified + catch-all)' : 'Banking service (unified)';
+      return format.catchAll
+        ? 'Banking service (unified + catch-all)'
+        : 'Banking service (unified)';
   }
 }
 

@@ -7,12 +7,19 @@
 // Each operation is answered only with its batch's answer: nothing is acknowledged before the
 // runner says the batch is committed, and a batch that fails fails every operation in it.
 import { performance } from 'node:perf_hooks';
-import { currentDeadline, DeadlinePassed, latestOf, withinDeadline, type Deadline } from '../shared/deadline-scope.js';
+import {
+  currentDeadline,
+  DeadlinePassed,
+  latestOf,
+  withinDeadline,
+  type Deadline,
+} from '../shared/deadline-scope.js';
 import { currentOrigin, type WorkOrigin } from '../shared/work-origin.js';
 import type { StoreObserver } from './store-observer.js';
 
 /** One operation's answer inside a committed batch: its outcome, or the error that undid it alone. */
-export type Settled<Outcome> = { readonly ok: true; readonly outcome: Outcome } | { readonly ok: false; readonly error: Error };
+export type Settled<Outcome> =
+  { readonly ok: true; readonly outcome: Outcome } | { readonly ok: false; readonly error: Error };
 
 /**
  * Decides and commits a batch; resolves with one answer per operation, in order, once the batch
@@ -48,7 +55,10 @@ export interface BatcherOptions<Op> extends BatchLimits {
    */
   readonly cancelsStarted?: boolean;
   /** What a batch is, for a tracer (StoreObserver.batchStarted); none: its batches are not traced. */
-  readonly work?: { readonly system: 'sqlite' | 'postgresql'; readonly operation: string | undefined };
+  readonly work?: {
+    readonly system: 'sqlite' | 'postgresql';
+    readonly operation: string | undefined;
+  };
 }
 
 interface Waiting<Op, Outcome> {
@@ -91,7 +101,15 @@ export class Batcher<Op, Outcome> {
     const deadline = currentDeadline();
     const origin = currentOrigin();
     return new Promise((resolve, reject) => {
-      const waiting: Waiting<Op, Outcome> = { op, size: this.options.sizeOf(op), resolve, reject, deadline, forget: undefined, origin };
+      const waiting: Waiting<Op, Outcome> = {
+        op,
+        size: this.options.sizeOf(op),
+        resolve,
+        reject,
+        deadline,
+        forget: undefined,
+        origin,
+      };
       this.queue.push(waiting);
       // Still queued when its request's deadline passes: it is dropped, unsent (never half done).
       if (deadline !== undefined) waiting.forget = deadline.onExpiry(() => this.drop(waiting));
@@ -131,7 +149,8 @@ export class Batcher<Op, Outcome> {
   // Waiting for the end of this turn of the event loop lets operations that arrived together share
   // the first batch, instead of the first one going alone.
   private scheduleSend(): void {
-    if (this.sendScheduled || this.inFlight >= this.options.inFlightMax || this.queue.length === 0) return;
+    if (this.sendScheduled || this.inFlight >= this.options.inFlightMax || this.queue.length === 0)
+      return;
     this.sendScheduled = true;
     setImmediate(() => {
       this.sendScheduled = false;
@@ -151,21 +170,37 @@ export class Batcher<Op, Outcome> {
     const ops = batch.map((w) => w.op);
     const traced = this.traced(batch);
     try {
-      answered = this.options.cancelsStarted === true ? withinDeadline(latestOf(batch.map((w) => w.deadline)), () => this.run(ops)) : this.run(ops);
+      answered =
+        this.options.cancelsStarted === true
+          ? withinDeadline(latestOf(batch.map((w) => w.deadline)), () => this.run(ops))
+          : this.run(ops);
     } catch (error) {
       answered = Promise.reject(error);
     }
     answered.then(
       (results) => this.settle(batch, results, sentMs, traced),
-      (error: unknown) => this.settle(batch, error instanceof Error ? error : new Error(String(error)), sentMs, traced),
+      (error: unknown) =>
+        this.settle(
+          batch,
+          error instanceof Error ? error : new Error(String(error)),
+          sentMs,
+          traced,
+        ),
     );
   }
 
   /** Tells a tracer of the batch, when one listens and the batch is named: what to call once it is answered. */
-  private traced(batch: readonly Waiting<Op, Outcome>[]): ((error: Error | undefined) => void) | undefined {
+  private traced(
+    batch: readonly Waiting<Op, Outcome>[],
+  ): ((error: Error | undefined) => void) | undefined {
     const { work, observer } = this.options;
     if (work === undefined || observer?.batchStarted === undefined) return undefined;
-    return observer.batchStarted({ system: work.system, operation: work.operation, size: batch.length, origins: batch.map((w) => w.origin) });
+    return observer.batchStarted({
+      system: work.system,
+      operation: work.operation,
+      size: batch.length,
+      origins: batch.map((w) => w.origin),
+    });
   }
 
   /** The oldest operations, as many as the limits allow (always at least one). */
@@ -186,7 +221,12 @@ export class Batcher<Op, Outcome> {
     return this.queue.splice(0, count);
   }
 
-  private settle(batch: readonly Waiting<Op, Outcome>[], answer: readonly Settled<Outcome>[] | Error, sentMs: number, traced: ((error: Error | undefined) => void) | undefined): void {
+  private settle(
+    batch: readonly Waiting<Op, Outcome>[],
+    answer: readonly Settled<Outcome>[] | Error,
+    sentMs: number,
+    traced: ((error: Error | undefined) => void) | undefined,
+  ): void {
     this.inFlight -= 1;
     this.inFlightOps -= batch.length;
     // Batches are committed one after the other: one sent while another was out began its commit

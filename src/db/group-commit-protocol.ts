@@ -16,8 +16,17 @@ export type OpResult<Outcome> =
   | { readonly ok: false; readonly message: string; readonly code: string | undefined };
 
 export type FromWriter<Outcome> =
-  | { readonly kind: 'committed'; readonly batch: number; readonly results: readonly OpResult<Outcome>[] }
-  | { readonly kind: 'failed'; readonly batch: number; readonly message: string; readonly code: string | undefined };
+  | {
+      readonly kind: 'committed';
+      readonly batch: number;
+      readonly results: readonly OpResult<Outcome>[];
+    }
+  | {
+      readonly kind: 'failed';
+      readonly batch: number;
+      readonly message: string;
+      readonly code: string | undefined;
+    };
 
 export function errorCode(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;

@@ -6,7 +6,14 @@
 // operation of the batch fails, since none of them is on disk.
 import { parentPort, workerData } from 'node:worker_threads';
 import { connectSqlite, type SqliteDatabase } from './sqlite.js';
-import { errorCode, errorMessage, type FromWriter, type GroupCommitSetup, type OpResult, type ToWriter } from './group-commit-protocol.js';
+import {
+  errorCode,
+  errorMessage,
+  type FromWriter,
+  type GroupCommitSetup,
+  type OpResult,
+  type ToWriter,
+} from './group-commit-protocol.js';
 
 /** Prepares a store's writes on a connection; each runs inside a write transaction, and throws to fail alone. */
 export type PrepareWrites<Op, Outcome> = (db: SqliteDatabase) => (op: Op) => Outcome;
@@ -78,7 +85,12 @@ export function serveGroupCommits<Op, Outcome>(prepare: PrepareWrites<Op, Outcom
     try {
       reply = { kind: 'committed', batch: message.batch, results: runBatch(message.ops) };
     } catch (error) {
-      reply = { kind: 'failed', batch: message.batch, message: errorMessage(error), code: errorCode(error) };
+      reply = {
+        kind: 'failed',
+        batch: message.batch,
+        message: errorMessage(error),
+        code: errorCode(error),
+      };
     }
     port.postMessage(reply);
   });

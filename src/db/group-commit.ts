@@ -56,16 +56,31 @@ export class GroupCommitWriter<Op, Outcome> {
       try {
         this.settle(message);
       } catch (error) {
-        this.fail(new StoreError('unavailable', `the database writer's reply could not be settled: ${error instanceof Error ? error.message : String(error)}`, error));
+        this.fail(
+          new StoreError(
+            'unavailable',
+            `the database writer's reply could not be settled: ${error instanceof Error ? error.message : String(error)}`,
+            error,
+          ),
+        );
       }
     });
-    this.worker.on('error', (error) => this.fail(new StoreError('unavailable', `the database writer failed: ${error.message}`, error)));
+    this.worker.on('error', (error) =>
+      this.fail(
+        new StoreError('unavailable', `the database writer failed: ${error.message}`, error),
+      ),
+    );
     this.worker.on('exit', (code) => {
-      if (this.closing === undefined) this.fail(new StoreError('unavailable', `the database writer stopped (exit code ${code})`));
+      if (this.closing === undefined)
+        this.fail(new StoreError('unavailable', `the database writer stopped (exit code ${code})`));
     });
     // Idle, the writer must not keep the process alive; it is referenced while a batch is out.
     this.worker.unref();
-    this.batcher = new Batcher((ops) => this.send(ops), { ...GROUP_COMMIT_LIMITS, ...options, work: SQLITE_WRITES });
+    this.batcher = new Batcher((ops) => this.send(ops), {
+      ...GROUP_COMMIT_LIMITS,
+      ...options,
+      work: SQLITE_WRITES,
+    });
   }
 
   get healthy(): boolean {
@@ -73,7 +88,8 @@ export class GroupCommitWriter<Op, Outcome> {
   }
 
   write(op: Op): Promise<Outcome> {
-    // The writer thread is gone: the store cannot take writes (and /readyz says so) until a restart.
+    // The writer thread is gone: the store cannot take writes (and /readyz says so) until a
+    // restart.
     if (this.broken !== undefined) return Promise.reject(this.broken);
     if (this.closing !== undefined) return Promise.reject(new Error('the store is closed'));
     return this.batcher.submit(op);
@@ -109,21 +125,34 @@ export class GroupCommitWriter<Op, Outcome> {
     const oldest = this.answers.keys().next().value;
     const answer = this.answers.get(message.batch);
     if (answer === undefined || message.batch !== oldest) {
-      this.fail(new StoreError('unavailable', `the database writer answered batch ${message.batch}, ${String(oldest)} was expected`));
+      this.fail(
+        new StoreError(
+          'unavailable',
+          `the database writer answered batch ${message.batch}, ${String(oldest)} was expected`,
+        ),
+      );
       return;
     }
     if (message.kind === 'committed') {
       // Read before the batch leaves the list: a reply that cannot be read throws here, and fail()
       // then rejects this batch's writes with the rest.
       const results = message.results.map((result): Settled<Outcome> =>
-        result.ok ? result : { ok: false, error: sqliteStoreError(result.code, result.message) ?? Object.assign(new Error(result.message), { code: result.code }) },
+        result.ok
+          ? result
+          : {
+              ok: false,
+              error:
+                sqliteStoreError(result.code, result.message) ??
+                Object.assign(new Error(result.message), { code: result.code }),
+            },
       );
       this.answered(message.batch);
       answer.resolve(results);
       return;
     }
     this.answered(message.batch);
-    // A busy lock, a full disk, a read-only file …: a store error that says which; else a plain error.
+    // A busy lock, a full disk, a read-only file …: a store error that says which; else a plain
+    // error.
     answer.reject(
       sqliteStoreError(message.code, `batch not committed: ${message.message}`) ??
         Object.assign(new Error(`batch not committed: ${message.message}`), { code: message.code }),

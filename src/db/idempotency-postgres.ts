@@ -12,7 +12,14 @@
 // The primary key on `key` stays the last word: a second record of a live key fails the batch's
 // transaction rather than overwriting the first.
 import type { KeyedOutcome, KeyedWrite } from '../shared/keyed-writes.js';
-import { keyedWriteSize, PRUNE_BATCH_ROWS, RECORD_COLUMNS, recordedOutcome, type RecordRow, type RecordShape } from './idempotency-records.js';
+import {
+  keyedWriteSize,
+  PRUNE_BATCH_ROWS,
+  RECORD_COLUMNS,
+  recordedOutcome,
+  type RecordRow,
+  type RecordShape,
+} from './idempotency-records.js';
 import type { PostgresDatabase, SqlSession } from './postgres.js';
 
 /** pg_try_advisory_xact_lock(class, hashtext(key)): a class of its own, apart from other locks. */
@@ -27,7 +34,8 @@ const KEY_LOCK_CLASS = 7_310_003;
  * takes one primary-key lookup per key once the table is past a few pages. Planning costs tens of
  * microseconds a batch, not a request. A step of its own, so that released steps keep their text.
  */
-export const plannedAtEachCallSql = (name: string): string => `ALTER FUNCTION ${name}(TEXT[], BIGINT[]) SET plan_cache_mode = force_custom_plan`;
+export const plannedAtEachCallSql = (name: string): string =>
+  `ALTER FUNCTION ${name}(TEXT[], BIGINT[]) SET plan_cache_mode = force_custom_plan`;
 
 /**
  * The claim of a batch's keys: each key's advisory lock is tried, then (a statement later, so on a
@@ -36,7 +44,11 @@ export const plannedAtEachCallSql = (name: string): string => `ALTER FUNCTION ${
  * a function of the same name made before is replaced. Migrations made it as it is here, then
  * planned it at each call (plannedAtEachCallSql).
  */
-export function claimKeysFunctionSql(name: string, table: string, shape: RecordShape = 'outcome'): string {
+export function claimKeysFunctionSql(
+  name: string,
+  table: string,
+  shape: RecordShape = 'outcome',
+): string {
   const columns = RECORD_COLUMNS[shape];
   return `DROP FUNCTION IF EXISTS ${name}(TEXT[], BIGINT[]);
     CREATE FUNCTION ${name}(keys TEXT[], expired_before BIGINT[])
@@ -66,12 +78,16 @@ export interface BatchEntry<Op, Outcome, Recorded = Outcome> {
 }
 
 /** A batch entry's share of the batch's byte bound: its write's, and its key's. */
-export function entrySize<Op, Outcome, Recorded>(sizeOf: (op: Op) => number): (entry: BatchEntry<Op, Outcome, Recorded>) => number {
-  return (entry) => sizeOf(entry.op) + (entry.keyed === undefined ? 0 : keyedWriteSize(entry.keyed.key));
+export function entrySize<Op, Outcome, Recorded>(
+  sizeOf: (op: Op) => number,
+): (entry: BatchEntry<Op, Outcome, Recorded>) => number {
+  return (entry) =>
+    sizeOf(entry.op) + (entry.keyed === undefined ? 0 : keyedWriteSize(entry.keyed.key));
 }
 
 /** An unkeyed write's outcome, or what became of a keyed one. */
-export type BatchResult<Outcome, Recorded = Outcome> = { readonly kind: 'plain'; readonly outcome: Outcome } | KeyedOutcome<Recorded>;
+export type BatchResult<Outcome, Recorded = Outcome> =
+  { readonly kind: 'plain'; readonly outcome: Outcome } | KeyedOutcome<Recorded>;
 
 export interface KeyedBatchOptions<Op, Outcome> {
   readonly db: PostgresDatabase;
@@ -82,7 +98,11 @@ export interface KeyedBatchOptions<Op, Outcome> {
    * Decides and writes `ops` in one statement on `session`, one outcome each, in order. `keys` holds
    * each op's idempotency key, or null: a journal keeps it beside the write.
    */
-  readonly decide: (session: SqlSession, ops: readonly Op[], keys: readonly (string | null)[]) => Promise<readonly Outcome[]>;
+  readonly decide: (
+    session: SqlSession,
+    ops: readonly Op[],
+    keys: readonly (string | null)[],
+  ) => Promise<readonly Outcome[]>;
 }
 
 interface ClaimRow extends Omit<RecordRow, 'fingerprint' | 'outcome'> {
@@ -94,7 +114,9 @@ interface ClaimRow extends Omit<RecordRow, 'fingerprint' | 'outcome'> {
 /** What a batch's decide step does with entries that may carry keys. */
 export function keyedBatches<Op, Outcome, Recorded = Outcome>(
   options: KeyedBatchOptions<Op, Outcome>,
-): (entries: readonly BatchEntry<Op, Outcome, Recorded>[]) => Promise<BatchResult<Outcome, Recorded>[]> {
+): (
+  entries: readonly BatchEntry<Op, Outcome, Recorded>[],
+) => Promise<BatchResult<Outcome, Recorded>[]> {
   type Entry = BatchEntry<Op, Outcome, Recorded>;
   type Result = BatchResult<Outcome, Recorded>;
   const { db, table, claimFunction, decide } = options;
@@ -108,13 +130,19 @@ export function keyedBatches<Op, Outcome, Recorded = Outcome>(
 
   async function plain(entries: readonly Entry[]): Promise<Result[]> {
     const ops = entries.map((entry) => entry.op);
-    const outcomes = await decide(db.writes, ops, ops.map(() => null));
+    const outcomes = await decide(
+      db.writes,
+      ops,
+      ops.map(() => null),
+    );
     return outcomes.map((outcome) => ({ kind: 'plain', outcome }));
   }
 
   async function keyed(session: SqlSession, entries: readonly Entry[]): Promise<Result[]> {
     const results: (Result | undefined)[] = entries.map(() => undefined);
-    const claimed = entries.flatMap((entry, i) => (entry.keyed === undefined ? [] : [{ i, key: entry.keyed.key }]));
+    const claimed = entries.flatMap((entry, i) =>
+      entry.keyed === undefined ? [] : [{ i, key: entry.keyed.key }],
+    );
     // One transaction may take one advisory lock twice; so a key met again in the same batch is
     // in flight (the HTTP layer already answers 409 for that, in one process).
     const seen = new Set<string>();
@@ -127,20 +155,36 @@ export function keyedBatches<Op, Outcome, Recorded = Outcome>(
       return false;
     });
     if (first.length > 0) {
-      const { rows } = await session.query<ClaimRow>(claimSql, [first.map(({ key }) => key.key), first.map(({ key }) => key.expiredBeforeMs)]);
-      if (rows.length !== first.length) throw new Error(`${claimFunction} answered another number of keys`);
+      const { rows } = await session.query<ClaimRow>(claimSql, [
+        first.map(({ key }) => key.key),
+        first.map(({ key }) => key.expiredBeforeMs),
+      ]);
+      if (rows.length !== first.length)
+        throw new Error(`${claimFunction} answered another number of keys`);
       first.forEach(({ i }, n) => {
         const row = rows[n] as ClaimRow;
         if (!row.free) results[i] = { kind: 'in-flight' };
         else if (row.fingerprint !== null && row.outcome !== null) {
-          results[i] = recordedOutcome<Recorded>({ fingerprint: row.fingerprint, outcome: row.outcome, recorded_at_ms: row.recorded_at_ms });
+          results[i] = recordedOutcome<Recorded>({
+            fingerprint: row.fingerprint,
+            outcome: row.outcome,
+            recorded_at_ms: row.recorded_at_ms,
+          });
         }
       });
     }
 
     const running = entries.flatMap((entry, i) => (results[i] === undefined ? [{ i, entry }] : []));
-    const outcomes = running.length === 0 ? [] : await decide(session, running.map(({ entry }) => entry.op), running.map(({ entry }) => entry.keyed?.key.key ?? null));
-    if (outcomes.length !== running.length) throw new Error('a batch answered another number of writes');
+    const outcomes =
+      running.length === 0
+        ? []
+        : await decide(
+            session,
+            running.map(({ entry }) => entry.op),
+            running.map(({ entry }) => entry.keyed?.key.key ?? null),
+          );
+    if (outcomes.length !== running.length)
+      throw new Error('a batch answered another number of writes');
     const records: { key: KeyedWrite; outcome: Recorded }[] = [];
     running.forEach(({ i, entry }, n) => {
       const outcome = outcomes[n] as Outcome;
@@ -165,7 +209,10 @@ export function keyedBatches<Op, Outcome, Recorded = Outcome>(
     return results as Result[];
   }
 
-  return (entries) => (entries.some((entry) => entry.keyed !== undefined) ? db.transaction((session) => keyed(session, entries)) : plain(entries));
+  return (entries) =>
+    entries.some((entry) => entry.keyed !== undefined)
+      ? db.transaction((session) => keyed(session, entries))
+      : plain(entries);
 }
 
 /**
@@ -176,7 +223,11 @@ export function keyedBatches<Op, Outcome, Recorded = Outcome>(
  * none has expired), and deleted by their row addresses (a TID scan; by key, the plan may hash-join
  * the whole table). A record renewed meanwhile has another address and a new time: it stays.
  */
-export async function pruneKeyRecords(session: SqlSession, table: string, expiredBeforeMs: number): Promise<number> {
+export async function pruneKeyRecords(
+  session: SqlSession,
+  table: string,
+  expiredBeforeMs: number,
+): Promise<number> {
   const { rowCount } = await session.query(
     `DELETE FROM ${table} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${table} WHERE recorded_at_ms < $1 ORDER BY recorded_at_ms LIMIT $2)) AND recorded_at_ms < $1`,
     [expiredBeforeMs, PRUNE_BATCH_ROWS],

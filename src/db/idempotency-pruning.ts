@@ -18,8 +18,15 @@ const BATCHES_PER_ROUND_MAX = 100;
 
 export type KeyPruning = Rounds;
 
-export function startKeyPruning(prune: (expiredBeforeMs: number) => Promise<number>, ttlMs: number, log?: Logger): KeyPruning {
-  const intervalMs = Math.max(ROUND_INTERVAL_MS_MIN, Math.min(ROUND_INTERVAL_MS_MAX, Math.floor(ttlMs / 4)));
+export function startKeyPruning(
+  prune: (expiredBeforeMs: number) => Promise<number>,
+  ttlMs: number,
+  log?: Logger,
+): KeyPruning {
+  const intervalMs = Math.max(
+    ROUND_INTERVAL_MS_MIN,
+    Math.min(ROUND_INTERVAL_MS_MAX, Math.floor(ttlMs / 4)),
+  );
   return startRounds(
     async (stopped) => {
       try {
@@ -29,7 +36,9 @@ export function startKeyPruning(prune: (expiredBeforeMs: number) => Promise<numb
         // Every batch came back full: the table is still behind, and the next round comes sooner.
         return !stopped();
       } catch (error) {
-        log?.warn('pruning expired idempotency keys failed; tried again later', { reason: error instanceof Error ? error.message : String(error) });
+        log?.warn('pruning expired idempotency keys failed; tried again later', {
+          reason: error instanceof Error ? error.message : String(error),
+        });
         return false;
       }
     },

@@ -9,7 +9,8 @@ import type { KeyedOutcome, KeyedWrite } from '../shared/keyed-writes.js';
 export const PRUNE_BATCH_ROWS = 1_000;
 
 /** What a key adds to its write's share of a group-commit batch's byte bound: the key, the fingerprint, 16 bytes for the times. */
-export const keyedWriteSize = (key: KeyedWrite): number => key.key.length + key.fingerprint.length + 16;
+export const keyedWriteSize = (key: KeyedWrite): number =>
+  key.key.length + key.fingerprint.length + 16;
 
 export interface RecordRow {
   readonly fingerprint: string;
@@ -19,7 +20,12 @@ export interface RecordRow {
 }
 
 export function recordedOutcome<O>(row: RecordRow): KeyedOutcome<O> {
-  return { kind: 'recorded', fingerprint: row.fingerprint, outcome: JSON.parse(row.outcome) as O, recordedAtMs: Number(row.recorded_at_ms) };
+  return {
+    kind: 'recorded',
+    fingerprint: row.fingerprint,
+    outcome: JSON.parse(row.outcome) as O,
+    recordedAtMs: Number(row.recorded_at_ms),
+  };
 }
 
 /**
@@ -31,7 +37,9 @@ export function recordedOutcome<O>(row: RecordRow): KeyedOutcome<O> {
 export type RecordShape = 'outcome' | 'answer';
 
 /** The columns each shape holds beside key, fingerprint and time. */
-export const RECORD_COLUMNS: Readonly<Record<RecordShape, readonly (readonly [name: string, type: string])[]>> = {
+export const RECORD_COLUMNS: Readonly<
+  Record<RecordShape, readonly (readonly [name: string, type: string])[]>
+> = {
   outcome: [['outcome', 'TEXT']],
   answer: [
     ['status', 'INTEGER'],
@@ -42,7 +50,12 @@ export const RECORD_COLUMNS: Readonly<Record<RecordShape, readonly (readonly [na
 };
 
 /** The table, for either database: `integer` is INTEGER on SQLite and BIGINT on PostgreSQL. */
-export function recordsTableSql(table: string, integer: 'INTEGER' | 'BIGINT', strict: string, shape: RecordShape = 'outcome'): string {
+export function recordsTableSql(
+  table: string,
+  integer: 'INTEGER' | 'BIGINT',
+  strict: string,
+  shape: RecordShape = 'outcome',
+): string {
   return `CREATE TABLE ${table} (
       key TEXT PRIMARY KEY,
       fingerprint TEXT NOT NULL,
@@ -57,7 +70,11 @@ export function recordsTableSql(table: string, integer: 'INTEGER' | 'BIGINT', st
  * `outcome` is the SQL expression of a row's outcome as JSON text, read from its `status` and
  * `body`; a row it gives NULL for is dropped, so its key runs again on a retry.
  */
-export function outcomeRecordsSql(table: string, dialect: 'sqlite' | 'postgres', outcome: string): string {
+export function outcomeRecordsSql(
+  table: string,
+  dialect: 'sqlite' | 'postgres',
+  outcome: string,
+): string {
   if (dialect === 'sqlite') {
     // SQLite cannot drop NOT NULL columns in place: the table is made anew.
     return `${recordsTableSql(`${table}_outcomes`, 'INTEGER', ' STRICT')};

@@ -15,7 +15,9 @@ export interface SqliteKeyRecords {
 }
 
 export function prepareKeyRecords(db: SqliteDatabase, table: string): SqliteKeyRecords {
-  const select = db.prepare<[string, number], RecordRow>(`SELECT fingerprint, outcome, recorded_at_ms FROM ${table} WHERE key = ? AND recorded_at_ms >= ?`);
+  const select = db.prepare<[string, number], RecordRow>(
+    `SELECT fingerprint, outcome, recorded_at_ms FROM ${table} WHERE key = ? AND recorded_at_ms >= ?`,
+  );
   const insert = db.prepare<[string, string, string, number]>(
     `INSERT INTO ${table} (key, fingerprint, outcome, recorded_at_ms) VALUES (?, ?, ?, ?)
      ON CONFLICT (key) DO UPDATE SET fingerprint = excluded.fingerprint, outcome = excluded.outcome, recorded_at_ms = excluded.recorded_at_ms`,

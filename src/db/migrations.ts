@@ -57,18 +57,23 @@ export async function runMigrations(target: MigrationTarget, plan: MigrationPlan
     for (const step of steps) {
       if (step.version <= current) continue;
       await session.exec(step.sql);
-      await session.all(`INSERT INTO schema_migrations (service, version) VALUES (${placeholder(session, 1)}, ${placeholder(session, 2)})`, [
-        plan.service,
-        step.version,
-      ]);
+      await session.all(
+        `INSERT INTO schema_migrations (service, version) VALUES (${placeholder(session, 1)}, ${placeholder(session, 2)})`,
+        [plan.service, step.version],
+      );
     }
     if (current === 0) await plan.seed();
   });
 }
 
-const placeholder = (session: MigrationSession, n: number): string => (session.dialect === 'postgres' ? `$${n}` : '?');
+const placeholder = (session: MigrationSession, n: number): string =>
+  session.dialect === 'postgres' ? `$${n}` : '?';
 
-async function appliedVersion(session: MigrationSession, service: string, mayBeMissing: boolean): Promise<number> {
+async function appliedVersion(
+  session: MigrationSession,
+  service: string,
+  mayBeMissing: boolean,
+): Promise<number> {
   if (mayBeMissing) {
     const exists =
       session.dialect === 'postgres'
@@ -86,15 +91,23 @@ async function appliedVersion(session: MigrationSession, service: string, mayBeM
 /** A database migrated by a newer build may hold what this build cannot read or keep intact. */
 function checkNotNewer(current: number, newest: number, service: string): void {
   if (current > newest) {
-    throw new MigrationError(`the ${service} schema is at version ${current}, newer than this build knows (${newest}): run a newer build`);
+    throw new MigrationError(
+      `the ${service} schema is at version ${current}, newer than this build knows (${newest}): run a newer build`,
+    );
   }
 }
 
 function ordered(migrations: readonly Migration[]): Migration[] {
   const steps = [...migrations].sort((a, b) => a.version - b.version);
   steps.forEach((step, i) => {
-    if (!Number.isInteger(step.version) || step.version < 1 || (i > 0 && steps[i - 1]?.version === step.version)) {
-      throw new MigrationError(`migration versions must be distinct positive integers (found ${step.version})`);
+    if (
+      !Number.isInteger(step.version) ||
+      step.version < 1 ||
+      (i > 0 && steps[i - 1]?.version === step.version)
+    ) {
+      throw new MigrationError(
+        `migration versions must be distinct positive integers (found ${step.version})`,
+      );
     }
   });
   return steps;

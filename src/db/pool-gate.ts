@@ -75,13 +75,20 @@ export class PoolGate {
         since,
         grant: resolve,
         timer: setTimeout(
-          () => leave(new StoreError('saturated', `no pooled connection came free within ${this.options.waitMs} ms (pool size ${this.options.size})`)),
+          () =>
+            leave(
+              new StoreError(
+                'saturated',
+                `no pooled connection came free within ${this.options.waitMs} ms (pool size ${this.options.size})`,
+              ),
+            ),
           this.options.waitMs,
         ),
         forget: undefined,
       };
       this.waiters.push(waiter);
-      if (deadline !== undefined) waiter.forget = deadline.onExpiry(() => leave(new DeadlinePassed()));
+      if (deadline !== undefined)
+        waiter.forget = deadline.onExpiry(() => leave(new DeadlinePassed()));
       this.report();
     });
   }

@@ -23,13 +23,24 @@ export interface BatchedReads<K, V> {
 
 /** `lookup` reads every key given in one query; keys it finds no row for are absent from its map. */
 /** `batchStarted`: a tracer's side of the store's observer (the rest of it counts writes, not these reads). */
-export function batchedReads<K, V>(lookup: (keys: readonly K[]) => Promise<ReadonlyMap<K, V>>, sizeOf: (key: K) => number, batchStarted?: StoreObserver['batchStarted']): BatchedReads<K, V> {
+export function batchedReads<K, V>(
+  lookup: (keys: readonly K[]) => Promise<ReadonlyMap<K, V>>,
+  sizeOf: (key: K) => number,
+  batchStarted?: StoreObserver['batchStarted'],
+): BatchedReads<K, V> {
   const batcher = new Batcher<K, V | undefined>(
     async (keys) => {
       const found = await lookup([...new Set(keys)]);
       return keys.map((key) => ({ ok: true, outcome: found.get(key) }));
     },
-    { ...LIMITS, sizeOf, failsQueued: isOutage, cancelsStarted: true, observer: { batchStarted }, work: { system: 'postgresql', operation: 'SELECT' } },
+    {
+      ...LIMITS,
+      sizeOf,
+      failsQueued: isOutage,
+      cancelsStarted: true,
+      observer: { batchStarted },
+      work: { system: 'postgresql', operation: 'SELECT' },
+    },
   );
   return { read: (key) => batcher.submit(key), close: () => batcher.close() };
 }

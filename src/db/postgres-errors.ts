@@ -29,7 +29,8 @@ const CLIENT_MESSAGES = new Set([
 ]);
 
 type Make = (message: string, cause: unknown) => StoreError;
-const unavailable: Make = (m, c) => new StoreError('unavailable', `the database is unavailable: ${m}`, c);
+const unavailable: Make = (m, c) =>
+  new StoreError('unavailable', `the database is unavailable: ${m}`, c);
 const busy: Make = (m, c) => new StoreError('busy', `the database gave up waiting: ${m}`, c);
 
 /**
@@ -38,7 +39,10 @@ const busy: Make = (m, c) => new StoreError('busy', `the database gave up waitin
  */
 export const SQLSTATE_FAULTS: readonly (readonly [string, Make])[] = [
   ['53100', (m, c) => new StoreError('full', `the database server's disk is full: ${m}`, c)], // disk_full
-  ['53300', (m, c) => new StoreError('saturated', `the database server has no connection left: ${m}`, c)], // too_many_connections
+  [
+    '53300',
+    (m, c) => new StoreError('saturated', `the database server has no connection left: ${m}`, c),
+  ], // too_many_connections
   ['25006', (m, c) => new StoreError('read-only', `the database refuses writes: ${m}`, c)], // read_only_sql_transaction
   ['XX001', (m, c) => new StoreError('corrupt', `the database is corrupt: ${m}`, c)], // data_corrupted
   ['XX002', (m, c) => new StoreError('corrupt', `the database is corrupt: ${m}`, c)], // index_corrupted

@@ -1,7 +1,7 @@
 // Group commit on PostgreSQL: writes queue in a Batcher (batcher.ts), the same queue as on SQLite,
 // and each batch is decided and committed by one statement, a function installed by the store's
-// migrations that takes the batch as arrays. One round trip and one commit (one WAL flush) serve the
-// whole batch, and a hot row is locked once per batch instead of once per write.
+// migrations that takes the batch as arrays. One round trip and one commit (one WAL flush) serve
+// the whole batch, and a hot row is locked once per batch instead of once per write.
 //
 // Correct with several instances: the function locks what it decides on (rows FOR UPDATE, or an
 // advisory lock) before reading it, so each batch decides on the data as committed by the others.
@@ -42,7 +42,9 @@ export interface PostgresGroupCommit<Op, Outcome> {
 /** A group commit's writes differ from one another: the batch is a BATCH, of no one statement. */
 const POSTGRES_WRITES = { system: 'postgresql', operation: undefined } as const;
 
-export function postgresGroupCommit<Op, Outcome>(options: PostgresGroupCommitOptions<Op, Outcome>): PostgresGroupCommit<Op, Outcome> {
+export function postgresGroupCommit<Op, Outcome>(
+  options: PostgresGroupCommitOptions<Op, Outcome>,
+): PostgresGroupCommit<Op, Outcome> {
   const { decide } = options;
 
   async function run(ops: readonly Op[]): Promise<readonly Settled<Outcome>[]> {
@@ -58,13 +60,22 @@ export function postgresGroupCommit<Op, Outcome>(options: PostgresGroupCommitOpt
         const [outcome] = await decide([op]);
         settled.push({ ok: true, outcome: outcome as Outcome });
       } catch (error) {
-        settled.push({ ok: false, error: error instanceof Error ? error : new Error(String(error)) });
+        settled.push({
+          ok: false,
+          error: error instanceof Error ? error : new Error(String(error)),
+        });
       }
     }
     return settled;
   }
 
-  const batcher = new Batcher<Op, Outcome>(run, { ...LIMITS, sizeOf: options.sizeOf, failsQueued: isOutage, observer: options.observer, work: POSTGRES_WRITES });
+  const batcher = new Batcher<Op, Outcome>(run, {
+    ...LIMITS,
+    sizeOf: options.sizeOf,
+    failsQueued: isOutage,
+    observer: options.observer,
+    work: POSTGRES_WRITES,
+  });
   return { write: (op) => batcher.submit(op), close: () => batcher.close() };
 }
 

@@ -52,7 +52,12 @@ const CANCEL_TIMEOUT_MS = 1_000;
 const CANCEL_REQUEST_CODE = 80877102;
 
 /** Asks the server (or the pooler) at host:port to cancel what the connection keyed by processId and secretKey runs. */
-export function sendCancelRequest(host: string, port: number, processId: number, secretKey: number): void {
+export function sendCancelRequest(
+  host: string,
+  port: number,
+  processId: number,
+  secretKey: number,
+): void {
   const message = Buffer.alloc(16);
   message.writeInt32BE(16, 0);
   message.writeInt32BE(CANCEL_REQUEST_CODE, 4);

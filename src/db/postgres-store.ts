@@ -6,7 +6,13 @@
 // pruned in the background (idempotency-pruning.ts). What is left to a store is its SQL and how its
 // rows read as outcomes.
 import { DEFAULT_KEY_TTL_MS, type KeyedOutcome, type KeyedWrite } from '../shared/keyed-writes.js';
-import { entrySize, keyedBatches, pruneKeyRecords, type BatchEntry, type BatchResult } from './idempotency-postgres.js';
+import {
+  entrySize,
+  keyedBatches,
+  pruneKeyRecords,
+  type BatchEntry,
+  type BatchResult,
+} from './idempotency-postgres.js';
 import { startKeyPruning } from './idempotency-pruning.js';
 import type { Migration } from './migrations.js';
 import { batchedReads, type BatchedReads } from './postgres-batched-reads.js';
@@ -21,10 +27,14 @@ export interface PostgresStoreSpec<Op, Outcome> {
   /** Runs once, in the transaction that creates the schema, so data is seeded only into a new database. */
   readonly seed: (session: SqlSession) => Promise<void>;
   /**
-   * Decides and writes `ops` in one statement on `session`, one outcome each, in order. `keys` holds
-   * each op's idempotency key, or null: a journal keeps it beside the write.
+   * Decides and writes `ops` in one statement on `session`, one outcome each, in order. `keys`
+   * holds each op's idempotency key, or null: a journal keeps it beside the write.
    */
-  readonly decide: (session: SqlSession, ops: readonly Op[], keys: readonly (string | null)[]) => Promise<readonly Outcome[]>;
+  readonly decide: (
+    session: SqlSession,
+    ops: readonly Op[],
+    keys: readonly (string | null)[],
+  ) => Promise<readonly Outcome[]>;
   /** An operation's share of a group-commit batch's byte bound. */
   readonly sizeOf: (op: Op) => number;
   /** The store's table of idempotency records, and its claim function (claimKeysFunctionSql). */
@@ -36,10 +46,17 @@ export interface PostgresStoreSpec<Op, Outcome> {
 export interface PostgresStore<Op, Outcome> {
   readonly db: PostgresDatabase;
   /** Reads that arrive together, one query a batch: `lookup` reads every key given at once. */
-  reads<K, V>(lookup: (keys: readonly K[]) => Promise<ReadonlyMap<K, V>>, sizeOf: (key: K) => number): BatchedReads<K, V>;
+  reads<K, V>(
+    lookup: (keys: readonly K[]) => Promise<ReadonlyMap<K, V>>,
+    sizeOf: (key: K) => number,
+  ): BatchedReads<K, V>;
   write(op: Op): Promise<Outcome>;
   /** The write under `key`, unless the key has a live record; `recorded` is what its outcome records. */
-  writeOnce<Recorded>(op: Op, key: KeyedWrite, recorded: (outcome: Outcome) => Recorded): Promise<KeyedOutcome<Recorded>>;
+  writeOnce<Recorded>(
+    op: Op,
+    key: KeyedWrite,
+    recorded: (outcome: Outcome) => Recorded,
+  ): Promise<KeyedOutcome<Recorded>>;
   /** Deletes up to PRUNE_BATCH_ROWS expired key records; returns how many. */
   pruneKeys(expiredBeforeMs: number): Promise<number>;
   /** For /readyz: the database answers and writes work. */
@@ -48,7 +65,9 @@ export interface PostgresStore<Op, Outcome> {
   close(): Promise<void>;
 }
 
-export async function openPostgresStore<Op, Outcome>(spec: PostgresStoreSpec<Op, Outcome>): Promise<PostgresStore<Op, Outcome>> {
+export async function openPostgresStore<Op, Outcome>(
+  spec: PostgresStoreSpec<Op, Outcome>,
+): Promise<PostgresStore<Op, Outcome>> {
   const { options } = spec;
   const db = await openPostgres({
     url: spec.url,
@@ -61,16 +80,27 @@ export async function openPostgresStore<Op, Outcome>(spec: PostgresStoreSpec<Op,
     poolWaitMs: options.poolWaitMs,
     pooler: options.pooler,
   });
-  // Each keyed entry records what its own mapper makes of its outcome; the batch does not look at it.
+  // Each keyed entry records what its own mapper makes of its outcome; the batch does not look at
+  // it.
   type Entry = BatchEntry<Op, Outcome, unknown>;
   const writes = postgresGroupCommit<Entry, BatchResult<Outcome, unknown>>({
     sizeOf: entrySize(spec.sizeOf),
     observer: options.observer,
-    decide: keyedBatches<Op, Outcome, unknown>({ db, table: spec.keysTable, claimFunction: spec.claimFunction, decide: spec.decide }),
+    decide: keyedBatches<Op, Outcome, unknown>({
+      db,
+      table: spec.keysTable,
+      claimFunction: spec.claimFunction,
+      decide: spec.decide,
+    }),
   });
   const readers: BatchedReads<unknown, unknown>[] = [];
-  const pruneKeys = (expiredBeforeMs: number): Promise<number> => pruneKeyRecords(db.writes, spec.keysTable, expiredBeforeMs);
-  const pruning = startKeyPruning(pruneKeys, options.idempotencyTtlMs ?? DEFAULT_KEY_TTL_MS, options.log);
+  const pruneKeys = (expiredBeforeMs: number): Promise<number> =>
+    pruneKeyRecords(db.writes, spec.keysTable, expiredBeforeMs);
+  const pruning = startKeyPruning(
+    pruneKeys,
+    options.idempotencyTtlMs ?? DEFAULT_KEY_TTL_MS,
+    options.log,
+  );
 
   return {
     db,
@@ -81,12 +111,14 @@ export async function openPostgresStore<Op, Outcome>(spec: PostgresStoreSpec<Op,
     },
     async write(op) {
       const result = await writes.write({ op });
-      if (result.kind !== 'plain') throw new Error(`${spec.service}: an unkeyed write came back as a keyed one`);
+      if (result.kind !== 'plain')
+        throw new Error(`${spec.service}: an unkeyed write came back as a keyed one`);
       return result.outcome;
     },
     async writeOnce<Recorded>(op: Op, key: KeyedWrite, recorded: (outcome: Outcome) => Recorded) {
       const result = await writes.write({ op, keyed: { key, outcome: recorded } });
-      if (result.kind === 'plain') throw new Error(`${spec.service}: a keyed write came back without its key`);
+      if (result.kind === 'plain')
+        throw new Error(`${spec.service}: a keyed write came back without its key`);
       return result as KeyedOutcome<Recorded>;
     },
     pruneKeys,

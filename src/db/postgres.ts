@@ -11,7 +11,12 @@
 import pg from 'pg';
 import { currentDeadline, DeadlinePassed, type Deadline } from '../shared/deadline-scope.js';
 import type { Logger } from '../observe/log.js';
-import { runMigrations, WRITE_PROBE_STATEMENTS, type Migration, type MigrationSession } from './migrations.js';
+import {
+  runMigrations,
+  WRITE_PROBE_STATEMENTS,
+  type Migration,
+  type MigrationSession,
+} from './migrations.js';
 import { PoolGate } from './pool-gate.js';
 import { beginSql, poolerRefusal, sendCancelRequest, type Pooler } from './postgres-pooler.js';
 import { postgresStoreError } from './postgres-errors.js';
@@ -34,7 +39,11 @@ export interface SqlSession {
    * With a `name`, each connection parses and plans the statement once, then runs it by name: for
    * the hot paths, where parsing every time would be most of the server's work. A name is unique.
    */
-  query<R extends object = Record<string, never>>(text: string, values?: readonly SqlValue[], name?: string): Promise<SqlResult<R>>;
+  query<R extends object = Record<string, never>>(
+    text: string,
+    values?: readonly SqlValue[],
+    name?: string,
+  ): Promise<SqlResult<R>>;
 }
 
 export interface PostgresDatabase extends SqlSession {
@@ -48,7 +57,10 @@ export interface PostgresDatabase extends SqlSession {
    * A statement each pooled connection parses and plans once, then runs by name: for the hot
    * paths, where parsing every time would be most of the server's work. `name` must be unique.
    */
-  prepared<R extends object>(name: string, text: string): (values: readonly SqlValue[]) => Promise<SqlResult<R>>;
+  prepared<R extends object>(
+    name: string,
+    text: string,
+  ): (values: readonly SqlValue[]) => Promise<SqlResult<R>>;
   /** Runs `work` between BEGIN and COMMIT on one connection; any failure rolls it all back. */
   transaction<T>(work: (session: SqlSession) => Promise<T>): Promise<T>;
   /** True when the database answers within a short time, the schema is in place and writes work. */
@@ -126,7 +138,11 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresDa
     onWaited: observer?.poolWaited === undefined ? undefined : (ms) => observer.poolWaited?.(ms),
   });
   // The waiting happens at the gate: pg-pool's own queue stays empty.
-  observer?.watchPool?.(() => ({ total: pool.totalCount, idle: pool.idleCount, waiting: gate.usage.waiting }));
+  observer?.watchPool?.(() => ({
+    total: pool.totalCount,
+    idle: pool.idleCount,
+    waiting: gate.usage.waiting,
+  }));
   // A pooled connection that breaks while idle is reported here; without a listener it would
   // crash the process. The pool drops it and opens a new one when the database is back.
   pool.on('error', (error) => {
@@ -160,18 +176,29 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresDa
    * once. The wait for a turn is given up when the request's deadline passes (deadline-scope.ts),
    * and so is a read's statement, which is cancelled; a write, once started, is let finish.
    */
-  async function guarded<T>(kind: 'read' | 'write', step: (deadline: Deadline | undefined) => Promise<T>): Promise<T> {
+  async function guarded<T>(
+    kind: 'read' | 'write',
+    step: (deadline: Deadline | undefined) => Promise<T>,
+  ): Promise<T> {
     const deadline = currentDeadline();
     let release: (() => void) | undefined;
     let trial = false;
     try {
       if (health.unavailable) {
-        if (trying) throw new StoreError('unavailable', 'the database is unavailable; another request is trying it');
+        if (trying)
+          throw new StoreError(
+            'unavailable',
+            'the database is unavailable; another request is trying it',
+          );
         trying = trial = true;
       }
       release = await gate.acquire(deadline);
       // It went away while this one waited for a turn: a trial of its own would make its wait longer still.
-      if (health.unavailable && !trial) throw new StoreError('unavailable', 'the database became unavailable while this request waited');
+      if (health.unavailable && !trial)
+        throw new StoreError(
+          'unavailable',
+          'the database became unavailable while this request waited',
+        );
       await ensureSchema();
       if (deadline?.expired === true) throw new DeadlinePassed();
       const result = await step(kind === 'read' ? deadline : undefined);
@@ -217,11 +244,18 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresDa
     );
 
   return {
-    query: (text, values, name) => guarded(kindOf(text), (deadline) => sql.statement(kindOf(text), text, values, name, deadline)),
-    writes: { query: (text, values, name) => guarded('write', () => sql.statement('write', text, values, name)) },
+    query: (text, values, name) =>
+      guarded(kindOf(text), (deadline) =>
+        sql.statement(kindOf(text), text, values, name, deadline),
+      ),
+    writes: {
+      query: (text, values, name) =>
+        guarded('write', () => sql.statement('write', text, values, name)),
+    },
     prepared: (name, text) => {
       const kind = kindOf(text);
-      return (values) => guarded(kind, (deadline) => sql.statement(kind, text, values, name, deadline));
+      return (values) =>
+        guarded(kind, (deadline) => sql.statement(kind, text, values, name, deadline));
     },
     transaction: (work) => guarded('write', () => sql.transaction(work)),
     async ping() {
@@ -230,11 +264,14 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresDa
       const timeout = new Promise<boolean>((resolve) => {
         timer = setTimeout(() => resolve(false), PING_TIMEOUT_MS);
       });
-      const check = health.awaitingWrite ? probeWrites() : guarded('read', () => sql.statement('read', 'SELECT 1'));
+      const check = health.awaitingWrite
+        ? probeWrites()
+        : guarded('read', () => sql.statement('read', 'SELECT 1'));
       const answers: Promise<unknown>[] = [check];
       // With every connection busy and operations queued, the ping waits behind them; any of them
       // succeeding meanwhile shows as well that the database answers (saturation, not an outage).
-      if (!health.awaitingWrite) answers.push(new Promise<void>((resolve) => answerWaiters.add((notify = resolve))));
+      if (!health.awaitingWrite)
+        answers.push(new Promise<void>((resolve) => answerWaiters.add((notify = resolve))));
       const answer = Promise.race(answers).then(
         () => health.ready,
         () => false,
@@ -254,7 +291,13 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresDa
 const ignoreReportedElsewhere = (): void => undefined;
 /** How statements and transactions go to the server, directly or through a transaction pooler. */
 interface SqlRunner {
-  statement<R extends object>(kind: 'read' | 'write', text: string, values?: readonly SqlValue[], name?: string, deadline?: Deadline): Promise<SqlResult<R>>;
+  statement<R extends object>(
+    kind: 'read' | 'write',
+    text: string,
+    values?: readonly SqlValue[],
+    name?: string,
+    deadline?: Deadline,
+  ): Promise<SqlResult<R>>;
   transaction<T>(work: (session: SqlSession) => Promise<T>): Promise<T>;
 }
 
@@ -265,12 +308,23 @@ interface SqlRunner {
  * for no lock; its deadline cancels it.
  */
 function sqlRunner(pool: pg.Pool, pooler: Pooler): SqlRunner {
-  const begin = beginSql(pooler, { statementTimeoutMs: STATEMENT_TIMEOUT_MS, idleInTransactionMs: IDLE_IN_TRANSACTION_MS });
-  const transaction = <T>(work: (session: SqlSession) => Promise<T>): Promise<T> => inTransaction(pool, begin, pooler, work);
-  if (pooler === 'none') return { statement: (_kind, text, values, name, deadline) => runQuery(pool, text, values, name, deadline, pooler), transaction };
+  const begin = beginSql(pooler, {
+    statementTimeoutMs: STATEMENT_TIMEOUT_MS,
+    idleInTransactionMs: IDLE_IN_TRANSACTION_MS,
+  });
+  const transaction = <T>(work: (session: SqlSession) => Promise<T>): Promise<T> =>
+    inTransaction(pool, begin, pooler, work);
+  if (pooler === 'none')
+    return {
+      statement: (_kind, text, values, name, deadline) =>
+        runQuery(pool, text, values, name, deadline, pooler),
+      transaction,
+    };
   return {
     statement: (kind, text, values, _name, deadline) =>
-      kind === 'read' ? runQuery(pool, text, values, undefined, deadline, pooler) : transaction((session) => session.query(text, values)),
+      kind === 'read'
+        ? runQuery(pool, text, values, undefined, deadline, pooler)
+        : transaction((session) => session.query(text, values)),
     transaction,
   };
 }
@@ -286,7 +340,8 @@ async function runQuery<R extends object>(
   deadline?: Deadline,
   pooler: Pooler = 'none',
 ): Promise<SqlResult<R>> {
-  if (deadline !== undefined && runner instanceof pg.Pool) return cancellableQuery(runner, deadline, text, values, name, pooler);
+  if (deadline !== undefined && runner instanceof pg.Pool)
+    return cancellableQuery(runner, deadline, text, values, name, pooler);
   const result = await runner.query<R & pg.QueryResultRow>({ text, values: [...values], name });
   return { rows: result.rows, rowCount: result.rowCount ?? 0 };
 }
@@ -338,7 +393,12 @@ interface BackendClient {
 /** The protocol's cancel request, which a pooler forwards to the server connection `client` is on. */
 function cancelRequest(client: pg.PoolClient): void {
   const { processID, secretKey, host, port } = client as unknown as BackendClient;
-  if (typeof processID === 'number' && typeof secretKey === 'number' && typeof host === 'string' && typeof port === 'number') {
+  if (
+    typeof processID === 'number' &&
+    typeof secretKey === 'number' &&
+    typeof host === 'string' &&
+    typeof port === 'number'
+  ) {
     sendCancelRequest(host, port, processID, secretKey);
   }
 }
@@ -347,7 +407,12 @@ function cancelRequest(client: pg.PoolClient): void {
 function cancelBackend(pool: pg.Pool, client: pg.PoolClient): void {
   const pid = (client as unknown as BackendClient).processID;
   if (typeof pid !== 'number') return;
-  const canceller = new pg.Client({ ...pool.options, statement_timeout: undefined, query_timeout: CANCEL_TIMEOUT_MS, connectionTimeoutMillis: CANCEL_TIMEOUT_MS });
+  const canceller = new pg.Client({
+    ...pool.options,
+    statement_timeout: undefined,
+    query_timeout: CANCEL_TIMEOUT_MS,
+    connectionTimeoutMillis: CANCEL_TIMEOUT_MS,
+  });
   canceller.on('error', () => undefined);
   canceller
     .connect()
@@ -360,7 +425,12 @@ function cancelBackend(pool: pg.Pool, client: pg.PoolClient): void {
 const CANCEL_TIMEOUT_MS = 1_000;
 
 /** `begin` opens the transaction (beginSql); through a transaction pooler its statements go unnamed. */
-async function inTransaction<T>(pool: pg.Pool, begin: string, pooler: Pooler, work: (session: SqlSession) => Promise<T>): Promise<T> {
+async function inTransaction<T>(
+  pool: pg.Pool,
+  begin: string,
+  pooler: Pooler,
+  work: (session: SqlSession) => Promise<T>,
+): Promise<T> {
   const client = await pool.connect();
   // While checked out the pool no longer listens for this connection's errors; one that breaks
   // between two statements must fail the transaction, not crash the process.
@@ -371,7 +441,10 @@ async function inTransaction<T>(pool: pg.Pool, begin: string, pooler: Pooler, wo
   client.on('error', onError);
   try {
     await client.query(begin);
-    const result = await work({ query: (text, values, name) => runQuery(client, text, values, pooler === 'none' ? name : undefined) });
+    const result = await work({
+      query: (text, values, name) =>
+        runQuery(client, text, values, pooler === 'none' ? name : undefined),
+    });
     await client.query('COMMIT');
     client.off('error', onError);
     client.release();
@@ -389,7 +462,9 @@ function migrate(sql: SqlRunner, options: PostgresOptions): Promise<void> {
   const sessionOf = (runner: SqlSession): MigrationSession => ({
     dialect: 'postgres',
     exec: async (sql) => void (await runner.query(sql)),
-    all: async <R extends object>(sql: string, params: readonly (string | number)[]) => [...(await runner.query<R>(sql, params)).rows],
+    all: async <R extends object>(sql: string, params: readonly (string | number)[]) => [
+      ...(await runner.query<R>(sql, params)).rows,
+    ],
   });
   /** The locked transaction's session, which the seed writes through. */
   let locked: SqlSession | undefined;
@@ -408,7 +483,8 @@ function migrate(sql: SqlRunner, options: PostgresOptions): Promise<void> {
       service: options.service,
       migrations: options.migrations,
       seed: () => {
-        if (locked === undefined) throw new Error('the seed runs only inside the migration transaction');
+        if (locked === undefined)
+          throw new Error('the seed runs only inside the migration transaction');
         return options.seed(locked);
       },
     },

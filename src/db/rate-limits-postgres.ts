@@ -14,7 +14,13 @@
 import type { Logger } from '../observe/log.js';
 import { decisionOf, type Decision } from '../rate-limits/decision.js';
 import { LimiterUnavailable, type RateLimiter } from '../rate-limits/limiter.js';
-import { REQUEST_KINDS, sweepEveryMs, windowMs, type RateLimits, type RequestKind } from '../rate-limits/policy.js';
+import {
+  REQUEST_KINDS,
+  sweepEveryMs,
+  windowMs,
+  type RateLimits,
+  type RequestKind,
+} from '../rate-limits/policy.js';
 import { Batcher } from './batcher.js';
 import type { Migration } from './migrations.js';
 import { isOutage } from './postgres-errors.js';
@@ -107,7 +113,9 @@ export interface PostgresRateLimiter extends RateLimiter {
   prune(): Promise<number>;
 }
 
-export async function openPostgresRateLimiter(options: PostgresRateLimiterOptions): Promise<PostgresRateLimiter> {
+export async function openPostgresRateLimiter(
+  options: PostgresRateLimiterOptions,
+): Promise<PostgresRateLimiter> {
   const db = await openPostgres({
     url: options.url,
     service: RATE_LIMITS_SERVICE,
@@ -130,7 +138,8 @@ export async function openPostgresRateLimiter(options: PostgresRateLimiterOption
     const pages = (await db.query<{ pages: number }>(PAGES_SQL)).rows[0]?.pages ?? 0;
     let deleted = 0;
     for (let first = 0; first < pages && !stopped(); first += PRUNE_PAGES) {
-      deleted += (await db.writes.query(PRUNE_SQL, [`(${first},0)`, `(${first + PRUNE_PAGES},0)`])).rowCount;
+      deleted += (await db.writes.query(PRUNE_SQL, [`(${first},0)`, `(${first + PRUNE_PAGES},0)`]))
+        .rowCount;
     }
     deletedSinceVacuum += deleted;
     if (deletedSinceVacuum >= VACUUM_AFTER_ROWS && !stopped()) {
@@ -140,10 +149,15 @@ export async function openPostgresRateLimiter(options: PostgresRateLimiterOption
     return deleted;
   };
   // The longest window says when the last row of a client admitted nothing since is past.
-  const longestWindowMs = Math.max(...REQUEST_KINDS.map((kind) => (options.limits[kind] === undefined ? 0 : windowMs(options.limits[kind]))));
+  const longestWindowMs = Math.max(
+    ...REQUEST_KINDS.map((kind) =>
+      options.limits[kind] === undefined ? 0 : windowMs(options.limits[kind]),
+    ),
+  );
   const pruning = startRateLimitPruning(prune, sweepEveryMs(longestWindowMs), options.log);
   const intervals = {
-    writes: options.limits.writes === undefined ? undefined : 1000 / options.limits.writes.perSecond,
+    writes:
+      options.limits.writes === undefined ? undefined : 1000 / options.limits.writes.perSecond,
     reads: options.limits.reads === undefined ? undefined : 1000 / options.limits.reads.perSecond,
   };
   return {
@@ -151,7 +165,9 @@ export async function openPostgresRateLimiter(options: PostgresRateLimiterOption
       const rate = options.limits[kind];
       const intervalMs = intervals[kind];
       if (rate === undefined || intervalMs === undefined) throw new Error(`no limit on ${kind}`);
-      return batcher.submit({ key: `${options.service}:${kind}:${client}`, intervalMs, burst: rate.burst }).catch(unavailable);
+      return batcher
+        .submit({ key: `${options.service}:${kind}:${client}`, intervalMs, burst: rate.burst })
+        .catch(unavailable);
     },
     prune: () => prune(),
     async close() {
@@ -164,13 +180,18 @@ export async function openPostgresRateLimiter(options: PostgresRateLimiterOption
 
 /** A store fault (the database away, saturated, read-only) as the limiter's own; anything else stays a bug. */
 function unavailable(error: unknown): never {
-  if (error instanceof StoreError) throw new LimiterUnavailable(`the rate-limit store cannot decide: ${error.message}`, { cause: error });
+  if (error instanceof StoreError)
+    throw new LimiterUnavailable(`the rate-limit store cannot decide: ${error.message}`, {
+      cause: error,
+    });
   throw error;
 }
 
 /** One statement for the batch; each request's decision, in order. */
 async function decideBatch(
-  decide: (values: readonly (readonly string[] | readonly number[])[]) => Promise<{ readonly rows: readonly DecidedRow[] }>,
+  decide: (
+    values: readonly (readonly string[] | readonly number[])[],
+  ) => Promise<{ readonly rows: readonly DecidedRow[] }>,
   asks: readonly Ask[],
 ): Promise<{ ok: true; outcome: Decision }[]> {
   const counts = new Map<string, { readonly ask: Ask; n: number }>();

@@ -9,7 +9,11 @@ import type { Logger } from '../observe/log.js';
 import { startRounds, type Rounds } from './rounds.js';
 
 /** `round` deletes the past rows, checking `stopped` between its statements; returns how many. */
-export function startRateLimitPruning(round: (stopped: () => boolean) => Promise<number>, everyMs: number, log?: Logger): Rounds {
+export function startRateLimitPruning(
+  round: (stopped: () => boolean) => Promise<number>,
+  everyMs: number,
+  log?: Logger,
+): Rounds {
   let failing = false;
   return startRounds(async (stopped) => {
     try {
@@ -17,7 +21,10 @@ export function startRateLimitPruning(round: (stopped: () => boolean) => Promise
       if (failing) log?.info('pruning past rate-limit rows works again');
       failing = false;
     } catch (error) {
-      if (!failing) log?.warn('pruning past rate-limit rows failed; tried again each round', { reason: error instanceof Error ? error.message : String(error) });
+      if (!failing)
+        log?.warn('pruning past rate-limit rows failed; tried again each round', {
+          reason: error instanceof Error ? error.message : String(error),
+        });
       failing = true;
     }
   }, everyMs);

@@ -12,7 +12,11 @@ export interface Rounds {
  * `round` must not reject: each caller says what a failed round means. It resolves true when it
  * stopped with work left; the next round then starts `catchUpMs` later instead of `everyMs`.
  */
-export function startRounds(round: (stopped: () => boolean) => Promise<boolean | void>, everyMs: number, catchUpMs = everyMs): Rounds {
+export function startRounds(
+  round: (stopped: () => boolean) => Promise<boolean | void>,
+  everyMs: number,
+  catchUpMs = everyMs,
+): Rounds {
   let running: Promise<void> | undefined;
   let stopped = false;
   let catchUp: NodeJS.Timeout | undefined;

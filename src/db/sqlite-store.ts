@@ -22,7 +22,13 @@ import { directReads, turnScopedReads, type TurnReads } from './sqlite-turn-read
 import { StoreError } from './store-errors.js';
 import { StoreHealth } from './store-health.js';
 import type { StoreObserver } from './store-observer.js';
-import { prepareEntries, sqliteEntrySize, type SqliteEntry, type SqliteEntryOutcome, type SqliteWrites } from './sqlite-writes.js';
+import {
+  prepareEntries,
+  sqliteEntrySize,
+  type SqliteEntry,
+  type SqliteEntryOutcome,
+  type SqliteWrites,
+} from './sqlite-writes.js';
 
 export interface SqliteStoreSpec<Op, Outcome> {
   /** `:memory:` for a throw-away database, else a file path. */
@@ -68,10 +74,18 @@ interface Writes<Entry, Outcome> {
   close(): Promise<void>;
 }
 
-export async function openSqliteStore<Op, Outcome>(spec: SqliteStoreSpec<Op, Outcome>): Promise<SqliteStore<Op, Outcome>> {
+export async function openSqliteStore<Op, Outcome>(
+  spec: SqliteStoreSpec<Op, Outcome>,
+): Promise<SqliteStore<Op, Outcome>> {
   const { location } = spec;
   const synchronous = spec.synchronous ?? 'FULL';
-  const db = await openSqlite({ location, service: spec.service, migrations: spec.migrations, seed: spec.seed, synchronous });
+  const db = await openSqlite({
+    location,
+    service: spec.service,
+    migrations: spec.migrations,
+    seed: spec.seed,
+    synchronous,
+  });
   const health = new StoreHealth(spec.log, spec.observer);
   const fault = (error: unknown): unknown => {
     const translated = translateSqliteError(error);
@@ -98,11 +112,15 @@ export async function openSqliteStore<Op, Outcome>(spec: SqliteStoreSpec<Op, Out
     };
   } else {
     reads = turnScopedReads(db, (error) => fault(error));
-    writes = new GroupCommitWriter<Entry, EntryOutcome>(spec.writerScript, { location, synchronous }, {
-      sizeOf: sqliteEntrySize(spec.sizeOf),
-      onCommitted: reads.end,
-      observer: spec.observer,
-    });
+    writes = new GroupCommitWriter<Entry, EntryOutcome>(
+      spec.writerScript,
+      { location, synchronous },
+      {
+        sizeOf: sqliteEntrySize(spec.sizeOf),
+        onCommitted: reads.end,
+        observer: spec.observer,
+      },
+    );
   }
 
   /**
@@ -142,15 +160,19 @@ export async function openSqliteStore<Op, Outcome>(spec: SqliteStoreSpec<Op, Out
 
   // The writer answers each entry by its kind (sqlite-writes.ts): these say which answer each asked for.
   const write = (op: Op): Promise<Outcome> => run({ op }) as Promise<Outcome>;
-  const writeOnce = <Recorded>(op: Op, key: KeyedWrite): Promise<KeyedOutcome<Recorded>> => run({ op, key }) as Promise<KeyedOutcome<Recorded>>;
+  const writeOnce = <Recorded>(op: Op, key: KeyedWrite): Promise<KeyedOutcome<Recorded>> =>
+    run({ op, key }) as Promise<KeyedOutcome<Recorded>>;
   const keeps = spec.writes.keys !== undefined;
   async function pruneKeys(expiredBeforeMs: number): Promise<number> {
     if (!keeps) return 0;
     const pruned = await run({ pruneBefore: expiredBeforeMs });
-    if (typeof pruned !== 'number') throw new Error(`${spec.service}: pruning answered ${String(pruned)}, not a count of rows`);
+    if (typeof pruned !== 'number')
+      throw new Error(`${spec.service}: pruning answered ${String(pruned)}, not a count of rows`);
     return pruned;
   }
-  const pruning = keeps ? startKeyPruning(pruneKeys, spec.keyTtlMs ?? DEFAULT_KEY_TTL_MS, spec.log) : undefined;
+  const pruning = keeps
+    ? startKeyPruning(pruneKeys, spec.keyTtlMs ?? DEFAULT_KEY_TTL_MS, spec.log)
+    : undefined;
 
   return {
     db,

@@ -31,14 +31,20 @@ export interface SqliteWrites<Op, Outcome> {
 }
 
 /** A write as it travels to the writer: the store's own, under a key or not, or a batch of pruning. */
-export type SqliteEntry<Op> = { readonly op: Op; readonly key?: KeyedWrite } | { readonly pruneBefore: number };
+export type SqliteEntry<Op> =
+  { readonly op: Op; readonly key?: KeyedWrite } | { readonly pruneBefore: number };
 
 /** What the writer answers an entry: the write's outcome, what became of a keyed one, or how many records were pruned. */
 export type SqliteEntryOutcome<Outcome> = Outcome | KeyedOutcome<unknown> | number;
 
 /** An entry's share of a batch's byte bound: its write's, and its key's. */
-export function sqliteEntrySize<Op>(sizeOf: (op: Op) => number): (entry: SqliteEntry<Op>) => number {
-  return (entry) => ('pruneBefore' in entry ? 16 : sizeOf(entry.op) + (entry.key === undefined ? 0 : keyedWriteSize(entry.key)));
+export function sqliteEntrySize<Op>(
+  sizeOf: (op: Op) => number,
+): (entry: SqliteEntry<Op>) => number {
+  return (entry) =>
+    'pruneBefore' in entry
+      ? 16
+      : sizeOf(entry.op) + (entry.key === undefined ? 0 : keyedWriteSize(entry.key));
 }
 
 /**
@@ -47,15 +53,25 @@ export function sqliteEntrySize<Op>(sizeOf: (op: Op) => number): (entry: SqliteE
  * SQLite's one write lock, so no other writer (of this process or another on the file) comes
  * between the lookup and the record.
  */
-export function prepareEntries<Op, Outcome>(writes: SqliteWrites<Op, Outcome>): PrepareWrites<SqliteEntry<Op>, SqliteEntryOutcome<Outcome>> {
+export function prepareEntries<Op, Outcome>(
+  writes: SqliteWrites<Op, Outcome>,
+): PrepareWrites<SqliteEntry<Op>, SqliteEntryOutcome<Outcome>> {
   return (db) => {
     const apply = writes.prepare(db);
-    const keys = writes.keys === undefined ? undefined : { ...writes.keys, records: prepareKeyRecords(db, writes.keys.table) };
+    const keys =
+      writes.keys === undefined
+        ? undefined
+        : { ...writes.keys, records: prepareKeyRecords(db, writes.keys.table) };
     return (entry) => {
-      if ('pruneBefore' in entry) return keys === undefined ? 0 : keys.records.prune(entry.pruneBefore);
+      if ('pruneBefore' in entry)
+        return keys === undefined ? 0 : keys.records.prune(entry.pruneBefore);
       if (entry.key === undefined) return apply(entry.op, null);
-      if (keys === undefined) throw new Error('a keyed write reached a store that keeps no idempotency records');
-      return keys.records.find(entry.key) ?? keys.records.record(entry.key, keys.recorded(entry.op, apply(entry.op, entry.key.key)));
+      if (keys === undefined)
+        throw new Error('a keyed write reached a store that keeps no idempotency records');
+      return (
+        keys.records.find(entry.key) ??
+        keys.records.record(entry.key, keys.recorded(entry.op, apply(entry.op, entry.key.key)))
+      );
     };
   };
 }

@@ -28,7 +28,11 @@ export async function openSqlite(options: SqliteOptions): Promise<SqliteDatabase
   try {
     if (options.location !== ':memory:') mkdirSync(dirname(options.location), { recursive: true });
     // The one connection that may create the file: every other opens it once this one migrated it.
-    const db = withSettings(new Database(options.location), options.synchronous, options.busyTimeoutMs);
+    const db = withSettings(
+      new Database(options.location),
+      options.synchronous,
+      options.busyTimeoutMs,
+    );
     try {
       checkIntact(db, options.location);
       await migrate(db, options);
@@ -53,10 +57,18 @@ export const QUICK_CHECK_BYTES_MAX = 64 * 1024 * 1024;
  */
 function checkIntact(db: SqliteDatabase, location: string): void {
   db.prepare('SELECT count(*) FROM sqlite_schema').get();
-  if (location === ':memory:' || (statSync(location, { throwIfNoEntry: false })?.size ?? 0) > QUICK_CHECK_BYTES_MAX) return;
+  if (
+    location === ':memory:' ||
+    (statSync(location, { throwIfNoEntry: false })?.size ?? 0) > QUICK_CHECK_BYTES_MAX
+  )
+    return;
   const findings = db.prepare<[], { quick_check: string }>('PRAGMA quick_check(1)').all();
   const first = findings[0]?.quick_check;
-  if (first !== 'ok') throw new StoreError('corrupt', `the database is corrupt: quick_check found "${first ?? 'nothing'}"`);
+  if (first !== 'ok')
+    throw new StoreError(
+      'corrupt',
+      `the database is corrupt: quick_check found "${first ?? 'nothing'}"`,
+    );
   // The check read every page into this connection's cache; the store reads afresh from the file.
   db.pragma('shrink_memory');
 }
@@ -66,11 +78,23 @@ function checkIntact(db: SqliteDatabase, location: string): void {
  * never creates the file: a file gone by the time it opens (deleted under a starting store) is an
  * error here, not a new empty database at the same path.
  */
-export function connectSqlite(location: string, synchronous?: 'FULL' | 'NORMAL' | 'OFF', busyTimeoutMs?: number): SqliteDatabase {
-  return withSettings(new Database(location, { fileMustExist: location !== ':memory:' }), synchronous, busyTimeoutMs);
+export function connectSqlite(
+  location: string,
+  synchronous?: 'FULL' | 'NORMAL' | 'OFF',
+  busyTimeoutMs?: number,
+): SqliteDatabase {
+  return withSettings(
+    new Database(location, { fileMustExist: location !== ':memory:' }),
+    synchronous,
+    busyTimeoutMs,
+  );
 }
 
-function withSettings(db: SqliteDatabase, synchronous: 'FULL' | 'NORMAL' | 'OFF' = 'FULL', busyTimeoutMs = 5000): SqliteDatabase {
+function withSettings(
+  db: SqliteDatabase,
+  synchronous: 'FULL' | 'NORMAL' | 'OFF' = 'FULL',
+  busyTimeoutMs = 5000,
+): SqliteDatabase {
   try {
     db.pragma(`busy_timeout = ${busyTimeoutMs}`);
     db.pragma('journal_mode = WAL');
@@ -87,7 +111,8 @@ function migrate(db: SqliteDatabase, options: SqliteOptions): Promise<void> {
   const session: MigrationSession = {
     dialect: 'sqlite',
     exec: (sql) => void db.exec(sql),
-    all: <R extends object>(sql: string, params: readonly (string | number)[]) => runStatement<R>(db, sql, params),
+    all: <R extends object>(sql: string, params: readonly (string | number)[]) =>
+      runStatement<R>(db, sql, params),
   };
   return runMigrations(
     {
@@ -109,7 +134,11 @@ function migrate(db: SqliteDatabase, options: SqliteOptions): Promise<void> {
   );
 }
 
-function runStatement<R extends object>(db: SqliteDatabase, sql: string, params: readonly (string | number)[]): R[] {
+function runStatement<R extends object>(
+  db: SqliteDatabase,
+  sql: string,
+  params: readonly (string | number)[],
+): R[] {
   const statement = db.prepare<unknown[], R>(sql);
   if (statement.reader) return statement.all(...params);
   statement.run(...params);
@@ -124,7 +153,9 @@ export function sqliteAnswers(db: SqliteDatabase, location: string): boolean {
   try {
     db.prepare('SELECT count(*) FROM sqlite_schema').get();
     if (location === ':memory:') return true;
-    const opened = db.prepare<[], { file: string }>("SELECT file FROM pragma_database_list WHERE name = 'main'").get();
+    const opened = db
+      .prepare<[], { file: string }>("SELECT file FROM pragma_database_list WHERE name = 'main'")
+      .get();
     return opened !== undefined && statSync(opened.file, { throwIfNoEntry: false }) !== undefined;
   } catch {
     return false;

@@ -32,4 +32,5 @@ export class StoreError extends Error {
 }
 
 /** True when `error` is a store fault of that kind. */
-export const isStoreFault = (error: unknown, fault: StoreFault): error is StoreError => error instanceof StoreError && error.fault === fault;
+export const isStoreFault = (error: unknown, fault: StoreFault): error is StoreError =>
+  error instanceof StoreError && error.fault === fault;

@@ -27,7 +27,9 @@ export class StoreHealth {
 
   /** False while the database is down, refuses writes, or is corrupt. */
   get ready(): boolean {
-    return this.down === undefined && this.writesFailing === undefined && this.corrupt === undefined;
+    return (
+      this.down === undefined && this.writesFailing === undefined && this.corrupt === undefined
+    );
   }
 
   /** True while the database is unavailable (down, not merely busy or refusing writes). */
@@ -46,21 +48,30 @@ export class StoreHealth {
     switch (error.fault) {
       case 'corrupt':
         if (this.corrupt === undefined) {
-          this.log?.error('database is corrupt: answering 500 and not ready; restore it from a backup', { code: error.code, reason });
+          this.log?.error(
+            'database is corrupt: answering 500 and not ready; restore it from a backup',
+            { code: error.code, reason },
+          );
         }
         this.corrupt = error;
         return;
       case 'full':
       case 'read-only':
         if (this.writesFailing?.fault !== error.fault) {
-          this.log?.warn(`database refuses writes (${error.fault}): writes answer 503 and not ready until one succeeds`, { code: error.code, reason });
+          this.log?.warn(
+            `database refuses writes (${error.fault}): writes answer 503 and not ready until one succeeds`,
+            { code: error.code, reason },
+          );
         }
         this.writesFailing = error;
         return;
       case 'unavailable':
         if (this.down === undefined) {
           this.observer?.outage?.();
-          this.log?.warn('database unavailable: answering 503 until it answers again', { code: error.code, reason });
+          this.log?.warn('database unavailable: answering 503 until it answers again', {
+            code: error.code,
+            reason,
+          });
         }
         this.down = error;
         return;
@@ -94,7 +105,11 @@ export class StoreHealth {
       error.fault === 'saturated'
         ? 'database connection pool saturated: requests waited too long for a connection (overload, not an outage)'
         : 'database busy: an operation waited too long for a lock';
-    this.log?.warn(message, { code: error.code, reason, sinceLastWarning: this.suppressed.get(error.code) ?? 0 });
+    this.log?.warn(message, {
+      code: error.code,
+      reason,
+      sinceLastWarning: this.suppressed.get(error.code) ?? 0,
+    });
     this.lastWarned.set(error.code, now);
     this.suppressed.set(error.code, 0);
   }

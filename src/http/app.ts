@@ -4,12 +4,12 @@
 // to the observer (access line, metrics).
 //
 // Hot path: a request costs one call chain, one record (the Call) and, for a handler that waits,
-// one promise (a read that needs no wait is answered without one, see src/shared/eventually.ts); no async
-// wrapper functions; the constant answer to an unknown path is rendered once; and invalid input is
-// handed back as a value that is not even an Error, rather than thrown (a throw costs about as
-// much as the rest of a 422). Answers are written at the end of the event-loop turn, all together
-// (turn-end-writes.ts). `Buffer` and `performance` are imported from their modules: Node's globals
-// of those names are getters, and reading one costs a call each time (callgrind).
+// one promise (a read that needs no wait is answered without one, see src/shared/eventually.ts); no
+// async wrapper functions; the constant answer to an unknown path is rendered once; and invalid
+// input is handed back as a value that is not even an Error, rather than thrown (a throw costs
+// about as much as the rest of a 422). Answers are written at the end of the event-loop turn, all
+// together (turn-end-writes.ts). `Buffer` and `performance` are imported from their modules: Node's
+// globals of those names are getters, and reading one costs a call each time (callgrind).
 import { Buffer } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -24,9 +24,24 @@ import { renderError } from './render.js';
 import { requestIdFor } from './stages/request-id.js';
 import { UNMATCHED_ROUTE } from './request-metrics.js';
 import type { RequestObserver } from './request-observer.js';
-import { Hold, type Call, type Outcome, type Pipeline, type PipelineDefinition, type Scope, type Stage } from './stages/stage.js';
+import {
+  Hold,
+  type Call,
+  type Outcome,
+  type Pipeline,
+  type PipelineDefinition,
+  type Scope,
+  type Stage,
+} from './stages/stage.js';
 import { pipelineStages, type PipelineOptions } from './stages/pipeline-stages.js';
-import { answerHeaders, CLIENT_CLOSED_REQUEST, INTERNAL_ERROR_TEXT, plainInternalErrorHeaders, sendReply, withConnectionClose } from './answers.js';
+import {
+  answerHeaders,
+  CLIENT_CLOSED_REQUEST,
+  INTERNAL_ERROR_TEXT,
+  plainInternalErrorHeaders,
+  sendReply,
+  withConnectionClose,
+} from './answers.js';
 import { writesAtTurnEnd } from './turn-end-writes.js';
 
 /** The pipeline's options (pipeline-stages.ts), and what the handler itself needs. */
@@ -54,7 +69,9 @@ const answered = (call: Call): boolean => call.status !== 0;
 /** An error line's fields: the request id, and the trace's ids while the call's span is recorded (tracing.ts). */
 function errorFields(call: Call): { requestId: string; trace_id?: string; span_id?: string } {
   const trace = call.trace;
-  return trace === undefined ? { requestId: call.id } : { requestId: call.id, trace_id: trace.traceId, span_id: trace.spanId };
+  return trace === undefined
+    ? { requestId: call.id }
+    : { requestId: call.id, trace_id: trace.traceId, span_id: trace.spanId };
 }
 
 /** What a span says of an error the call is answered with: its wire code, or for a failure of ours its class. */
@@ -66,16 +83,28 @@ function errorTypeOf(error: unknown): string {
 export function createRequestHandler(options: AppOptions): RequestHandler {
   const { errorFormat, log, observer, shutdown } = options;
   const { stages, handler } = options.pipeline ?? pipelineStages(options);
-  const enters = stages.filter((stage) => stage.enter !== undefined).map((stage) => (stage.enter as NonNullable<Stage['enter']>).bind(stage));
-  const watchers = stages.filter((stage) => stage.waits !== undefined || stage.settles !== undefined);
+  const enters = stages
+    .filter((stage) => stage.enter !== undefined)
+    .map((stage) => (stage.enter as NonNullable<Stage['enter']>).bind(stage));
+  const watchers = stages.filter(
+    (stage) => stage.waits !== undefined || stage.settles !== undefined,
+  );
   const scopesDeadline = stages.some((stage) => stage.scopesDeadline === true);
-  const scopes = stages.flatMap((stage): Scope[] => (stage.scope === undefined ? [] : [stage.scope]));
+  const scopes = stages.flatMap((stage): Scope[] =>
+    stage.scope === undefined ? [] : [stage.scope],
+  );
   const finishers = stages.filter((stage) => stage.finished !== undefined);
   const translate = options.translateError ?? ((error: unknown) => error);
   const pipeline: Pipeline = { fail };
 
   /** Sets the answer; it is written, and reported, at the end of the turn. A request gets one answer. */
-  function send(call: Call, status: number, headers: Call['answerHeaders'], body: string | Buffer | undefined, bytes: number): void {
+  function send(
+    call: Call,
+    status: number,
+    headers: Call['answerHeaders'],
+    body: string | Buffer | undefined,
+    bytes: number,
+  ): void {
     call.status = status;
     call.answerHeaders = headers;
     call.answerBody = body;
@@ -99,7 +128,10 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
     report(call, call.status, call.bytes);
   }
 
-  function finalHeaders(call: Call, headers: NonNullable<Call['answerHeaders']>): NonNullable<Call['answerHeaders']> {
+  function finalHeaders(
+    call: Call,
+    headers: NonNullable<Call['answerHeaders']>,
+  ): NonNullable<Call['answerHeaders']> {
     const added = call.headers;
     if (added !== undefined) for (const header of added) headers.push(header);
     return shutdown.started ? withConnectionClose(headers) : headers;
@@ -107,13 +139,29 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
 
   function report(call: Call, status: number, bytes: number): void {
     if (finishers.length > 0) for (const stage of finishers) stage.finished?.(call, status);
-    observer.finished(call.method, call.url, call.route, status, call.method === 'HEAD' ? 0 : bytes, call.id, call.startedMs, true, call.trace?.logMembers);
+    observer.finished(
+      call.method,
+      call.url,
+      call.route,
+      status,
+      call.method === 'HEAD' ? 0 : bytes,
+      call.id,
+      call.startedMs,
+      true,
+      call.trace?.logMembers,
+    );
   }
 
   /** node:http refused to write an answer: a plain 500 instead, the failure in the log. Never throws. */
   function answerRefused(call: Call, error: unknown): void {
     const { res } = call;
-    log.error('failed to write an answer', { ...errorFields(call), method: call.method, url: call.url, status: call.status, error });
+    log.error('failed to write an answer', {
+      ...errorFields(call),
+      method: call.method,
+      url: call.url,
+      status: call.status,
+      error,
+    });
     if (res.headersSent) {
       res.destroy();
       report(call, res.statusCode, 0);
@@ -132,7 +180,9 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
   }
 
   // Only a report that threw comes here: its answer went out, so the log is all there is to do.
-  const queueAnswer = writesAtTurnEnd(write, (call, error) => log.error('failed to report an answer', { ...errorFields(call), error }));
+  const queueAnswer = writesAtTurnEnd(write, (call, error) =>
+    log.error('failed to report an answer', { ...errorFields(call), error }),
+  );
 
   /** Answers with the error in the active format, unless the call has its answer. Never throws. */
   function fail(call: Call, error: unknown): void {
@@ -152,7 +202,13 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
       const cause = replayed ? error.error : error;
       const translated = translate(cause);
       const rendered = renderError(translated, errorFormat);
-      if (rendered.unexpected && !(replayed && cause instanceof ApiError)) log.error('unhandled failure', { ...errorFields(call), method: call.method, url: call.url, error: cause });
+      if (rendered.unexpected && !(replayed && cause instanceof ApiError))
+        log.error('unhandled failure', {
+          ...errorFields(call),
+          method: call.method,
+          url: call.url,
+          error: cause,
+        });
       if (answered(call)) return;
       const bytes = Buffer.byteLength(rendered.body);
       const headers = answerHeaders(rendered, call.id, bytes);
@@ -163,7 +219,14 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
     } catch (failure) {
       // Rendering itself failed: still no crash, and nothing internal for the client.
       log.error('failed to answer with an error', { ...errorFields(call), error: failure });
-      if (!answered(call)) send(call, 500, plainInternalErrorHeaders(call.id), INTERNAL_ERROR_TEXT, INTERNAL_ERROR_TEXT.length);
+      if (!answered(call))
+        send(
+          call,
+          500,
+          plainInternalErrorHeaders(call.id),
+          INTERNAL_ERROR_TEXT,
+          INTERNAL_ERROR_TEXT.length,
+        );
     }
   }
 
@@ -172,7 +235,10 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
     const held = call.held;
     if (held !== undefined) {
       call.held = undefined;
-      held.then(() => (answered(call) ? undefined : conclude(call, ok, value)), (refusal: unknown) => fail(call, refusal));
+      held.then(
+        () => (answered(call) ? undefined : conclude(call, ok, value)),
+        (refusal: unknown) => fail(call, refusal),
+      );
       return;
     }
     if (!ok) return fail(call, value);
@@ -229,11 +295,15 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
     } finally {
       if (scopesDeadline) leaveDeadline(outer);
       if (scoped === 1) (scopes[0] as Scope).leave(outerScope);
-      else if (outerScopes !== undefined) for (let i = scoped - 1; i >= 0; i--) (scopes[i] as Scope).leave(outerScopes[i]);
+      else if (outerScopes !== undefined)
+        for (let i = scoped - 1; i >= 0; i--) (scopes[i] as Scope).leave(outerScopes[i]);
     }
     if (!isPromise(outcome)) return conclude(call, true, outcome);
     if (watchers.length === 0) {
-      outcome.then((reply) => conclude(call, true, reply), (error: unknown) => conclude(call, false, error));
+      outcome.then(
+        (reply) => conclude(call, true, reply),
+        (error: unknown) => conclude(call, false, error),
+      );
       return;
     }
     for (const stage of watchers) stage.waits?.(call, pipeline);
@@ -252,7 +322,13 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
   /** What the handler came to after its request was answered 504: only a fault of ours is worth a line. */
   function settledLate(call: Call, error: unknown): void {
     if (error instanceof DeadlinePassed) return;
-    if (renderError(translate(error), errorFormat).unexpected) log.error('unhandled failure after the deadline passed', { ...errorFields(call), method: call.method, url: call.url, error });
+    if (renderError(translate(error), errorFormat).unexpected)
+      log.error('unhandled failure after the deadline passed', {
+        ...errorFields(call),
+        method: call.method,
+        url: call.url,
+        error,
+      });
   }
 
   return (req, res) => {

@@ -36,7 +36,15 @@ export function readBody(req: IncomingMessage, bodyBytesMax: number): Promise<Bu
       }
       chunks.push(chunk);
     });
-    req.on('end', () => resolve(chunks.length === 0 ? EMPTY : chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
+    req.on('end', () =>
+      resolve(
+        chunks.length === 0
+          ? EMPTY
+          : chunks.length === 1
+            ? (chunks[0] as Buffer)
+            : Buffer.concat(chunks),
+      ),
+    );
     // A request stream fails only when its connection does before the body is whole: the client left.
     req.on('error', () => reject(new ClientAbortError()));
   });
@@ -49,7 +57,11 @@ const lenientUtf8 = new TextDecoder('utf-8', { ignoreBOM: true });
  * FastAPI: an empty body is absent; a JSON media type is parsed (syntax errors are 422 json_invalid,
  * undecodable bytes 400); any other media type, or none, hands the raw text to the model.
  */
-export function decodeBody(bytes: Buffer, contentType: string | undefined, limits: BodyLimits): DecodedBody {
+export function decodeBody(
+  bytes: Buffer,
+  contentType: string | undefined,
+  limits: BodyLimits,
+): DecodedBody {
   if (bytes.length === 0) return ABSENT;
   // The reference would fail with a 500 on non-UTF-8 bytes here; we show them as U+FFFD instead.
   if (!isJsonMediaType(contentType)) return { kind: 'text', text: lenientUtf8.decode(bytes) };
@@ -58,7 +70,13 @@ export function decodeBody(bytes: Buffer, contentType: string | undefined, limit
   } catch (error) {
     if (error instanceof JsonSyntaxError) {
       throw invalidRequest([
-        { type: 'json_invalid', loc: ['body', error.pos], msg: 'JSON decode error', input: {}, ctx: { error: error.msg } },
+        {
+          type: 'json_invalid',
+          loc: ['body', error.pos],
+          msg: 'JSON decode error',
+          input: {},
+          ctx: { error: error.msg },
+        },
       ]);
     }
     if (error instanceof BodyEncodingError) throw bodyNotParsable();
@@ -73,7 +91,9 @@ export function decodeBody(bytes: Buffer, contentType: string | undefined, limit
 export function isJsonMediaType(contentType: string | undefined): boolean {
   if (contentType === undefined) return false;
   const semicolon = contentType.indexOf(';');
-  const type = (semicolon === -1 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
+  const type = (semicolon === -1 ? contentType : contentType.slice(0, semicolon))
+    .trim()
+    .toLowerCase();
   const slash = type.indexOf('/');
   if (slash === -1 || type.indexOf('/', slash + 1) !== -1) return false;
   if (type.slice(0, slash) !== 'application') return false;

@@ -39,9 +39,21 @@ export interface CatalogueEntry {
 
 const status = (code: number, message?: string): CatalogueEntry => {
   const reason = STATUS_CODES[code] ?? `HTTP ${code}`;
-  return { status: code, title: reason, message: message ?? reason, own: false, inDefault: 'detail' };
+  return {
+    status: code,
+    title: reason,
+    message: message ?? reason,
+    own: false,
+    inDefault: 'detail',
+  };
 };
-const own = (code: number, title: string, message: string, about: string, inDefault: DefaultShape = 'coded'): CatalogueEntry => ({
+const own = (
+  code: number,
+  title: string,
+  message: string,
+  about: string,
+  inDefault: DefaultShape = 'coded',
+): CatalogueEntry => ({
   status: code,
   title,
   message,
@@ -61,34 +73,86 @@ export const ERROR_CATALOGUE = {
   HTTP_417: status(417, 'Expectation Failed'),
   HTTP_431: status(431, 'Request Header Fields Too Large'),
   HTTP_503: status(503, 'Service Unavailable'),
-  VALIDATION_FAILED: own(422, 'Validation failed', 'Some fields are wrong',
-    'The request does not fit the declared schemas. Each item names what is wrong and where: a path parameter, or a JSON Pointer into the body. Fix the request; repeating it unchanged fails the same way.', 'validation'),
-  NOT_ENOUGH_MONEY: own(400, 'Not enough money', 'Balance is <balance>, you asked for <wanted>',
-    'A withdrawal asked for more than the account holds. Nothing was taken. Ask for at most the balance the message names.', 'unhandled'),
-  LIMITS_HIDDEN: own(403, 'Limits hidden', 'Only managers can see limits',
-    'The caller may not see account limits. Only managers can; there is no way to become one through this interface.'),
-  IDEMPOTENCY_KEY_INVALID: own(400, 'Invalid Idempotency-Key',
+  VALIDATION_FAILED: own(
+    422,
+    'Validation failed',
+    'Some fields are wrong',
+    'The request does not fit the declared schemas. Each item names what is wrong and where: a path parameter, or a JSON Pointer into the body. Fix the request; repeating it unchanged fails the same way.',
+    'validation',
+  ),
+  NOT_ENOUGH_MONEY: own(
+    400,
+    'Not enough money',
+    'Balance is <balance>, you asked for <wanted>',
+    'A withdrawal asked for more than the account holds. Nothing was taken. Ask for at most the balance the message names.',
+    'unhandled',
+  ),
+  LIMITS_HIDDEN: own(
+    403,
+    'Limits hidden',
+    'Only managers can see limits',
+    'The caller may not see account limits. Only managers can; there is no way to become one through this interface.',
+  ),
+  IDEMPOTENCY_KEY_INVALID: own(
+    400,
+    'Invalid Idempotency-Key',
     'Idempotency-Key must be one key of 1 to 255 printable ASCII characters but the comma, sent once, as a quoted string such as "8e03978e-40d5-43e8-bc93-6894a57f9324" or bare',
-    'The Idempotency-Key header is not one key of 1 to 255 printable ASCII characters but the comma (a comma would let two keys folded into one line pass for one). Nothing ran. Send one field, a quoted string (the draft\'s form) or the bare key, and keep it for every retry of this request.'),
-  IDEMPOTENCY_KEY_REQUIRED: own(400, 'Idempotency-Key required',
+    "The Idempotency-Key header is not one key of 1 to 255 printable ASCII characters but the comma (a comma would let two keys folded into one line pass for one). Nothing ran. Send one field, a quoted string (the draft's form) or the bare key, and keep it for every retry of this request.",
+  ),
+  IDEMPOTENCY_KEY_REQUIRED: own(
+    400,
+    'Idempotency-Key required',
     'This operation needs an Idempotency-Key header: one key of 1 to 255 printable ASCII characters but the comma, such as "8e03978e-40d5-43e8-bc93-6894a57f9324"',
-    'The service was started with --require-idempotency-key, and this creating write came without a key. Nothing ran. Make up a new key (a UUID) for the request, and send the same one with every retry of it.'),
-  IDEMPOTENCY_KEY_IN_FLIGHT: own(409, 'Request in flight', 'A request with this Idempotency-Key is still running; retry it later',
-    'A request with the same key is still running, on this instance or another. Nothing ran twice. Retry after the Retry-After seconds: you then get its answer.'),
-  IDEMPOTENCY_KEY_REUSED: own(422, 'Idempotency-Key reused', 'This Idempotency-Key was used for another request (another method, path or body)',
-    'The key was recorded for a request with another method, path or body. Nothing ran. A key names one request: use a new key for a new request.'),
-  PRECONDITION_FAILED: own(412, 'Precondition failed', 'The item is not in the state the If-Match or If-None-Match header names: read it again',
-    'The request named the version it expects (If-Match) or refuses (If-None-Match), and the item holds another: someone changed it since you read it, or it was created or removed. Nothing changed. Read it again (GET gives the current ETag), decide again, and send the new tag.'),
-  PRECONDITION_REQUIRED: own(428, 'Precondition required', 'This write needs an If-Match header naming the version you read, such as If-Match: "7"',
-    'The service was started with --require-if-match, and this PUT or DELETE of an existing item came without If-Match. Nothing changed. Read the item, and send its ETag in If-Match, so that a change made since your read is refused (412) instead of lost.'),
-  DEADLINE_EXCEEDED: own(504, 'Deadline exceeded', 'The request was not answered within the time the service allows it; it may still take effect',
-    'The request took longer than the service allows one (--deadline-ms), most often because the database did not answer in time. A write that had not started was dropped; one that had started may still complete. Retry after the Retry-After seconds with the same Idempotency-Key: you then get the first answer, or the write runs now.'),
-  OVERLOADED: own(503, 'Overloaded', 'The service is overloaded; retry after the Retry-After seconds',
-    'The service is past its saturation signal (requests waiting on the database, or event-loop delay) and turned the request away before doing any of its work. Nothing ran. Retry after the Retry-After seconds, which vary from answer to answer so that clients do not come back together.'),
-  RATE_LIMITED: own(429, 'Too many requests', 'Too many requests: retry after the Retry-After seconds',
-    'The client sent more requests of this kind (reads or writes) than the service admits: a burst at once, then a steady rate. Nothing ran. Wait the Retry-After seconds; the RateLimit and RateLimit-Policy fields say the limit and what is left of it.'),
-  CROSS_ORIGIN_REFUSED: own(403, 'Cross-origin request refused', 'A page on another origin may not make this request',
-    'A browser said this write was sent by a page on another site (Sec-Fetch-Site, or an Origin the service does not trust), as a forged form or fetch() would be. Nothing ran. Make the request from a page on the service\'s own origin or one of its --cors-origin origins, or from a client that is not a browser page.'),
+    'The service was started with --require-idempotency-key, and this creating write came without a key. Nothing ran. Make up a new key (a UUID) for the request, and send the same one with every retry of it.',
+  ),
+  IDEMPOTENCY_KEY_IN_FLIGHT: own(
+    409,
+    'Request in flight',
+    'A request with this Idempotency-Key is still running; retry it later',
+    'A request with the same key is still running, on this instance or another. Nothing ran twice. Retry after the Retry-After seconds: you then get its answer.',
+  ),
+  IDEMPOTENCY_KEY_REUSED: own(
+    422,
+    'Idempotency-Key reused',
+    'This Idempotency-Key was used for another request (another method, path or body)',
+    'The key was recorded for a request with another method, path or body. Nothing ran. A key names one request: use a new key for a new request.',
+  ),
+  PRECONDITION_FAILED: own(
+    412,
+    'Precondition failed',
+    'The item is not in the state the If-Match or If-None-Match header names: read it again',
+    'The request named the version it expects (If-Match) or refuses (If-None-Match), and the item holds another: someone changed it since you read it, or it was created or removed. Nothing changed. Read it again (GET gives the current ETag), decide again, and send the new tag.',
+  ),
+  PRECONDITION_REQUIRED: own(
+    428,
+    'Precondition required',
+    'This write needs an If-Match header naming the version you read, such as If-Match: "7"',
+    'The service was started with --require-if-match, and this PUT or DELETE of an existing item came without If-Match. Nothing changed. Read the item, and send its ETag in If-Match, so that a change made since your read is refused (412) instead of lost.',
+  ),
+  DEADLINE_EXCEEDED: own(
+    504,
+    'Deadline exceeded',
+    'The request was not answered within the time the service allows it; it may still take effect',
+    'The request took longer than the service allows one (--deadline-ms), most often because the database did not answer in time. A write that had not started was dropped; one that had started may still complete. Retry after the Retry-After seconds with the same Idempotency-Key: you then get the first answer, or the write runs now.',
+  ),
+  OVERLOADED: own(
+    503,
+    'Overloaded',
+    'The service is overloaded; retry after the Retry-After seconds',
+    'The service is past its saturation signal (requests waiting on the database, or event-loop delay) and turned the request away before doing any of its work. Nothing ran. Retry after the Retry-After seconds, which vary from answer to answer so that clients do not come back together.',
+  ),
+  RATE_LIMITED: own(
+    429,
+    'Too many requests',
+    'Too many requests: retry after the Retry-After seconds',
+    'The client sent more requests of this kind (reads or writes) than the service admits: a burst at once, then a steady rate. Nothing ran. Wait the Retry-After seconds; the RateLimit and RateLimit-Policy fields say the limit and what is left of it.',
+  ),
+  CROSS_ORIGIN_REFUSED: own(
+    403,
+    'Cross-origin request refused',
+    'A page on another origin may not make this request',
+    "A browser said this write was sent by a page on another site (Sec-Fetch-Site, or an Origin the service does not trust), as a forged form or fetch() would be. Nothing ran. Make the request from a page on the service's own origin or one of its --cors-origin origins, or from a client that is not a browser page.",
+  ),
   INTERNAL: { ...status(500, 'Something went wrong on our side'), inDefault: 'unhandled' },
 } as const satisfies Record<string, CatalogueEntry>;
 
@@ -103,7 +167,9 @@ export const PROBLEM_TYPE_BASE = '/docs/problems#';
 
 /** `about:blank` for an error its status says all about, else the problem's stable type URI. */
 export function problemType(code: ErrorCode): string {
-  return ERROR_CATALOGUE[code].own ? PROBLEM_TYPE_BASE + code.toLowerCase().replaceAll('_', '-') : 'about:blank';
+  return ERROR_CATALOGUE[code].own
+    ? PROBLEM_TYPE_BASE + code.toLowerCase().replaceAll('_', '-')
+    : 'about:blank';
 }
 
 export const catalogueEntries = (): [ErrorCode, CatalogueEntry][] =>

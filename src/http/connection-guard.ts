@@ -55,7 +55,9 @@ export const OPEN_FILES_ASSUMED = 1024;
 /** The soft limit on open files: from /proc on Linux, else from the shell's ulimit, else 1024. */
 export function openFilesLimit(sources: LimitSources = SYSTEM): number {
   try {
-    const line = /^Max open files\s+(\d+|unlimited)/m.exec(readFileSync(sources.limitsFile, 'utf8'))?.[1];
+    const line = /^Max open files\s+(\d+|unlimited)/m.exec(
+      readFileSync(sources.limitsFile, 'utf8'),
+    )?.[1];
     if (line !== undefined) return line === 'unlimited' ? Number.MAX_SAFE_INTEGER : Number(line);
   } catch {
     // Not Linux: ask the shell, which inherits our limits.
@@ -125,16 +127,19 @@ export function guardConnections(server: Server, limits: ConnectionLimits): void
     });
   });
 
-  const sweep = setInterval(() => {
-    const cutoff = Date.now() - limits.silentMs;
-    for (const [socket, since] of silent) {
-      if (socket.bytesRead > 0) silent.delete(socket);
-      else if (since > cutoff) break;
-      else {
-        silent.delete(socket);
-        socket.destroy();
+  const sweep = setInterval(
+    () => {
+      const cutoff = Date.now() - limits.silentMs;
+      for (const [socket, since] of silent) {
+        if (socket.bytesRead > 0) silent.delete(socket);
+        else if (since > cutoff) break;
+        else {
+          silent.delete(socket);
+          socket.destroy();
+        }
       }
-    }
-  }, Math.min(1_000, limits.silentMs)).unref();
+    },
+    Math.min(1_000, limits.silentMs),
+  ).unref();
   server.once('close', () => clearInterval(sweep));
 }

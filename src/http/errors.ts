@@ -80,10 +80,13 @@ export class ClientAbortError extends Error {
 }
 
 export const notFound = (): ApiError => new ApiError('HTTP_404');
-export const methodNotAllowed = (allow: string): ApiError => new ApiError('HTTP_405', { headers: { Allow: allow } });
+export const methodNotAllowed = (allow: string): ApiError =>
+  new ApiError('HTTP_405', { headers: { Allow: allow } });
 /** Bytes that are not text in the declared encoding, or nesting past the limit: the reference's 400. */
 export const bodyNotParsable = (): ApiError => new ApiError('HTTP_400');
 export const bodyTooLarge = (): ApiError => new ApiError('HTTP_413');
 /** The store cannot be reached, or is not ready: 503, so that a client knows to retry rather than give up. */
-export const serviceUnavailable = (): ApiError => new ApiError('HTTP_503', { headers: { 'Retry-After': '1' } });
-export const invalidRequest = (items: readonly ValidationItem[]): ApiError => new ApiError('VALIDATION_FAILED', { items });
+export const serviceUnavailable = (): ApiError =>
+  new ApiError('HTTP_503', { headers: { 'Retry-After': '1' } });
+export const invalidRequest = (items: readonly ValidationItem[]): ApiError =>
+  new ApiError('VALIDATION_FAILED', { items });

@@ -78,19 +78,28 @@ export function originInRawRequest(raw: unknown): string | undefined {
 /** A header list as lines of a raw answer's head. */
 const headLines = (headers: readonly string[]): string => {
   let lines = '';
-  for (let i = 0; i < headers.length; i += 2) lines += `${headers[i] as string}: ${headers[i + 1] as string}\r\n`;
+  for (let i = 0; i < headers.length; i += 2)
+    lines += `${headers[i] as string}: ${headers[i + 1] as string}\r\n`;
   return lines;
 };
 
 export function answerParserErrors(server: Server, options: Options): void {
   const { errorFormat, observer, warn, cors } = options;
-  const corsOf = (origin: string | undefined): string[] => (cors === undefined ? [] : corsHeaders(cors, origin));
+  const corsOf = (origin: string | undefined): string[] =>
+    cors === undefined ? [] : corsHeaders(cors, origin);
   let windowStartMs = 0;
   let linesInWindow = 0;
   let untold = 0;
 
   /** Reports an answer: its metrics always, its access line while the second's budget lasts. */
-  function report(method: string, target: string, status: number, bytes: number, id: string, startedMs: number): void {
+  function report(
+    method: string,
+    target: string,
+    status: number,
+    bytes: number,
+    id: string,
+    startedMs: number,
+  ): void {
     const nowMs = performance.now();
     if (nowMs - windowStartMs >= 1000) {
       if (untold > 0) warn('parser-level answers not logged one by one', { count: untold, status });
@@ -108,7 +117,10 @@ export function answerParserErrors(server: Server, options: Options): void {
     }
   }
 
-  function rendered(code: ErrorCode, origin: string | undefined): { status: number; head: string; body: string; id: string } {
+  function rendered(
+    code: ErrorCode,
+    origin: string | undefined,
+  ): { status: number; head: string; body: string; id: string } {
     const answer = renderError(new ApiError(code, { message: MESSAGES[code] }), errorFormat);
     const id = randomUuid();
     const head =
@@ -125,26 +137,58 @@ export function answerParserErrors(server: Server, options: Options): void {
     // to report when its client left mid-body (a 499, no answer). A time-out or a body the parser
     // cannot read is answered here, as Node would, and reported here, the pipeline told to stay
     // silent; unless the pipeline's answer has begun, which nothing may then interrupt.
-    const response = (socket as { _httpMessage?: { headersSent?: boolean; req?: IncomingMessage } | null })._httpMessage;
+    const response = (
+      socket as { _httpMessage?: { headersSent?: boolean; req?: IncomingMessage } | null }
+    )._httpMessage;
     const held = response?.req;
     const errorCode = (error as { code?: unknown }).code;
     // A connection ended in the middle of a body (HPE_INVALID_EOF_STATE) is a client that left.
-    if (errorCode === 'ECONNRESET' || !socket.writable || response?.headersSent === true || (held !== undefined && errorCode === 'HPE_INVALID_EOF_STATE')) {
+    if (
+      errorCode === 'ECONNRESET' ||
+      !socket.writable ||
+      response?.headersSent === true ||
+      (held !== undefined && errorCode === 'HPE_INVALID_EOF_STATE')
+    ) {
       socket.destroy();
       return;
     }
     if (held !== undefined) answeredByParser.add(socket);
-    const answer = rendered(code, held?.headers.origin ?? originInRawRequest((error as { rawPacket?: unknown }).rawPacket));
+    const answer = rendered(
+      code,
+      held?.headers.origin ?? originInRawRequest((error as { rawPacket?: unknown }).rawPacket),
+    );
     socket.end(answer.head + answer.body);
-    report(held?.method ?? UNPARSED_METHOD, held?.url ?? '-', answer.status, Buffer.byteLength(answer.body), answer.id, startedMs);
+    report(
+      held?.method ?? UNPARSED_METHOD,
+      held?.url ?? '-',
+      answer.status,
+      Buffer.byteLength(answer.body),
+      answer.id,
+      startedMs,
+    );
   });
 
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
     const startedMs = performance.now();
-    const answer = renderError(new ApiError('HTTP_417', { message: 'Expectation Failed: the only expectation met is "100-continue"' }), errorFormat);
+    const answer = renderError(
+      new ApiError('HTTP_417', {
+        message: 'Expectation Failed: the only expectation met is "100-continue"',
+      }),
+      errorFormat,
+    );
     const id = randomUuid();
     const bytes = Buffer.byteLength(answer.body);
-    res.writeHead(answer.status, ['Content-Type', answer.contentType, 'Content-Length', String(bytes), REQUEST_ID_HEADER, id, ...corsOf(req.headers.origin), 'Connection', 'close']);
+    res.writeHead(answer.status, [
+      'Content-Type',
+      answer.contentType,
+      'Content-Length',
+      String(bytes),
+      REQUEST_ID_HEADER,
+      id,
+      ...corsOf(req.headers.origin),
+      'Connection',
+      'close',
+    ]);
     res.end(answer.body);
     report(req.method ?? UNPARSED_METHOD, req.url ?? '-', answer.status, bytes, id, startedMs);
   });

@@ -89,22 +89,35 @@ export function renderError(error: unknown, format: ErrorFormat): RenderedError 
  */
 function validationItems(error: unknown): readonly ValidationItem[] | undefined {
   if (error instanceof InvalidRequest) return error.items;
-  return error instanceof ApiError && ERROR_CATALOGUE[error.code].inDefault === 'validation' ? error.items : undefined;
+  return error instanceof ApiError && ERROR_CATALOGUE[error.code].inDefault === 'validation'
+    ? error.items
+    : undefined;
 }
 
 /** The reference's format: the catalogue entry says how it shows each error (DefaultShape). */
 function renderDefault(error: unknown): RenderedError {
   const items = validationItems(error);
-  if (items !== undefined) return answer(422, JSON_TYPE, `{"detail":[${items.map(defaultItemJson).join(',')}]}`);
+  if (items !== undefined)
+    return answer(422, JSON_TYPE, `{"detail":[${items.map(defaultItemJson).join(',')}]}`);
   if (!(error instanceof ApiError)) return PLAIN_500;
   switch (ERROR_CATALOGUE[error.code].inDefault) {
     case 'coded':
-      return answer(error.status, JSON_TYPE, `{"detail":{"code":${encodeJson(error.code)},"message":${encodeJson(error.detail)}}}`, error.headers);
+      return answer(
+        error.status,
+        JSON_TYPE,
+        `{"detail":{"code":${encodeJson(error.code)},"message":${encodeJson(error.detail)}}}`,
+        error.headers,
+      );
     case 'unhandled':
       // Not recognised, as in the reference: the plain 500, and the failure logged in full.
       return PLAIN_500;
     default:
-      return answer(error.status, JSON_TYPE, `{"detail":${encodeJson(error.detail)}}`, error.headers);
+      return answer(
+        error.status,
+        JSON_TYPE,
+        `{"detail":${encodeJson(error.detail)}}`,
+        error.headers,
+      );
   }
 }
 
@@ -129,7 +142,11 @@ function defaultItemJson(item: ValidationItem): string {
 function renderUnified(error: unknown, catchAll: boolean): RenderedError {
   const items = validationItems(error);
   if (items !== undefined) {
-    const fields = items.map((item) => `{"field":${jsonString(item.loc.join('.'))},"message":${jsonString(item.msg)}}`).join(',');
+    const fields = items
+      .map(
+        (item) => `{"field":${jsonString(item.loc.join('.'))},"message":${jsonString(item.msg)}}`,
+      )
+      .join(',');
     const body = `${FRAMES.VALIDATION_FAILED.unifiedHead}${encodeJson(ERROR_CATALOGUE.VALIDATION_FAILED.message)},"fields":[${fields}]}}`;
     return answer(422, JSON_TYPE, body);
   }
@@ -137,7 +154,11 @@ function renderUnified(error: unknown, catchAll: boolean): RenderedError {
   return catchAll ? UNIFIED_500 : PLAIN_500;
 }
 
-function unified(code: ErrorCode, message: string, headers?: Readonly<Record<string, string>>): RenderedError {
+function unified(
+  code: ErrorCode,
+  message: string,
+  headers?: Readonly<Record<string, string>>,
+): RenderedError {
   const frame = FRAMES[code];
   return answer(frame.status, JSON_TYPE, `${frame.unifiedHead}${encodeJson(message)}}}`, headers);
 }
@@ -153,9 +174,19 @@ function renderProblem(error: unknown): RenderedError {
   return PROBLEM_500;
 }
 
-function problem(code: ErrorCode, detail: string, extra: string, headers?: Readonly<Record<string, string>>): RenderedError {
+function problem(
+  code: ErrorCode,
+  detail: string,
+  extra: string,
+  headers?: Readonly<Record<string, string>>,
+): RenderedError {
   const frame = FRAMES[code];
-  return answer(frame.status, PROBLEM_JSON_TYPE, `${frame.problemHead}${encodeJson(detail)}${frame.problemTail}${extra}}`, headers);
+  return answer(
+    frame.status,
+    PROBLEM_JSON_TYPE,
+    `${frame.problemHead}${encodeJson(detail)}${frame.problemTail}${extra}}`,
+    headers,
+  );
 }
 
 /**
@@ -189,13 +220,24 @@ function pointerJson(loc: readonly (string | number)[]): string {
 function pointerMember(member: string): string {
   for (let i = 0; i < member.length; i++) {
     const c = member.charCodeAt(i);
-    const plain = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 45 || c === 46 || c === 95;
+    const plain =
+      (c >= 97 && c <= 122) ||
+      (c >= 65 && c <= 90) ||
+      (c >= 48 && c <= 57) ||
+      c === 45 ||
+      c === 46 ||
+      c === 95;
     if (!plain) return encodeURIComponent(member.replaceAll('~', '~0').replaceAll('/', '~1'));
   }
   return member;
 }
 
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
-function answer(status: number, contentType: string, body: string, headers: Readonly<Record<string, string>> = NO_HEADERS): RenderedError {
+function answer(
+  status: number,
+  contentType: string,
+  body: string,
+  headers: Readonly<Record<string, string>> = NO_HEADERS,
+): RenderedError {
   return { status, headers, contentType, body, unexpected: false };
 }

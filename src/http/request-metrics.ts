@@ -12,7 +12,9 @@ export const UNMATCHED_ROUTE = 'unmatched';
 type Label = 'service' | 'method' | 'route' | 'status';
 const LABELS: readonly Label[] = ['service', 'method', 'route', 'status'];
 /** Upper bounds in seconds: from a cached read (~0.1 ms) to a request near its time-out. */
-export const DURATION_BUCKETS_S: readonly number[] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+export const DURATION_BUCKETS_S: readonly number[] = [
+  0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
+];
 
 interface Series {
   readonly labels: Readonly<Record<Label, string>>;
@@ -24,7 +26,8 @@ interface Series {
   readonly buckets: Float64Array;
 }
 
-const DURATION_HELP = 'Time from receiving a request to handing its answer to the socket, by service, method, route template and status';
+const DURATION_HELP =
+  'Time from receiving a request to handing its answer to the socket, by service, method, route template and status';
 
 type HistogramData = Awaited<ReturnType<Histogram<Label>['get']>>;
 
@@ -70,8 +73,14 @@ export class RequestMetrics {
   finished(method: string, route: string, status: number, seconds: number): void {
     this.inFlight -= 1;
     let series = this.last;
-    if (series === undefined || series.labels.route !== route || series.labels.method !== method || series.status !== status) {
-      series = this.byRoute.get(route)?.get(method)?.get(status) ?? this.newSeries(method, route, status);
+    if (
+      series === undefined ||
+      series.labels.route !== route ||
+      series.labels.method !== method ||
+      series.status !== status
+    ) {
+      series =
+        this.byRoute.get(route)?.get(method)?.get(status) ?? this.newSeries(method, route, status);
       this.last = series;
     }
     series.count += 1;
@@ -128,17 +137,32 @@ class DurationHistogram extends Histogram<Label> {
       let cumulative = 0;
       DURATION_BUCKETS_S.forEach((bound, i) => {
         cumulative += series.buckets[i] as number;
-        values.push({ labels: { ...series.labels, le: bound } as HistogramData['values'][number]['labels'], value: cumulative, metricName: `${name}_bucket` });
+        values.push({
+          labels: { ...series.labels, le: bound } as HistogramData['values'][number]['labels'],
+          value: cumulative,
+          metricName: `${name}_bucket`,
+        });
       });
       values.push(
-        { labels: { ...series.labels, le: '+Inf' } as HistogramData['values'][number]['labels'], value: series.count, metricName: `${name}_bucket` },
+        {
+          labels: { ...series.labels, le: '+Inf' } as HistogramData['values'][number]['labels'],
+          value: series.count,
+          metricName: `${name}_bucket`,
+        },
         { labels: series.labels, value: series.sum, metricName: `${name}_sum` },
         { labels: series.labels, value: series.count, metricName: `${name}_count` },
       );
     }
     // prom-client types `type` as a numeric enum, but its registry writes the string it holds at run
     // time into `# TYPE`; 'histogram' is what its own Histogram holds.
-    return { name, help: DURATION_HELP, type: 'histogram' as unknown as HistogramData['type'], values, aggregator: 'sum', collect: () => undefined };
+    return {
+      name,
+      help: DURATION_HELP,
+      type: 'histogram' as unknown as HistogramData['type'],
+      values,
+      aggregator: 'sum',
+      collect: () => undefined,
+    };
   }
 
   getForPromString(): Promise<HistogramData> {

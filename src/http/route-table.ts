@@ -26,7 +26,9 @@ export function assertRouteTable(table: RouteTable): void {
   for (const builtIn of table.builtIn) {
     const shadowed = table.service.find((route) => overlaps(builtIn, route));
     if (shadowed !== undefined) {
-      throw new RouteTableError(`the built-in route ${describe(builtIn)} overlaps the service route ${describe(shadowed)}: one would answer requests meant for the other`);
+      throw new RouteTableError(
+        `the built-in route ${describe(builtIn)} overlaps the service route ${describe(shadowed)}: one would answer requests meant for the other`,
+      );
     }
   }
   assertNoDuplicates(all);
@@ -41,11 +43,15 @@ function assertParamsMatchPath(route: Route): void {
   }
   const unspecified = placeholders.find((name) => !specs.includes(name));
   if (unspecified !== undefined) {
-    throw new RouteTableError(`route ${describe(route)} has no parameter spec for its placeholder {${unspecified}}`);
+    throw new RouteTableError(
+      `route ${describe(route)} has no parameter spec for its placeholder {${unspecified}}`,
+    );
   }
   const unplaced = specs.find((name) => !placeholders.includes(name));
   if (unplaced !== undefined) {
-    throw new RouteTableError(`route ${describe(route)} has a parameter spec "${unplaced}" that its path does not contain`);
+    throw new RouteTableError(
+      `route ${describe(route)} has a parameter spec "${unplaced}" that its path does not contain`,
+    );
   }
 }
 
@@ -53,9 +59,14 @@ function assertParamsMatchPath(route: Route): void {
 function assertNoDuplicates(routes: readonly Route[]): void {
   const seen = new Map<string, Route>();
   for (const route of routes) {
-    const shape = `${route.method} ${templateSegments(route.path).map((s) => (isPlaceholder(s) ? '{}' : s)).join('/')}`;
+    const shape = `${route.method} ${templateSegments(route.path)
+      .map((s) => (isPlaceholder(s) ? '{}' : s))
+      .join('/')}`;
     const earlier = seen.get(shape);
-    if (earlier !== undefined) throw new RouteTableError(`routes ${describe(earlier)} and ${describe(route)} share a method and path`);
+    if (earlier !== undefined)
+      throw new RouteTableError(
+        `routes ${describe(earlier)} and ${describe(route)} share a method and path`,
+      );
     seen.set(shape, route);
   }
 }
@@ -68,7 +79,11 @@ function overlaps(a: Route, b: Route): boolean {
   if (left.length !== right.length) return false;
   return left.every((segment, i) => {
     const other = right[i] as string;
-    return segment === other || (isPlaceholder(segment) && other !== '') || (isPlaceholder(other) && segment !== '');
+    return (
+      segment === other ||
+      (isPlaceholder(segment) && other !== '') ||
+      (isPlaceholder(other) && segment !== '')
+    );
   });
 }
 

@@ -96,7 +96,10 @@ export interface Idempotent<P, B, O> {
 }
 
 /** Whether a request to this operation must carry a key, when the service requires keys (`keysRequired`). */
-export function keyRequired(idempotent: { readonly keyOptional?: boolean }, keysRequired: boolean): boolean {
+export function keyRequired(
+  idempotent: { readonly keyOptional?: boolean },
+  keysRequired: boolean,
+): boolean {
   return keysRequired && idempotent.keyOptional !== true;
 }
 
@@ -118,7 +121,12 @@ export interface RouteSpec<P, B, O> {
  * A path parameter: its name, its spec, where a 422 places it (made once, not per request), and
  * which of the path's {placeholders} it is (the index of its value in a route match's `values`).
  */
-export type RouteParam = readonly [name: string, spec: ParamSpec<unknown>, loc: Loc, placeholder: number];
+export type RouteParam = readonly [
+  name: string,
+  spec: ParamSpec<unknown>,
+  loc: Loc,
+  placeholder: number,
+];
 
 /** A route with its types erased, so that routes of different shapes share one table. */
 export interface Route {

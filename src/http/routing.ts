@@ -64,14 +64,19 @@ export class Router<R extends Routable> {
       allowed.add(route.method);
       if (route.method === 'GET') allowed.add('HEAD');
     }
-    if (allowed !== undefined) return { kind: 'method-not-allowed', allow: [...allowed].join(', ') };
+    if (allowed !== undefined)
+      return { kind: 'method-not-allowed', allow: [...allowed].join(', ') };
 
     // Starlette strips every trailing slash and redirects if the result reaches any route at all.
     if (rawPath !== '/' && rawPath.endsWith('/')) {
       const stripped = rawPath.replace(/\/+$/, '');
       if (stripped !== '') {
         const strippedSegments = decodeSegments(stripped);
-        if (this.candidates(strippedSegments.length).some((c) => matchSegments(c.segments, strippedSegments) !== undefined)) {
+        if (
+          this.candidates(strippedSegments.length).some(
+            (c) => matchSegments(c.segments, strippedSegments) !== undefined,
+          )
+        ) {
           const query = queryAt === -1 ? '' : target.slice(queryAt + 1);
           return { kind: 'redirect', location: query === '' ? stripped : `${stripped}?${query}` };
         }
@@ -120,7 +125,10 @@ function decodeSegments(rawPath: string): string[] {
 }
 
 /** The placeholders' values, in order, if the segments fit the pattern. */
-function matchSegments(pattern: readonly Segment[], segments: readonly string[]): readonly string[] | undefined {
+function matchSegments(
+  pattern: readonly Segment[],
+  segments: readonly string[],
+): readonly string[] | undefined {
   if (pattern.length !== segments.length) return undefined;
   let values: string[] | undefined;
   for (let i = 0; i < pattern.length; i++) {
@@ -147,7 +155,12 @@ export function unquote(text: string): string {
   let bytes: number[] = [];
   let i = 0;
   while (i < text.length) {
-    if (text.charCodeAt(i) === 37 /* % */ && i + 2 < text.length && isHex(text.charCodeAt(i + 1)) && isHex(text.charCodeAt(i + 2))) {
+    if (
+      text.charCodeAt(i) === 37 /* % */ &&
+      i + 2 < text.length &&
+      isHex(text.charCodeAt(i + 1)) &&
+      isHex(text.charCodeAt(i + 2))
+    ) {
       bytes.push(parseInt(text.slice(i + 1, i + 3), 16));
       i += 3;
       continue;

@@ -21,7 +21,10 @@
  * in the order queued. A `write` that throws does not stop the others: its item goes to `failed`,
  * which must not throw (it runs where nothing would catch it).
  */
-export function writesAtTurnEnd<T>(write: (item: T) => void, failed: (item: T, error: unknown) => void): (item: T) => void {
+export function writesAtTurnEnd<T>(
+  write: (item: T) => void,
+  failed: (item: T, error: unknown) => void,
+): (item: T) => void {
   let pending: T[] = [];
   const writeAll = (): void => {
     const due = pending;

@@ -59,7 +59,8 @@ interface LineSink {
 
 /** `write` replaces stdout (tests collect lines with it); it receives whole lines, newline included. */
 export function createLogger(level: LogLevel, write?: (line: string) => void): Logger {
-  const sink: LineSink = write === undefined ? stdoutLines() : { write, close: () => Promise.resolve() };
+  const sink: LineSink =
+    write === undefined ? stdoutLines() : { write, close: () => Promise.resolve() };
   const logger = pino(
     {
       level,
@@ -134,7 +135,10 @@ function bindingsOf(logger: PinoLogger): string {
  * sonic-boom's next write (LINES_HELD_MS_MAX at most). `flush()` hands over what is pending at once
  * (before the destination is closed, and when the process exits).
  */
-export function linesPerTurn(out: (bytes: Buffer) => void): { write(line: string): void; flush(): void } {
+export function linesPerTurn(out: (bytes: Buffer) => void): {
+  write(line: string): void;
+  flush(): void;
+} {
   // Kept as a list and joined once: join() makes one flat string, which Buffer.from measures and
   // copies on its fast path; a string grown by += is a rope, which it must walk (in a loop, 150
   // against 225 ns a 250-byte line).
@@ -153,7 +157,11 @@ export function linesPerTurn(out: (bytes: Buffer) => void): { write(line: string
   };
 }
 
-function wrap(logger: PinoLogger, write: (line: string) => void, close: () => Promise<void>): Logger {
+function wrap(
+  logger: PinoLogger,
+  write: (line: string) => void,
+  close: () => Promise<void>,
+): Logger {
   const infoEnabled = logger.isLevelEnabled('info');
   const bindings = bindingsOf(logger);
   // The end of a line for the last message seen: the access line's is the same every time.
@@ -191,5 +199,10 @@ function wrap(logger: PinoLogger, write: (line: string) => void, close: () => Pr
 function serializeError(value: unknown): unknown {
   if (!(value instanceof Error)) return value;
   const code = (value as { code?: unknown }).code;
-  return { name: value.name, code: typeof code === 'string' ? code : undefined, message: value.message, stack: value.stack };
+  return {
+    name: value.name,
+    code: typeof code === 'string' ? code : undefined,
+    message: value.message,
+    stack: value.stack,
+  };
 }

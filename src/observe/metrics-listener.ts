@@ -11,7 +11,11 @@ export interface MetricsListener {
   close(): Promise<void>;
 }
 
-export async function listenForMetrics(registry: Registry, host: string, port: number): Promise<MetricsListener> {
+export async function listenForMetrics(
+  registry: Registry,
+  host: string,
+  port: number,
+): Promise<MetricsListener> {
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
@@ -19,8 +23,14 @@ export async function listenForMetrics(registry: Registry, host: string, port: n
       return;
     }
     registry.metrics().then(
-      (text) => res.writeHead(200, { 'Content-Type': registry.contentType }).end(req.method === 'HEAD' ? undefined : text),
-      () => res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' }).end('Internal Server Error'),
+      (text) =>
+        res
+          .writeHead(200, { 'Content-Type': registry.contentType })
+          .end(req.method === 'HEAD' ? undefined : text),
+      () =>
+        res
+          .writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' })
+          .end('Internal Server Error'),
     );
   });
   await new Promise<void>((resolve, reject) => {

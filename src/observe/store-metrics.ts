@@ -9,7 +9,14 @@ const BATCH_SIZE_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
 const COMMIT_BUCKETS_S = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 /** From a free connection at once to the longest --db-pool-wait-ms. */
 const POOL_WAIT_BUCKETS_S = [0, 0.001, 0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
-const FAULTS: readonly StoreFault[] = ['unavailable', 'busy', 'saturated', 'full', 'read-only', 'corrupt'];
+const FAULTS: readonly StoreFault[] = [
+  'unavailable',
+  'busy',
+  'saturated',
+  'full',
+  'read-only',
+  'corrupt',
+];
 
 export function storeMetrics(service: string, registry: Registry): StoreObserver {
   const labels = { service };
@@ -29,7 +36,12 @@ export function storeMetrics(service: string, registry: Registry): StoreObserver
     buckets: COMMIT_BUCKETS_S,
     registers,
   });
-  const outages = new Counter({ name: 'store_outages_total', help: 'Times the database became unreachable', labelNames, registers });
+  const outages = new Counter({
+    name: 'store_outages_total',
+    help: 'Times the database became unreachable',
+    labelNames,
+    registers,
+  });
   const faults = new Counter({
     name: 'store_faults_total',
     help: 'Store operations that failed for a database fault, by fault: unavailable, busy, saturated (pool wait too long), full, read-only, corrupt',

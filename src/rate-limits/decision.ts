@@ -21,7 +21,13 @@ export interface Decision {
  * now. So, over any span of T ms, at most burst + T / interval requests are admitted. The
  * PostgreSQL limiter computes the same in SQL (src/db/rate-limits-postgres.ts).
  */
-export function gcra(tat: number | undefined, nowMs: number, count: number, intervalMs: number, burst: number): { readonly admitted: number; readonly tat: number } {
+export function gcra(
+  tat: number | undefined,
+  nowMs: number,
+  count: number,
+  intervalMs: number,
+  burst: number,
+): { readonly admitted: number; readonly tat: number } {
   const base = tat === undefined || tat < nowMs ? nowMs : tat;
   const room = Math.floor((nowMs + burst * intervalMs - base) / intervalMs + 1e-9);
   const admitted = Math.max(0, Math.min(count, room));
@@ -29,7 +35,13 @@ export function gcra(tat: number | undefined, nowMs: number, count: number, inte
 }
 
 /** The decision for one request, after gcra() answered for it. */
-export function decisionOf(admitted: boolean, tat: number, nowMs: number, intervalMs: number, burst: number): Decision {
+export function decisionOf(
+  admitted: boolean,
+  tat: number,
+  nowMs: number,
+  intervalMs: number,
+  burst: number,
+): Decision {
   // The room left: how far the time may still move on before a request is refused.
   const roomMs = burst * intervalMs - Math.max(0, tat - nowMs);
   const remaining = Math.max(0, Math.floor(roomMs / intervalMs + 1e-9));

@@ -43,13 +43,16 @@ export function parseRateLimits(text: string): RateLimits | string {
   const limits: Partial<Record<RequestKind, Rate>> = {};
   for (const part of text.split(',')) {
     const match = PART.exec(part.trim());
-    if (match === null) return `"${part}" is not writes=RATE/s:BURST or reads=RATE/s:BURST (for example writes=20/s:40)`;
+    if (match === null)
+      return `"${part}" is not writes=RATE/s:BURST or reads=RATE/s:BURST (for example writes=20/s:40)`;
     const kind = match[1] as RequestKind;
     const perSecond = Number(match[2]);
     const burst = Number(match[3]);
     if (limits[kind] !== undefined) return `${kind} is given twice`;
-    if (!(perSecond > 0 && perSecond <= RATE_PER_SECOND_MAX)) return `the rate of ${kind} must be above 0 and at most ${RATE_PER_SECOND_MAX}/s`;
-    if (!(burst >= 1 && burst <= BURST_MAX)) return `the burst of ${kind} must be from 1 to ${BURST_MAX}`;
+    if (!(perSecond > 0 && perSecond <= RATE_PER_SECOND_MAX))
+      return `the rate of ${kind} must be above 0 and at most ${RATE_PER_SECOND_MAX}/s`;
+    if (!(burst >= 1 && burst <= BURST_MAX))
+      return `the burst of ${kind} must be from 1 to ${BURST_MAX}`;
     limits[kind] = { perSecond, burst };
   }
   return limits;

@@ -25,6 +25,11 @@ export type KeyedOutcome<O> =
   /** It ran now; its outcome was recorded with its write. */
   | { readonly kind: 'ran'; readonly outcome: O; readonly recordedAtMs: number }
   /** The key was recorded before (by this or another instance) for `fingerprint`: nothing ran. */
-  | { readonly kind: 'recorded'; readonly fingerprint: string; readonly outcome: O; readonly recordedAtMs: number }
+  | {
+      readonly kind: 'recorded';
+      readonly fingerprint: string;
+      readonly outcome: O;
+      readonly recordedAtMs: number;
+    }
   /** Another instance is running a request with this key right now: nothing ran. */
   | { readonly kind: 'in-flight' };

@@ -1,8 +1,9 @@
 // The request that store work is done for, as storage sees it: an opaque token, set by the pipeline
-// around a handler's synchronous run (as deadline-scope.ts sets its deadline) and read by whatever the
-// handler queues before its first await (a write for group commit, a read for its batch). Storage
-// hands the tokens of a batch back to its observer (src/db/store-observer.ts), which alone knows what
-// they are (a request's span, src/telemetry/). It knows neither layer, so both may import it.
+// around a handler's synchronous run (as deadline-scope.ts sets its deadline) and read by whatever
+// the handler queues before its first await (a write for group commit, a read for its batch).
+// Storage hands the tokens of a batch back to its observer (src/db/store-observer.ts), which alone
+// knows what they are (a request's span, src/telemetry/). It knows neither layer, so both may
+// import it.
 
 /** Who asked for a piece of store work; undefined when nobody who asked is traced. */
 export type WorkOrigin = object;

@@ -8,7 +8,14 @@
 export type OtlpProtocol = 'http/protobuf' | 'http/json';
 
 /** OTEL_TRACES_SAMPLER's values this service knows; the SDK's default is parentbased_always_on. */
-export const SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const;
+export const SAMPLERS = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+] as const;
 export type SamplerName = (typeof SAMPLERS)[number];
 
 export interface TracingConfig {
@@ -36,7 +43,12 @@ export interface TracingConfig {
 }
 
 /** The defaults of the specification (OTEL_BSP_*, OTEL_EXPORTER_OTLP_TIMEOUT). */
-const BSP_DEFAULTS = { scheduledDelayMs: 5000, exportTimeoutMs: 30_000, maxQueueSize: 2048, maxExportBatchSize: 512 };
+const BSP_DEFAULTS = {
+  scheduledDelayMs: 5000,
+  exportTimeoutMs: 30_000,
+  maxQueueSize: 2048,
+  maxExportBatchSize: 512,
+};
 const EXPORT_TIMEOUT_MS_DEFAULT = 10_000;
 /** Past this many spans queued, the queue alone would hold tens of megabytes: a mistake, refused. */
 export const MAX_QUEUE_SIZE_MAX = 65_536;
@@ -47,15 +59,20 @@ const TIMEOUT_MS_MAX = 60_000;
  * The settings, or undefined when tracing is off: no endpoint named, OTEL_SDK_DISABLED=true or
  * OTEL_TRACES_EXPORTER=none. Throws an Error whose message is the one line to print.
  */
-export function readTracingConfig(endpointOption: string | undefined, env: NodeJS.ProcessEnv): TracingConfig | undefined {
+export function readTracingConfig(
+  endpointOption: string | undefined,
+  env: NodeJS.ProcessEnv,
+): TracingConfig | undefined {
   const get = (name: string): string | undefined => {
     const value = env[name]?.trim();
     return value === '' ? undefined : value;
   };
   const disabled = get('OTEL_SDK_DISABLED');
-  if (disabled !== undefined && !/^(true|false)$/i.test(disabled)) throw new Error(`OTEL_SDK_DISABLED must be true or false, not "${disabled}"`);
+  if (disabled !== undefined && !/^(true|false)$/i.test(disabled))
+    throw new Error(`OTEL_SDK_DISABLED must be true or false, not "${disabled}"`);
   const exporter = get('OTEL_TRACES_EXPORTER');
-  if (exporter !== undefined && exporter !== 'otlp' && exporter !== 'none') throw new Error(`OTEL_TRACES_EXPORTER must be otlp or none, not "${exporter}"`);
+  if (exporter !== undefined && exporter !== 'otlp' && exporter !== 'none')
+    throw new Error(`OTEL_TRACES_EXPORTER must be otlp or none, not "${exporter}"`);
   const tracesEndpoint = get('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
   const baseEndpoint = endpointOption ?? get('OTEL_EXPORTER_OTLP_ENDPOINT');
   if (disabled?.toLowerCase() === 'true' || exporter === 'none') return undefined;
@@ -66,37 +83,78 @@ export function readTracingConfig(endpointOption: string | undefined, env: NodeJ
     endpointOption === undefined && tracesEndpoint !== undefined
       ? httpUrl(tracesEndpoint, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT')
       : `${httpUrl(baseEndpoint as string, endpointOption === undefined ? 'OTEL_EXPORTER_OTLP_ENDPOINT' : '--otel-endpoint').replace(/\/$/, '')}/v1/traces`;
-  const protocol = get('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') ?? get('OTEL_EXPORTER_OTLP_PROTOCOL') ?? 'http/protobuf';
+  const protocol =
+    get('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') ??
+    get('OTEL_EXPORTER_OTLP_PROTOCOL') ??
+    'http/protobuf';
   if (protocol !== 'http/protobuf' && protocol !== 'http/json') {
-    throw new Error(`OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or http/json (grpc is not supported), not "${protocol}"`);
+    throw new Error(
+      `OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or http/json (grpc is not supported), not "${protocol}"`,
+    );
   }
   const sampler = get('OTEL_TRACES_SAMPLER') ?? 'parentbased_always_on';
-  if (!(SAMPLERS as readonly string[]).includes(sampler)) throw new Error(`OTEL_TRACES_SAMPLER must be one of ${SAMPLERS.join(', ')}, not "${sampler}"`);
+  if (!(SAMPLERS as readonly string[]).includes(sampler))
+    throw new Error(`OTEL_TRACES_SAMPLER must be one of ${SAMPLERS.join(', ')}, not "${sampler}"`);
   const ratioText = get('OTEL_TRACES_SAMPLER_ARG');
-  const samplerRatio = ratioText === undefined || !sampler.endsWith('traceidratio') ? 1 : Number(ratioText);
-  if (!(samplerRatio >= 0 && samplerRatio <= 1) || (ratioText !== undefined && !/^\d*\.?\d+$/.test(ratioText))) {
-    throw new Error(`OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1, not "${ratioText ?? ''}"`);
+  const samplerRatio =
+    ratioText === undefined || !sampler.endsWith('traceidratio') ? 1 : Number(ratioText);
+  if (
+    !(samplerRatio >= 0 && samplerRatio <= 1) ||
+    (ratioText !== undefined && !/^\d*\.?\d+$/.test(ratioText))
+  ) {
+    throw new Error(
+      `OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1, not "${ratioText ?? ''}"`,
+    );
   }
   const whole = (name: string, fallback: number, min: number, max: number): number => {
     const text = get(name);
     if (text === undefined) return fallback;
     const value = /^\d{1,9}$/.test(text) ? Number(text) : NaN;
-    if (!(value >= min && value <= max)) throw new Error(`${name} must be a whole number from ${min} to ${max}, not "${text}"`);
+    if (!(value >= min && value <= max))
+      throw new Error(`${name} must be a whole number from ${min} to ${max}, not "${text}"`);
     return value;
   };
-  const maxQueueSize = whole('OTEL_BSP_MAX_QUEUE_SIZE', BSP_DEFAULTS.maxQueueSize, 1, MAX_QUEUE_SIZE_MAX);
+  const maxQueueSize = whole(
+    'OTEL_BSP_MAX_QUEUE_SIZE',
+    BSP_DEFAULTS.maxQueueSize,
+    1,
+    MAX_QUEUE_SIZE_MAX,
+  );
   const batch = {
-    scheduledDelayMs: whole('OTEL_BSP_SCHEDULE_DELAY', BSP_DEFAULTS.scheduledDelayMs, 0, TIMEOUT_MS_MAX),
-    exportTimeoutMs: whole('OTEL_BSP_EXPORT_TIMEOUT', BSP_DEFAULTS.exportTimeoutMs, 1, TIMEOUT_MS_MAX),
+    scheduledDelayMs: whole(
+      'OTEL_BSP_SCHEDULE_DELAY',
+      BSP_DEFAULTS.scheduledDelayMs,
+      0,
+      TIMEOUT_MS_MAX,
+    ),
+    exportTimeoutMs: whole(
+      'OTEL_BSP_EXPORT_TIMEOUT',
+      BSP_DEFAULTS.exportTimeoutMs,
+      1,
+      TIMEOUT_MS_MAX,
+    ),
     maxQueueSize,
-    maxExportBatchSize: whole('OTEL_BSP_MAX_EXPORT_BATCH_SIZE', Math.min(BSP_DEFAULTS.maxExportBatchSize, maxQueueSize), 1, maxQueueSize),
+    maxExportBatchSize: whole(
+      'OTEL_BSP_MAX_EXPORT_BATCH_SIZE',
+      Math.min(BSP_DEFAULTS.maxExportBatchSize, maxQueueSize),
+      1,
+      maxQueueSize,
+    ),
   };
-  const exportTimeoutMs = whole('OTEL_EXPORTER_OTLP_TRACES_TIMEOUT', whole('OTEL_EXPORTER_OTLP_TIMEOUT', EXPORT_TIMEOUT_MS_DEFAULT, 1, TIMEOUT_MS_MAX), 1, TIMEOUT_MS_MAX);
+  const exportTimeoutMs = whole(
+    'OTEL_EXPORTER_OTLP_TRACES_TIMEOUT',
+    whole('OTEL_EXPORTER_OTLP_TIMEOUT', EXPORT_TIMEOUT_MS_DEFAULT, 1, TIMEOUT_MS_MAX),
+    1,
+    TIMEOUT_MS_MAX,
+  );
   const serviceName = get('OTEL_SERVICE_NAME');
   return {
     tracesUrl,
     protocol,
-    headers: { ...keyValues(get('OTEL_EXPORTER_OTLP_HEADERS'), 'OTEL_EXPORTER_OTLP_HEADERS'), ...keyValues(get('OTEL_EXPORTER_OTLP_TRACES_HEADERS'), 'OTEL_EXPORTER_OTLP_TRACES_HEADERS') },
+    headers: {
+      ...keyValues(get('OTEL_EXPORTER_OTLP_HEADERS'), 'OTEL_EXPORTER_OTLP_HEADERS'),
+      ...keyValues(get('OTEL_EXPORTER_OTLP_TRACES_HEADERS'), 'OTEL_EXPORTER_OTLP_TRACES_HEADERS'),
+    },
     exportTimeoutMs,
     serviceName,
     resourceAttributes: keyValues(get('OTEL_RESOURCE_ATTRIBUTES'), 'OTEL_RESOURCE_ATTRIBUTES'),
@@ -113,8 +171,10 @@ function httpUrl(text: string, name: string): string {
   } catch {
     throw new Error(`${name} must be an http:// or https:// URL, not "${text}"`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`${name} must be an http:// or https:// URL, not "${text}"`);
-  if (url.search !== '' || url.hash !== '') throw new Error(`${name} must be a URL without a query or fragment`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new Error(`${name} must be an http:// or https:// URL, not "${text}"`);
+  if (url.search !== '' || url.hash !== '')
+    throw new Error(`${name} must be a URL without a query or fragment`);
   return url.href;
 }
 
@@ -132,7 +192,10 @@ function keyValues(text: string | undefined, name: string): Record<string, strin
       value = '\u0000';
     }
     // Only printable ASCII keys, and values a header or an attribute can hold.
-    if (eq <= 0 || !/^[!#-+\--~]+$/.test(key) || /[\u0000-\u001f\u007f]/.test(value)) throw new Error(`${name} must be key=value pairs separated by commas (values percent-encoded); "${entry.trim()}" is not one`);
+    if (eq <= 0 || !/^[!#-+\--~]+$/.test(key) || /[\u0000-\u001f\u007f]/.test(value))
+      throw new Error(
+        `${name} must be key=value pairs separated by commas (values percent-encoded); "${entry.trim()}" is not one`,
+      );
     pairs[key] = value;
   }
   return pairs;

@@ -11,7 +11,14 @@ export interface RequestTracer {
    * malformed one is ignored and a new trace starts). Undefined when the span is not recorded
    * (sampled out): such a request costs tracing nothing more.
    */
-  started(method: string, target: string, headers: IncomingHttpHeaders, socket: Socket, httpVersion: string, requestId: string): RequestTrace | undefined;
+  started(
+    method: string,
+    target: string,
+    headers: IncomingHttpHeaders,
+    socket: Socket,
+    httpVersion: string,
+    requestId: string,
+  ): RequestTrace | undefined;
 }
 
 export interface RequestTrace {

@@ -9,8 +9,21 @@
 // The queue is bounded here, in front of the SDK's own processor, because the SDK counts its drops
 // in a private field: the count kept here is the queue's length exactly (spans handed in, less
 // spans handed to the exporter), so this bound is met first and the SDK's is never reached.
-import { defaultTextMapGetter, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
-import { ExportResultCode, W3CTraceContextPropagator, type ExportResult } from '@opentelemetry/core';
+import {
+  defaultTextMapGetter,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+} from '@opentelemetry/api';
+import {
+  ExportResultCode,
+  W3CTraceContextPropagator,
+  type ExportResult,
+} from '@opentelemetry/core';
 import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
@@ -63,7 +76,18 @@ const REFUSALS: ReadonlySet<number> = new Set([412, 428, 429, 503, 504]);
 const REQUEST_ID_ATTRIBUTE = ATTR_HTTP_RESPONSE_HEADER('x-request-id');
 
 /** The methods the semantic conventions name; any other is reported as _OTHER, beside its own name. */
-const KNOWN_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH', 'QUERY']);
+const KNOWN_METHODS: ReadonlySet<string> = new Set([
+  'GET',
+  'HEAD',
+  'POST',
+  'PUT',
+  'DELETE',
+  'CONNECT',
+  'OPTIONS',
+  'TRACE',
+  'PATCH',
+  'QUERY',
+]);
 
 export interface TracingSetup {
   /** The service's own name (todo, bank): service.name unless OTEL_SERVICE_NAME names another. */
@@ -94,9 +118,12 @@ export function startTracing(config: TracingConfig, setup: TracingSetup): Tracin
   const counts = new SpanCounts();
   if (setup.registry !== undefined) registerCounters(setup.registry, setup.service, counts);
   const exporter = new WatchedExporter(newExporter(config), counts, setup.log);
-  const serviceName = config.serviceName ?? config.resourceAttributes[ATTR_SERVICE_NAME] ?? setup.service;
+  const serviceName =
+    config.serviceName ?? config.resourceAttributes[ATTR_SERVICE_NAME] ?? setup.service;
   const provider = new BasicTracerProvider({
-    resource: defaultResource().merge(resourceFromAttributes({ ...config.resourceAttributes, [ATTR_SERVICE_NAME]: serviceName })),
+    resource: defaultResource().merge(
+      resourceFromAttributes({ ...config.resourceAttributes, [ATTR_SERVICE_NAME]: serviceName }),
+    ),
     sampler: samplerOf(config),
     spanProcessors: [
       new BoundedQueue(
@@ -117,9 +144,27 @@ export function startTracing(config: TracingConfig, setup: TracingSetup): Tracin
   const requests: RequestTracer = {
     started(method, target, headers, socket, httpVersion, requestId) {
       // Without a traceparent there is nothing to extract: the common case skips the propagator.
-      const parent = headers.traceparent === undefined ? ROOT_CONTEXT : propagator.extract(ROOT_CONTEXT, headers, defaultTextMapGetter);
+      const parent =
+        headers.traceparent === undefined
+          ? ROOT_CONTEXT
+          : propagator.extract(ROOT_CONTEXT, headers, defaultTextMapGetter);
       const known = KNOWN_METHODS.has(method);
-      const span = tracer.startSpan(known ? method : 'HTTP', { kind: SpanKind.SERVER, attributes: requestAttributes(method, known, target, headers, socket, httpVersion, requestId) }, parent);
+      const span = tracer.startSpan(
+        known ? method : 'HTTP',
+        {
+          kind: SpanKind.SERVER,
+          attributes: requestAttributes(
+            method,
+            known,
+            target,
+            headers,
+            socket,
+            httpVersion,
+            requestId,
+          ),
+        },
+        parent,
+      );
       if (!span.isRecording()) return undefined;
       return new TracedRequest(span, known ? method : 'HTTP');
     },
@@ -138,13 +183,25 @@ export function startTracing(config: TracingConfig, setup: TracingSetup): Tracin
       else if (!others.includes(origin)) others.push(origin);
     }
     if (first === undefined) return undefined;
-    const operation = work.operation === undefined ? 'BATCH' : work.size > 1 ? `BATCH ${work.operation}` : work.operation;
-    const attributes: Attributes = { [ATTR_DB_SYSTEM_NAME]: work.system, [ATTR_DB_OPERATION_NAME]: operation };
+    const operation =
+      work.operation === undefined
+        ? 'BATCH'
+        : work.size > 1
+          ? `BATCH ${work.operation}`
+          : work.operation;
+    const attributes: Attributes = {
+      [ATTR_DB_SYSTEM_NAME]: work.system,
+      [ATTR_DB_OPERATION_NAME]: operation,
+    };
     // The conventions count a batch from two operations on.
     if (work.size > 1) attributes[ATTR_DB_OPERATION_BATCH_SIZE] = work.size;
     const span = tracer.startSpan(
       operation,
-      { kind: SpanKind.CLIENT, attributes, links: others.map((other) => ({ context: other.span.spanContext() })) },
+      {
+        kind: SpanKind.CLIENT,
+        attributes,
+        links: others.map((other) => ({ context: other.span.spanContext() })),
+      },
       trace.setSpan(ROOT_CONTEXT, first.span),
     );
     const link = { context: span.spanContext() };
@@ -207,8 +264,13 @@ class TracedRequest implements RequestTrace {
       span.setAttribute(ATTR_HTTP_ROUTE, route);
       span.updateName(`${this.methodName} ${route}`);
     }
-    if (errorType !== undefined && REFUSALS.has(status)) span.addEvent('request.refused', { [ATTR_HTTP_RESPONSE_STATUS_CODE]: status, 'refusal.code': errorType });
-    // A 4xx is the client's to fix: only a 5xx marks the span as failed (the HTTP conventions for a server).
+    if (errorType !== undefined && REFUSALS.has(status))
+      span.addEvent('request.refused', {
+        [ATTR_HTTP_RESPONSE_STATUS_CODE]: status,
+        'refusal.code': errorType,
+      });
+    // A 4xx is the client's to fix: only a 5xx marks the span as failed (the HTTP conventions for a
+    // server).
     if (status >= 500) {
       span.setAttribute(ATTR_ERROR_TYPE, errorType ?? String(status));
       span.setStatus({ code: SpanStatusCode.ERROR });
@@ -217,7 +279,15 @@ class TracedRequest implements RequestTrace {
   }
 }
 
-function requestAttributes(method: string, known: boolean, target: string, headers: IncomingHttpHeaders, socket: Socket, httpVersion: string, requestId: string): Attributes {
+function requestAttributes(
+  method: string,
+  known: boolean,
+  target: string,
+  headers: IncomingHttpHeaders,
+  socket: Socket,
+  httpVersion: string,
+  requestId: string,
+): Attributes {
   const queryAt = target.indexOf('?');
   const attributes: Attributes = {
     [ATTR_HTTP_REQUEST_METHOD]: known ? method : '_OTHER',
@@ -249,12 +319,20 @@ let lastHost: string | undefined;
 let lastServer: { readonly address: string; readonly port: number } | undefined;
 
 /** `host[:port]` (an IPv6 host in brackets); undefined for none or a malformed one. Port 80 when none is said: the scheme is http. */
-function serverOf(host: string | undefined): { readonly address: string; readonly port: number } | undefined {
+function serverOf(
+  host: string | undefined,
+): { readonly address: string; readonly port: number } | undefined {
   if (host === undefined) return undefined;
   if (host === lastHost) return lastServer;
   const match = /^(\[[^\]]*\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(host);
   lastHost = host;
-  lastServer = match === null ? undefined : { address: (match[1] as string).replace(/^\[(.*)\]$/, '$1'), port: match[2] === undefined ? 80 : Number(match[2]) };
+  lastServer =
+    match === null
+      ? undefined
+      : {
+          address: (match[1] as string).replace(/^\[(.*)\]$/, '$1'),
+          port: match[2] === undefined ? 80 : Number(match[2]),
+        };
   return lastServer;
 }
 
@@ -282,8 +360,14 @@ function samplerOf(config: TracingConfig): Sampler {
 }
 
 function newExporter(config: TracingConfig): SpanExporter {
-  const options = { url: config.tracesUrl, headers: { ...config.headers }, timeoutMillis: config.exportTimeoutMs };
-  return config.protocol === 'http/json' ? new JsonExporter(options) : new ProtobufExporter(options);
+  const options = {
+    url: config.tracesUrl,
+    headers: { ...config.headers },
+    timeoutMillis: config.exportTimeoutMs,
+  };
+  return config.protocol === 'http/json'
+    ? new JsonExporter(options)
+    : new ProtobufExporter(options);
 }
 
 /**
@@ -339,7 +423,11 @@ class WatchedExporter implements SpanExporter {
       } else {
         this.counts.dropped.export_failed += spans.length;
         // Once per outage, not per batch: the counter says how many.
-        if (!this.failing) this.log.warn('spans could not be exported: dropped, and counted in otel_spans_dropped_total', { error: result.error?.message });
+        if (!this.failing)
+          this.log.warn(
+            'spans could not be exported: dropped, and counted in otel_spans_dropped_total',
+            { error: result.error?.message },
+          );
         this.failing = true;
       }
       done(result);
@@ -363,7 +451,8 @@ function registerCounters(registry: Registry, service: string, counts: SpanCount
     registers: [registry],
     collect() {
       this.reset();
-      for (const reason of ['queue_full', 'export_failed'] as const) this.inc({ service, reason }, counts.dropped[reason]);
+      for (const reason of ['queue_full', 'export_failed'] as const)
+        this.inc({ service, reason }, counts.dropped[reason]);
     },
   });
   new Counter<'service'>({

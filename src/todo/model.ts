@@ -1,7 +1,13 @@
 // The to-do resource on the wire: its input schema, its output shape, its entity tags and its errors.
 import type { Preconditions, TagList } from '../http/stages/conditions.js';
 import { ApiError } from '../http/errors.js';
-import { boolField, intParam, model, strField, type JsonSchema } from '../http/validation/schema.js';
+import {
+  boolField,
+  intParam,
+  model,
+  strField,
+  type JsonSchema,
+} from '../http/validation/schema.js';
 import { jsonString } from '../shared/json-string.js';
 import { TODO_ID_MAX, type Todo } from './store.js';
 import { UNCONDITIONAL, type VersionSet, type WriteCondition } from './write-conditions.js';
@@ -32,9 +38,11 @@ export function todoJson(todo: Todo): string {
 }
 
 export const todoNotFound = (): ApiError => new ApiError('HTTP_404', { message: 'Todo not found' });
-export const todoAlreadyDone = (): ApiError => new ApiError('HTTP_409', { message: 'Todo is already done' });
+export const todoAlreadyDone = (): ApiError =>
+  new ApiError('HTTP_409', { message: 'Todo is already done' });
 /** D11: the next id would be past TODO_ID_MAX. A clash with the collection's state, hence 409. */
-export const noIdLeft = (): ApiError => new ApiError('HTTP_409', { message: 'No id is left for a new todo' });
+export const noIdLeft = (): ApiError =>
+  new ApiError('HTTP_409', { message: 'No id is left for a new todo' });
 
 // A to-do's entity tag is its version on the wire: "7" for version 7 (RFC 9110 §8.8.3), always
 // strong, since a version names one state of the item to the byte. Versions never repeat within a
@@ -67,7 +75,10 @@ const VERSION_REQUIRED: WriteCondition = { kind: 'required' };
  * version read, or `If-None-Match: *` a create: without one of them the write refuses to change an
  * item that exists (an If-None-Match naming tags says which versions it refuses, not which it read).
  */
-export function writeConditionOf({ ifMatch, ifNoneMatch }: Preconditions, required: boolean): WriteCondition {
+export function writeConditionOf(
+  { ifMatch, ifNoneMatch }: Preconditions,
+  required: boolean,
+): WriteCondition {
   if (required && ifMatch === undefined && ifNoneMatch !== '*') return VERSION_REQUIRED;
   if (ifMatch === undefined && ifNoneMatch === undefined) return UNCONDITIONAL;
   return {

@@ -4,11 +4,35 @@
 // write's own transaction, after the item's existence: a 404 or 409 comes before a 412, as RFC 9110
 // §13.2.1 asks (a condition is evaluated only where the request would otherwise succeed).
 import { andThen, type Eventually } from '../shared/eventually.js';
-import { conditionalRead, preconditionFailed, preconditionRequired, type Preconditions } from '../http/stages/conditions.js';
+import {
+  conditionalRead,
+  preconditionFailed,
+  preconditionRequired,
+  type Preconditions,
+} from '../http/stages/conditions.js';
 import { serviceUnavailable } from '../http/errors.js';
 import { defineRoute, type Reply, type Route } from '../http/route.js';
-import { EXAMPLE_TODO, noIdLeft, todoAlreadyDone, todoIdParam, todoIn, todoJson, todoNotFound, todoTag, writeConditionOf } from './model.js';
-import type { CreateOutcome, FinishOutcome, Refused, RemoveOutcome, ReplaceOutcome, StoredTodo, TodoInput, TodoStore } from './store.js';
+import {
+  EXAMPLE_TODO,
+  noIdLeft,
+  todoAlreadyDone,
+  todoIdParam,
+  todoIn,
+  todoJson,
+  todoNotFound,
+  todoTag,
+  writeConditionOf,
+} from './model.js';
+import type {
+  CreateOutcome,
+  FinishOutcome,
+  Refused,
+  RemoveOutcome,
+  ReplaceOutcome,
+  StoredTodo,
+  TodoInput,
+  TodoStore,
+} from './store.js';
 import { UNCONDITIONAL } from './write-conditions.js';
 
 export interface TodoRouteOptions {
@@ -39,7 +63,9 @@ function refusal(outcome: Refused): Error {
 function createdReply({ body }: { readonly body: TodoInput }, outcome: CreateOutcome): Reply {
   if (outcome.kind === 'no-id-left') throw noIdLeft();
   const json = todoJson({ id: outcome.id, title: body.title, done: body.done });
-  return outcome.version === undefined ? { status: 201, body: json } : { status: 201, body: json, etag: todoTag(outcome.version) };
+  return outcome.version === undefined
+    ? { status: 201, body: json }
+    : { status: 201, body: json, etag: todoTag(outcome.version) };
 }
 
 // The answers of the conditional writes, the first time and on every replay of a keyed one: a
@@ -72,7 +98,13 @@ const storeAway = serviceUnavailable();
 export function todoRoutes(store: TodoStore, options: TodoRouteOptions = {}): Route[] {
   const byId = { todo_id: todoIdParam };
   const required = options.requireIfMatch === true;
-  const readTodo = ({ params, preconditions }: { params: { todo_id: number }; preconditions: Preconditions }): Eventually<Reply> =>
+  const readTodo = ({
+    params,
+    preconditions,
+  }: {
+    params: { todo_id: number };
+    preconditions: Preconditions;
+  }): Eventually<Reply> =>
     andThen(store.get(params.todo_id), (todo) => readReply(preconditions, todo));
   // A write that names a version it does not find answers 412; one that must name one and does not, 428.
   const writeErrors = [preconditionFailed(), ...(required ? [preconditionRequired()] : [])];
@@ -82,7 +114,13 @@ export function todoRoutes(store: TodoStore, options: TodoRouteOptions = {}): Ro
       path: '/todos/{todo_id}',
       status: 200,
       params: byId,
-      docs: { name: 'read_todo', responseModel: 'Todo', example, tagged: 'read', otherErrors: [todoNotFound(), preconditionFailed(), storeAway] },
+      docs: {
+        name: 'read_todo',
+        responseModel: 'Todo',
+        example,
+        tagged: 'read',
+        otherErrors: [todoNotFound(), preconditionFailed(), storeAway],
+      },
       handle: readTodo,
     }),
     defineRoute({
@@ -100,11 +138,15 @@ export function todoRoutes(store: TodoStore, options: TodoRouteOptions = {}): Ro
         otherErrors: [...writeErrors, storeAway],
       },
       idempotent: {
-        once: ({ params, body, preconditions }, key) => store.replaceOnce(params.todo_id, body, writeConditionOf(preconditions, required), key),
+        once: ({ params, body, preconditions }, key) =>
+          store.replaceOnce(params.todo_id, body, writeConditionOf(preconditions, required), key),
         reply: (_, outcome) => replacedReply(outcome),
         keyOptional: true,
       },
-      handle: async ({ params, body, preconditions }) => replacedReply(await store.replace(params.todo_id, body, writeConditionOf(preconditions, required))),
+      handle: async ({ params, body, preconditions }) =>
+        replacedReply(
+          await store.replace(params.todo_id, body, writeConditionOf(preconditions, required)),
+        ),
     }),
     defineRoute({
       method: 'DELETE',
@@ -113,11 +155,13 @@ export function todoRoutes(store: TodoStore, options: TodoRouteOptions = {}): Ro
       params: byId,
       docs: { name: 'delete_todo', otherErrors: [todoNotFound(), ...writeErrors, storeAway] },
       idempotent: {
-        once: ({ params, preconditions }, key) => store.removeOnce(params.todo_id, writeConditionOf(preconditions, required), key),
+        once: ({ params, preconditions }, key) =>
+          store.removeOnce(params.todo_id, writeConditionOf(preconditions, required), key),
         reply: (_, outcome) => removedReply(outcome),
         keyOptional: true,
       },
-      handle: async ({ params, preconditions }) => removedReply(await store.remove(params.todo_id, writeConditionOf(preconditions, required))),
+      handle: async ({ params, preconditions }) =>
+        removedReply(await store.remove(params.todo_id, writeConditionOf(preconditions, required))),
     }),
     defineRoute({
       method: 'POST',
@@ -125,7 +169,13 @@ export function todoRoutes(store: TodoStore, options: TodoRouteOptions = {}): Ro
       status: 201,
       params: {},
       body: todoIn,
-      docs: { name: 'create_todo', responseModel: 'Todo', example, tagged: 'write', otherErrors: [noIdLeft(), storeAway] },
+      docs: {
+        name: 'create_todo',
+        responseModel: 'Todo',
+        example,
+        tagged: 'write',
+        otherErrors: [noIdLeft(), storeAway],
+      },
       idempotent: { once: ({ body }, key) => store.createOnce(body, key), reply: createdReply },
       handle: async (input) => createdReply(input, await store.create(input.body)),
     }),
@@ -162,11 +212,13 @@ export function todoRoutes(store: TodoStore, options: TodoRouteOptions = {}): Ro
       },
       // 428 is for PUT and DELETE only: finishing cannot undo anyone's change, so it never requires a version.
       idempotent: {
-        once: ({ params, preconditions }, key) => store.finishOnce(params.todo_id, writeConditionOf(preconditions, false), key),
+        once: ({ params, preconditions }, key) =>
+          store.finishOnce(params.todo_id, writeConditionOf(preconditions, false), key),
         reply: (_, outcome) => finishedReply(outcome),
         keyOptional: true,
       },
-      handle: async ({ params, preconditions }) => finishedReply(await store.finish(params.todo_id, writeConditionOf(preconditions, false))),
+      handle: async ({ params, preconditions }) =>
+        finishedReply(await store.finish(params.todo_id, writeConditionOf(preconditions, false))),
     }),
     defineRoute({
       method: 'GET',

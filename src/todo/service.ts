@@ -19,7 +19,11 @@ export async function openTodoStore(db: DbSpec, options: StoreOptions = {}): Pro
   }
 }
 
-export async function createTodoService(db: DbSpec, options: StoreOptions = {}, routeOptions: TodoRouteOptions = {}): Promise<ServiceDefinition> {
+export async function createTodoService(
+  db: DbSpec,
+  options: StoreOptions = {},
+  routeOptions: TodoRouteOptions = {},
+): Promise<ServiceDefinition> {
   const store = await openTodoStore(db, options);
   return {
     title: 'To-do service',

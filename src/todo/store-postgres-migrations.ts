@@ -6,7 +6,13 @@
 import { outcomeRecordsSql, recordsTableSql } from '../db/idempotency-records.js';
 import { claimKeysFunctionSql, plannedAtEachCallSql } from '../db/idempotency-postgres.js';
 import type { Migration } from '../db/migrations.js';
-import { CLAIM_KEYS, CLAIM_KEYS_FUNCTION, JUDGE_FUNCTION, KEYS_TABLE, WRITE_BATCH_FUNCTION } from './store-postgres-schema.js';
+import {
+  CLAIM_KEYS,
+  CLAIM_KEYS_FUNCTION,
+  JUDGE_FUNCTION,
+  KEYS_TABLE,
+  WRITE_BATCH_FUNCTION,
+} from './store-postgres-schema.js';
 
 /**
  * todo_write_batch before versions, as migrations 2 and 5 installed it. answers[i] says what write

@@ -32,7 +32,13 @@ import { UNCONDITIONAL, type VersionSet, type WriteCondition } from './write-con
 /** Titles travel encoded (title.ts); an id is 0 where the write names none. */
 type TodoWrite =
   | { readonly kind: 'create'; readonly title: string; readonly done: boolean }
-  | { readonly kind: 'replace'; readonly id: number; readonly title: string; readonly done: boolean; readonly condition: WriteCondition }
+  | {
+      readonly kind: 'replace';
+      readonly id: number;
+      readonly title: string;
+      readonly done: boolean;
+      readonly condition: WriteCondition;
+    }
   | { readonly kind: 'remove'; readonly id: number; readonly condition: WriteCondition }
   | { readonly kind: 'finish'; readonly id: number; readonly condition: WriteCondition };
 
@@ -53,11 +59,16 @@ interface TitleRow {
 const versionsText = (versions: VersionSet | undefined): string | null =>
   versions === undefined ? null : versions === 'any' ? '*' : versions.join(',');
 
-const conditionOf = (write: TodoWrite): WriteCondition => ('condition' in write ? write.condition : UNCONDITIONAL);
+const conditionOf = (write: TodoWrite): WriteCondition =>
+  'condition' in write ? write.condition : UNCONDITIONAL;
 
-const writeSize = (write: TodoWrite): number => ('title' in write ? write.title.length * 3 : 0) + 32;
+const writeSize = (write: TodoWrite): number =>
+  ('title' in write ? write.title.length * 3 : 0) + 32;
 
-export async function openPostgresTodoStore(url: string, options: StoreOptions = {}): Promise<TodoStore> {
+export async function openPostgresTodoStore(
+  url: string,
+  options: StoreOptions = {},
+): Promise<TodoStore> {
   const store = await openPostgresStore<TodoWrite, WriteAnswer>({
     url,
     service: 'todo',
@@ -71,7 +82,12 @@ export async function openPostgresTodoStore(url: string, options: StoreOptions =
     },
     async decide(session, batch) {
       const conditions = batch.map(conditionOf);
-      const { rows } = await session.query<{ answers: string[]; new_ids: (string | null)[]; titles_out: (string | null)[]; versions: (string | null)[] }>(
+      const { rows } = await session.query<{
+        answers: string[];
+        new_ids: (string | null)[];
+        titles_out: (string | null)[];
+        versions: (string | null)[];
+      }>(
         `SELECT answers, new_ids, titles_out, versions
            FROM todo_write_batch($1::text[], $2::bigint[], $3::text[], $4::boolean[], $5::text[], $6::text[], $7::boolean[])`,
         [
@@ -86,8 +102,14 @@ export async function openPostgresTodoStore(url: string, options: StoreOptions =
         'todo_write_batch_versioned',
       );
       const row = rows[0];
-      if (row === undefined || row.answers.length !== batch.length) throw new Error('todo_write_batch answered another number of writes');
-      return row.answers.map((answer, i) => ({ answer, newId: row.new_ids[i] ?? null, title: row.titles_out[i] ?? null, version: row.versions[i] ?? null }));
+      if (row === undefined || row.answers.length !== batch.length)
+        throw new Error('todo_write_batch answered another number of writes');
+      return row.answers.map((answer, i) => ({
+        answer,
+        newId: row.new_ids[i] ?? null,
+        title: row.titles_out[i] ?? null,
+        version: row.versions[i] ?? null,
+      }));
     },
     sizeOf: writeSize,
     keysTable: KEYS_TABLE,
@@ -113,9 +135,16 @@ export async function openPostgresTodoStore(url: string, options: StoreOptions =
       return row === undefined ? undefined : toTodo(id, row);
     },
     async create(input) {
-      return createOutcome(await store.write({ kind: 'create', title: encodeTitle(input.title), done: input.done }));
+      return createOutcome(
+        await store.write({ kind: 'create', title: encodeTitle(input.title), done: input.done }),
+      );
     },
-    createOnce: (input, key) => store.writeOnce({ kind: 'create', title: encodeTitle(input.title), done: input.done }, key, createOutcome),
+    createOnce: (input, key) =>
+      store.writeOnce(
+        { kind: 'create', title: encodeTitle(input.title), done: input.done },
+        key,
+        createOutcome,
+      ),
     pruneKeys: (expiredBeforeMs) => store.pruneKeys(expiredBeforeMs),
     async replace(id, input: TodoInput, condition = UNCONDITIONAL) {
       return replaceOutcome(id, input, await store.write(replaceOp(id, input, condition)));
@@ -127,9 +156,16 @@ export async function openPostgresTodoStore(url: string, options: StoreOptions =
       return finishOutcome(id, await store.write({ kind: 'finish', id, condition }));
     },
     // Keyed: the outcome recorded is the one answered, read from the batch's answer as above.
-    replaceOnce: (id, input, condition, key) => store.writeOnce(replaceOp(id, input, condition), key, (answer) => replaceOutcome(id, input, answer)),
-    removeOnce: (id, condition, key) => store.writeOnce({ kind: 'remove', id, condition }, key, removeOutcome),
-    finishOnce: (id, condition, key) => store.writeOnce({ kind: 'finish', id, condition }, key, (answer) => finishOutcome(id, answer)),
+    replaceOnce: (id, input, condition, key) =>
+      store.writeOnce(replaceOp(id, input, condition), key, (answer) =>
+        replaceOutcome(id, input, answer),
+      ),
+    removeOnce: (id, condition, key) =>
+      store.writeOnce({ kind: 'remove', id, condition }, key, removeOutcome),
+    finishOnce: (id, condition, key) =>
+      store.writeOnce({ kind: 'finish', id, condition }, key, (answer) =>
+        finishOutcome(id, answer),
+      ),
     ping: () => store.ready(),
     close: () => store.close(),
   };
@@ -143,26 +179,48 @@ const replaceOp = (id: number, input: TodoInput, condition: WriteCondition): Tod
   condition,
 });
 
-function replaceOutcome(id: number, input: TodoInput, { answer, version }: WriteAnswer): ReplaceOutcome {
+function replaceOutcome(
+  id: number,
+  input: TodoInput,
+  { answer, version }: WriteAnswer,
+): ReplaceOutcome {
   if (answer === 'stale' || answer === 'version-required') return { kind: answer };
-  if ((answer !== 'replaced' && answer !== 'created') || version === null) throw new Error(`todo_write_batch answered a replace with ${answer}`);
-  return { kind: answer, todo: { id, title: input.title, done: input.done, version: Number(version) } };
+  if ((answer !== 'replaced' && answer !== 'created') || version === null)
+    throw new Error(`todo_write_batch answered a replace with ${answer}`);
+  return {
+    kind: answer,
+    todo: { id, title: input.title, done: input.done, version: Number(version) },
+  };
 }
 
 function removeOutcome({ answer }: WriteAnswer): RemoveOutcome {
-  if (answer === 'removed' || answer === 'missing' || answer === 'stale' || answer === 'version-required') return { kind: answer };
+  if (
+    answer === 'removed' ||
+    answer === 'missing' ||
+    answer === 'stale' ||
+    answer === 'version-required'
+  )
+    return { kind: answer };
   throw new Error(`todo_write_batch answered a remove with ${answer}`);
 }
 
 function finishOutcome(id: number, { answer, title, version }: WriteAnswer): FinishOutcome {
-  if (answer === 'missing' || answer === 'already-done' || answer === 'stale' || answer === 'version-required') return { kind: answer };
-  if (answer !== 'finished' || title === null || version === null) throw new Error(`todo_write_batch answered a finish with ${answer}`);
+  if (
+    answer === 'missing' ||
+    answer === 'already-done' ||
+    answer === 'stale' ||
+    answer === 'version-required'
+  )
+    return { kind: answer };
+  if (answer !== 'finished' || title === null || version === null)
+    throw new Error(`todo_write_batch answered a finish with ${answer}`);
   return { kind: 'finished', todo: toTodo(id, { title, done: true, version }) };
 }
 
 function createOutcome({ answer, newId, version }: WriteAnswer): CreateOutcome {
   if (answer === 'no-id-left') return { kind: 'no-id-left' };
-  if (answer !== 'created' || newId === null || version === null) throw new Error(`todo_write_batch answered a create with ${answer}`);
+  if (answer !== 'created' || newId === null || version === null)
+    throw new Error(`todo_write_batch answered a create with ${answer}`);
   return { kind: 'created', id: Number(newId), version: Number(version) };
 }
 

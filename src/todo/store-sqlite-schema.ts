@@ -4,7 +4,15 @@ import { outcomeRecordsSql, recordsTableSql } from '../db/idempotency-records.js
 import type { Migration } from '../db/migrations.js';
 import type { SqliteDatabase } from '../db/sqlite.js';
 import type { SqliteWrites } from '../db/sqlite-writes.js';
-import { TODO_ID_MAX, type CreateOutcome, type FinishOutcome, type Refused, type RemoveOutcome, type ReplaceOutcome, type StoredTodo } from './store.js';
+import {
+  TODO_ID_MAX,
+  type CreateOutcome,
+  type FinishOutcome,
+  type Refused,
+  type RemoveOutcome,
+  type ReplaceOutcome,
+  type StoredTodo,
+} from './store.js';
 import { decodeTitle } from './title.js';
 import { judge, type WriteCondition } from './write-conditions.js';
 
@@ -23,7 +31,11 @@ export const TODO_MIGRATIONS: readonly Migration[] = [
   {
     // Every answer recorded before was a create's 201, whose body names the id taken.
     version: 3,
-    sql: outcomeRecordsSql(TODO_KEYS_TABLE, 'sqlite', "CASE WHEN status = 201 THEN json_object('kind', 'created', 'id', json_extract(body, '$.id')) END"),
+    sql: outcomeRecordsSql(
+      TODO_KEYS_TABLE,
+      'sqlite',
+      "CASE WHEN status = 201 THEN json_object('kind', 'created', 'id', json_extract(body, '$.id')) END",
+    ),
   },
   {
     // Versions (conditional requests): one counter for the database, bumped by every write, so that
@@ -48,16 +60,28 @@ export interface TodoRow {
 /** Titles travel already encoded (title.ts), done as 0 or 1. */
 export type TodoWrite =
   | { readonly kind: 'create'; readonly title: string; readonly done: number }
-  | { readonly kind: 'replace'; readonly id: number; readonly title: string; readonly done: number; readonly condition: WriteCondition }
+  | {
+      readonly kind: 'replace';
+      readonly id: number;
+      readonly title: string;
+      readonly done: number;
+      readonly condition: WriteCondition;
+    }
   | { readonly kind: 'remove'; readonly id: number; readonly condition: WriteCondition }
   | { readonly kind: 'finish'; readonly id: number; readonly condition: WriteCondition };
 
 /** A write's share of a batch's byte bound: its encoded title (at most 3 UTF-8 bytes a UTF-16 unit) and the rest. */
-export const todoWriteSize = (write: TodoWrite): number => ('title' in write ? write.title.length * 3 : 0) + 32;
+export const todoWriteSize = (write: TodoWrite): number =>
+  ('title' in write ? write.title.length * 3 : 0) + 32;
 
-export type FinishRow = { readonly kind: 'finished'; readonly row: TodoRow } | { readonly kind: 'missing' } | { readonly kind: 'already-done' } | Refused;
+export type FinishRow =
+  | { readonly kind: 'finished'; readonly row: TodoRow }
+  | { readonly kind: 'missing' }
+  | { readonly kind: 'already-done' }
+  | Refused;
 
-export type ReplaceRow = { readonly kind: 'replaced' | 'created'; readonly version: number } | Refused;
+export type ReplaceRow =
+  { readonly kind: 'replaced' | 'created'; readonly version: number } | Refused;
 
 export type RemoveRow = { readonly kind: 'removed' } | { readonly kind: 'missing' } | Refused;
 
@@ -88,16 +112,26 @@ export function storedTodo(id: number, row: TodoRow): StoredTodo {
  * Decoded here, in the writer, only for a keyed write: an unkeyed one's answer takes the request's
  * own title.
  */
-function replaceOutcome(write: { readonly id: number; readonly title: string; readonly done: number }, row: ReplaceRow): ReplaceOutcome {
+function replaceOutcome(
+  write: { readonly id: number; readonly title: string; readonly done: number },
+  row: ReplaceRow,
+): ReplaceOutcome {
   if (row.kind === 'stale' || row.kind === 'version-required') return row;
-  return { kind: row.kind, todo: storedTodo(write.id, { title: write.title, done: write.done, version: row.version }) };
+  return {
+    kind: row.kind,
+    todo: storedTodo(write.id, { title: write.title, done: write.done, version: row.version }),
+  };
 }
 
 /** What a keyed finish records: the store's outcome, the item as the write left it. */
-const finishOutcome = (id: number, row: FinishRow): FinishOutcome => (row.kind === 'finished' ? { kind: 'finished', todo: storedTodo(id, row.row) } : row);
+const finishOutcome = (id: number, row: FinishRow): FinishOutcome =>
+  row.kind === 'finished' ? { kind: 'finished', todo: storedTodo(id, row.row) } : row;
 
 /** What a keyed write records of its outcome: a create's and a remove's are the store's already. */
-function recordedTodoOutcome(write: TodoWrite, outcome: TodoWriteOutcome): TodoRecordedOutcomes[TodoWrite['kind']] {
+function recordedTodoOutcome(
+  write: TodoWrite,
+  outcome: TodoWriteOutcome,
+): TodoRecordedOutcomes[TodoWrite['kind']] {
   switch (write.kind) {
     case 'replace':
       return replaceOutcome(write, outcome as ReplaceRow);
@@ -114,12 +148,18 @@ export function prepareTodoRead(db: SqliteDatabase): (id: number) => TodoRow | u
   // at a time from C++, while a single column comes back as a bare string (docs/performance.md).
   // `done` is 0 or 1 (the CHECK), so it is the first character; the version's digits follow, up to
   // the title's JSON literal, which starts with its quote.
-  const selectOne = db.prepare<[number], string>('SELECT done || version || title FROM todos WHERE id = ?').pluck(true);
+  const selectOne = db
+    .prepare<[number], string>('SELECT done || version || title FROM todos WHERE id = ?')
+    .pluck(true);
   return (id) => {
     const packed = selectOne.get(id);
     if (packed === undefined) return undefined;
     const quote = packed.indexOf('"', 1);
-    return { title: packed.slice(quote), done: packed.charCodeAt(0) === 0x31 ? 1 : 0, version: Number(packed.slice(1, quote)) };
+    return {
+      title: packed.slice(quote),
+      done: packed.charCodeAt(0) === 0x31 ? 1 : 0,
+      version: Number(packed.slice(1, quote)),
+    };
   };
 }
 
@@ -143,19 +183,37 @@ export const CREATE_NEXT_SQL = `INSERT INTO todos (id, title, done, version)
  * changed is the verdict; the other conditional writes read the item's version first.
  */
 export function prepareTodoWrites(db: SqliteDatabase): (write: TodoWrite) => TodoWriteOutcome {
-  const insertNext = db.prepare<[string, number, number], { id: number; version: number }>(CREATE_NEXT_SQL);
-  const nextVersion = db.prepare<[], number>('UPDATE todo_revision SET last = last + 1 RETURNING last').pluck(true);
-  const update = db.prepare<[string, number, number, number]>('UPDATE todos SET title = ?, done = ?, version = ? WHERE id = ?');
-  const insert = db.prepare<[number, string, number, number]>('INSERT INTO todos (id, title, done, version) VALUES (?, ?, ?, ?)');
+  const insertNext = db.prepare<[string, number, number], { id: number; version: number }>(
+    CREATE_NEXT_SQL,
+  );
+  const nextVersion = db
+    .prepare<[], number>('UPDATE todo_revision SET last = last + 1 RETURNING last')
+    .pluck(true);
+  const update = db.prepare<[string, number, number, number]>(
+    'UPDATE todos SET title = ?, done = ?, version = ? WHERE id = ?',
+  );
+  const insert = db.prepare<[number, string, number, number]>(
+    'INSERT INTO todos (id, title, done, version) VALUES (?, ?, ?, ?)',
+  );
   const remove = db.prepare<[number]>('DELETE FROM todos WHERE id = ?');
-  const markDone = db.prepare<[number, number], TodoRow>('UPDATE todos SET done = 1, version = ? WHERE id = ? AND done = 0 RETURNING title, done, version');
-  const state = db.prepare<[number], { done: number; version: number }>('SELECT done, version FROM todos WHERE id = ?');
+  const markDone = db.prepare<[number, number], TodoRow>(
+    'UPDATE todos SET done = 1, version = ? WHERE id = ? AND done = 0 RETURNING title, done, version',
+  );
+  const state = db.prepare<[number], { done: number; version: number }>(
+    'SELECT done, version FROM todos WHERE id = ?',
+  );
   // The conditional replaces' statements read the counter's next value as they write, and it is
   // taken (takeVersion) only when they changed a row, so that a refusal takes no version.
   const NEXT = '(SELECT last + 1 FROM todo_revision)';
-  const updateExisting = db.prepare<[string, number, number], number>(`UPDATE todos SET title = ?, done = ?, version = ${NEXT} WHERE id = ? RETURNING version`).pluck(true);
+  const updateExisting = db
+    .prepare<[string, number, number], number>(
+      `UPDATE todos SET title = ?, done = ?, version = ${NEXT} WHERE id = ? RETURNING version`,
+    )
+    .pluck(true);
   const updateAt = db
-    .prepare<[string, number, number, number], number>(`UPDATE todos SET title = ?, done = ?, version = ${NEXT} WHERE id = ? AND version = ? RETURNING version`)
+    .prepare<[string, number, number, number], number>(
+      `UPDATE todos SET title = ?, done = ?, version = ${NEXT} WHERE id = ? AND version = ? RETURNING version`,
+    )
     .pluck(true);
   // The WHERE lets SQLite tell the upsert's ON CONFLICT from a join's ON.
   const insertAbsent = db
@@ -166,26 +224,51 @@ export function prepareTodoWrites(db: SqliteDatabase): (write: TodoWrite) => Tod
   const takeVersion = db.prepare<[]>('UPDATE todo_revision SET last = last + 1');
   const createNext = (title: string, done: number): CreateOutcome => {
     const row = insertNext.get(title, done, nextVersion.get() as number);
-    return row === undefined ? { kind: 'no-id-left' } : { kind: 'created', id: row.id, version: row.version };
+    return row === undefined
+      ? { kind: 'no-id-left' }
+      : { kind: 'created', id: row.id, version: row.version };
   };
   /** A conditional statement's verdict: the version it wrote (now taken from the counter), or none. */
-  const verdictOf = (written: number | undefined, kind: 'replaced' | 'created', refused: Refused['kind']): ReplaceRow => {
+  const verdictOf = (
+    written: number | undefined,
+    kind: 'replaced' | 'created',
+    refused: Refused['kind'],
+  ): ReplaceRow => {
     if (written === undefined) return { kind: refused };
     takeVersion.run();
     return { kind, version: written };
   };
   /** A conditional replace in the one statement that says its condition; undefined where none does. */
-  const replaceIf = (id: number, title: string, done: number, condition: WriteCondition): ReplaceRow | undefined => {
-    if (condition.kind === 'required') return verdictOf(insertAbsent.get(id, title, done), 'created', 'version-required');
+  const replaceIf = (
+    id: number,
+    title: string,
+    done: number,
+    condition: WriteCondition,
+  ): ReplaceRow | undefined => {
+    if (condition.kind === 'required')
+      return verdictOf(insertAbsent.get(id, title, done), 'created', 'version-required');
     if (condition.kind !== 'versions') return undefined;
     const { ifMatch, ifNoneMatch } = condition;
-    if (ifNoneMatch === undefined && ifMatch === 'any') return verdictOf(updateExisting.get(title, done, id), 'replaced', 'stale');
-    if (ifNoneMatch === undefined && ifMatch !== undefined && ifMatch !== 'any' && ifMatch.length === 1) return verdictOf(updateAt.get(title, done, id, ifMatch[0] as number), 'replaced', 'stale');
-    if (ifMatch === undefined && ifNoneMatch === 'any') return verdictOf(insertAbsent.get(id, title, done), 'created', 'stale');
+    if (ifNoneMatch === undefined && ifMatch === 'any')
+      return verdictOf(updateExisting.get(title, done, id), 'replaced', 'stale');
+    if (
+      ifNoneMatch === undefined &&
+      ifMatch !== undefined &&
+      ifMatch !== 'any' &&
+      ifMatch.length === 1
+    )
+      return verdictOf(updateAt.get(title, done, id, ifMatch[0] as number), 'replaced', 'stale');
+    if (ifMatch === undefined && ifNoneMatch === 'any')
+      return verdictOf(insertAbsent.get(id, title, done), 'created', 'stale');
     return undefined;
   };
 
-  const replace = (id: number, title: string, done: number, condition: WriteCondition): ReplaceRow => {
+  const replace = (
+    id: number,
+    title: string,
+    done: number,
+    condition: WriteCondition,
+  ): ReplaceRow => {
     if (condition.kind !== 'none') {
       const written = replaceIf(id, title, done, condition);
       if (written !== undefined) return written;

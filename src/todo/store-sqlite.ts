@@ -21,17 +21,27 @@ import {
 import { decodeTitle, encodeTitle } from './title.js';
 import { UNCONDITIONAL } from './write-conditions.js';
 
-type Write = <K extends TodoWrite['kind']>(write: Extract<TodoWrite, { kind: K }>) => Promise<TodoWriteOutcomes[K]>;
-type WriteOnce = <K extends TodoWrite['kind']>(write: Extract<TodoWrite, { kind: K }>, key: KeyedWrite) => Promise<KeyedOutcome<TodoRecordedOutcomes[K]>>;
+type Write = <K extends TodoWrite['kind']>(
+  write: Extract<TodoWrite, { kind: K }>,
+) => Promise<TodoWriteOutcomes[K]>;
+type WriteOnce = <K extends TodoWrite['kind']>(
+  write: Extract<TodoWrite, { kind: K }>,
+  key: KeyedWrite,
+) => Promise<KeyedOutcome<TodoRecordedOutcomes[K]>>;
 
-export async function openSqliteTodoStore(location: string, options: StoreOptions = {}): Promise<TodoStore> {
+export async function openSqliteTodoStore(
+  location: string,
+  options: StoreOptions = {},
+): Promise<TodoStore> {
   const store = await openSqliteStore<TodoWrite, TodoWriteOutcome>({
     location,
     service: TODO_SERVICE,
     migrations: TODO_MIGRATIONS,
     seed: (seeding) => {
       seeding.prepare('UPDATE todo_revision SET last = 1').run();
-      seeding.prepare('INSERT INTO todos (id, title, done, version) VALUES (?, ?, ?, 1)').run(INITIAL_TODO.id, encodeTitle(INITIAL_TODO.title), 0);
+      seeding
+        .prepare('INSERT INTO todos (id, title, done, version) VALUES (?, ?, ?, 1)')
+        .run(INITIAL_TODO.id, encodeTitle(INITIAL_TODO.title), 0);
     },
     writes: TODO_WRITES,
     sizeOf: todoWriteSize,
@@ -50,20 +60,43 @@ export async function openSqliteTodoStore(location: string, options: StoreOption
       const row = store.read(() => readRow(id));
       return row === undefined ? undefined : storedTodo(id, row);
     },
-    create: (input) => write({ kind: 'create', title: encodeTitle(input.title), done: input.done ? 1 : 0 }),
+    create: (input) =>
+      write({ kind: 'create', title: encodeTitle(input.title), done: input.done ? 1 : 0 }),
     async replace(id, input: TodoInput, condition = UNCONDITIONAL) {
-      const outcome = await write({ kind: 'replace', id, title: encodeTitle(input.title), done: input.done ? 1 : 0, condition });
+      const outcome = await write({
+        kind: 'replace',
+        id,
+        title: encodeTitle(input.title),
+        done: input.done ? 1 : 0,
+        condition,
+      });
       if (outcome.kind === 'stale' || outcome.kind === 'version-required') return outcome;
-      return { kind: outcome.kind, todo: { id, title: input.title, done: input.done, version: outcome.version } };
+      return {
+        kind: outcome.kind,
+        todo: { id, title: input.title, done: input.done, version: outcome.version },
+      };
     },
     remove: (id, condition = UNCONDITIONAL) => write({ kind: 'remove', id, condition }),
-    createOnce: (input, key) => writeOnce({ kind: 'create', title: encodeTitle(input.title), done: input.done ? 1 : 0 }, key),
+    createOnce: (input, key) =>
+      writeOnce({ kind: 'create', title: encodeTitle(input.title), done: input.done ? 1 : 0 }, key),
     pruneKeys: (expiredBeforeMs) => store.pruneKeys(expiredBeforeMs),
     async finish(id, condition = UNCONDITIONAL) {
       const outcome = await write({ kind: 'finish', id, condition });
-      return outcome.kind === 'finished' ? { kind: 'finished', todo: storedTodo(id, outcome.row) } : outcome;
+      return outcome.kind === 'finished'
+        ? { kind: 'finished', todo: storedTodo(id, outcome.row) }
+        : outcome;
     },
-    replaceOnce: (id, input, condition, key) => writeOnce({ kind: 'replace', id, title: encodeTitle(input.title), done: input.done ? 1 : 0, condition }, key),
+    replaceOnce: (id, input, condition, key) =>
+      writeOnce(
+        {
+          kind: 'replace',
+          id,
+          title: encodeTitle(input.title),
+          done: input.done ? 1 : 0,
+          condition,
+        },
+        key,
+      ),
     removeOnce: (id, condition, key) => writeOnce({ kind: 'remove', id, condition }, key),
     finishOnce: (id, condition, key) => writeOnce({ kind: 'finish', id, condition }, key),
     ping: () => store.ready(),

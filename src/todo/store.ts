@@ -36,12 +36,15 @@ export const TODO_ID_MAX = Number.MAX_SAFE_INTEGER;
  * A create's outcome: the id it took and the item's version, or none left (D11), in which case
  * nothing was stored. `version` is absent only from a keyed create recorded before versions existed.
  */
-export type CreateOutcome = { readonly kind: 'created'; readonly id: number; readonly version?: number } | { readonly kind: 'no-id-left' };
+export type CreateOutcome =
+  | { readonly kind: 'created'; readonly id: number; readonly version?: number }
+  | { readonly kind: 'no-id-left' };
 
 /** The write's condition was not met (`stale`), or it named no version where one is required: nothing changed. */
 export type Refused = { readonly kind: 'stale' } | { readonly kind: 'version-required' };
 
-export type ReplaceOutcome = { readonly kind: 'replaced' | 'created'; readonly todo: StoredTodo } | Refused;
+export type ReplaceOutcome =
+  { readonly kind: 'replaced' | 'created'; readonly todo: StoredTodo } | Refused;
 
 export type RemoveOutcome = { readonly kind: 'removed' } | { readonly kind: 'missing' } | Refused;
 
@@ -76,9 +79,22 @@ export interface TodoStore {
    * transaction as the write (its condition judged there too). A recorded outcome is the one its
    * first run answered, so a replay carries the version of its first answer.
    */
-  replaceOnce(id: number, input: TodoInput, condition: WriteCondition, key: KeyedWrite): Promise<KeyedOutcome<ReplaceOutcome>>;
-  removeOnce(id: number, condition: WriteCondition, key: KeyedWrite): Promise<KeyedOutcome<RemoveOutcome>>;
-  finishOnce(id: number, condition: WriteCondition, key: KeyedWrite): Promise<KeyedOutcome<FinishOutcome>>;
+  replaceOnce(
+    id: number,
+    input: TodoInput,
+    condition: WriteCondition,
+    key: KeyedWrite,
+  ): Promise<KeyedOutcome<ReplaceOutcome>>;
+  removeOnce(
+    id: number,
+    condition: WriteCondition,
+    key: KeyedWrite,
+  ): Promise<KeyedOutcome<RemoveOutcome>>;
+  finishOnce(
+    id: number,
+    condition: WriteCondition,
+    key: KeyedWrite,
+  ): Promise<KeyedOutcome<FinishOutcome>>;
   /** Deletes a bounded batch of key records recorded before `expiredBeforeMs`; returns how many. */
   pruneKeys(expiredBeforeMs: number): Promise<number>;
   /** True when the database answers (for /readyz). */

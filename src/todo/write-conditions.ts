@@ -16,7 +16,11 @@ export type WriteCondition =
    * `ifMatch`: the item must exist and hold one of these versions. `ifNoneMatch`: it must not
    * exist (`any`), or not hold any of these versions. Either may be absent; both are checked.
    */
-  | { readonly kind: 'versions'; readonly ifMatch: VersionSet | undefined; readonly ifNoneMatch: VersionSet | undefined };
+  | {
+      readonly kind: 'versions';
+      readonly ifMatch: VersionSet | undefined;
+      readonly ifNoneMatch: VersionSet | undefined;
+    };
 
 export const UNCONDITIONAL: WriteCondition = { kind: 'none' };
 
@@ -31,8 +35,10 @@ export function judge(condition: WriteCondition, current: number | undefined): J
       return current === undefined ? 'go' : 'version-required';
     case 'versions': {
       const { ifMatch, ifNoneMatch } = condition;
-      if (ifMatch !== undefined && (current === undefined || !holds(ifMatch, current))) return 'stale';
-      if (ifNoneMatch !== undefined && current !== undefined && holds(ifNoneMatch, current)) return 'stale';
+      if (ifMatch !== undefined && (current === undefined || !holds(ifMatch, current)))
+        return 'stale';
+      if (ifNoneMatch !== undefined && current !== undefined && holds(ifNoneMatch, current))
+        return 'stale';
       return 'go';
     }
   }

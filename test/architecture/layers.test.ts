@@ -12,10 +12,13 @@ const SRC = join(ROOT, 'src');
 /** Every relative import of a source file, as a path under src/ (`db/sqlite.ts`). */
 function importsOf(file: string): string[] {
   const text = readFileSync(file, 'utf8');
-  const specifiers = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s*['"]([^'"]+)['"]/g), ...text.matchAll(/import\(\s*['"]([^'"]+)['"]\s*\)/g)].map(
-    (match) => match[1] as string,
-  );
-  return specifiers.filter((s) => s.startsWith('.')).map((s) => relative(SRC, resolve(dirname(file), s)).replace(/\.js$/, '.ts'));
+  const specifiers = [
+    ...text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s*['"]([^'"]+)['"]/g),
+    ...text.matchAll(/import\(\s*['"]([^'"]+)['"]\s*\)/g),
+  ].map((match) => match[1] as string);
+  return specifiers
+    .filter((s) => s.startsWith('.'))
+    .map((s) => relative(SRC, resolve(dirname(file), s)).replace(/\.js$/, '.ts'));
 }
 
 function sourcesUnder(folder: string): string[] {
@@ -28,14 +31,16 @@ function crossings(folder: string, forbidden: readonly string[]): string[] {
   const found: string[] = [];
   for (const file of sourcesUnder(folder)) {
     for (const target of importsOf(file)) {
-      if (forbidden.some((layer) => target.startsWith(`${layer}/`))) found.push(`${relative(SRC, file)} imports ${target}`);
+      if (forbidden.some((layer) => target.startsWith(`${layer}/`)))
+        found.push(`${relative(SRC, file)} imports ${target}`);
     }
   }
   return found;
 }
 
 test('the import reader sees the imports it is meant to police', () => {
-  // A reader that found nothing would let every check below pass; src/server.ts imports both layers.
+  // A reader that found nothing would let every check below pass; src/server.ts imports both
+  // layers.
   const server = importsOf(join(SRC, 'server.ts'));
   assert.ok(server.includes('http/app.ts'), server.join(', '));
   assert.ok(importsOf(join(SRC, 'db', 'sqlite-store.ts')).includes('db/group-commit.ts'));
@@ -52,16 +57,22 @@ test('the HTTP contract layer (src/http) imports nothing from storage or the ser
 test("a service's storage (every file but its routes, model and service) imports nothing from the HTTP layer", () => {
   const wire = new Set(['routes.ts', 'model.ts', 'service.ts']);
   const found = ['todo', 'bank'].flatMap((folder) =>
-    crossings(folder, ['http']).filter((crossing) => !wire.has(crossing.split(' ')[0]?.split('/').at(-1) ?? '')),
+    crossings(folder, ['http']).filter(
+      (crossing) => !wire.has(crossing.split(' ')[0]?.split('/').at(-1) ?? ''),
+    ),
   );
   assert.deepEqual(found, []);
 });
 
 test('the words storage and HTTP share (src/shared/keyed-writes.ts, src/shared/eventually.ts, src/shared/deadline-scope.ts, src/shared/work-origin.ts) import neither', () => {
-  for (const file of ['keyed-writes.ts', 'eventually.ts', 'deadline-scope.ts', 'work-origin.ts']) assert.deepEqual(importsOf(join(SRC, 'shared', file)), [], file);
+  for (const file of ['keyed-writes.ts', 'eventually.ts', 'deadline-scope.ts', 'work-origin.ts'])
+    assert.deepEqual(importsOf(join(SRC, 'shared', file)), [], file);
 });
 
 test('the rate limits (src/rate-limits), which both layers use, import neither, nor the services', () => {
   assert.deepEqual(crossings('rate-limits', ['http', 'db', 'todo', 'bank']), []);
-  assert.ok(importsOf(join(SRC, 'db', 'rate-limits-postgres.ts')).includes('rate-limits/decision.ts'), 'the reader sees the shared limiter use them');
+  assert.ok(
+    importsOf(join(SRC, 'db', 'rate-limits-postgres.ts')).includes('rate-limits/decision.ts'),
+    'the reader sees the shared limiter use them',
+  );
 });

@@ -19,10 +19,13 @@ interface AreasModule {
   readonly areas: Readonly<Record<string, Area>>;
 }
 
-const strings = (value: unknown): value is readonly string[] => Array.isArray(value) && value.every((item) => typeof item === 'string');
+const strings = (value: unknown): value is readonly string[] =>
+  Array.isArray(value) && value.every((item) => typeof item === 'string');
 
 async function loadAreas(): Promise<AreasModule> {
-  const loaded: unknown = await import(pathToFileURL(join(ROOT, 'scripts', 'mutation-areas.mjs')).href);
+  const loaded: unknown = await import(
+    pathToFileURL(join(ROOT, 'scripts', 'mutation-areas.mjs')).href
+  );
   const { scope, areas } = loaded as { scope: unknown; areas: unknown };
   assert.ok(strings(scope), 'scope: a list of globs');
   assert.ok(typeof areas === 'object' && areas !== null, 'areas: an object');
@@ -52,7 +55,9 @@ function globPattern(glob: string): RegExp {
 }
 
 function filesUnder(folder: string): string[] {
-  return readdirSync(join(ROOT, folder), { recursive: true, encoding: 'utf8' }).map((name) => `${folder}/${name.replaceAll('\\', '/')}`);
+  return readdirSync(join(ROOT, folder), { recursive: true, encoding: 'utf8' }).map(
+    (name) => `${folder}/${name.replaceAll('\\', '/')}`,
+  );
 }
 
 const matching = (globs: readonly string[], files: readonly string[]): string[] =>
@@ -61,7 +66,10 @@ const matching = (globs: readonly string[], files: readonly string[]): string[] 
 test('every file of the mutation scope is in exactly one area', async () => {
   const { scope, areas } = await loadAreas();
   const inScope = matching(scope, filesUnder('src'));
-  assert.ok(inScope.includes('src/http/routing.ts') && inScope.includes('src/bank/ledger-postgres.ts'), 'the scope is read');
+  assert.ok(
+    inScope.includes('src/http/routing.ts') && inScope.includes('src/bank/ledger-postgres.ts'),
+    'the scope is read',
+  );
   const owners = new Map<string, string[]>(inScope.map((file) => [file, []]));
   for (const [name, area] of Object.entries(areas)) {
     for (const file of matching(area.mutate, filesUnder('src'))) {
@@ -69,7 +77,9 @@ test('every file of the mutation scope is in exactly one area', async () => {
       owners.get(file)?.push(name);
     }
   }
-  const misplaced = [...owners].filter(([, names]) => names.length !== 1).map(([file, names]) => `${file}: ${names.length === 0 ? 'in no area' : names.join(', ')}`);
+  const misplaced = [...owners]
+    .filter(([, names]) => names.length !== 1)
+    .map(([file, names]) => `${file}: ${names.length === 0 ? 'in no area' : names.join(', ')}`);
   assert.deepEqual(misplaced, []);
 });
 
@@ -77,6 +87,11 @@ test('every test glob of every area names at least one test file', async () => {
   const { areas } = await loadAreas();
   const sources = filesUnder('test').map((file) => `.build/${file.replace(/\.ts$/, '.js')}`);
   for (const [name, area] of Object.entries(areas)) {
-    for (const glob of area.tests) assert.notDeepEqual(matching([glob], sources), [], `area ${name}: ${glob} matches no test file`);
+    for (const glob of area.tests)
+      assert.notDeepEqual(
+        matching([glob], sources),
+        [],
+        `area ${name}: ${glob} matches no test file`,
+      );
   }
 });

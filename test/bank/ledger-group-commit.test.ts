@@ -19,14 +19,17 @@ describe('group-commit SQLite ledger', { timeout: SUITE_TIMEOUT_MS }, () => {
   test('200 concurrent withdrawals of 1 from 100: exactly 100 succeed and the balance ends at 0', async () => {
     const ledger = await openSqliteLedger(freshFile(), new Map([['alice', 100]]));
     try {
-      const outcomes = await Promise.all(Array.from({ length: 200 }, () => ledger.withdraw('alice', 1)));
+      const outcomes = await Promise.all(
+        Array.from({ length: 200 }, () => ledger.withdraw('alice', 1)),
+      );
       const done = outcomes.filter((o) => o.kind === 'done');
       assert.equal(done.length, 100);
       assert.deepEqual(
         done.map((o) => o.balance).sort((a, b) => a - b),
         Array.from({ length: 100 }, (_, i) => i),
       );
-      for (const o of outcomes.filter((o) => o.kind !== 'done')) assert.deepEqual(o, { kind: 'insufficient', balance: 0 });
+      for (const o of outcomes.filter((o) => o.kind !== 'done'))
+        assert.deepEqual(o, { kind: 'insufficient', balance: 0 });
       assert.equal(await ledger.balance('alice'), 0);
     } finally {
       await ledger.close();
@@ -38,7 +41,13 @@ describe('group-commit SQLite ledger', { timeout: SUITE_TIMEOUT_MS }, () => {
     const first = await openSqliteLedger(file, new Map([['alice', 1000]]));
     await Promise.all(Array.from({ length: 30 }, () => first.withdraw('alice', 10)));
     await first.close();
-    const second = await openSqliteLedger(file, new Map([['alice', 1000], ['bob', 1]]));
+    const second = await openSqliteLedger(
+      file,
+      new Map([
+        ['alice', 1000],
+        ['bob', 1],
+      ]),
+    );
     try {
       assert.equal(await second.balance('alice'), 700);
       assert.equal(await second.balance('bob'), undefined);
@@ -68,7 +77,13 @@ describe('group-commit SQLite ledger', { timeout: SUITE_TIMEOUT_MS }, () => {
 
   test('a withdrawal that fails alone fails alone; the rest of its batch is committed', async () => {
     const file = freshFile();
-    const ledger = await openSqliteLedger(file, new Map([['alice', 100], ['bob', 100]]));
+    const ledger = await openSqliteLedger(
+      file,
+      new Map([
+        ['alice', 100],
+        ['bob', 100],
+      ]),
+    );
     // The trigger aborts bob's UPDATE statement only: SQLite undoes that statement, the transaction goes on.
     const saboteur = new Database(file);
     saboteur.exec(`CREATE TRIGGER refuse_bob BEFORE UPDATE ON accounts WHEN NEW.name = 'bob'
@@ -92,7 +107,13 @@ describe('group-commit SQLite ledger', { timeout: SUITE_TIMEOUT_MS }, () => {
 
   test('a batch whose COMMIT fails fails every withdrawal in it, and none of them is applied', async () => {
     const file = freshFile();
-    const ledger = await openSqliteLedger(file, new Map([['alice', 100], ['bob', 100]]));
+    const ledger = await openSqliteLedger(
+      file,
+      new Map([
+        ['alice', 100],
+        ['bob', 100],
+      ]),
+    );
     // A deferred foreign key is checked at COMMIT: a withdrawal from bob makes the commit fail.
     const saboteur = new Database(file);
     saboteur.exec(`
@@ -109,7 +130,10 @@ describe('group-commit SQLite ledger', { timeout: SUITE_TIMEOUT_MS }, () => {
       ]);
       for (const result of results) {
         assert.equal(result.status, 'rejected');
-        assert.match(String((result as PromiseRejectedResult).reason), /not committed.*FOREIGN KEY/);
+        assert.match(
+          String((result as PromiseRejectedResult).reason),
+          /not committed.*FOREIGN KEY/,
+        );
       }
       assert.equal(await ledger.balance('alice'), 100);
       assert.equal(await ledger.balance('bob'), 100);

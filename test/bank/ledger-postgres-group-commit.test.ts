@@ -8,7 +8,12 @@ import { openPostgresLedger } from '../../src/bank/ledger-postgres.js';
 import { isStoreFault } from '../../src/db/store-errors.js';
 import type { Ledger, WithdrawOutcome } from '../../src/bank/ledger.js';
 import type { KeyedWrite } from '../../src/shared/keyed-writes.js';
-import { createTestDatabase, postgresSkip, untilWaitingForLock, type TestDatabase } from '../support/postgres.js';
+import {
+  createTestDatabase,
+  postgresSkip,
+  untilWaitingForLock,
+  type TestDatabase,
+} from '../support/postgres.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 
 const skip = await postgresSkip();
@@ -17,11 +22,19 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
   const databases: TestDatabase[] = [];
   after(() => Promise.all(databases.map((d) => d.drop())));
   /** `batches` collects the number of writes of every batch committed. */
-  async function freshLedger(accounts: Record<string, number>, batches: number[] = []): Promise<{ ledger: Ledger; url: string }> {
+  async function freshLedger(
+    accounts: Record<string, number>,
+    batches: number[] = [],
+  ): Promise<{ ledger: Ledger; url: string }> {
     const database = await createTestDatabase();
     databases.push(database);
     const observer = { batchCommitted: (writes: number) => void batches.push(writes) };
-    return { ledger: await openPostgresLedger(database.url, new Map(Object.entries(accounts)), { observer }), url: database.url };
+    return {
+      ledger: await openPostgresLedger(database.url, new Map(Object.entries(accounts)), {
+        observer,
+      }),
+      url: database.url,
+    };
   }
   /** From now on a change to bob's balance raises an error: a withdrawal that fails alone. */
   const freezeBob = (url: string): Promise<void> =>
@@ -53,13 +66,16 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
   after(() => shared?.close());
 
   test('200 concurrent withdrawals of 1 from 100: exactly 100 succeed, each sees its own balance, and the balance ends at 0', async () => {
-    const outcomes = await Promise.all(Array.from({ length: 200 }, () => shared.withdraw('alice', 1)));
+    const outcomes = await Promise.all(
+      Array.from({ length: 200 }, () => shared.withdraw('alice', 1)),
+    );
     const done = outcomes.filter((o) => o.kind === 'done');
     assert.deepEqual(
       done.map((o) => o.balance).sort((a, b) => a - b),
       Array.from({ length: 100 }, (_, i) => i),
     );
-    for (const o of outcomes.filter((o) => o.kind !== 'done')) assert.deepEqual(o, { kind: 'insufficient', balance: 0 });
+    for (const o of outcomes.filter((o) => o.kind !== 'done'))
+      assert.deepEqual(o, { kind: 'insufficient', balance: 0 });
     assert.equal(await shared.balance('alice'), 0);
   });
 
@@ -67,15 +83,21 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
     const { ledger: first, url } = await freshLedger({ alice: 500, bob: 500 });
     const second = await openPostgresLedger(url, new Map());
     try {
-      const ask = (ledger: Ledger, i: number) => ledger.withdraw(i % 3 === 0 ? 'bob' : 'alice', 1 + (i % 7));
-      const outcomes = await Promise.all(Array.from({ length: 600 }, (_, i) => ask(i % 2 === 0 ? first : second, i)));
+      const ask = (ledger: Ledger, i: number) =>
+        ledger.withdraw(i % 3 === 0 ? 'bob' : 'alice', 1 + (i % 7));
+      const outcomes = await Promise.all(
+        Array.from({ length: 600 }, (_, i) => ask(i % 2 === 0 ? first : second, i)),
+      );
       const taken = { alice: 0, bob: 0 };
       outcomes.forEach((o, i) => {
         if (o.kind === 'done') taken[i % 3 === 0 ? 'bob' : 'alice'] += 1 + (i % 7);
       });
       assert.equal(await first.balance('alice'), 500 - taken.alice);
       assert.equal(await second.balance('bob'), 500 - taken.bob);
-      assert.ok(outcomes.some((o) => o.kind === 'insufficient'), 'some withdrawals were refused');
+      assert.ok(
+        outcomes.some((o) => o.kind === 'insufficient'),
+        'some withdrawals were refused',
+      );
     } finally {
       await Promise.all([first.close(), second.close()]);
     }
@@ -100,7 +122,11 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
     const { ledger, url } = await freshLedger({ alice: 100, bob: 100 });
     await freezeBob(url);
     try {
-      const [first, frozen, second] = await Promise.allSettled([ledger.withdraw('alice', 1), ledger.withdraw('bob', 1), ledger.withdraw('alice', 2)]);
+      const [first, frozen, second] = await Promise.allSettled([
+        ledger.withdraw('alice', 1),
+        ledger.withdraw('bob', 1),
+        ledger.withdraw('alice', 2),
+      ]);
       assert.deepEqual(first, { status: 'fulfilled', value: { kind: 'done', balance: 99 } });
       assert.equal(frozen?.status, 'rejected');
       assert.match(String((frozen as PromiseRejectedResult).reason), /bob is frozen/);
@@ -121,7 +147,11 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
        CREATE TRIGGER drop_on_bob BEFORE UPDATE ON accounts FOR EACH ROW EXECUTE FUNCTION drop_on_bob();`,
     );
     try {
-      const results = await Promise.allSettled([ledger.withdraw('alice', 1), ledger.withdraw('bob', 1), ledger.withdraw('alice', 2)]);
+      const results = await Promise.allSettled([
+        ledger.withdraw('alice', 1),
+        ledger.withdraw('bob', 1),
+        ledger.withdraw('alice', 2),
+      ]);
       for (const result of results) {
         assert.equal(result.status, 'rejected');
         assert.ok(isStoreFault((result as PromiseRejectedResult).reason, 'unavailable'));
@@ -142,14 +172,31 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
     const { ledger, url } = await freshLedger({ alice: 1000 }, batches);
     try {
       const outcomes = await Promise.all(
-        Array.from({ length: 60 }, (_, i) => (i % 2 === 0 ? ledger.withdrawOnce('alice', 1, keyed(`k${i}`)) : ledger.withdraw('alice', 1))),
+        Array.from({ length: 60 }, (_, i) =>
+          i % 2 === 0
+            ? ledger.withdrawOnce('alice', 1, keyed(`k${i}`))
+            : ledger.withdraw('alice', 1),
+        ),
       );
-      assert.ok(outcomes.every((o) => o.kind === 'ran' || o.kind === 'done'), JSON.stringify(outcomes));
-      assert.equal(batches.reduce((a, b) => a + b, 0), 60, 'every write was committed in a batch');
+      assert.ok(
+        outcomes.every((o) => o.kind === 'ran' || o.kind === 'done'),
+        JSON.stringify(outcomes),
+      );
+      assert.equal(
+        batches.reduce((a, b) => a + b, 0),
+        60,
+        'every write was committed in a batch',
+      );
       assert.ok(batches.length < 60 && Math.max(...batches) > 1, `batches: ${batches.join(', ')}`);
       assert.equal(await ledger.balance('alice'), 940);
-      const journal = await rows(url, 'SELECT idempotency_key FROM withdrawals WHERE idempotency_key IS NOT NULL ORDER BY idempotency_key');
-      assert.deepEqual(journal.map((r) => r['idempotency_key']), Array.from({ length: 30 }, (_, i) => `k${2 * i}`).sort());
+      const journal = await rows(
+        url,
+        'SELECT idempotency_key FROM withdrawals WHERE idempotency_key IS NOT NULL ORDER BY idempotency_key',
+      );
+      assert.deepEqual(
+        journal.map((r) => r['idempotency_key']),
+        Array.from({ length: 30 }, (_, i) => `k${2 * i}`).sort(),
+      );
       const recorded = await rows(url, 'SELECT count(*)::int AS n FROM bank_idempotency_keys');
       assert.deepEqual(recorded, [{ n: 30 }]);
       // Replayed from the records, not run again.
@@ -185,7 +232,10 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
       await holding(url, "SELECT balance FROM accounts WHERE name = 'bob' FOR UPDATE", async () => {
         blocked = [ledger.withdraw('bob', 1), ledger.withdraw('bob', 1)];
         await new Promise((resolve) => setTimeout(resolve, 100));
-        keyedOnes = [ledger.withdrawOnce('alice', 7, keyed('twice')), ledger.withdrawOnce('alice', 7, keyed('twice'))];
+        keyedOnes = [
+          ledger.withdrawOnce('alice', 7, keyed('twice')),
+          ledger.withdrawOnce('alice', 7, keyed('twice')),
+        ];
       });
       await Promise.all(blocked);
       const outcomes = await Promise.all(keyedOnes);
@@ -205,17 +255,34 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
     const watcher = new pg.Client({ connectionString: url });
     await watcher.connect();
     try {
-      for (const [round, names] of [['bea', 'dan', 'ann', 'cat'], ['cat', 'ann', 'dan', 'bea']].entries()) {
+      for (const [round, names] of [
+        ['bea', 'dan', 'ann', 'cat'],
+        ['cat', 'ann', 'dan', 'bea'],
+      ].entries()) {
         let outcomes: Promise<WithdrawOutcome[]> = Promise.resolve([]);
         // Another transaction holds cat: the batch waits for it holding exactly the accounts before
         // it in name order (ann, bea), and not dan, which it has yet to lock.
-        await holding(url, "SELECT balance FROM accounts WHERE name = 'cat' FOR UPDATE", async () => {
-          outcomes = Promise.all(names.map((name) => ledger.withdraw(name, 1)));
-          await untilWaitingForLock(watcher);
-          const free = await rows(url, 'SELECT name FROM accounts ORDER BY name FOR UPDATE SKIP LOCKED');
-          assert.deepEqual(free.map((r) => r['name']), ['dan'], `round ${round + 1}: the accounts the waiting batch does not hold`);
-        });
-        assert.deepEqual(await outcomes, names.map(() => ({ kind: 'done', balance: 99 - round })));
+        await holding(
+          url,
+          "SELECT balance FROM accounts WHERE name = 'cat' FOR UPDATE",
+          async () => {
+            outcomes = Promise.all(names.map((name) => ledger.withdraw(name, 1)));
+            await untilWaitingForLock(watcher);
+            const free = await rows(
+              url,
+              'SELECT name FROM accounts ORDER BY name FOR UPDATE SKIP LOCKED',
+            );
+            assert.deepEqual(
+              free.map((r) => r['name']),
+              ['dan'],
+              `round ${round + 1}: the accounts the waiting batch does not hold`,
+            );
+          },
+        );
+        assert.deepEqual(
+          await outcomes,
+          names.map(() => ({ kind: 'done', balance: 99 - round })),
+        );
       }
       assert.deepEqual(batches, [4, 4], 'each round was one batch');
     } finally {
@@ -227,9 +294,15 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
   test('a key held by another transaction (another instance running it) is in flight: nothing runs, nothing is recorded', async () => {
     const { ledger, url } = await freshLedger({ alice: 100 });
     try {
-      await holding(url, "SELECT pg_advisory_xact_lock(7310003, hashtext('held elsewhere'))", async () => {
-        assert.deepEqual(await ledger.withdrawOnce('alice', 5, keyed('held elsewhere')), { kind: 'in-flight' });
-      });
+      await holding(
+        url,
+        "SELECT pg_advisory_xact_lock(7310003, hashtext('held elsewhere'))",
+        async () => {
+          assert.deepEqual(await ledger.withdrawOnce('alice', 5, keyed('held elsewhere')), {
+            kind: 'in-flight',
+          });
+        },
+      );
       assert.equal(await ledger.balance('alice'), 100);
       assert.deepEqual(await rows(url, 'SELECT key FROM bank_idempotency_keys'), []);
       // Once the other transaction is gone, the key runs.
@@ -251,7 +324,10 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
       assert.equal(first.status === 'fulfilled' && first.value.kind, 'ran');
       assert.equal(frozen?.status, 'rejected');
       assert.equal(second.status === 'fulfilled' && second.value.kind, 'ran');
-      assert.deepEqual(await rows(url, 'SELECT key FROM bank_idempotency_keys ORDER BY key'), [{ key: 'a1' }, { key: 'a2' }]);
+      assert.deepEqual(await rows(url, 'SELECT key FROM bank_idempotency_keys ORDER BY key'), [
+        { key: 'a1' },
+        { key: 'a2' },
+      ]);
       assert.equal(await ledger.balance('alice'), 97);
       assert.equal(await ledger.balance('bob'), 100);
     } finally {

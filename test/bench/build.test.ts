@@ -13,7 +13,12 @@ describe('the build a run measured', () => {
   const dir = mkdtempSync(join(tmpdir(), 'bench-build-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
   const root = pathToFileURL(`${dir}/`);
-  const git = (...args: string[]): string => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'commit.gpgsign=false', ...args], { cwd: dir, encoding: 'utf8' }).trim();
+  const git = (...args: string[]): string =>
+    execFileSync(
+      'git',
+      ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'commit.gpgsign=false', ...args],
+      { cwd: dir, encoding: 'utf8' },
+    ).trim();
 
   test('outside a git checkout it is unknown, and the report says so', () => {
     assert.equal(describeBuild(root), undefined);
@@ -48,7 +53,14 @@ describe('the build a run measured', () => {
     writeFileSync(join(dir, 'app.ts'), 'export const a = 2;\n');
     assert.deepEqual(describeBuild(root), { commit, modified: true }, 'a changed code file');
     git('add', 'app.ts');
-    assert.deepEqual(describeBuild(root), { commit, modified: true }, 'a change staged, not committed');
-    assert.equal(describeBuildText({ commit, modified: true }), `build ${commit} with uncommitted changes`);
+    assert.deepEqual(
+      describeBuild(root),
+      { commit, modified: true },
+      'a change staged, not committed',
+    );
+    assert.equal(
+      describeBuildText({ commit, modified: true }),
+      `build ${commit} with uncommitted changes`,
+    );
   });
 });

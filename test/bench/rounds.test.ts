@@ -15,7 +15,11 @@ describe('one scenario at one concurrency', () => {
   after(() => Promise.all(servers.map((s) => s.stop())));
 
   test('each server gets req/s, p50 and p99 from its rounds, and every answer is counted by status', async () => {
-    const figures = await measureAt(servers, { method: 'GET', path: '/todos/1' }, 200, 4, { rounds: 2, duration_s: 0.3, warmup_s: 0.2 });
+    const figures = await measureAt(servers, { method: 'GET', path: '/todos/1' }, 200, 4, {
+      rounds: 2,
+      duration_s: 0.3,
+      warmup_s: 0.2,
+    });
     assert.equal(figures.length, 2);
     for (const f of figures) {
       assert.equal(f.connections, 4);
@@ -28,7 +32,11 @@ describe('one scenario at one concurrency', () => {
   });
 
   test('answers with another status than the expected one are counted as wrong', async () => {
-    const [f] = await measureAt(servers.slice(0, 1), { method: 'GET', path: '/todos/2' }, 200, 2, { rounds: 1, duration_s: 0.2, warmup_s: 0.1 });
+    const [f] = await measureAt(servers.slice(0, 1), { method: 'GET', path: '/todos/2' }, 200, 2, {
+      rounds: 1,
+      duration_s: 0.2,
+      warmup_s: 0.1,
+    });
     assert.ok(f !== undefined && f.wrongStatus > 0 && f.wrongStatus === f.statusCounts['404']);
   });
 
@@ -50,7 +58,14 @@ describe('one scenario at one concurrency', () => {
   });
 
   test('the req/s of each round is kept in the order measured, so that servers measured in one round can be compared round by round', () => {
-    const m = (requestsPerSec: number) => ({ responses: 1, requestsPerSec, latencies_ms: Float64Array.of(1), statusCounts: { 200: 1 }, wrongStatus: 0, errors: 0 });
+    const m = (requestsPerSec: number) => ({
+      responses: 1,
+      requestsPerSec,
+      latencies_ms: Float64Array.of(1),
+      statusCounts: { 200: 1 },
+      wrongStatus: 0,
+      errors: 0,
+    });
     assert.deepEqual(summarise(10, [m(1)], [m(30), m(10), m(20)]).roundsPerSec, [30, 10, 20]);
   });
 });

@@ -35,35 +35,56 @@ processSuiteUnless(browserSkip(), 'CORS in a browser', () => {
   test('a page on an allowed origin reads the status, body and X-Request-Id of a 200, a 404, a 401, a 422, insufficient funds and the 500 of /crash', async () => {
     const page = await startPage();
     try {
-      await withServer({ service: 'bank', errors: 'unified', catchAll: true, cors: parseCorsOrigins(page.origin) as CorsPolicy }, (api) =>
-        withBrowser(async (browser) => {
-          const tab = await browser.newPage();
-          await tab.goto(page.origin);
-          const calls: [string, string][] = [
-            ['GET', '/accounts/alice'],
-            ['GET', '/accounts/nobody'],
-            ['GET', '/secret'],
-            ['POST', '/withdraw/alice/x'],
-            ['POST', '/withdraw/bob/6'],
-            ['GET', '/crash'],
-          ];
-          const seen = await tab.evaluate(
-            async ({ base, calls }) =>
-              Promise.all(
-                calls.map(async ([method, path]) => {
-                  const res = await fetch(base + path, { method, headers: { 'Idempotency-Key': 'browser-key-' + path } });
-                  return { status: res.status, body: await res.text(), requestId: res.headers.get('X-Request-Id') };
-                }),
-              ),
-            { base: api, calls },
-          );
-          const statuses = seen.map((answer: Seen) => answer.status);
-          assert.deepEqual(statuses, [200, 404, 401, 422, 400, 500]);
-          assert.deepEqual(JSON.parse(seen[1]?.body ?? ''), { error: { code: 'HTTP_404', message: 'Account nobody not found' } });
-          assert.deepEqual(JSON.parse(seen[4]?.body ?? ''), { error: { code: 'NOT_ENOUGH_MONEY', message: 'Balance is 5, you asked for 6' } });
-          assert.deepEqual(JSON.parse(seen[5]?.body ?? ''), { error: { code: 'INTERNAL', message: 'Something went wrong on our side' } });
-          for (const answer of seen) assert.match(answer.requestId ?? '', /^[0-9a-f-]{36}$/, JSON.stringify(answer));
-        }),
+      await withServer(
+        {
+          service: 'bank',
+          errors: 'unified',
+          catchAll: true,
+          cors: parseCorsOrigins(page.origin) as CorsPolicy,
+        },
+        (api) =>
+          withBrowser(async (browser) => {
+            const tab = await browser.newPage();
+            await tab.goto(page.origin);
+            const calls: [string, string][] = [
+              ['GET', '/accounts/alice'],
+              ['GET', '/accounts/nobody'],
+              ['GET', '/secret'],
+              ['POST', '/withdraw/alice/x'],
+              ['POST', '/withdraw/bob/6'],
+              ['GET', '/crash'],
+            ];
+            const seen = await tab.evaluate(
+              async ({ base, calls }) =>
+                Promise.all(
+                  calls.map(async ([method, path]) => {
+                    const res = await fetch(base + path, {
+                      method,
+                      headers: { 'Idempotency-Key': 'browser-key-' + path },
+                    });
+                    return {
+                      status: res.status,
+                      body: await res.text(),
+                      requestId: res.headers.get('X-Request-Id'),
+                    };
+                  }),
+                ),
+              { base: api, calls },
+            );
+            const statuses = seen.map((answer: Seen) => answer.status);
+            assert.deepEqual(statuses, [200, 404, 401, 422, 400, 500]);
+            assert.deepEqual(JSON.parse(seen[1]?.body ?? ''), {
+              error: { code: 'HTTP_404', message: 'Account nobody not found' },
+            });
+            assert.deepEqual(JSON.parse(seen[4]?.body ?? ''), {
+              error: { code: 'NOT_ENOUGH_MONEY', message: 'Balance is 5, you asked for 6' },
+            });
+            assert.deepEqual(JSON.parse(seen[5]?.body ?? ''), {
+              error: { code: 'INTERNAL', message: 'Something went wrong on our side' },
+            });
+            for (const answer of seen)
+              assert.match(answer.requestId ?? '', /^[0-9a-f-]{36}$/, JSON.stringify(answer));
+          }),
       );
     } finally {
       await new Promise((resolve) => page.server.close(resolve));
@@ -74,33 +95,43 @@ processSuiteUnless(browserSkip(), 'CORS in a browser', () => {
     const page = await startPage();
     try {
       const rateLimits = { limits: { writes: { perSecond: 0.001, burst: 1 } } };
-      await withServer({ service: 'bank', errors: 'problem', cors: parseCorsOrigins(page.origin) as CorsPolicy, rateLimits }, (api) =>
-        withBrowser(async (browser) => {
-          const tab = await browser.newPage();
-          await tab.goto(page.origin);
-          const seen = await tab.evaluate(async (base) => {
-            const answers = [];
-            for (let i = 0; i < 2; i++) {
-              const res = await fetch(`${base}/withdraw/alice/1`, { method: 'POST' });
-              answers.push({
-                status: res.status,
-                body: await res.text(),
-                requestId: res.headers.get('X-Request-Id'),
-                retryAfter: res.headers.get('Retry-After'),
-                policy: res.headers.get('RateLimit-Policy'),
-                state: res.headers.get('RateLimit'),
-              });
-            }
-            return answers;
-          }, api);
-          assert.deepEqual(seen.map((answer) => answer.status), [200, 429]);
-          const refused = seen[1] as (typeof seen)[number];
-          assert.equal(JSON.parse(refused.body).code, 'RATE_LIMITED');
-          assert.match(refused.retryAfter ?? '', /^\d+$/);
-          assert.equal(refused.policy, '"writes";q=2;w=1000');
-          assert.match(refused.state ?? '', /^"writes";r=0;t=\d+$/);
-          assert.match(refused.requestId ?? '', /^[0-9a-f-]{36}$/);
-        }),
+      await withServer(
+        {
+          service: 'bank',
+          errors: 'problem',
+          cors: parseCorsOrigins(page.origin) as CorsPolicy,
+          rateLimits,
+        },
+        (api) =>
+          withBrowser(async (browser) => {
+            const tab = await browser.newPage();
+            await tab.goto(page.origin);
+            const seen = await tab.evaluate(async (base) => {
+              const answers = [];
+              for (let i = 0; i < 2; i++) {
+                const res = await fetch(`${base}/withdraw/alice/1`, { method: 'POST' });
+                answers.push({
+                  status: res.status,
+                  body: await res.text(),
+                  requestId: res.headers.get('X-Request-Id'),
+                  retryAfter: res.headers.get('Retry-After'),
+                  policy: res.headers.get('RateLimit-Policy'),
+                  state: res.headers.get('RateLimit'),
+                });
+              }
+              return answers;
+            }, api);
+            assert.deepEqual(
+              seen.map((answer) => answer.status),
+              [200, 429],
+            );
+            const refused = seen[1] as (typeof seen)[number];
+            assert.equal(JSON.parse(refused.body).code, 'RATE_LIMITED');
+            assert.match(refused.retryAfter ?? '', /^\d+$/);
+            assert.equal(refused.policy, '"writes";q=2;w=1000');
+            assert.match(refused.state ?? '', /^"writes";r=0;t=\d+$/);
+            assert.match(refused.requestId ?? '', /^[0-9a-f-]{36}$/);
+          }),
       );
     } finally {
       await new Promise((resolve) => page.server.close(resolve));
@@ -136,7 +167,11 @@ processSuiteUnless(browserSkip(), 'CORS in a browser', () => {
                 requestId: res.headers.get('X-Request-Id'),
                 retryAfter: res.headers.get('Retry-After'),
               });
-              const write = fetch(base + '/todos', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"title":"late"}' }).then(read);
+              const write = fetch(base + '/todos', {
+                method: 'POST',
+                headers: { 'Content-Type': 'application/json' },
+                body: '{"title":"late"}',
+              }).then(read);
               await new Promise((resolve) => setTimeout(resolve, 300));
               const shed = await fetch(base + '/todos/1').then(read);
               return [await write, shed];
@@ -149,7 +184,8 @@ processSuiteUnless(browserSkip(), 'CORS in a browser', () => {
             assert.equal(JSON.parse(seen[1]?.body ?? '').detail.code, 'OVERLOADED');
             assert.equal(seen[0]?.retryAfter, '1');
             assert.match(seen[1]?.retryAfter ?? '', /^[123]$/);
-            for (const answer of seen) assert.match(answer.requestId ?? '', /^[0-9a-f-]{36}$/, JSON.stringify(answer));
+            for (const answer of seen)
+              assert.match(answer.requestId ?? '', /^[0-9a-f-]{36}$/, JSON.stringify(answer));
           } finally {
             holder.exec('ROLLBACK');
             holder.close();
@@ -166,23 +202,29 @@ processSuiteUnless(browserSkip(), 'CORS in a browser', () => {
     const listed = await startPage();
     const unlisted = await startPage();
     try {
-      await withServer({ service: 'bank', cors: parseCorsOrigins(listed.origin) as CorsPolicy }, (api) =>
-        withBrowser(async (browser) => {
-          const balance = async (): Promise<number> => (JSON.parse((await get(api, '/accounts/alice')).text) as { balance: number }).balance;
-          // A POST without a body or custom header is a "simple" request: the browser sends it
-          // without a preflight, so only the service can stop it.
-          const withdraw = (url: string): Promise<string> =>
-            fetch(url, { method: 'POST' }).then((res) => `status ${res.status}`, (error: unknown) => `refused: ${String(error)}`);
-          const forger = await browser.newPage();
-          await forger.goto(unlisted.origin);
-          const forged = await forger.evaluate(withdraw, `${api}/withdraw/alice/1`);
-          assert.match(forged, /^refused: TypeError/, 'the browser hides the answer, as before');
-          assert.equal(await balance(), 100, 'and now the withdrawal did not run either');
-          const page = await browser.newPage();
-          await page.goto(listed.origin);
-          assert.equal(await page.evaluate(withdraw, `${api}/withdraw/alice/1`), 'status 200');
-          assert.equal(await balance(), 99);
-        }),
+      await withServer(
+        { service: 'bank', cors: parseCorsOrigins(listed.origin) as CorsPolicy },
+        (api) =>
+          withBrowser(async (browser) => {
+            const balance = async (): Promise<number> =>
+              (JSON.parse((await get(api, '/accounts/alice')).text) as { balance: number }).balance;
+            // A POST without a body or custom header is a "simple" request: the browser sends it
+            // without a preflight, so only the service can stop it.
+            const withdraw = (url: string): Promise<string> =>
+              fetch(url, { method: 'POST' }).then(
+                (res) => `status ${res.status}`,
+                (error: unknown) => `refused: ${String(error)}`,
+              );
+            const forger = await browser.newPage();
+            await forger.goto(unlisted.origin);
+            const forged = await forger.evaluate(withdraw, `${api}/withdraw/alice/1`);
+            assert.match(forged, /^refused: TypeError/, 'the browser hides the answer, as before');
+            assert.equal(await balance(), 100, 'and now the withdrawal did not run either');
+            const page = await browser.newPage();
+            await page.goto(listed.origin);
+            assert.equal(await page.evaluate(withdraw, `${api}/withdraw/alice/1`), 'status 200');
+            assert.equal(await balance(), 99);
+          }),
       );
     } finally {
       await new Promise((resolve) => listed.server.close(resolve));
@@ -193,13 +235,22 @@ processSuiteUnless(browserSkip(), 'CORS in a browser', () => {
   test('a page on another origin is refused by the browser: fetch() fails without showing the answer', async () => {
     const page = await startPage();
     try {
-      await withServer({ service: 'bank', cors: parseCorsOrigins('https://app.example') as CorsPolicy }, (api) =>
-        withBrowser(async (browser) => {
-          const tab = await browser.newPage();
-          await tab.goto(page.origin);
-          const outcome = await tab.evaluate(async (url) => fetch(url).then((res) => `status ${res.status}`, (error: unknown) => `refused: ${String(error)}`), `${api}/accounts/alice`);
-          assert.match(outcome, /^refused: TypeError/);
-        }),
+      await withServer(
+        { service: 'bank', cors: parseCorsOrigins('https://app.example') as CorsPolicy },
+        (api) =>
+          withBrowser(async (browser) => {
+            const tab = await browser.newPage();
+            await tab.goto(page.origin);
+            const outcome = await tab.evaluate(
+              async (url) =>
+                fetch(url).then(
+                  (res) => `status ${res.status}`,
+                  (error: unknown) => `refused: ${String(error)}`,
+                ),
+              `${api}/accounts/alice`,
+            );
+            assert.match(outcome, /^refused: TypeError/);
+          }),
       );
     } finally {
       await new Promise((resolve) => page.server.close(resolve));

@@ -30,7 +30,8 @@ async function openOffline(browser: BrowserContext, url: string): Promise<Offlin
   page.on('pageerror', (error) => errors.push(error.message));
   await page.route('**/*', (route) => {
     const target = route.request().url();
-    if (target.startsWith(origin) || target.startsWith('data:') || target.startsWith('blob:')) return route.continue();
+    if (target.startsWith(origin) || target.startsWith('data:') || target.startsWith('blob:'))
+      return route.continue();
     foreign.push(target);
     return route.abort();
   });
@@ -53,7 +54,11 @@ processSuiteUnless(skip, 'documentation in a browser', () => {
         await page.locator('.opblock-summary', { hasText: '/v2/todos/{todo_id}' }).first().click();
         await page.waitForSelector('.responses-table', { timeout: 10_000 });
         const codes = await page.locator('.response-col_status').allInnerTexts();
-        for (const code of ['200', '404', '422']) assert.ok(codes.some((text) => text.trim().startsWith(code)), `code ${code} shown`);
+        for (const code of ['200', '404', '422'])
+          assert.ok(
+            codes.some((text) => text.trim().startsWith(code)),
+            `code ${code} shown`,
+          );
         assert.ok(await page.getByText('No todo with this id').first().isVisible());
         assert.deepEqual(foreign, []);
         assert.deepEqual(errors, []);
@@ -117,7 +122,10 @@ processSuiteUnless(skip, 'documentation in a browser', () => {
   test('the problem types page at /docs/problems, offline', () =>
     withServer({ service: 'bank', errors: 'problem' }, (url) =>
       withBrowser(async (browser) => {
-        const { foreign, errors, page } = await openOffline(browser, `${url}/docs/problems#not-enough-money`);
+        const { foreign, errors, page } = await openOffline(
+          browser,
+          `${url}/docs/problems#not-enough-money`,
+        );
         assert.equal(await page.locator('#not-enough-money h2').innerText(), 'Not enough money');
         assert.deepEqual(foreign, []);
         assert.deepEqual(errors, []);

@@ -26,14 +26,19 @@ const TYPES_DIR = new URL('../../../test/client/types/', import.meta.url);
 export async function generateTypes(options: TestServerOptions): Promise<string> {
   const server = await startTestServer(options);
   try {
-    const document = json(await get(server.url, '/openapi.json')) as Parameters<typeof openapiTS>[0];
+    const document = json(await get(server.url, '/openapi.json')) as Parameters<
+      typeof openapiTS
+    >[0];
     return COMMENT_HEADER + astToString(await openapiTS(document, { silent: true }));
   } finally {
     await server.close();
   }
 }
 
-if (process.argv[1] !== undefined && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'))) {
+if (
+  process.argv[1] !== undefined &&
+  import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'))
+) {
   mkdirSync(TYPES_DIR, { recursive: true });
   for (const [mode, options] of Object.entries(CLIENT_MODES)) {
     writeFileSync(new URL(`${mode}.d.ts`, TYPES_DIR), await generateTypes(options));

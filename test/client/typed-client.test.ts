@@ -33,26 +33,49 @@ describe('a client generated from the to-do documents', { timeout: SUITE_TIMEOUT
       const created = await client.POST('/todos', { body: { title: 'Two', done: false } });
       assert.deepEqual(created.data, { id: 2, title: 'Two', done: false });
       assert.equal(created.response.status, 201);
-      const tooLarge = await client.POST('/todos', { body: { title: 'x'.repeat(1024 * 1024), done: false } });
+      const tooLarge = await client.POST('/todos', {
+        body: { title: 'x'.repeat(1024 * 1024), done: false },
+      });
       assert.equal(tooLarge.response.status, 413);
       assert.ok(typeof tooLarge.error === 'object');
       assert.equal(tooLarge.error.detail, 'Content Too Large');
 
-      const replaced = await client.PUT('/todos/{todo_id}', { ...byId(2), body: { title: 'Deux', done: true } });
-      assert.deepEqual([replaced.response.status, replaced.data], [200, { id: 2, title: 'Deux', done: true }]);
-      const putCreated = await client.PUT('/todos/{todo_id}', { ...byId(7), body: { title: 'Seven', done: false } });
-      assert.deepEqual([putCreated.response.status, putCreated.data], [201, { id: 7, title: 'Seven', done: false }]);
-      const badId = await client.PUT('/todos/{todo_id}', { ...byId(UNSAFE_ID), body: { title: 'x', done: false } });
+      const replaced = await client.PUT('/todos/{todo_id}', {
+        ...byId(2),
+        body: { title: 'Deux', done: true },
+      });
+      assert.deepEqual(
+        [replaced.response.status, replaced.data],
+        [200, { id: 2, title: 'Deux', done: true }],
+      );
+      const putCreated = await client.PUT('/todos/{todo_id}', {
+        ...byId(7),
+        body: { title: 'Seven', done: false },
+      });
+      assert.deepEqual(
+        [putCreated.response.status, putCreated.data],
+        [201, { id: 7, title: 'Seven', done: false }],
+      );
+      const badId = await client.PUT('/todos/{todo_id}', {
+        ...byId(UNSAFE_ID),
+        body: { title: 'x', done: false },
+      });
       assert.ok(typeof badId.error === 'object' && Array.isArray(badId.error.detail));
       assert.deepEqual(badId.error.detail[0]?.loc, ['path', 'todo_id']);
       assert.equal(badId.error.detail[0]?.type, 'less_than_equal');
 
-      assert.deepEqual((await client.POST('/todos/{todo_id}/done', byId(1))).data, { ...milk, done: true });
+      assert.deepEqual((await client.POST('/todos/{todo_id}/done', byId(1))).data, {
+        ...milk,
+        done: true,
+      });
       const again = await client.POST('/todos/{todo_id}/done', byId(1));
       assert.ok(typeof again.error === 'object');
       assert.deepEqual([again.response.status, again.error.detail], [409, 'Todo is already done']);
 
-      assert.deepEqual((await client.GET('/v2/todos/{todo_id}', byId(1))).data, { ...milk, done: true });
+      assert.deepEqual((await client.GET('/v2/todos/{todo_id}', byId(1))).data, {
+        ...milk,
+        done: true,
+      });
       const v2Missing = await client.GET('/v2/todos/{todo_id}', byId(99));
       assert.ok(typeof v2Missing.error === 'object');
       assert.equal(v2Missing.error.detail, 'Todo not found');
@@ -65,7 +88,10 @@ describe('a client generated from the to-do documents', { timeout: SUITE_TIMEOUT
       assert.equal((await client.DELETE('/oops/{todo_id}', byId(2))).response.status, 204);
       const oops = await client.DELETE('/oops/{todo_id}', byId(UNSAFE_ID));
       assert.ok(typeof oops.error === 'object' && Array.isArray(oops.error.detail));
-      assert.equal(oops.error.detail[0]?.msg, 'Input should be less than or equal to 9007199254740991');
+      assert.equal(
+        oops.error.detail[0]?.msg,
+        'Input should be less than or equal to 9007199254740991',
+      );
     }));
 
   test('unified format: errors read as {error: {code, message}}', () =>
@@ -80,7 +106,12 @@ describe('a client generated from the to-do documents', { timeout: SUITE_TIMEOUT
       assert.equal(again.error.error.code, 'HTTP_409');
       const badId = await client.DELETE('/todos/{todo_id}', byId(UNSAFE_ID));
       assert.ok(typeof badId.error === 'object' && 'fields' in badId.error.error);
-      assert.deepEqual(badId.error.error.fields, [{ field: 'path.todo_id', message: 'Input should be less than or equal to 9007199254740991' }]);
+      assert.deepEqual(badId.error.error.fields, [
+        {
+          field: 'path.todo_id',
+          message: 'Input should be less than or equal to 9007199254740991',
+        },
+      ]);
       const v2Missing = await client.GET('/v2/todos/{todo_id}', byId(5));
       assert.ok(typeof v2Missing.error === 'object');
       assert.equal(v2Missing.error.error.message, 'Todo not found');
@@ -91,15 +122,25 @@ describe('a client generated from the to-do documents', { timeout: SUITE_TIMEOUT
       const client = createClient<TodoProblem.paths>({ baseUrl: url });
       const missing = await client.GET('/todos/{todo_id}', byId(2));
       assert.ok(missing.error !== undefined);
-      assert.deepEqual([missing.error.type, missing.error.status, missing.error.detail, missing.error.code], ['about:blank', 404, 'Todo not found', 'HTTP_404']);
+      assert.deepEqual(
+        [missing.error.type, missing.error.status, missing.error.detail, missing.error.code],
+        ['about:blank', 404, 'Todo not found', 'HTTP_404'],
+      );
       await client.POST('/todos/{todo_id}/done', byId(1));
       const again = await client.POST('/todos/{todo_id}/done', byId(1));
       assert.equal(again.error?.code, 'HTTP_409');
-      const badId = await client.PUT('/todos/{todo_id}', { ...byId(UNSAFE_ID), body: { title: 'x', done: false } });
+      const badId = await client.PUT('/todos/{todo_id}', {
+        ...byId(UNSAFE_ID),
+        body: { title: 'x', done: false },
+      });
       assert.ok(badId.error !== undefined && 'errors' in badId.error);
       assert.equal(badId.error.type, '/docs/problems#validation-failed');
       assert.deepEqual(badId.error.errors, [
-        { detail: 'Input should be less than or equal to 9007199254740991', parameter: 'todo_id', type: 'less_than_equal' },
+        {
+          detail: 'Input should be less than or equal to 9007199254740991',
+          parameter: 'todo_id',
+          type: 'less_than_equal',
+        },
       ]);
     }));
 });
@@ -109,20 +150,42 @@ describe('a client generated from the bank documents', { timeout: SUITE_TIMEOUT_
     withServer({ service: 'bank', errors: 'default' }, async (url) => {
       const client = createClient<BankDefault.paths>({ baseUrl: url });
       const account = (name: string) => ({ params: { path: { account: name } } });
-      const withdraw = (name: string, amount: number) => ({ params: { path: { account: name, amount } } });
-      assert.deepEqual((await client.GET('/accounts/{account}', account('alice'))).data, { account: 'alice', balance: 100 });
+      const withdraw = (name: string, amount: number) => ({
+        params: { path: { account: name, amount } },
+      });
+      assert.deepEqual((await client.GET('/accounts/{account}', account('alice'))).data, {
+        account: 'alice',
+        balance: 100,
+      });
       const zed = await client.GET('/accounts/{account}', account('zed'));
       assert.ok(typeof zed.error === 'object');
       assert.equal(zed.error.detail, 'Account zed not found');
 
       const secret = await client.GET('/secret');
       assert.ok(typeof secret.error === 'object');
-      assert.deepEqual([secret.response.status, secret.error.detail, secret.response.headers.get('www-authenticate')], [401, 'Login needed', 'Bearer']);
+      assert.deepEqual(
+        [
+          secret.response.status,
+          secret.error.detail,
+          secret.response.headers.get('www-authenticate'),
+        ],
+        [401, 'Login needed', 'Bearer'],
+      );
       const limits = await client.GET('/accounts/{account}/limits', account('alice'));
-      assert.ok(typeof limits.error === 'object' && typeof limits.error.detail === 'object' && !Array.isArray(limits.error.detail));
-      assert.deepEqual(limits.error.detail, { code: 'LIMITS_HIDDEN', message: 'Only managers can see limits' });
+      assert.ok(
+        typeof limits.error === 'object' &&
+          typeof limits.error.detail === 'object' &&
+          !Array.isArray(limits.error.detail),
+      );
+      assert.deepEqual(limits.error.detail, {
+        code: 'LIMITS_HIDDEN',
+        message: 'Only managers can see limits',
+      });
 
-      assert.deepEqual((await client.POST('/withdraw/{account}/{amount}', withdraw('alice', 30))).data, { account: 'alice', balance: 70 });
+      assert.deepEqual(
+        (await client.POST('/withdraw/{account}/{amount}', withdraw('alice', 30))).data,
+        { account: 'alice', balance: 70 },
+      );
       const zero = await client.POST('/withdraw/{account}/{amount}', withdraw('alice', 0));
       assert.ok(typeof zero.error === 'object' && Array.isArray(zero.error.detail));
       assert.equal(zero.error.detail[0]?.type, 'greater_than');
@@ -141,15 +204,26 @@ describe('a client generated from the bank documents', { timeout: SUITE_TIMEOUT_
       const secret = await client.GET('/secret');
       assert.ok(typeof secret.error === 'object');
       assert.equal(secret.error.error.code, 'HTTP_401');
-      const limits = await client.GET('/accounts/{account}/limits', { params: { path: { account: 'alice' } } });
+      const limits = await client.GET('/accounts/{account}/limits', {
+        params: { path: { account: 'alice' } },
+      });
       assert.ok(typeof limits.error === 'object');
       assert.equal(limits.error.error.code, 'LIMITS_HIDDEN');
-      const broke = await client.POST('/withdraw/{account}/{amount}', { params: { path: { account: 'bob', amount: 6 } } });
+      const broke = await client.POST('/withdraw/{account}/{amount}', {
+        params: { path: { account: 'bob', amount: 6 } },
+      });
       assert.ok(typeof broke.error === 'object');
-      assert.deepEqual([broke.response.status, broke.error.error], [400, { code: 'NOT_ENOUGH_MONEY', message: 'Balance is 5, you asked for 6' }]);
-      const zero = await client.POST('/withdraw/{account}/{amount}', { params: { path: { account: 'bob', amount: 0 } } });
+      assert.deepEqual(
+        [broke.response.status, broke.error.error],
+        [400, { code: 'NOT_ENOUGH_MONEY', message: 'Balance is 5, you asked for 6' }],
+      );
+      const zero = await client.POST('/withdraw/{account}/{amount}', {
+        params: { path: { account: 'bob', amount: 0 } },
+      });
       assert.ok(typeof zero.error === 'object' && 'fields' in zero.error.error);
-      assert.deepEqual(zero.error.error.fields, [{ field: 'path.amount', message: 'Input should be greater than 0' }]);
+      assert.deepEqual(zero.error.error.fields, [
+        { field: 'path.amount', message: 'Input should be greater than 0' },
+      ]);
       const crash = await client.GET('/crash');
       assert.deepEqual([crash.response.status, crash.error], [500, 'Internal Server Error']);
     }));
@@ -158,27 +232,50 @@ describe('a client generated from the bank documents', { timeout: SUITE_TIMEOUT_
     withServer({ service: 'bank', errors: 'unified', catchAll: true }, async (url) => {
       const client = createClient<BankCatchall.paths>({ baseUrl: url });
       const crash = await client.GET('/crash');
-      assert.deepEqual(crash.error?.error, { code: 'INTERNAL', message: 'Something went wrong on our side' });
-      const ok = await client.POST('/withdraw/{account}/{amount}', { params: { path: { account: 'bob', amount: 5 } } });
+      assert.deepEqual(crash.error?.error, {
+        code: 'INTERNAL',
+        message: 'Something went wrong on our side',
+      });
+      const ok = await client.POST('/withdraw/{account}/{amount}', {
+        params: { path: { account: 'bob', amount: 5 } },
+      });
       assert.deepEqual(ok.data, { account: 'bob', balance: 0 });
     }));
 
   test('problem details: every error a problem, the 500 included', () =>
     withServer({ service: 'bank', errors: 'problem' }, async (url) => {
       const client = createClient<BankProblem.paths>({ baseUrl: url });
-      assert.deepEqual((await client.GET('/accounts/{account}', { params: { path: { account: 'bob' } } })).data, { account: 'bob', balance: 5 });
+      assert.deepEqual(
+        (await client.GET('/accounts/{account}', { params: { path: { account: 'bob' } } })).data,
+        { account: 'bob', balance: 5 },
+      );
       const zed = await client.GET('/accounts/{account}', { params: { path: { account: 'zed' } } });
       assert.equal(zed.error?.detail, 'Account zed not found');
       const secret = await client.GET('/secret');
-      assert.deepEqual([secret.error?.code, secret.response.headers.get('www-authenticate')], ['HTTP_401', 'Bearer']);
-      const limits = await client.GET('/accounts/{account}/limits', { params: { path: { account: 'bob' } } });
+      assert.deepEqual(
+        [secret.error?.code, secret.response.headers.get('www-authenticate')],
+        ['HTTP_401', 'Bearer'],
+      );
+      const limits = await client.GET('/accounts/{account}/limits', {
+        params: { path: { account: 'bob' } },
+      });
       assert.equal(limits.error?.type, '/docs/problems#limits-hidden');
-      const broke = await client.POST('/withdraw/{account}/{amount}', { params: { path: { account: 'bob', amount: 6 } } });
-      assert.deepEqual([broke.error?.status, broke.error?.code, broke.error?.detail], [400, 'NOT_ENOUGH_MONEY', 'Balance is 5, you asked for 6']);
-      const zero = await client.POST('/withdraw/{account}/{amount}', { params: { path: { account: 'bob', amount: 0 } } });
+      const broke = await client.POST('/withdraw/{account}/{amount}', {
+        params: { path: { account: 'bob', amount: 6 } },
+      });
+      assert.deepEqual(
+        [broke.error?.status, broke.error?.code, broke.error?.detail],
+        [400, 'NOT_ENOUGH_MONEY', 'Balance is 5, you asked for 6'],
+      );
+      const zero = await client.POST('/withdraw/{account}/{amount}', {
+        params: { path: { account: 'bob', amount: 0 } },
+      });
       assert.ok(zero.error !== undefined && 'errors' in zero.error);
       assert.equal(zero.error.errors[0]?.parameter, 'amount');
       const crash = await client.GET('/crash');
-      assert.deepEqual([crash.error?.status, crash.error?.code, crash.error?.detail], [500, 'INTERNAL', 'Something went wrong on our side']);
+      assert.deepEqual(
+        [crash.error?.status, crash.error?.code, crash.error?.detail],
+        [500, 'INTERNAL', 'Something went wrong on our side'],
+      );
     }));
 });

@@ -16,11 +16,28 @@ type Headers = readonly (readonly [string, string])[];
 const FORMATS: readonly ErrorFormat['name'][] = ['default', 'unified', 'problem'];
 const JSON_BODY: Headers = [['Content-Type', 'application/json']];
 
-const read = (url: string, path: string, headers: Headers = [], method = 'GET'): Promise<RawResponse> => send(url, { method, path, headers });
-const put = (url: string, path: string, title: string, headers: Headers = []): Promise<RawResponse> =>
-  send(url, { method: 'PUT', path, headers: [...JSON_BODY, ...headers], body: JSON.stringify({ title }) });
-const del = (url: string, path: string, headers: Headers = []): Promise<RawResponse> => send(url, { method: 'DELETE', path, headers });
-const finish = (url: string, path: string, headers: Headers = []): Promise<RawResponse> => send(url, { method: 'POST', path: `${path}/done`, headers });
+const read = (
+  url: string,
+  path: string,
+  headers: Headers = [],
+  method = 'GET',
+): Promise<RawResponse> => send(url, { method, path, headers });
+const put = (
+  url: string,
+  path: string,
+  title: string,
+  headers: Headers = [],
+): Promise<RawResponse> =>
+  send(url, {
+    method: 'PUT',
+    path,
+    headers: [...JSON_BODY, ...headers],
+    body: JSON.stringify({ title }),
+  });
+const del = (url: string, path: string, headers: Headers = []): Promise<RawResponse> =>
+  send(url, { method: 'DELETE', path, headers });
+const finish = (url: string, path: string, headers: Headers = []): Promise<RawResponse> =>
+  send(url, { method: 'POST', path: `${path}/done`, headers });
 const tagOf = (res: RawResponse): string => {
   const tag = res.headers.etag;
   assert.ok(typeof tag === 'string', `an ETag on the ${res.status}`);
@@ -29,12 +46,24 @@ const tagOf = (res: RawResponse): string => {
 
 /** The error an answer carries, read as each format writes it: [status, code or detail]. */
 function errorOf(format: ErrorFormat['name'], res: RawResponse): [number, string] {
-  const body = JSON.parse(res.text) as { detail?: { code: string }; error?: { code: string }; code?: string; status?: number };
+  const body = JSON.parse(res.text) as {
+    detail?: { code: string };
+    error?: { code: string };
+    code?: string;
+    status?: number;
+  };
   if (format === 'problem') {
     assert.equal(res.headers['content-type'], 'application/problem+json');
     assert.equal(body.status, res.status);
   }
-  return [res.status, (format === 'default' ? body.detail?.code : format === 'unified' ? body.error?.code : body.code) as string];
+  return [
+    res.status,
+    (format === 'default'
+      ? body.detail?.code
+      : format === 'unified'
+        ? body.error?.code
+        : body.code) as string,
+  ];
 }
 
 /** A 304 as RFC 9110 §15.4.5 has it: the ETag, no body, no Content-Length or Content-Type. */
@@ -46,248 +75,390 @@ function assertNotModified(res: RawResponse, tag: string): void {
   assert.equal(res.headers['content-type'], undefined);
 }
 
-describe('validators: every representation carries a strong ETag, which every write changes', { timeout: SUITE_TIMEOUT_MS }, () => {
-  test('GET, HEAD and the v2 read carry the same strong ETag; HEAD has no body', () =>
-    withServer({ service: 'todo' }, async (url) => {
-      const tag = tagOf(await get(url, '/todos/1'));
-      assert.match(tag, /^"\d+"$/, 'strong: no W/');
-      const head = await read(url, '/todos/1', [], 'HEAD');
-      assert.equal(head.headers.etag, tag);
-      assert.equal(head.body.length, 0);
-      assert.equal(tagOf(await get(url, '/v2/todos/1')), tag);
-    }));
-
-  test('every kind of write answers with a new ETag, the one a read then shows: PUT, done, create, PUT creating', () =>
-    withServer({ service: 'todo' }, async (url) => {
-      const seen = [tagOf(await get(url, '/todos/1'))];
-      const answers = [
-        await put(url, '/todos/1', 'changed'),
-        await finish(url, '/todos/1'),
-        await send(url, { method: 'POST', path: '/todos', headers: JSON_BODY, body: '{"title":"new"}' }),
-        await put(url, '/todos/9', 'created by PUT'),
-      ];
-      assert.deepEqual(answers.map((res) => res.status), [200, 200, 201, 201]);
-      for (const res of answers) seen.push(tagOf(res));
-      assert.equal(new Set(seen).size, seen.length, `all different: ${seen.join(' ')}`);
-      assert.equal(tagOf(await get(url, '/todos/1')), seen[2], "item 1's read shows its last write's tag");
-      assert.equal(tagOf(await get(url, '/v2/todos/2')), seen[3]);
-      assert.equal(tagOf(await get(url, '/todos/9')), seen[4]);
-    }));
-
-  test("a stale If-Match never matches an item created again under a deleted item's id", () =>
-    withServer({ service: 'todo' }, async (url) => {
-      const created = await send(url, { method: 'POST', path: '/todos', headers: JSON_BODY, body: '{"title":"two"}' });
-      const old = tagOf(created);
-      assert.equal((await del(url, '/todos/2')).status, 204);
-      const again = await send(url, { method: 'POST', path: '/todos', headers: JSON_BODY, body: '{"title":"two"}' });
-      assert.equal((JSON.parse(again.text) as { id: number }).id, 2, 'the id was used again');
-      assert.notEqual(tagOf(again), old);
-      assert.equal((await put(url, '/todos/2', 'stale', [['If-Match', old]])).status, 412);
-    }));
-
-  test('a keyed create carries its ETag, and its replay carries the same one after the item changed', () =>
-    withServer({ service: 'todo' }, async (url) => {
-      const create = () => send(url, { method: 'POST', path: '/todos', headers: [...JSON_BODY, ['Idempotency-Key', 'k1']], body: '{"title":"keyed"}' });
-      const first = await create();
-      assert.equal(first.status, 201);
-      await put(url, '/todos/2', 'changed since');
-      const replay = await create();
-      assert.equal(replay.headers['idempotent-replayed'], 'true');
-      assert.equal(replay.headers.etag, tagOf(first));
-      assert.equal(replay.text, first.text);
-    }));
-
-  test("a balance carries an ETag, answers 304 while it holds, and a withdrawal changes it", () =>
-    withServer({ service: 'bank' }, async (url) => {
-      const tag = tagOf(await get(url, '/accounts/alice'));
-      assertNotModified(await read(url, '/accounts/alice', [['If-None-Match', tag]]), tag);
-      assert.equal((await send(url, { method: 'POST', path: '/withdraw/alice/10' })).status, 200);
-      const after = await read(url, '/accounts/alice', [['If-None-Match', tag]]);
-      assert.equal(after.status, 200);
-      assert.equal(after.text, '{"account":"alice","balance":90}');
-      assert.notEqual(tagOf(after), tag);
-    }));
-});
-
-describe('reads: If-None-Match answers 304 while the tag is current', { timeout: SUITE_TIMEOUT_MS }, () => {
-  test('the current tag, *, a list holding it, and its weak form answer 304 with the ETag and no body, HEAD too', () =>
-    withServer({ service: 'todo' }, async (url) => {
-      const tag = tagOf(await get(url, '/todos/1'));
-      for (const value of [tag, '*', `"nope", ${tag}`, `W/${tag}`]) {
-        assertNotModified(await read(url, '/todos/1', [['If-None-Match', value]]), tag);
-        assertNotModified(await read(url, '/v2/todos/1', [['If-None-Match', value]], 'HEAD'), tag);
-      }
-    }));
-
-  test('a stale or foreign tag answers the normal 200', () =>
-    withServer({ service: 'todo' }, async (url) => {
-      const before = await get(url, '/todos/1');
-      await put(url, '/todos/1', 'changed');
-      for (const value of [tagOf(before), '"nope"', 'not a tag']) {
-        const res = await read(url, '/todos/1', [['If-None-Match', value]]);
-        assert.equal(res.status, 200);
-        assert.equal(res.text, '{"id":1,"title":"changed","done":false}');
-      }
-    }));
-
-  test('a read with an If-Match that does not hold answers 412; one that holds, 200', () =>
-    withServer({ service: 'todo' }, async (url) => {
-      const tag = tagOf(await get(url, '/todos/1'));
-      assert.equal((await read(url, '/todos/1', [['If-Match', '"0"']])).status, 412);
-      assert.equal((await read(url, '/todos/1', [['If-Match', tag]])).status, 200);
-    }));
-});
-
-describe('writes: If-Match and If-None-Match are checked with the write; a failed one is 412 and changes nothing', { timeout: SUITE_TIMEOUT_MS }, () => {
-  for (const format of FORMATS) {
-    test(`${format}: PUT, DELETE and done with a stale If-Match answer 412 PRECONDITION_FAILED, and the item is unchanged`, () =>
-      withServer({ service: 'todo', errors: format }, async (url) => {
-        const first = await get(url, '/todos/1');
-        const stale = tagOf(first);
-        const current = tagOf(await put(url, '/todos/1', 'second'));
-        const answers = [await put(url, '/todos/1', 'lost', [['If-Match', stale]]), await del(url, '/todos/1', [['If-Match', stale]]), await finish(url, '/todos/1', [['If-Match', stale]])];
-        for (const res of answers) assert.deepEqual(errorOf(format, res), [412, 'PRECONDITION_FAILED']);
-        const now = await get(url, '/todos/1');
-        assert.equal(now.text, '{"id":1,"title":"second","done":false}');
-        assert.equal(tagOf(now), current);
+describe(
+  'validators: every representation carries a strong ETag, which every write changes',
+  { timeout: SUITE_TIMEOUT_MS },
+  () => {
+    test('GET, HEAD and the v2 read carry the same strong ETag; HEAD has no body', () =>
+      withServer({ service: 'todo' }, async (url) => {
+        const tag = tagOf(await get(url, '/todos/1'));
+        assert.match(tag, /^"\d+"$/, 'strong: no W/');
+        const head = await read(url, '/todos/1', [], 'HEAD');
+        assert.equal(head.headers.etag, tag);
+        assert.equal(head.body.length, 0);
+        assert.equal(tagOf(await get(url, '/v2/todos/1')), tag);
       }));
-  }
 
-  test('the current tag lets each write through, and the answer carries the new tag', () =>
-    withServer({ service: 'todo' }, async (url) => {
-      const replaced = await put(url, '/todos/1', 'second', [['If-Match', tagOf(await get(url, '/todos/1'))]]);
-      assert.equal(replaced.status, 200);
-      const finished = await finish(url, '/todos/1', [['If-Match', `"0", ${tagOf(replaced)}`]]);
-      assert.equal(finished.status, 200);
-      assert.equal(finished.text, '{"id":1,"title":"second","done":true}');
-      assert.equal((await del(url, '/todos/1', [['If-Match', tagOf(finished)]])).status, 204);
-      assert.equal((await get(url, '/todos/1')).status, 404);
-    }));
+    test('every kind of write answers with a new ETag, the one a read then shows: PUT, done, create, PUT creating', () =>
+      withServer({ service: 'todo' }, async (url) => {
+        const seen = [tagOf(await get(url, '/todos/1'))];
+        const answers = [
+          await put(url, '/todos/1', 'changed'),
+          await finish(url, '/todos/1'),
+          await send(url, {
+            method: 'POST',
+            path: '/todos',
+            headers: JSON_BODY,
+            body: '{"title":"new"}',
+          }),
+          await put(url, '/todos/9', 'created by PUT'),
+        ];
+        assert.deepEqual(
+          answers.map((res) => res.status),
+          [200, 200, 201, 201],
+        );
+        for (const res of answers) seen.push(tagOf(res));
+        assert.equal(new Set(seen).size, seen.length, `all different: ${seen.join(' ')}`);
+        assert.equal(
+          tagOf(await get(url, '/todos/1')),
+          seen[2],
+          "item 1's read shows its last write's tag",
+        );
+        assert.equal(tagOf(await get(url, '/v2/todos/2')), seen[3]);
+        assert.equal(tagOf(await get(url, '/todos/9')), seen[4]);
+      }));
 
-  test('a weak tag never matches If-Match, even the current one', () =>
-    withServer({ service: 'todo' }, async (url) => {
-      const tag = tagOf(await get(url, '/todos/1'));
-      assert.equal((await put(url, '/todos/1', 'weak', [['If-Match', `W/${tag}`]])).status, 412);
-      assert.equal((await get(url, '/todos/1')).text, '{"id":1,"title":"Buy milk","done":false}');
-    }));
+    test("a stale If-Match never matches an item created again under a deleted item's id", () =>
+      withServer({ service: 'todo' }, async (url) => {
+        const created = await send(url, {
+          method: 'POST',
+          path: '/todos',
+          headers: JSON_BODY,
+          body: '{"title":"two"}',
+        });
+        const old = tagOf(created);
+        assert.equal((await del(url, '/todos/2')).status, 204);
+        const again = await send(url, {
+          method: 'POST',
+          path: '/todos',
+          headers: JSON_BODY,
+          body: '{"title":"two"}',
+        });
+        assert.equal((JSON.parse(again.text) as { id: number }).id, 2, 'the id was used again');
+        assert.notEqual(tagOf(again), old);
+        assert.equal((await put(url, '/todos/2', 'stale', [['If-Match', old]])).status, 412);
+      }));
 
-  test('If-Match: * on an absent item is 412 and creates nothing; on an existing one it replaces', () =>
-    withServer({ service: 'todo' }, async (url) => {
-      assert.equal((await put(url, '/todos/5', 'absent', [['If-Match', '*']])).status, 412);
-      assert.equal((await get(url, '/todos/5')).status, 404);
-      assert.equal((await put(url, '/todos/1', 'present', [['If-Match', '*']])).status, 200);
-    }));
+    test('a keyed create carries its ETag, and its replay carries the same one after the item changed', () =>
+      withServer({ service: 'todo' }, async (url) => {
+        const create = () =>
+          send(url, {
+            method: 'POST',
+            path: '/todos',
+            headers: [...JSON_BODY, ['Idempotency-Key', 'k1']],
+            body: '{"title":"keyed"}',
+          });
+        const first = await create();
+        assert.equal(first.status, 201);
+        await put(url, '/todos/2', 'changed since');
+        const replay = await create();
+        assert.equal(replay.headers['idempotent-replayed'], 'true');
+        assert.equal(replay.headers.etag, tagOf(first));
+        assert.equal(replay.text, first.text);
+      }));
 
-  test('If-None-Match: * on PUT creates only an absent item: 201, then 412', () =>
-    withServer({ service: 'todo' }, async (url) => {
-      assert.equal((await put(url, '/todos/5', 'first', [['If-None-Match', '*']])).status, 201);
-      assert.equal((await put(url, '/todos/5', 'second', [['If-None-Match', '*']])).status, 412);
-      assert.equal((await get(url, '/todos/5')).text, '{"id":5,"title":"first","done":false}');
-    }));
-});
+    test('a balance carries an ETag, answers 304 while it holds, and a withdrawal changes it', () =>
+      withServer({ service: 'bank' }, async (url) => {
+        const tag = tagOf(await get(url, '/accounts/alice'));
+        assertNotModified(await read(url, '/accounts/alice', [['If-None-Match', tag]]), tag);
+        assert.equal((await send(url, { method: 'POST', path: '/withdraw/alice/10' })).status, 200);
+        const after = await read(url, '/accounts/alice', [['If-None-Match', tag]]);
+        assert.equal(after.status, 200);
+        assert.equal(after.text, '{"account":"alice","balance":90}');
+        assert.notEqual(tagOf(after), tag);
+      }));
+  },
+);
 
-describe('428: --require-if-match makes PUT of an existing item and DELETE name a version', { timeout: SUITE_TIMEOUT_MS }, () => {
-  for (const format of FORMATS) {
-    test(`${format}: PUT of an existing item and DELETE without If-Match answer 428 PRECONDITION_REQUIRED and change nothing`, () =>
-      withServer({ service: 'todo', errors: format, requireIfMatch: true }, async (url) => {
-        assert.deepEqual(errorOf(format, await put(url, '/todos/1', 'blind')), [428, 'PRECONDITION_REQUIRED']);
-        assert.deepEqual(errorOf(format, await del(url, '/todos/1')), [428, 'PRECONDITION_REQUIRED']);
+describe(
+  'reads: If-None-Match answers 304 while the tag is current',
+  { timeout: SUITE_TIMEOUT_MS },
+  () => {
+    test('the current tag, *, a list holding it, and its weak form answer 304 with the ETag and no body, HEAD too', () =>
+      withServer({ service: 'todo' }, async (url) => {
+        const tag = tagOf(await get(url, '/todos/1'));
+        for (const value of [tag, '*', `"nope", ${tag}`, `W/${tag}`]) {
+          assertNotModified(await read(url, '/todos/1', [['If-None-Match', value]]), tag);
+          assertNotModified(
+            await read(url, '/v2/todos/1', [['If-None-Match', value]], 'HEAD'),
+            tag,
+          );
+        }
+      }));
+
+    test('a stale or foreign tag answers the normal 200', () =>
+      withServer({ service: 'todo' }, async (url) => {
+        const before = await get(url, '/todos/1');
+        await put(url, '/todos/1', 'changed');
+        for (const value of [tagOf(before), '"nope"', 'not a tag']) {
+          const res = await read(url, '/todos/1', [['If-None-Match', value]]);
+          assert.equal(res.status, 200);
+          assert.equal(res.text, '{"id":1,"title":"changed","done":false}');
+        }
+      }));
+
+    test('a read with an If-Match that does not hold answers 412; one that holds, 200', () =>
+      withServer({ service: 'todo' }, async (url) => {
+        const tag = tagOf(await get(url, '/todos/1'));
+        assert.equal((await read(url, '/todos/1', [['If-Match', '"0"']])).status, 412);
+        assert.equal((await read(url, '/todos/1', [['If-Match', tag]])).status, 200);
+      }));
+  },
+);
+
+describe(
+  'writes: If-Match and If-None-Match are checked with the write; a failed one is 412 and changes nothing',
+  { timeout: SUITE_TIMEOUT_MS },
+  () => {
+    for (const format of FORMATS) {
+      test(`${format}: PUT, DELETE and done with a stale If-Match answer 412 PRECONDITION_FAILED, and the item is unchanged`, () =>
+        withServer({ service: 'todo', errors: format }, async (url) => {
+          const first = await get(url, '/todos/1');
+          const stale = tagOf(first);
+          const current = tagOf(await put(url, '/todos/1', 'second'));
+          const answers = [
+            await put(url, '/todos/1', 'lost', [['If-Match', stale]]),
+            await del(url, '/todos/1', [['If-Match', stale]]),
+            await finish(url, '/todos/1', [['If-Match', stale]]),
+          ];
+          for (const res of answers)
+            assert.deepEqual(errorOf(format, res), [412, 'PRECONDITION_FAILED']);
+          const now = await get(url, '/todos/1');
+          assert.equal(now.text, '{"id":1,"title":"second","done":false}');
+          assert.equal(tagOf(now), current);
+        }));
+    }
+
+    test('the current tag lets each write through, and the answer carries the new tag', () =>
+      withServer({ service: 'todo' }, async (url) => {
+        const replaced = await put(url, '/todos/1', 'second', [
+          ['If-Match', tagOf(await get(url, '/todos/1'))],
+        ]);
+        assert.equal(replaced.status, 200);
+        const finished = await finish(url, '/todos/1', [['If-Match', `"0", ${tagOf(replaced)}`]]);
+        assert.equal(finished.status, 200);
+        assert.equal(finished.text, '{"id":1,"title":"second","done":true}');
+        assert.equal((await del(url, '/todos/1', [['If-Match', tagOf(finished)]])).status, 204);
+        assert.equal((await get(url, '/todos/1')).status, 404);
+      }));
+
+    test('a weak tag never matches If-Match, even the current one', () =>
+      withServer({ service: 'todo' }, async (url) => {
+        const tag = tagOf(await get(url, '/todos/1'));
+        assert.equal((await put(url, '/todos/1', 'weak', [['If-Match', `W/${tag}`]])).status, 412);
         assert.equal((await get(url, '/todos/1')).text, '{"id":1,"title":"Buy milk","done":false}');
       }));
-  }
 
-  test('with it, a PUT creating an item, a finish, and any write naming a version need no more', () =>
-    withServer({ service: 'todo', requireIfMatch: true }, async (url) => {
-      assert.equal((await put(url, '/todos/5', 'new')).status, 201);
-      assert.equal((await finish(url, '/todos/5')).status, 200);
-      const tag = tagOf(await get(url, '/todos/1'));
-      assert.equal((await put(url, '/todos/1', 'named', [['If-Match', tag]])).status, 200);
-      assert.equal((await put(url, '/todos/1', 'stale', [['If-Match', tag]])).status, 412, 'a stale version is 412, not 428');
-    }));
+    test('If-Match: * on an absent item is 412 and creates nothing; on an existing one it replaces', () =>
+      withServer({ service: 'todo' }, async (url) => {
+        assert.equal((await put(url, '/todos/5', 'absent', [['If-Match', '*']])).status, 412);
+        assert.equal((await get(url, '/todos/5')).status, 404);
+        assert.equal((await put(url, '/todos/1', 'present', [['If-Match', '*']])).status, 200);
+      }));
 
-  test('only If-Match, or If-None-Match: * on a create, names a version: an If-None-Match naming tags is 428 on an existing item', () =>
-    withServer({ service: 'todo', requireIfMatch: true }, async (url) => {
-      const before = (await get(url, '/todos/1')).text;
-      assert.equal((await del(url, '/todos/1', [['If-None-Match', '"x"']])).status, 428, 'a DELETE naming a tag it refuses');
-      assert.equal((await put(url, '/todos/1', 'blind', [['If-None-Match', '"999"']])).status, 428, 'a PUT naming a tag it refuses');
-      assert.equal((await put(url, '/todos/1', 'blind', [['If-None-Match', 'W/"1", "2"']])).status, 428, 'a list of tags');
-      assert.equal((await get(url, '/todos/1')).text, before, 'nothing changed');
-      assert.equal((await put(url, '/todos/1', 'blind', [['If-None-Match', '*']])).status, 412, '* on an existing item: the create does not hold');
-      assert.equal((await put(url, '/todos/7', 'new', [['If-None-Match', '*']])).status, 201, '* on a create');
-      assert.equal((await put(url, '/todos/8', 'new', [['If-None-Match', '"3"']])).status, 201, 'a create needs no version whatever it names');
-    }));
+    test('If-None-Match: * on PUT creates only an absent item: 201, then 412', () =>
+      withServer({ service: 'todo' }, async (url) => {
+        assert.equal((await put(url, '/todos/5', 'first', [['If-None-Match', '*']])).status, 201);
+        assert.equal((await put(url, '/todos/5', 'second', [['If-None-Match', '*']])).status, 412);
+        assert.equal((await get(url, '/todos/5')).text, '{"id":5,"title":"first","done":false}');
+      }));
+  },
+);
 
-  test('without it (the default), a write without If-Match goes through as before', () =>
-    withServer({ service: 'todo' }, async (url) => {
-      assert.equal((await put(url, '/todos/1', 'blind')).status, 200);
-      assert.equal((await del(url, '/todos/1')).status, 204);
-    }));
-});
+describe(
+  '428: --require-if-match makes PUT of an existing item and DELETE name a version',
+  { timeout: SUITE_TIMEOUT_MS },
+  () => {
+    for (const format of FORMATS) {
+      test(`${format}: PUT of an existing item and DELETE without If-Match answer 428 PRECONDITION_REQUIRED and change nothing`, () =>
+        withServer({ service: 'todo', errors: format, requireIfMatch: true }, async (url) => {
+          assert.deepEqual(errorOf(format, await put(url, '/todos/1', 'blind')), [
+            428,
+            'PRECONDITION_REQUIRED',
+          ]);
+          assert.deepEqual(errorOf(format, await del(url, '/todos/1')), [
+            428,
+            'PRECONDITION_REQUIRED',
+          ]);
+          assert.equal(
+            (await get(url, '/todos/1')).text,
+            '{"id":1,"title":"Buy milk","done":false}',
+          );
+        }));
+    }
 
-describe('the order of the checks: 405, 422, 404 and 409 before 412 and 428 (RFC 9110 §13.2.1)', { timeout: SUITE_TIMEOUT_MS }, () => {
-  test('405 and 422 come before any condition: a stale If-Match does not change them', () =>
-    withServer({ service: 'todo', requireIfMatch: true }, async (url) => {
-      assert.equal((await send(url, { method: 'PATCH', path: '/todos/1', headers: [['If-Match', '"0"']] })).status, 405);
-      assert.equal((await put(url, '/todos/abc', 'x', [['If-Match', '"0"']])).status, 422);
-      const badBody = await send(url, { method: 'PUT', path: '/todos/1', headers: [...JSON_BODY, ['If-Match', '"0"']], body: '{"done":false}' });
-      assert.equal(badBody.status, 422);
-      assert.equal((await put(url, '/todos/abc', 'x')).status, 422, '422 before 428');
-    }));
+    test('with it, a PUT creating an item, a finish, and any write naming a version need no more', () =>
+      withServer({ service: 'todo', requireIfMatch: true }, async (url) => {
+        assert.equal((await put(url, '/todos/5', 'new')).status, 201);
+        assert.equal((await finish(url, '/todos/5')).status, 200);
+        const tag = tagOf(await get(url, '/todos/1'));
+        assert.equal((await put(url, '/todos/1', 'named', [['If-Match', tag]])).status, 200);
+        assert.equal(
+          (await put(url, '/todos/1', 'stale', [['If-Match', tag]])).status,
+          412,
+          'a stale version is 412, not 428',
+        );
+      }));
 
-  test('404 comes before 412 and 428: a DELETE or finish of a missing item is 404 whatever it names', () =>
-    withServer({ service: 'todo', requireIfMatch: true }, async (url) => {
-      assert.equal((await del(url, '/todos/99', [['If-Match', '"1"']])).status, 404);
-      assert.equal((await del(url, '/todos/99', [['If-Match', '*']])).status, 404);
-      assert.equal((await del(url, '/todos/99')).status, 404);
-      assert.equal((await finish(url, '/todos/99', [['If-Match', '"1"']])).status, 404);
-      assert.equal((await read(url, '/todos/99', [['If-Match', '"1"']])).status, 404);
-    }));
+    test('only If-Match, or If-None-Match: * on a create, names a version: an If-None-Match naming tags is 428 on an existing item', () =>
+      withServer({ service: 'todo', requireIfMatch: true }, async (url) => {
+        const before = (await get(url, '/todos/1')).text;
+        assert.equal(
+          (await del(url, '/todos/1', [['If-None-Match', '"x"']])).status,
+          428,
+          'a DELETE naming a tag it refuses',
+        );
+        assert.equal(
+          (await put(url, '/todos/1', 'blind', [['If-None-Match', '"999"']])).status,
+          428,
+          'a PUT naming a tag it refuses',
+        );
+        assert.equal(
+          (await put(url, '/todos/1', 'blind', [['If-None-Match', 'W/"1", "2"']])).status,
+          428,
+          'a list of tags',
+        );
+        assert.equal((await get(url, '/todos/1')).text, before, 'nothing changed');
+        assert.equal(
+          (await put(url, '/todos/1', 'blind', [['If-None-Match', '*']])).status,
+          412,
+          '* on an existing item: the create does not hold',
+        );
+        assert.equal(
+          (await put(url, '/todos/7', 'new', [['If-None-Match', '*']])).status,
+          201,
+          '* on a create',
+        );
+        assert.equal(
+          (await put(url, '/todos/8', 'new', [['If-None-Match', '"3"']])).status,
+          201,
+          'a create needs no version whatever it names',
+        );
+      }));
 
-  test('409 comes before 412: finishing a done item is 409 whatever it names', () =>
-    withServer({ service: 'todo' }, async (url) => {
-      const done = await finish(url, '/todos/1');
-      assert.equal((await finish(url, '/todos/1', [['If-Match', '"0"']])).status, 409);
-      assert.equal((await finish(url, '/todos/1', [['If-Match', tagOf(done)]])).status, 409);
-    }));
+    test('without it (the default), a write without If-Match goes through as before', () =>
+      withServer({ service: 'todo' }, async (url) => {
+        assert.equal((await put(url, '/todos/1', 'blind')).status, 200);
+        assert.equal((await del(url, '/todos/1')).status, 204);
+      }));
+  },
+);
 
-  test('POST /todos takes no condition: If-Match is ignored there', () =>
-    withServer({ service: 'todo' }, async (url) => {
-      const res = await send(url, { method: 'POST', path: '/todos', headers: [...JSON_BODY, ['If-Match', '"0"']], body: '{"title":"x"}' });
-      assert.equal(res.status, 201);
-    }));
-});
+describe(
+  'the order of the checks: 405, 422, 404 and 409 before 412 and 428 (RFC 9110 §13.2.1)',
+  { timeout: SUITE_TIMEOUT_MS },
+  () => {
+    test('405 and 422 come before any condition: a stale If-Match does not change them', () =>
+      withServer({ service: 'todo', requireIfMatch: true }, async (url) => {
+        assert.equal(
+          (await send(url, { method: 'PATCH', path: '/todos/1', headers: [['If-Match', '"0"']] }))
+            .status,
+          405,
+        );
+        assert.equal((await put(url, '/todos/abc', 'x', [['If-Match', '"0"']])).status, 422);
+        const badBody = await send(url, {
+          method: 'PUT',
+          path: '/todos/1',
+          headers: [...JSON_BODY, ['If-Match', '"0"']],
+          body: '{"done":false}',
+        });
+        assert.equal(badBody.status, 422);
+        assert.equal((await put(url, '/todos/abc', 'x')).status, 422, '422 before 428');
+      }));
 
-describe('the documents describe the conditional answers in every mode', { timeout: SUITE_TIMEOUT_MS }, () => {
-  type Operation = { responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, { examples?: Record<string, unknown> }> }> };
-  const operation = async (url: string, path: string, method: string): Promise<Operation> =>
-    ((JSON.parse((await get(url, '/openapi.json')).text) as { paths: Record<string, Record<string, Operation>> }).paths[path]?.[method]) as Operation;
-  const examples = (op: Operation): string[] => Object.values(op.responses).flatMap((row) => Object.values(row.content ?? {}).flatMap((media) => Object.keys(media.examples ?? {})));
+    test('404 comes before 412 and 428: a DELETE or finish of a missing item is 404 whatever it names', () =>
+      withServer({ service: 'todo', requireIfMatch: true }, async (url) => {
+        assert.equal((await del(url, '/todos/99', [['If-Match', '"1"']])).status, 404);
+        assert.equal((await del(url, '/todos/99', [['If-Match', '*']])).status, 404);
+        assert.equal((await del(url, '/todos/99')).status, 404);
+        assert.equal((await finish(url, '/todos/99', [['If-Match', '"1"']])).status, 404);
+        assert.equal((await read(url, '/todos/99', [['If-Match', '"1"']])).status, 404);
+      }));
 
-  test('reads list a 304 (3XX, with ETag, no content) and 412; writes an ETag on their success and 412; 428 only with the option', async () => {
-    for (const requireIfMatch of [false, true]) {
-      await withServer({ service: 'todo', errors: 'unified', requireIfMatch }, async (url) => {
-        const readOp = await operation(url, '/todos/{todo_id}', 'get');
-        assert.deepEqual(Object.keys(readOp.responses['3XX']?.headers ?? {}), ['ETag', 'X-Request-Id']);
-        assert.equal(readOp.responses['3XX']?.content, undefined);
-        assert.ok(readOp.responses['200']?.headers?.ETag !== undefined);
-        assert.ok(examples(readOp).includes('PRECONDITION_FAILED'));
-        for (const [path, method] of [['/todos/{todo_id}', 'put'], ['/todos/{todo_id}', 'delete'], ['/todos/{todo_id}/done', 'post']] as const) {
-          const op = await operation(url, path, method);
-          assert.ok(examples(op).includes('PRECONDITION_FAILED'), `${method} ${path} lists 412`);
-          assert.equal(examples(op).includes('PRECONDITION_REQUIRED'), requireIfMatch && method !== 'post', `${method} ${path} lists 428 only when it can answer it`);
+    test('409 comes before 412: finishing a done item is 409 whatever it names', () =>
+      withServer({ service: 'todo' }, async (url) => {
+        const done = await finish(url, '/todos/1');
+        assert.equal((await finish(url, '/todos/1', [['If-Match', '"0"']])).status, 409);
+        assert.equal((await finish(url, '/todos/1', [['If-Match', tagOf(done)]])).status, 409);
+      }));
+
+    test('POST /todos takes no condition: If-Match is ignored there', () =>
+      withServer({ service: 'todo' }, async (url) => {
+        const res = await send(url, {
+          method: 'POST',
+          path: '/todos',
+          headers: [...JSON_BODY, ['If-Match', '"0"']],
+          body: '{"title":"x"}',
+        });
+        assert.equal(res.status, 201);
+      }));
+  },
+);
+
+describe(
+  'the documents describe the conditional answers in every mode',
+  { timeout: SUITE_TIMEOUT_MS },
+  () => {
+    type Operation = {
+      responses: Record<
+        string,
+        {
+          headers?: Record<string, unknown>;
+          content?: Record<string, { examples?: Record<string, unknown> }>;
         }
-        assert.ok((await operation(url, '/todos/{todo_id}', 'put')).responses['200']?.headers?.ETag !== undefined);
-      });
-    }
-    const server = await startTestServer({ service: 'bank' });
-    try {
-      const balance = await operation(server.url, '/accounts/{account}', 'get');
-      assert.ok(balance.responses['3XX']?.headers?.ETag !== undefined);
-    } finally {
-      await server.close();
-    }
-  });
-});
+      >;
+    };
+    const operation = async (url: string, path: string, method: string): Promise<Operation> =>
+      (
+        JSON.parse((await get(url, '/openapi.json')).text) as {
+          paths: Record<string, Record<string, Operation>>;
+        }
+      ).paths[path]?.[method] as Operation;
+    const examples = (op: Operation): string[] =>
+      Object.values(op.responses).flatMap((row) =>
+        Object.values(row.content ?? {}).flatMap((media) => Object.keys(media.examples ?? {})),
+      );
+
+    test('reads list a 304 (3XX, with ETag, no content) and 412; writes an ETag on their success and 412; 428 only with the option', async () => {
+      for (const requireIfMatch of [false, true]) {
+        await withServer({ service: 'todo', errors: 'unified', requireIfMatch }, async (url) => {
+          const readOp = await operation(url, '/todos/{todo_id}', 'get');
+          assert.deepEqual(Object.keys(readOp.responses['3XX']?.headers ?? {}), [
+            'ETag',
+            'X-Request-Id',
+          ]);
+          assert.equal(readOp.responses['3XX']?.content, undefined);
+          assert.ok(readOp.responses['200']?.headers?.ETag !== undefined);
+          assert.ok(examples(readOp).includes('PRECONDITION_FAILED'));
+          for (const [path, method] of [
+            ['/todos/{todo_id}', 'put'],
+            ['/todos/{todo_id}', 'delete'],
+            ['/todos/{todo_id}/done', 'post'],
+          ] as const) {
+            const op = await operation(url, path, method);
+            assert.ok(examples(op).includes('PRECONDITION_FAILED'), `${method} ${path} lists 412`);
+            assert.equal(
+              examples(op).includes('PRECONDITION_REQUIRED'),
+              requireIfMatch && method !== 'post',
+              `${method} ${path} lists 428 only when it can answer it`,
+            );
+          }
+          assert.ok(
+            (await operation(url, '/todos/{todo_id}', 'put')).responses['200']?.headers?.ETag !==
+              undefined,
+          );
+        });
+      }
+      const server = await startTestServer({ service: 'bank' });
+      try {
+        const balance = await operation(server.url, '/accounts/{account}', 'get');
+        assert.ok(balance.responses['3XX']?.headers?.ETag !== undefined);
+      } finally {
+        await server.close();
+      }
+    });
+  },
+);
 
 describe('validators survive a restart', { timeout: SUITE_TIMEOUT_MS }, () => {
   test('a tag read before a restart is still current after it, on the same SQLite file', async () => {

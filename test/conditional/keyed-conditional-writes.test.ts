@@ -14,10 +14,18 @@ type Headers = readonly (readonly [string, string])[];
 const JSON_BODY: Headers = [['Content-Type', 'application/json']];
 
 const put = (url: string, path: string, title: string, headers: Headers): Promise<RawResponse> =>
-  send(url, { method: 'PUT', path, headers: [...JSON_BODY, ...headers], body: JSON.stringify({ title }) });
-const del = (url: string, path: string, headers: Headers): Promise<RawResponse> => send(url, { method: 'DELETE', path, headers });
-const finish = (url: string, path: string, headers: Headers): Promise<RawResponse> => send(url, { method: 'POST', path: `${path}/done`, headers });
-const codeOf = (res: RawResponse): string => (JSON.parse(res.text) as { error: { code: string } }).error.code;
+  send(url, {
+    method: 'PUT',
+    path,
+    headers: [...JSON_BODY, ...headers],
+    body: JSON.stringify({ title }),
+  });
+const del = (url: string, path: string, headers: Headers): Promise<RawResponse> =>
+  send(url, { method: 'DELETE', path, headers });
+const finish = (url: string, path: string, headers: Headers): Promise<RawResponse> =>
+  send(url, { method: 'POST', path: `${path}/done`, headers });
+const codeOf = (res: RawResponse): string =>
+  (JSON.parse(res.text) as { error: { code: string } }).error.code;
 
 /** The same answer again, marked as a replay: status, body and ETag of the first. */
 function assertReplayOf(replay: RawResponse, first: RawResponse): void {
@@ -27,7 +35,10 @@ function assertReplayOf(replay: RawResponse, first: RawResponse): void {
   assert.equal(replay.headers.etag, first.headers.etag);
 }
 
-async function withTodoServer(backend: () => Promise<FreshDatabase>, body: (url: string) => Promise<void>): Promise<void> {
+async function withTodoServer(
+  backend: () => Promise<FreshDatabase>,
+  body: (url: string) => Promise<void>,
+): Promise<void> {
   const database = await backend();
   try {
     await withServer({ service: 'todo', errors: 'unified', db: database.db }, body);
@@ -38,12 +49,17 @@ async function withTodoServer(backend: () => Promise<FreshDatabase>, body: (url:
 
 for (const backend of await storeBackends()) {
   suiteUnless(backend.skip, `keyed conditional writes on ${backend.name}`, () => {
-    const withTodos = (body: (url: string) => Promise<void>): Promise<void> => withTodoServer(backend.fresh, body);
+    const withTodos = (body: (url: string) => Promise<void>): Promise<void> =>
+      withTodoServer(backend.fresh, body);
 
     test('a retried conditional PUT whose first attempt succeeded replays its 200 and ETag, not 412, and writes nothing again', () =>
       withTodos(async (url) => {
         const tag = (await get(url, '/todos/1')).headers.etag as string;
-        const attempt = (): Promise<RawResponse> => put(url, '/todos/1', 'Buy oat milk', [['If-Match', tag], ['Idempotency-Key', 'put-1']]);
+        const attempt = (): Promise<RawResponse> =>
+          put(url, '/todos/1', 'Buy oat milk', [
+            ['If-Match', tag],
+            ['Idempotency-Key', 'put-1'],
+          ]);
         const first = await attempt();
         assert.equal(first.status, 200);
         assert.notEqual(first.headers.etag, tag);
@@ -57,7 +73,11 @@ for (const backend of await storeBackends()) {
     test('a retried conditional DELETE whose first attempt succeeded replays its 204, not 412 or 404', () =>
       withTodos(async (url) => {
         const tag = (await get(url, '/todos/1')).headers.etag as string;
-        const attempt = (): Promise<RawResponse> => del(url, '/todos/1', [['If-Match', tag], ['Idempotency-Key', 'delete-1']]);
+        const attempt = (): Promise<RawResponse> =>
+          del(url, '/todos/1', [
+            ['If-Match', tag],
+            ['Idempotency-Key', 'delete-1'],
+          ]);
         const first = await attempt();
         assert.equal(first.status, 204);
         const retry = await attempt();
@@ -69,29 +89,47 @@ for (const backend of await storeBackends()) {
     test('a retried conditional finish whose first attempt succeeded replays its 200 and ETag, not 409 or 412', () =>
       withTodos(async (url) => {
         const tag = (await get(url, '/todos/1')).headers.etag as string;
-        const attempt = (): Promise<RawResponse> => finish(url, '/todos/1', [['If-Match', tag], ['Idempotency-Key', 'done-1']]);
+        const attempt = (): Promise<RawResponse> =>
+          finish(url, '/todos/1', [
+            ['If-Match', tag],
+            ['Idempotency-Key', 'done-1'],
+          ]);
         const first = await attempt();
         assert.equal(first.status, 200);
         assert.deepEqual(JSON.parse(first.text), { id: 1, title: 'Buy milk', done: true });
         const retry = await attempt();
         assertReplayOf(retry, first);
-        assert.equal((await get(url, '/todos/1')).headers.etag, first.headers.etag, 'the retry took no new version');
+        assert.equal(
+          (await get(url, '/todos/1')).headers.etag,
+          first.headers.etag,
+          'the retry took no new version',
+        );
       }));
 
     test('a replay carries the ETag of its first answer even after the item changed since', () =>
       withTodos(async (url) => {
-        const attempt = (): Promise<RawResponse> => put(url, '/todos/1', 'first', [['If-Match', '*'], ['Idempotency-Key', 'put-then-changed']]);
+        const attempt = (): Promise<RawResponse> =>
+          put(url, '/todos/1', 'first', [
+            ['If-Match', '*'],
+            ['Idempotency-Key', 'put-then-changed'],
+          ]);
         const first = await attempt();
         assert.equal(first.status, 200);
         const later = await put(url, '/todos/1', 'someone else', []);
         assert.notEqual(later.headers.etag, first.headers.etag);
         assertReplayOf(await attempt(), first);
-        assert.equal(JSON.parse((await get(url, '/todos/1')).text).title, 'someone else', 'the replay overwrote nothing');
+        assert.equal(
+          JSON.parse((await get(url, '/todos/1')).text).title,
+          'someone else',
+          'the replay overwrote nothing',
+        );
       }));
 
     test('a key used again for another request (another body, path or method) is 422 IDEMPOTENCY_KEY_REUSED and changes nothing', () =>
       withTodos(async (url) => {
-        const first = await put(url, '/todos/1', 'Buy oat milk', [['Idempotency-Key', 'one-request']]);
+        const first = await put(url, '/todos/1', 'Buy oat milk', [
+          ['Idempotency-Key', 'one-request'],
+        ]);
         assert.equal(first.status, 200);
         const others = [
           await put(url, '/todos/1', 'Buy rice milk', [['Idempotency-Key', 'one-request']]),
@@ -99,7 +137,10 @@ for (const backend of await storeBackends()) {
           await del(url, '/todos/1', [['Idempotency-Key', 'one-request']]),
           await finish(url, '/todos/1', [['Idempotency-Key', 'one-request']]),
         ];
-        assert.deepEqual(others.map((res) => [res.status, codeOf(res)]), others.map(() => [422, 'IDEMPOTENCY_KEY_REUSED']));
+        assert.deepEqual(
+          others.map((res) => [res.status, codeOf(res)]),
+          others.map(() => [422, 'IDEMPOTENCY_KEY_REUSED']),
+        );
         const now = await get(url, '/todos/1');
         assert.equal(now.text, first.text);
         assert.equal(now.headers.etag, first.headers.etag);
@@ -108,7 +149,11 @@ for (const backend of await storeBackends()) {
 
     test('a refused keyed write is recorded as the bank records its refusals: its retry replays the 412, and still writes nothing', () =>
       withTodos(async (url) => {
-        const attempt = (): Promise<RawResponse> => put(url, '/todos/1', 'stale', [['If-Match', '"999"'], ['Idempotency-Key', 'stale-put']]);
+        const attempt = (): Promise<RawResponse> =>
+          put(url, '/todos/1', 'stale', [
+            ['If-Match', '"999"'],
+            ['Idempotency-Key', 'stale-put'],
+          ]);
         const first = await attempt();
         assert.deepEqual([first.status, codeOf(first)], [412, 'PRECONDITION_FAILED']);
         assertReplayOf(await attempt(), first);
@@ -117,7 +162,8 @@ for (const backend of await storeBackends()) {
 
     test('a keyed DELETE of a missing item replays its 404 even once the id holds an item again, which it leaves alone', () =>
       withTodos(async (url) => {
-        const attempt = (): Promise<RawResponse> => del(url, '/todos/5', [['Idempotency-Key', 'delete-5']]);
+        const attempt = (): Promise<RawResponse> =>
+          del(url, '/todos/5', [['Idempotency-Key', 'delete-5']]);
         const first = await attempt();
         assert.equal(first.status, 404);
         assert.equal((await put(url, '/todos/5', 'now there', [])).status, 201);
@@ -129,24 +175,50 @@ for (const backend of await storeBackends()) {
 
 suiteUnless(false, 'keys on conditional writes: the option and the documents', () => {
   test('--require-idempotency-key leaves the key of PUT, DELETE and done optional; POST /todos still needs one', () =>
-    withServer({ service: 'todo', errors: 'unified', idempotency: { required: true, ttlMs: 60_000 } }, async (url) => {
-      assert.equal((await put(url, '/todos/1', 'no key', [])).status, 200);
-      assert.equal((await finish(url, '/todos/1', [])).status, 200);
-      assert.equal((await del(url, '/todos/1', [])).status, 204);
-      const create = await send(url, { method: 'POST', path: '/todos', headers: JSON_BODY, body: '{"title":"no key"}' });
-      assert.deepEqual([create.status, codeOf(create)], [400, 'IDEMPOTENCY_KEY_REQUIRED']);
-    }));
+    withServer(
+      { service: 'todo', errors: 'unified', idempotency: { required: true, ttlMs: 60_000 } },
+      async (url) => {
+        assert.equal((await put(url, '/todos/1', 'no key', [])).status, 200);
+        assert.equal((await finish(url, '/todos/1', [])).status, 200);
+        assert.equal((await del(url, '/todos/1', [])).status, 204);
+        const create = await send(url, {
+          method: 'POST',
+          path: '/todos',
+          headers: JSON_BODY,
+          body: '{"title":"no key"}',
+        });
+        assert.deepEqual([create.status, codeOf(create)], [400, 'IDEMPOTENCY_KEY_REQUIRED']);
+      },
+    ));
 
   test('the documents list the Idempotency-Key header and the replay header on PUT, DELETE and done', () =>
     withServer({ service: 'todo' }, async (url) => {
-      type Operation = { parameters?: { name: string; in: string; required: boolean }[]; responses: Record<string, { headers?: Record<string, unknown> }> };
-      const paths = (JSON.parse((await get(url, '/openapi.json')).text) as { paths: Record<string, Record<string, Operation>> }).paths;
-      for (const [path, method, status] of [['/todos/{todo_id}', 'put', '200'], ['/todos/{todo_id}', 'delete', '204'], ['/todos/{todo_id}/done', 'post', '200']] as const) {
+      type Operation = {
+        parameters?: { name: string; in: string; required: boolean }[];
+        responses: Record<string, { headers?: Record<string, unknown> }>;
+      };
+      const paths = (
+        JSON.parse((await get(url, '/openapi.json')).text) as {
+          paths: Record<string, Record<string, Operation>>;
+        }
+      ).paths;
+      for (const [path, method, status] of [
+        ['/todos/{todo_id}', 'put', '200'],
+        ['/todos/{todo_id}', 'delete', '204'],
+        ['/todos/{todo_id}/done', 'post', '200'],
+      ] as const) {
         const op = paths[path]?.[method];
         assert.ok(op !== undefined, `${method} ${path}`);
         const key = op.parameters?.find((parameter) => parameter.name === 'Idempotency-Key');
-        assert.deepEqual([key?.in, key?.required], ['header', false], `${method} ${path} takes an optional key`);
-        assert.ok(op.responses[status]?.headers?.['Idempotent-Replayed'] !== undefined, `${method} ${path}'s ${status} may be a replay`);
+        assert.deepEqual(
+          [key?.in, key?.required],
+          ['header', false],
+          `${method} ${path} takes an optional key`,
+        );
+        assert.ok(
+          op.responses[status]?.headers?.['Idempotent-Replayed'] !== undefined,
+          `${method} ${path}'s ${status} may be a replay`,
+        );
       }
     }));
 });

@@ -17,7 +17,15 @@ const WRITERS = 1_000;
 const IN_FLIGHT = 100;
 
 const putWith = (url: string, tag: string, title: string): Promise<RawResponse> =>
-  send(url, { method: 'PUT', path: '/todos/1', headers: [['Content-Type', 'application/json'], ['If-Match', tag]], body: JSON.stringify({ title }) });
+  send(url, {
+    method: 'PUT',
+    path: '/todos/1',
+    headers: [
+      ['Content-Type', 'application/json'],
+      ['If-Match', tag],
+    ],
+    body: JSON.stringify({ title }),
+  });
 
 /** 1,000 PUTs of item 1 carrying its current tag, spread over the instances: exactly one wins, and every instance reads its body. */
 async function assertOneWriterWins(instances: readonly ServiceProcess[]): Promise<void> {
@@ -25,11 +33,23 @@ async function assertOneWriterWins(instances: readonly ServiceProcess[]): Promis
   const read = await get(urls[0] as string, '/todos/1');
   const tag = read.headers.etag as string;
   assert.match(tag, /^"\d+"$/);
-  const answers = await runBounded(WRITERS, IN_FLIGHT, (i) => putWith(urls[i % urls.length] as string, tag, `writer ${i}`));
-  const winners = answers.flatMap((answer, i) => (answer.status >= 200 && answer.status < 300 ? [i] : []));
+  const answers = await runBounded(WRITERS, IN_FLIGHT, (i) =>
+    putWith(urls[i % urls.length] as string, tag, `writer ${i}`),
+  );
+  const winners = answers.flatMap((answer, i) =>
+    answer.status >= 200 && answer.status < 300 ? [i] : [],
+  );
   assert.equal(winners.length, 1, `exactly one 2xx, not ${winners.length}`);
-  const refused = answers.filter((answer) => answer.status === 412 && (JSON.parse(answer.text) as { error: { code: string } }).error.code === 'PRECONDITION_FAILED');
-  assert.equal(refused.length, WRITERS - 1, `${WRITERS - 1} × 412: ${[...new Set(answers.map((answer) => answer.status))].join(', ')}`);
+  const refused = answers.filter(
+    (answer) =>
+      answer.status === 412 &&
+      (JSON.parse(answer.text) as { error: { code: string } }).error.code === 'PRECONDITION_FAILED',
+  );
+  assert.equal(
+    refused.length,
+    WRITERS - 1,
+    `${WRITERS - 1} × 412: ${[...new Set(answers.map((answer) => answer.status))].join(', ')}`,
+  );
   const winner = answers[winners[0] as number] as RawResponse;
   for (const url of urls) {
     const now = await get(url, '/todos/1');
@@ -44,7 +64,19 @@ const skip = await postgresSkip();
 processSuiteUnless(skip, 'no lost update across four instances on one PostgreSQL database', () => {
   test('1,000 concurrent PUTs with the same ETag over four instances: one 2xx, 999 × 412, and the item holds that one body', async () => {
     const database = await createTestDatabase();
-    const instances = await Promise.all(Array.from({ length: 4 }, () => startServiceProcess(['todo', '--db', database.url, '--errors', 'unified', '--access-log', 'off'])));
+    const instances = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        startServiceProcess([
+          'todo',
+          '--db',
+          database.url,
+          '--errors',
+          'unified',
+          '--access-log',
+          'off',
+        ]),
+      ),
+    );
     try {
       await assertOneWriterWins(instances);
     } finally {
@@ -57,7 +89,15 @@ processSuiteUnless(skip, 'no lost update across four instances on one PostgreSQL
 processSuiteUnless(false, 'no lost update on one SQLite instance', () => {
   test('1,000 concurrent PUTs with the same ETag: one 2xx, 999 × 412; after a restart the item keeps its ETag', async () => {
     const folder = await mkdtemp(join(tmpdir(), 'lost-update-'));
-    const args = ['todo', '--db', `sqlite:${join(folder, 'todo.sqlite')}`, '--errors', 'unified', '--access-log', 'off'];
+    const args = [
+      'todo',
+      '--db',
+      `sqlite:${join(folder, 'todo.sqlite')}`,
+      '--errors',
+      'unified',
+      '--access-log',
+      'off',
+    ];
     let instance = await startServiceProcess(args);
     try {
       await assertOneWriterWins([instance]);
@@ -67,7 +107,11 @@ processSuiteUnless(false, 'no lost update on one SQLite instance', () => {
       const after = await get(instance.urls[0] as string, '/todos/1');
       assert.equal(after.headers.etag, before.headers.etag);
       assert.equal(after.text, before.text);
-      const notModified = await send(instance.urls[0] as string, { method: 'GET', path: '/todos/1', headers: [['If-None-Match', before.headers.etag as string]] });
+      const notModified = await send(instance.urls[0] as string, {
+        method: 'GET',
+        path: '/todos/1',
+        headers: [['If-None-Match', before.headers.etag as string]],
+      });
       assert.equal(notModified.status, 304, 'a tag read before the restart is still current');
     } finally {
       await instance.kill();

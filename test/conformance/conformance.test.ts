@@ -22,23 +22,35 @@ function label(c: CorpusCase): string {
 }
 
 for (const sequence of loadSequences()) {
-  describe(`conformance ${sequence.id}: ${sequence.title} (${sequence.target})`, { timeout: SUITE_TIMEOUT_MS }, () => {
-    test('every recorded answer is given, in order, on a fresh server', async (t) => {
-      const options = TARGETS[sequence.target];
-      assert.ok(options, `unknown target ${sequence.target}`);
-      const server = await startTestServer(options);
-      try {
-        for (const c of sequence.requests) {
-          const body = c.request.body_b64 !== undefined ? Buffer.from(c.request.body_b64, 'base64') : c.request.body ?? undefined;
-          const headers = c.request.headers.filter(([name]) => name.toLowerCase() !== 'host');
-          const response = await send(server.url, { method: c.request.method, path: c.request.path, headers, body });
-          await t.test(label(c), () => {
-            assert.deepEqual(differences(c, response), []);
-          });
+  describe(
+    `conformance ${sequence.id}: ${sequence.title} (${sequence.target})`,
+    { timeout: SUITE_TIMEOUT_MS },
+    () => {
+      test('every recorded answer is given, in order, on a fresh server', async (t) => {
+        const options = TARGETS[sequence.target];
+        assert.ok(options, `unknown target ${sequence.target}`);
+        const server = await startTestServer(options);
+        try {
+          for (const c of sequence.requests) {
+            const body =
+              c.request.body_b64 !== undefined
+                ? Buffer.from(c.request.body_b64, 'base64')
+                : (c.request.body ?? undefined);
+            const headers = c.request.headers.filter(([name]) => name.toLowerCase() !== 'host');
+            const response = await send(server.url, {
+              method: c.request.method,
+              path: c.request.path,
+              headers,
+              body,
+            });
+            await t.test(label(c), () => {
+              assert.deepEqual(differences(c, response), []);
+            });
+          }
+        } finally {
+          await server.close();
         }
-      } finally {
-        await server.close();
-      }
-    });
-  });
+      });
+    },
+  );
 }

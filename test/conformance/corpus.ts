@@ -49,7 +49,8 @@ function toPlain(value: unknown, key?: string): unknown {
   if (key === 'json') return value;
   if (isLosslessNumber(value)) return value.valueOf();
   if (Array.isArray(value)) return value.map((item) => toPlain(item));
-  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toPlain(v, k)]));
+  if (typeof value === 'object' && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toPlain(v, k)]));
   return value;
 }
 

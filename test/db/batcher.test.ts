@@ -6,13 +6,18 @@ import { Batcher, type Settled } from '../../src/db/batcher.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 
 /** A runner that records every batch and answers each op with itself doubled, or an error for a negative op. */
-function recordingRunner(): { batches: number[][]; run: (ops: readonly number[]) => Promise<readonly Settled<number>[]> } {
+function recordingRunner(): {
+  batches: number[][];
+  run: (ops: readonly number[]) => Promise<readonly Settled<number>[]>;
+} {
   const batches: number[][] = [];
   return {
     batches,
     async run(ops) {
       batches.push([...ops]);
-      return ops.map((op) => (op < 0 ? { ok: false, error: new Error(`op ${op} failed`) } : { ok: true, outcome: op * 2 }));
+      return ops.map((op) =>
+        op < 0 ? { ok: false, error: new Error(`op ${op} failed`) } : { ok: true, outcome: op * 2 },
+      );
     },
   };
 }
@@ -25,20 +30,33 @@ describe('Batcher', { timeout: SUITE_TIMEOUT_MS }, () => {
     const batcher = new Batcher(runner.run, limits);
     const settled = await Promise.allSettled([1, 2, -3, 4].map((op) => batcher.submit(op)));
     assert.deepEqual(runner.batches, [[1, 2, -3, 4]]);
-    assert.deepEqual(settled.map((s) => (s.status === 'fulfilled' ? s.value : String(s.reason))), [2, 4, 'Error: op -3 failed', 8]);
+    assert.deepEqual(
+      settled.map((s) => (s.status === 'fulfilled' ? s.value : String(s.reason))),
+      [2, 4, 'Error: op -3 failed', 8],
+    );
   });
 
   test('a batch holds at most opsMax operations', async () => {
     const runner = recordingRunner();
     const batcher = new Batcher(runner.run, { ...limits, opsMax: 40 });
     await Promise.all(Array.from({ length: 100 }, (_, i) => batcher.submit(i)));
-    assert.deepEqual(runner.batches.map((b) => b.length), [40, 40, 20]);
-    assert.deepEqual(runner.batches.flat(), Array.from({ length: 100 }, (_, i) => i));
+    assert.deepEqual(
+      runner.batches.map((b) => b.length),
+      [40, 40, 20],
+    );
+    assert.deepEqual(
+      runner.batches.flat(),
+      Array.from({ length: 100 }, (_, i) => i),
+    );
   });
 
   test('a batch holds at most bytesMax bytes, and an operation larger than that goes alone', async () => {
     const runner = recordingRunner();
-    const batcher = new Batcher(runner.run, { ...limits, bytesMax: 10, sizeOf: (op: number) => op });
+    const batcher = new Batcher(runner.run, {
+      ...limits,
+      bytesMax: 10,
+      sizeOf: (op: number) => op,
+    });
     await Promise.all([3, 3, 3, 3, 50, 2].map((op) => batcher.submit(op)));
     assert.deepEqual(runner.batches, [[3, 3, 3], [3], [50], [2]]);
   });
@@ -46,14 +64,11 @@ describe('Batcher', { timeout: SUITE_TIMEOUT_MS }, () => {
   test('while a batch is out, new operations gather for the next one; none is answered before its batch', async () => {
     let release: (() => void) | undefined;
     const batches: number[][] = [];
-    const batcher = new Batcher<number, number>(
-      async (ops) => {
-        batches.push([...ops]);
-        if (batches.length === 1) await new Promise<void>((resolve) => (release = resolve));
-        return ops.map((op) => ({ ok: true, outcome: op }));
-      },
-      limits,
-    );
+    const batcher = new Batcher<number, number>(async (ops) => {
+      batches.push([...ops]);
+      if (batches.length === 1) await new Promise<void>((resolve) => (release = resolve));
+      return ops.map((op) => ({ ok: true, outcome: op }));
+    }, limits);
     let firstAnswered = false;
     const first = batcher.submit(1).then((v) => ((firstAnswered = true), v));
     await new Promise((resolve) => setImmediate(resolve));
@@ -74,7 +89,10 @@ describe('Batcher', { timeout: SUITE_TIMEOUT_MS }, () => {
       return ops.map((op) => ({ ok: true, outcome: op }));
     }, limits);
     const failed = await Promise.allSettled([1, 2].map((op) => batcher.submit(op)));
-    assert.deepEqual(failed.map((s) => s.status), ['rejected', 'rejected']);
+    assert.deepEqual(
+      failed.map((s) => s.status),
+      ['rejected', 'rejected'],
+    );
     assert.equal(await batcher.submit(3), 3);
   });
 
@@ -92,7 +110,10 @@ describe('Batcher', { timeout: SUITE_TIMEOUT_MS }, () => {
     await new Promise((resolve) => setImmediate(resolve));
     const queued = batcher.submit(2);
     const settled = await Promise.allSettled([first, queued]);
-    assert.deepEqual(settled.map((s) => s.status), ['rejected', 'rejected']);
+    assert.deepEqual(
+      settled.map((s) => s.status),
+      ['rejected', 'rejected'],
+    );
     assert.deepEqual(tried, [[1]]);
   });
 
@@ -107,7 +128,11 @@ describe('Batcher', { timeout: SUITE_TIMEOUT_MS }, () => {
 
   test('a batch may fill bytesMax exactly', async () => {
     const runner = recordingRunner();
-    const batcher = new Batcher(runner.run, { ...limits, bytesMax: 10, sizeOf: (op: number) => op });
+    const batcher = new Batcher(runner.run, {
+      ...limits,
+      bytesMax: 10,
+      sizeOf: (op: number) => op,
+    });
     await Promise.all([5, 5, 1].map((op) => batcher.submit(op)));
     assert.deepEqual(runner.batches, [[5, 5], [1]]);
   });
@@ -148,7 +173,10 @@ describe('Batcher', { timeout: SUITE_TIMEOUT_MS }, () => {
   test('the queue depth an observer reads counts the operations queued and those in batches not yet answered', async () => {
     const held = heldRunner();
     let depth: () => number = () => NaN;
-    const batcher = new Batcher(held.run, { ...limits, observer: { watchWriteQueue: (read) => (depth = read) } });
+    const batcher = new Batcher(held.run, {
+      ...limits,
+      observer: { watchWriteQueue: (read) => (depth = read) },
+    });
     const answers = [1, 2, 3].map((op) => batcher.submit(op));
     assert.equal(depth(), 3, 'queued');
     await turn();
@@ -173,20 +201,30 @@ describe('Batcher', { timeout: SUITE_TIMEOUT_MS }, () => {
         if (calls === 2) throw new Error('not committed');
         return ops.map((op) => ({ ok: true, outcome: op }));
       },
-      { ...limits, observer: { batchCommitted: (writes, seconds) => told.push([writes, seconds]) } },
+      {
+        ...limits,
+        observer: { batchCommitted: (writes, seconds) => told.push([writes, seconds]) },
+      },
     );
     await Promise.all([1, 2].map((op) => batcher.submit(op)));
     await assert.rejects(batcher.submit(3));
     assert.equal(told.length, 1);
     const [writes, seconds] = told[0] as [number, number];
     assert.equal(writes, 2);
-    assert.ok(seconds >= 0.025 && seconds < 1, `a commit of about 30 ms told in seconds, not ${seconds}`);
+    assert.ok(
+      seconds >= 0.025 && seconds < 1,
+      `a commit of about 30 ms told in seconds, not ${seconds}`,
+    );
   });
 
   test("a batch sent while another was out is timed from that one's answer: its wait before is queueing, not committing", async () => {
     const told: number[] = [];
     const held = heldRunner();
-    const batcher = new Batcher(held.run, { ...limits, inFlightMax: 2, observer: { batchCommitted: (_writes, seconds) => told.push(seconds) } });
+    const batcher = new Batcher(held.run, {
+      ...limits,
+      inFlightMax: 2,
+      observer: { batchCommitted: (_writes, seconds) => told.push(seconds) },
+    });
     const first = batcher.submit(1);
     await turn();
     const second = batcher.submit(2);
@@ -198,14 +236,22 @@ describe('Batcher', { timeout: SUITE_TIMEOUT_MS }, () => {
     await second;
     assert.equal(told.length, 2);
     assert.ok((told[0] as number) >= 0.09, 'the first: from its sending');
-    assert.ok((told[1] as number) < 0.06, `the second: from the first's answer, not from its sending 100 ms before (${told[1]})`);
+    assert.ok(
+      (told[1] as number) < 0.06,
+      `the second: from the first's answer, not from its sending 100 ms before (${told[1]})`,
+    );
   });
 
   test('the commit hook runs before any operation of the batch is answered', async () => {
     const order: string[] = [];
     const runner = recordingRunner();
-    const batcher = new Batcher(runner.run, { ...limits, onCommitted: () => order.push('committed') });
-    await Promise.all([1, 2].map((op) => batcher.submit(op).then(() => order.push(`answered ${op}`))));
+    const batcher = new Batcher(runner.run, {
+      ...limits,
+      onCommitted: () => order.push('committed'),
+    });
+    await Promise.all(
+      [1, 2].map((op) => batcher.submit(op).then(() => order.push(`answered ${op}`))),
+    );
     assert.deepEqual(order, ['committed', 'answered 1', 'answered 2']);
   });
 
@@ -214,7 +260,10 @@ describe('Batcher', { timeout: SUITE_TIMEOUT_MS }, () => {
     const settled = await Promise.allSettled([1, 2].map((op) => batcher.submit(op)));
     assert.deepEqual(
       settled.map((s) => (s.status === 'rejected' ? String(s.reason) : 'answered')),
-      ['Error: the database answered 1 of 2 operations', 'Error: the database answered 1 of 2 operations'],
+      [
+        'Error: the database answered 1 of 2 operations',
+        'Error: the database answered 1 of 2 operations',
+      ],
     );
   });
 
@@ -282,14 +331,20 @@ describe('Batcher', { timeout: SUITE_TIMEOUT_MS }, () => {
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** A runner whose batches wait until the test releases them, by their number in sending order. */
-function heldRunner(): { batches: number[][]; run: (ops: readonly number[]) => Promise<readonly Settled<number>[]>; release: (batch: number) => void } {
+function heldRunner(): {
+  batches: number[][];
+  run: (ops: readonly number[]) => Promise<readonly Settled<number>[]>;
+  release: (batch: number) => void;
+} {
   const batches: number[][] = [];
   const releases: (() => void)[] = [];
   return {
     batches,
     run: (ops) => {
       batches.push([...ops]);
-      return new Promise((resolve) => releases.push(() => resolve(ops.map((op) => ({ ok: true, outcome: op })))));
+      return new Promise((resolve) =>
+        releases.push(() => resolve(ops.map((op) => ({ ok: true, outcome: op })))),
+      );
     },
     release: (batch) => releases[batch]?.(),
   };

@@ -2,14 +2,18 @@
 // row per promise. Real failures of each kind are produced end to end in test/reliability/.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { isOutage, postgresStoreError, translatePostgresError } from '../../src/db/postgres-errors.js';
+import {
+  isOutage,
+  postgresStoreError,
+  translatePostgresError,
+} from '../../src/db/postgres-errors.js';
 import { sqliteStoreError, translateSqliteError } from '../../src/db/sqlite-errors.js';
 import { isStoreFault, StoreError, type StoreFault } from '../../src/db/store-errors.js';
 import { ApiError } from '../../src/http/errors.js';
 import { answerForStoreError } from '../../src/store-answers.js';
 
-
-const pgError = (code: string, message = `pg ${code}`): Error => Object.assign(new Error(message), { code });
+const pgError = (code: string, message = `pg ${code}`): Error =>
+  Object.assign(new Error(message), { code });
 
 describe('PostgreSQL failures by SQLSTATE', () => {
   // Each row: the SQLSTATE, its name, its store fault, and the words the message starts with before PostgreSQL's own.
@@ -25,7 +29,12 @@ describe('PostgreSQL failures by SQLSTATE', () => {
     ['40P01', 'deadlock_detected', 'busy', 'the database gave up waiting'],
     ['55P03', 'lock_not_available', 'busy', 'the database gave up waiting'],
     ['08006', 'connection_failure (class 08)', 'unavailable', 'the database is unavailable'],
-    ['08001', 'sqlclient_unable_to_establish_sqlconnection', 'unavailable', 'the database is unavailable'],
+    [
+      '08001',
+      'sqlclient_unable_to_establish_sqlconnection',
+      'unavailable',
+      'the database is unavailable',
+    ],
     ['57P01', 'admin_shutdown (class 57)', 'unavailable', 'the database is unavailable'],
     ['57P03', 'cannot_connect_now (class 57)', 'unavailable', 'the database is unavailable'],
     ['58030', 'io_error (class 58)', 'unavailable', 'the database is unavailable'],
@@ -52,7 +61,17 @@ describe('PostgreSQL failures by SQLSTATE', () => {
   }
 
   test('every socket failure Node reports while connecting or talking is unavailability; another code is left alone', () => {
-    for (const code of ['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']) {
+    for (const code of [
+      'ECONNREFUSED',
+      'ECONNRESET',
+      'ECONNABORTED',
+      'ETIMEDOUT',
+      'EPIPE',
+      'EHOSTUNREACH',
+      'ENETUNREACH',
+      'ENOTFOUND',
+      'EAI_AGAIN',
+    ]) {
       const fault = postgresStoreError(pgError(code));
       assert.ok(isStoreFault(fault, 'unavailable'), code);
       assert.equal(fault.message, `the database is unavailable: pg ${code}`);
@@ -60,7 +79,7 @@ describe('PostgreSQL failures by SQLSTATE', () => {
     assert.equal(postgresStoreError(pgError('EACCES')), undefined);
   });
 
-  test("every failure pg and pg-pool raise with a message and no code is unavailability, by that exact message", () => {
+  test('every failure pg and pg-pool raise with a message and no code is unavailability, by that exact message', () => {
     const messages = [
       'timeout exceeded when trying to connect',
       'Connection terminated due to connection timeout',
@@ -93,7 +112,12 @@ describe('PostgreSQL failures by SQLSTATE', () => {
 
   test('only unavailability is an outage that fails the queue behind it; busy and saturated queues drain', () => {
     assert.equal(isOutage(new StoreError('unavailable', 'gone')), true);
-    for (const error of [new StoreError('busy', 'busy'), new StoreError('saturated', 'full pool'), new Error('bug')]) assert.equal(isOutage(error), false, error.message);
+    for (const error of [
+      new StoreError('busy', 'busy'),
+      new StoreError('saturated', 'full pool'),
+      new Error('bug'),
+    ])
+      assert.equal(isOutage(error), false, error.message);
   });
 
   test('an error without a code, and a value that is no error, are left as they are', () => {
@@ -101,7 +125,10 @@ describe('PostgreSQL failures by SQLSTATE', () => {
     assert.equal(postgresStoreError('53100'), undefined);
     assert.equal(postgresStoreError(null), undefined);
     assert.equal(postgresStoreError(undefined), undefined);
-    assert.equal(postgresStoreError(Object.assign(new Error('coded by a number'), { code: 53100 })), undefined);
+    assert.equal(
+      postgresStoreError(Object.assign(new Error('coded by a number'), { code: 53100 })),
+      undefined,
+    );
   });
 });
 
@@ -145,7 +172,7 @@ describe('SQLite failures by result code', () => {
     assert.equal(fault.cause, thrown);
   });
 
-  test('a store error, a failure that is not the database\'s, an error without a string code, and a value that is no error pass unchanged', () => {
+  test("a store error, a failure that is not the database's, an error without a string code, and a value that is no error pass unchanged", () => {
     for (const error of [
       new StoreError('busy', 'already classified'),
       Object.assign(new Error('CHECK constraint failed'), { code: 'SQLITE_CONSTRAINT_CHECK' }),
@@ -187,7 +214,9 @@ describe('how the services answer each store fault', () => {
   });
 
   test('each fault has its own stable code and fault name, and says whether it is the writes that fail', () => {
-    const faults = [...passing, new StoreError('corrupt', 'x')].map((fault) => `${fault.code} ${fault.fault} ${fault.failsWrites ? 'writes fail' : 'not writes'}`);
+    const faults = [...passing, new StoreError('corrupt', 'x')].map(
+      (fault) => `${fault.code} ${fault.fault} ${fault.failsWrites ? 'writes fail' : 'not writes'}`,
+    );
     assert.deepEqual(faults, [
       'STORE_UNAVAILABLE unavailable not writes',
       'STORE_BUSY busy not writes',

@@ -17,9 +17,16 @@ const EXIT_WAIT_MS = 20_000;
 const dir = mkdtempSync(join(tmpdir(), 'group-commit-exit-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-function runChild(name: string, turns: string): Promise<{ code: number | null; out: string; exitedAlone: boolean }> {
+function runChild(
+  name: string,
+  turns: string,
+): Promise<{ code: number | null; out: string; exitedAlone: boolean }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [fileURLToPath(CHILD), join(dir, `${name}.sqlite`), turns], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      [fileURLToPath(CHILD), join(dir, `${name}.sqlite`), turns],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     const timer = setTimeout(() => child.kill('SIGKILL'), EXIT_WAIT_MS);
@@ -38,7 +45,11 @@ function runChild(name: string, turns: string): Promise<{ code: number | null; o
 describe('the writer thread and the life of its process', { timeout: SUITE_TIMEOUT_MS }, () => {
   test('a process that only waits for its writes gets every answer, the last batch too when the one before is answered first', async () => {
     const { code, out, exitedAlone } = await runChild('two-batches', '2000,2000');
-    assert.equal(out, '4000 written\n', 'exit code 13 is a top-level await left unsettled: the process ended with a batch out');
+    assert.equal(
+      out,
+      '4000 written\n',
+      'exit code 13 is a top-level await left unsettled: the process ended with a batch out',
+    );
     assert.ok(exitedAlone, `the idle writer held the process for ${EXIT_WAIT_MS} ms`);
     assert.equal(code, 0);
   });

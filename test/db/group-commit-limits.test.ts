@@ -26,8 +26,13 @@ describe('group commit at its limits', { timeout: SUITE_TIMEOUT_MS }, () => {
     const file = freshFile();
     const ledger = await openSqliteLedger(file, new Map([['alice', queued + 5]]));
     try {
-      const outcomes = await Promise.all(Array.from({ length: queued }, () => ledger.withdraw('alice', 1)));
-      assert.deepEqual(outcomes, Array.from({ length: queued }, (_, i) => ({ kind: 'done', balance: queued + 4 - i })));
+      const outcomes = await Promise.all(
+        Array.from({ length: queued }, () => ledger.withdraw('alice', 1)),
+      );
+      assert.deepEqual(
+        outcomes,
+        Array.from({ length: queued }, (_, i) => ({ kind: 'done', balance: queued + 4 - i })),
+      );
       assert.equal(await ledger.balance('alice'), 5);
     } finally {
       await ledger.close();
@@ -43,9 +48,21 @@ describe('group commit at its limits', { timeout: SUITE_TIMEOUT_MS }, () => {
   test(`${queued} creates queued at once take the ids 2 to ${queued + 1}, in the order asked, and each is stored`, async () => {
     const store = await openSqliteTodoStore(freshFile());
     try {
-      const created = await Promise.all(Array.from({ length: queued }, (_, i) => createTodo(store, { title: `t${i}`, done: i % 2 === 0 })));
-      assert.deepEqual(created, Array.from({ length: queued }, (_, i) => ({ id: i + 2, title: `t${i}`, done: i % 2 === 0 })));
-      for (const todo of created) assert.deepEqual(dataOf(await store.get(todo.id as number)), todo);
+      const created = await Promise.all(
+        Array.from({ length: queued }, (_, i) =>
+          createTodo(store, { title: `t${i}`, done: i % 2 === 0 }),
+        ),
+      );
+      assert.deepEqual(
+        created,
+        Array.from({ length: queued }, (_, i) => ({
+          id: i + 2,
+          title: `t${i}`,
+          done: i % 2 === 0,
+        })),
+      );
+      for (const todo of created)
+        assert.deepEqual(dataOf(await store.get(todo.id as number)), todo);
       assert.equal(await store.get(queued + 2), undefined);
     } finally {
       await store.close();

@@ -8,8 +8,12 @@ import { isoMilliseconds } from '../../src/db/iso-time.js';
 test("the time is the text strftime('%Y-%m-%dT%H:%M:%fZ') writes for the same millisecond", () => {
   const db = new Database(':memory:');
   try {
-    const strftime = db.prepare<[number], string>("SELECT strftime('%Y-%m-%dT%H:%M:%fZ', ? / 1000.0, 'unixepoch')").pluck(true);
-    for (const ms of [0, 1_795_628_441_227, 1_795_628_441_001, 1_795_628_441_999, 951_782_400_000]) {
+    const strftime = db
+      .prepare<[number], string>("SELECT strftime('%Y-%m-%dT%H:%M:%fZ', ? / 1000.0, 'unixepoch')")
+      .pluck(true);
+    for (const ms of [
+      0, 1_795_628_441_227, 1_795_628_441_001, 1_795_628_441_999, 951_782_400_000,
+    ]) {
       assert.equal(isoMilliseconds(() => ms)(), strftime.get(ms));
     }
   } finally {

@@ -42,7 +42,11 @@ function recorded(...answers: (number | Error)[]): Recorded {
 }
 
 /** A prune whose every batch waits until the test releases it with its answer. */
-function heldPrune(): { prune: () => Promise<number>; release: (rows: number) => void; readonly calls: number } {
+function heldPrune(): {
+  prune: () => Promise<number>;
+  release: (rows: number) => void;
+  readonly calls: number;
+} {
   let release: (rows: number) => void = () => undefined;
   let calls = 0;
   return {
@@ -59,7 +63,9 @@ function mockClock(t: TestContext): void {
 }
 
 /** Pruning with held batches (keys living 4 minutes), its first round started and waiting for its first batch. */
-async function firstRoundHeld(t: TestContext): Promise<{ held: ReturnType<typeof heldPrune>; pruning: KeyPruning }> {
+async function firstRoundHeld(
+  t: TestContext,
+): Promise<{ held: ReturnType<typeof heldPrune>; pruning: KeyPruning }> {
   mockClock(t);
   const held = heldPrune();
   const pruning = startKeyPruning(held.prune, 4 * MINUTE);
@@ -114,12 +120,24 @@ describe('pruning expired idempotency keys in the background', () => {
 
   test('a round goes on while batches come back full, and ends at the first short one', async (t) => {
     mockClock(t);
-    const { bounds, prune } = recorded(PRUNE_BATCH_ROWS, PRUNE_BATCH_ROWS, PRUNE_BATCH_ROWS - 1, PRUNE_BATCH_ROWS);
+    const { bounds, prune } = recorded(
+      PRUNE_BATCH_ROWS,
+      PRUNE_BATCH_ROWS,
+      PRUNE_BATCH_ROWS - 1,
+      PRUNE_BATCH_ROWS,
+    );
     const pruning = startKeyPruning(prune, 4 * MINUTE);
     t.mock.timers.tick(MINUTE);
     await settle();
-    assert.equal(bounds.length, 3, 'three batches: two full, one short; the fourth answer is for the next round');
-    assert.ok(bounds.every((bound) => bound === EPOCH + MINUTE - 4 * MINUTE), 'one bound for the whole round');
+    assert.equal(
+      bounds.length,
+      3,
+      'three batches: two full, one short; the fourth answer is for the next round',
+    );
+    assert.ok(
+      bounds.every((bound) => bound === EPOCH + MINUTE - 4 * MINUTE),
+      'one bound for the whole round',
+    );
     await pruning.stop();
   });
 
@@ -150,14 +168,22 @@ describe('pruning expired idempotency keys in the background', () => {
   test('a failed round is logged as a warning with its reason, and the next round tries again', async (t) => {
     mockClock(t);
     const lines: { level: number; msg: string; reason?: string }[] = [];
-    const log = createLogger('info', (line) => lines.push(JSON.parse(line) as { level: number; msg: string; reason?: string }));
+    const log = createLogger('info', (line) =>
+      lines.push(JSON.parse(line) as { level: number; msg: string; reason?: string }),
+    );
     const { bounds, prune } = recorded(new Error('connection refused'), 3);
     const pruning = startKeyPruning(prune, 4 * MINUTE, log);
     t.mock.timers.tick(MINUTE);
     await settle();
     assert.deepEqual(
       lines.map(({ level, msg, reason }) => ({ level, msg, reason })),
-      [{ level: 40, msg: 'pruning expired idempotency keys failed; tried again later', reason: 'connection refused' }],
+      [
+        {
+          level: 40,
+          msg: 'pruning expired idempotency keys failed; tried again later',
+          reason: 'connection refused',
+        },
+      ],
     );
     t.mock.timers.tick(MINUTE);
     await settle();
@@ -173,7 +199,10 @@ describe('pruning expired idempotency keys in the background', () => {
     const pruning = startKeyPruning(() => Promise.reject('the database said no'), 4 * MINUTE, log);
     t.mock.timers.tick(MINUTE);
     await settle();
-    assert.deepEqual(lines.map(({ reason }) => reason), ['the database said no']);
+    assert.deepEqual(
+      lines.map(({ reason }) => reason),
+      ['the database said no'],
+    );
     await pruning.stop();
 
     let calls = 0;

@@ -15,7 +15,15 @@ describe("a keyed write's share of a batch's byte bound", () => {
   test('a keyed write adds its key, its fingerprint and 16 bytes for the times sent with them', () => {
     const entry: BatchEntry<string, string> = {
       op: 'withdraw',
-      keyed: { key: { key: 'k'.repeat(255), fingerprint: 'POST /withdraw/alice/10', nowMs: 0, expiredBeforeMs: 0 }, outcome: (outcome) => outcome },
+      keyed: {
+        key: {
+          key: 'k'.repeat(255),
+          fingerprint: 'POST /withdraw/alice/10',
+          nowMs: 0,
+          expiredBeforeMs: 0,
+        },
+        outcome: (outcome) => outcome,
+      },
     };
     assert.equal(sizeOf(entry), 8 + 255 + 'POST /withdraw/alice/10'.length + 16);
   });

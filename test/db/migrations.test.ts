@@ -22,7 +22,11 @@ const step = (version: number): Migration => ({
 });
 
 /** Opens `location` with these steps for `service`, and closes it; how many times it was seeded. */
-async function migrate(location: string, migrations: readonly Migration[], service = 'svc'): Promise<number> {
+async function migrate(
+  location: string,
+  migrations: readonly Migration[],
+  service = 'svc',
+): Promise<number> {
   let seeded = 0;
   const db = await openSqlite({ location, service, migrations, seed: () => void (seeded += 1) });
   db.close();
@@ -51,9 +55,10 @@ async function whileWriteLockHeld(location: string, body: () => Promise<void>): 
 }
 
 const applied = (location: string): string[] =>
-  read<{ service: string; version: number }>(location, 'SELECT service, version FROM schema_migrations ORDER BY service, version').map(
-    (row) => `${row.service} ${row.version}`,
-  );
+  read<{ service: string; version: number }>(
+    location,
+    'SELECT service, version FROM schema_migrations ORDER BY service, version',
+  ).map((row) => `${row.service} ${row.version}`);
 
 describe('migrations', () => {
   test('a new database gets every step in version order, whatever order they are listed in, and is seeded once', async () => {
@@ -75,7 +80,13 @@ describe('migrations', () => {
     const file = freshFile();
     await migrate(file, [step(1)]);
     await whileWriteLockHeld(file, async () => {
-      const db = await openSqlite({ location: file, service: 'svc', migrations: [step(1)], seed: () => undefined, busyTimeoutMs: 0 });
+      const db = await openSqlite({
+        location: file,
+        service: 'svc',
+        migrations: [step(1)],
+        seed: () => undefined,
+        busyTimeoutMs: 0,
+      });
       db.close();
     });
   });
@@ -84,7 +95,16 @@ describe('migrations', () => {
     const file = freshFile();
     await migrate(file, [step(1)]);
     await whileWriteLockHeld(file, () =>
-      assert.rejects(openSqlite({ location: file, service: 'svc', migrations: [step(1), step(2)], seed: () => undefined, busyTimeoutMs: 0 }), (error: unknown) => isStoreFault(error, 'busy')),
+      assert.rejects(
+        openSqlite({
+          location: file,
+          service: 'svc',
+          migrations: [step(1), step(2)],
+          seed: () => undefined,
+          busyTimeoutMs: 0,
+        }),
+        (error: unknown) => isStoreFault(error, 'busy'),
+      ),
     );
     assert.deepEqual(applied(file), ['svc 1'], 'nothing was applied');
   });
@@ -105,7 +125,17 @@ describe('migrations', () => {
   test('two services keep their own versions in one file', async () => {
     const file = freshFile();
     assert.equal(await migrate(file, [step(1)], 'a'), 1);
-    assert.equal(await migrate(file, [{ version: 1, sql: 'CREATE TABLE b1 (x INTEGER)' }, { version: 2, sql: 'CREATE TABLE b2 (x INTEGER)' }], 'b'), 1);
+    assert.equal(
+      await migrate(
+        file,
+        [
+          { version: 1, sql: 'CREATE TABLE b1 (x INTEGER)' },
+          { version: 2, sql: 'CREATE TABLE b2 (x INTEGER)' },
+        ],
+        'b',
+      ),
+      1,
+    );
     assert.equal(await migrate(file, [step(1), step(2)], 'a'), 0);
     assert.deepEqual(applied(file), ['a 1', 'a 2', 'b 1', 'b 2']);
   });
@@ -130,8 +160,14 @@ describe('migrations', () => {
     test(`migration versions must be distinct positive integers: ${versions.join(', ')} is refused, and nothing is written`, async () => {
       const file = freshFile();
       await assert.rejects(
-        migrate(file, versions.map((version, i) => ({ version, sql: `CREATE TABLE v${i} (x INTEGER)` }))),
-        { code: 'MIGRATION_FAILED', message: `migration versions must be distinct positive integers (found ${found})` },
+        migrate(
+          file,
+          versions.map((version, i) => ({ version, sql: `CREATE TABLE v${i} (x INTEGER)` })),
+        ),
+        {
+          code: 'MIGRATION_FAILED',
+          message: `migration versions must be distinct positive integers (found ${found})`,
+        },
       );
       assert.deepEqual(read(file, "SELECT name FROM sqlite_schema WHERE type = 'table'"), []);
     });
@@ -143,7 +179,8 @@ describe('migrations', () => {
     const readOnly = new Database(file, { readonly: true });
     try {
       assert.equal(WRITE_PROBE_STATEMENTS.length, 2);
-      for (const statement of WRITE_PROBE_STATEMENTS) assert.throws(() => readOnly.exec(statement), { code: 'SQLITE_READONLY' }, statement);
+      for (const statement of WRITE_PROBE_STATEMENTS)
+        assert.throws(() => readOnly.exec(statement), { code: 'SQLITE_READONLY' }, statement);
     } finally {
       readOnly.close();
     }

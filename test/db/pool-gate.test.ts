@@ -9,7 +9,9 @@ test('no more than `size` turns are out at once; the others are granted in the o
   const gate = new PoolGate({ size: 2, waitMs: 10_000 });
   const granted: number[] = [];
   const releases = await Promise.all([gate.acquire(), gate.acquire()]);
-  const waiting = [2, 3, 4].map((n) => gate.acquire().then((release) => (granted.push(n), release)));
+  const waiting = [2, 3, 4].map((n) =>
+    gate.acquire().then((release) => (granted.push(n), release)),
+  );
   assert.deepEqual(gate.usage, { inUse: 2, waiting: 3, size: 2 });
   releases[0]?.();
   releases[1]?.();
@@ -38,7 +40,9 @@ test('a wait past waitMs fails as a saturated store, leaves the queue, and the o
   await assert.rejects(
     gate.acquire(),
     (error: unknown) =>
-      isStoreFault(error, 'saturated') && error.code === 'STORE_SATURATED' && error.message === 'no pooled connection came free within 20 ms (pool size 1)',
+      isStoreFault(error, 'saturated') &&
+      error.code === 'STORE_SATURATED' &&
+      error.message === 'no pooled connection came free within 20 ms (pool size 1)',
   );
   assert.deepEqual(gate.usage, { inUse: 1, waiting: 0, size: 1 });
   release();
@@ -51,7 +55,9 @@ test('every wait past waitMs fails, wherever it stands in the queue', async () =
   const release = await gate.acquire();
   const outcomes = await Promise.allSettled([gate.acquire(), gate.acquire(), gate.acquire()]);
   assert.deepEqual(
-    outcomes.map((outcome) => outcome.status === 'rejected' && isStoreFault(outcome.reason, 'saturated')),
+    outcomes.map(
+      (outcome) => outcome.status === 'rejected' && isStoreFault(outcome.reason, 'saturated'),
+    ),
     [true, true, true],
   );
   assert.deepEqual(gate.usage, { inUse: 1, waiting: 0, size: 1 });
@@ -67,8 +73,16 @@ test('a wait behind waiters already served fails on time too', async () => {
   const releaseSecond = await second;
   // The third waiter now stands behind one that was served: its time runs out all the same.
   let timer: NodeJS.Timeout | undefined;
-  const stillWaiting = new Promise((resolve) => (timer = setTimeout(() => resolve('still waiting'), 1_000)));
-  const outcome = await Promise.race([third.then(() => 'granted', (error: unknown) => error), stillWaiting]);
+  const stillWaiting = new Promise(
+    (resolve) => (timer = setTimeout(() => resolve('still waiting'), 1_000)),
+  );
+  const outcome = await Promise.race([
+    third.then(
+      () => 'granted',
+      (error: unknown) => error,
+    ),
+    stillWaiting,
+  ]);
   clearTimeout(timer);
   assert.ok(isStoreFault(outcome, 'saturated'), String(outcome));
   assert.deepEqual(gate.usage, { inUse: 1, waiting: 0, size: 1 });
@@ -79,7 +93,12 @@ test('a wait behind waiters already served fails on time too', async () => {
 test('the observer sees every change of usage and each wait', async () => {
   const usages: PoolUsage[] = [];
   const waits: number[] = [];
-  const gate = new PoolGate({ size: 1, waitMs: 10_000, onUsage: (usage) => usages.push(usage), onWaited: (ms) => waits.push(ms) });
+  const gate = new PoolGate({
+    size: 1,
+    waitMs: 10_000,
+    onUsage: (usage) => usages.push(usage),
+    onWaited: (ms) => waits.push(ms),
+  });
   const first = await gate.acquire();
   const second = gate.acquire();
   first();
@@ -132,9 +151,19 @@ test('tens of thousands of waits, through many compactions of the queue, lose no
     }
   };
   await Promise.all(Array.from({ length: workers }, worker));
-  assert.equal(refusals.length, 0, `${refusals.length} waits refused, the first: ${String(refusals[0])}`);
+  assert.equal(
+    refusals.length,
+    0,
+    `${refusals.length} waits refused, the first: ${String(refusals[0])}`,
+  );
   assert.equal(served, workers * turnsEach);
   assert.deepEqual(gate.usage, { inUse: 0, waiting: 0, size }, 'every turn given back');
-  assert.ok(mostSlots < 2_048, `the queue's array grew to ${mostSlots} slots though at most ${workers - size} waited at once`);
-  assert.ok(queued > size * 2_048, `only ${queued} waits queued: too few to need ${size} compactions`);
+  assert.ok(
+    mostSlots < 2_048,
+    `the queue's array grew to ${mostSlots} slots though at most ${workers - size} waited at once`,
+  );
+  assert.ok(
+    queued > size * 2_048,
+    `only ${queued} waits queued: too few to need ${size} compactions`,
+  );
 });

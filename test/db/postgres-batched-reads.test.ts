@@ -7,7 +7,12 @@ import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { batchedReads } from '../../src/db/postgres-batched-reads.js';
 import { openPostgres, type PostgresDatabase } from '../../src/db/postgres.js';
-import { currentDeadline, Deadline, DeadlinePassed, withinDeadline } from '../../src/shared/deadline-scope.js';
+import {
+  currentDeadline,
+  Deadline,
+  DeadlinePassed,
+  withinDeadline,
+} from '../../src/shared/deadline-scope.js';
 import { createTestDatabase, postgresSkip, type TestDatabase } from '../support/postgres.js';
 import { suiteUnless } from '../support/suite.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
@@ -20,7 +25,11 @@ function heldLookup() {
   const releases: (() => void)[] = [];
   const lookup = (keys: readonly number[]): Promise<ReadonlyMap<number, number>> => {
     asked.push([...keys]);
-    return new Promise((resolve) => releases.push(() => resolve(new Map(keys.filter((k) => k % 2 === 0).map((k) => [k, k * 10])))));
+    return new Promise((resolve) =>
+      releases.push(() =>
+        resolve(new Map(keys.filter((k) => k % 2 === 0).map((k) => [k, k * 10]))),
+      ),
+    );
   };
   const releaseAll = async (): Promise<void> => {
     for (let k = 0; k < 20; k++) {
@@ -68,7 +77,10 @@ describe('batched point reads on PostgreSQL', { timeout: SUITE_TIMEOUT_MS }, () 
     await turn();
     await held.releaseAll();
     await answers;
-    assert.deepEqual(held.asked.map((keys) => keys.length), [512, 1]);
+    assert.deepEqual(
+      held.asked.map((keys) => keys.length),
+      [512, 1],
+    );
     await reads.close();
   });
 
@@ -108,7 +120,9 @@ describe('batched point reads on PostgreSQL', { timeout: SUITE_TIMEOUT_MS }, () 
     const held = cancellableLookup();
     const reads = batchedReads(held.lookup, () => 8);
     const deadlines = [new Deadline(), new Deadline()];
-    const expired = deadlines.map((deadline, i) => withinDeadline(deadline, () => reads.read(i * 2)).catch((error: unknown) => error));
+    const expired = deadlines.map((deadline, i) =>
+      withinDeadline(deadline, () => reads.read(i * 2)).catch((error: unknown) => error),
+    );
     await turn();
     for (const deadline of deadlines) deadline.expire();
     for (const answer of await Promise.all(expired)) assert.ok(answer instanceof DeadlinePassed);
@@ -136,79 +150,101 @@ describe('batched point reads on PostgreSQL', { timeout: SUITE_TIMEOUT_MS }, () 
   });
 });
 
-suiteUnless(await postgresSkip(), 'batched point reads on a real server, under their deadlines', () => {
-  let database: TestDatabase;
-  let db: PostgresDatabase;
-  let locker: pg.Client;
-  const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-  const waitingOnLocks = async (): Promise<number> =>
-    Number(
-      (
-        await locker.query<{ n: string }>(
-          "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()",
-        )
-      ).rows[0]?.n,
-    );
+suiteUnless(
+  await postgresSkip(),
+  'batched point reads on a real server, under their deadlines',
+  () => {
+    let database: TestDatabase;
+    let db: PostgresDatabase;
+    let locker: pg.Client;
+    const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+    const waitingOnLocks = async (): Promise<number> =>
+      Number(
+        (
+          await locker.query<{ n: string }>(
+            "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()",
+          )
+        ).rows[0]?.n,
+      );
 
-  before(async () => {
-    database = await createTestDatabase();
-    db = await openPostgres({
-      url: database.url,
-      service: 'batched-reads-test',
-      migrations: [{ version: 1, sql: 'CREATE TABLE kv (k INTEGER PRIMARY KEY, v INTEGER NOT NULL)' }],
-      seed: async (session) => void (await session.query('INSERT INTO kv SELECT k, k * 10 FROM generate_series(1, 10) AS k')),
+    before(async () => {
+      database = await createTestDatabase();
+      db = await openPostgres({
+        url: database.url,
+        service: 'batched-reads-test',
+        migrations: [
+          { version: 1, sql: 'CREATE TABLE kv (k INTEGER PRIMARY KEY, v INTEGER NOT NULL)' },
+        ],
+        seed: async (session) =>
+          void (await session.query(
+            'INSERT INTO kv SELECT k, k * 10 FROM generate_series(1, 10) AS k',
+          )),
+      });
+      locker = new pg.Client({ connectionString: database.url });
+      locker.on('error', () => undefined);
+      await locker.connect();
     });
-    locker = new pg.Client({ connectionString: database.url });
-    locker.on('error', () => undefined);
-    await locker.connect();
-  });
-  after(async () => {
-    await locker?.end();
-    await db?.close();
-    await database?.drop();
-  });
+    after(async () => {
+      await locker?.end();
+      await db?.close();
+      await database?.drop();
+    });
 
-  const open = () =>
-    batchedReads<number, number>(async (keys) => {
-      const { rows } = await db.query<{ k: number; v: number }>('SELECT k, v FROM kv WHERE k = ANY($1::int[])', [keys]);
-      return new Map(rows.map((row) => [row.k, row.v]));
-    }, () => 8);
+    const open = () =>
+      batchedReads<number, number>(
+        async (keys) => {
+          const { rows } = await db.query<{ k: number; v: number }>(
+            'SELECT k, v FROM kv WHERE k = ANY($1::int[])',
+            [keys],
+          );
+          return new Map(rows.map((row) => [row.k, row.v]));
+        },
+        () => 8,
+      );
 
-  test('a deadline fails only its own read: its batch-mate, still within its time, gets its answer from the server', async () => {
-    const reads = open();
-    await locker.query('BEGIN');
-    await locker.query('LOCK TABLE kv IN ACCESS EXCLUSIVE MODE');
-    const [early, late] = [new Deadline(), new Deadline()];
-    let second: Promise<unknown>;
-    try {
-      void withinDeadline(early, () => reads.read(1)).catch(() => undefined);
-      second = withinDeadline(late, () => reads.read(2)).catch((error: unknown) => error);
-      await sleep(200);
-      assert.equal(await waitingOnLocks(), 1, 'one query for both, waiting for the lock');
-      early.expire();
-      await sleep(300);
-      assert.equal(await waitingOnLocks(), 1, 'not cancelled: a read in it is still within its time');
-    } finally {
-      await locker.query('ROLLBACK');
-    }
-    assert.equal(await second, 20);
-    await reads.close();
-  });
+    test('a deadline fails only its own read: its batch-mate, still within its time, gets its answer from the server', async () => {
+      const reads = open();
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE kv IN ACCESS EXCLUSIVE MODE');
+      const [early, late] = [new Deadline(), new Deadline()];
+      let second: Promise<unknown>;
+      try {
+        void withinDeadline(early, () => reads.read(1)).catch(() => undefined);
+        second = withinDeadline(late, () => reads.read(2)).catch((error: unknown) => error);
+        await sleep(200);
+        assert.equal(await waitingOnLocks(), 1, 'one query for both, waiting for the lock');
+        early.expire();
+        await sleep(300);
+        assert.equal(
+          await waitingOnLocks(),
+          1,
+          'not cancelled: a read in it is still within its time',
+        );
+      } finally {
+        await locker.query('ROLLBACK');
+      }
+      assert.equal(await second, 20);
+      await reads.close();
+    });
 
-  test('once every read of the batch is past its deadline, its query is cancelled on the server', async () => {
-    const reads = open();
-    await locker.query('BEGIN');
-    await locker.query('LOCK TABLE kv IN ACCESS EXCLUSIVE MODE');
-    try {
-      const deadlines = [new Deadline(), new Deadline()];
-      const answers = deadlines.map((deadline, i) => withinDeadline(deadline, () => reads.read(i + 1)).catch((error: unknown) => error));
-      await sleep(200);
-      for (const deadline of deadlines) deadline.expire();
-      for (const answer of await Promise.all(answers)) assert.ok(answer instanceof DeadlinePassed, String(answer));
-      assert.equal(await waitingOnLocks(), 0, 'the statement is gone, before statement_timeout');
-    } finally {
-      await locker.query('ROLLBACK');
-    }
-    await reads.close();
-  });
-});
+    test('once every read of the batch is past its deadline, its query is cancelled on the server', async () => {
+      const reads = open();
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE kv IN ACCESS EXCLUSIVE MODE');
+      try {
+        const deadlines = [new Deadline(), new Deadline()];
+        const answers = deadlines.map((deadline, i) =>
+          withinDeadline(deadline, () => reads.read(i + 1)).catch((error: unknown) => error),
+        );
+        await sleep(200);
+        for (const deadline of deadlines) deadline.expire();
+        for (const answer of await Promise.all(answers))
+          assert.ok(answer instanceof DeadlinePassed, String(answer));
+        assert.equal(await waitingOnLocks(), 0, 'the statement is gone, before statement_timeout');
+      } finally {
+        await locker.query('ROLLBACK');
+      }
+      await reads.close();
+    });
+  },
+);

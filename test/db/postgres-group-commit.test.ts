@@ -20,7 +20,10 @@ function scripted(code: string) {
 describe('group commit on PostgreSQL when a batch fails', { timeout: SUITE_TIMEOUT_MS }, () => {
   test('a lone write that fails on its own data is tried once, and fails with its error', async () => {
     const { calls, commit } = scripted('22003');
-    await assert.rejects(commit.write(-1), (error: unknown) => (error as { code?: unknown }).code === '22003');
+    await assert.rejects(
+      commit.write(-1),
+      (error: unknown) => (error as { code?: unknown }).code === '22003',
+    );
     assert.deepEqual(calls, [[-1]]);
     await commit.close();
   });
@@ -28,9 +31,15 @@ describe('group commit on PostgreSQL when a batch fails', { timeout: SUITE_TIMEO
   for (const code of ['22003', '23505', 'P0001']) {
     test(`in a batch, a write whose data fails (${code}) fails alone: each write is tried again alone, in order`, async () => {
       const { calls, commit } = scripted(code);
-      const outcomes = await Promise.allSettled([commit.write(1), commit.write(-2), commit.write(3)]);
+      const outcomes = await Promise.allSettled([
+        commit.write(1),
+        commit.write(-2),
+        commit.write(3),
+      ]);
       assert.deepEqual(
-        outcomes.map((o) => (o.status === 'fulfilled' ? o.value : (o.reason as { code?: unknown }).code)),
+        outcomes.map((o) =>
+          o.status === 'fulfilled' ? o.value : (o.reason as { code?: unknown }).code,
+        ),
         [10, code, 30],
       );
       assert.deepEqual(calls, [[1, -2, 3], [1], [-2], [3]]);
@@ -42,7 +51,9 @@ describe('group commit on PostgreSQL when a batch fails', { timeout: SUITE_TIMEO
     const { calls, commit } = scripted('57P01');
     const outcomes = await Promise.allSettled([commit.write(1), commit.write(-2), commit.write(3)]);
     assert.deepEqual(
-      outcomes.map((o) => (o.status === 'rejected' ? (o.reason as { code?: unknown }).code : o.status)),
+      outcomes.map((o) =>
+        o.status === 'rejected' ? (o.reason as { code?: unknown }).code : o.status,
+      ),
       ['57P01', '57P01', '57P01'],
     );
     assert.deepEqual(calls, [[1, -2, 3]]);

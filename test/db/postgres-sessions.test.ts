@@ -5,10 +5,25 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import { openPostgres, type PostgresDatabase, type PostgresOptions } from '../../src/db/postgres.js';
+import {
+  openPostgres,
+  type PostgresDatabase,
+  type PostgresOptions,
+} from '../../src/db/postgres.js';
 import { isStoreFault, type StoreFault } from '../../src/db/store-errors.js';
 import { createLogger } from '../../src/observe/log.js';
-import { createTestDatabase, databaseNameOf, postgresSkip, refuseOneWrite, setReadOnly, TEST_DATABASE_URL, untilRefusedAsReadOnly, untilTrue, withTestDatabase, type TestDatabase } from '../support/postgres.js';
+import {
+  createTestDatabase,
+  databaseNameOf,
+  postgresSkip,
+  refuseOneWrite,
+  setReadOnly,
+  TEST_DATABASE_URL,
+  untilRefusedAsReadOnly,
+  untilTrue,
+  withTestDatabase,
+  type TestDatabase,
+} from '../support/postgres.js';
 import { suiteUnless } from '../support/suite.js';
 
 const MIGRATIONS = [{ version: 1, sql: 'CREATE TABLE v (x INTEGER NOT NULL)' }];
@@ -23,7 +38,10 @@ interface Opened {
 }
 
 /** Runs `sql` as the administrator on the server's default database. */
-async function admin<R extends pg.QueryResultRow>(sql: string, values: unknown[] = []): Promise<R[]> {
+async function admin<R extends pg.QueryResultRow>(
+  sql: string,
+  values: unknown[] = [],
+): Promise<R[]> {
   const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
   await client.connect();
   try {
@@ -57,9 +75,22 @@ suiteUnless(await postgresSkip(), 'the connections of a PostgreSQL store', () =>
     const faults: StoreFault[] = [];
     const outages: number[] = [];
     const lines: string[] = [];
-    const log = createLogger('info', (line) => lines.push((JSON.parse(line) as { msg: string }).msg));
-    const observer = { fault: (fault: StoreFault) => faults.push(fault), outage: () => outages.push(Date.now()) };
-    const db = await openPostgres({ url, service: 'sessions-test', migrations: MIGRATIONS, seed: async () => undefined, log, observer, ...options });
+    const log = createLogger('info', (line) =>
+      lines.push((JSON.parse(line) as { msg: string }).msg),
+    );
+    const observer = {
+      fault: (fault: StoreFault) => faults.push(fault),
+      outage: () => outages.push(Date.now()),
+    };
+    const db = await openPostgres({
+      url,
+      service: 'sessions-test',
+      migrations: MIGRATIONS,
+      seed: async () => undefined,
+      log,
+      observer,
+      ...options,
+    });
     opened.push(db);
     return { db, faults, outages, lines };
   }
@@ -68,8 +99,15 @@ suiteUnless(await postgresSkip(), 'the connections of a PostgreSQL store', () =>
     await withTestDatabase(async (own) => {
       await admin(`ALTER DATABASE ${databaseNameOf(own)} SET synchronous_commit = off`);
       const { db } = await open({}, own.url);
-      assert.deepEqual((await db.query<{ name: string }>("SELECT current_setting('application_name') AS name")).rows, [{ name: 'status-services sessions-test' }]);
-      assert.deepEqual((await db.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows, [{ synchronous_commit: 'on' }]);
+      assert.deepEqual(
+        (await db.query<{ name: string }>("SELECT current_setting('application_name') AS name"))
+          .rows,
+        [{ name: 'status-services sessions-test' }],
+      );
+      assert.deepEqual(
+        (await db.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows,
+        [{ synchronous_commit: 'on' }],
+      );
       await db.close();
     });
   });
@@ -77,33 +115,51 @@ suiteUnless(await postgresSkip(), 'the connections of a PostgreSQL store', () =>
   test('a database that refuses writes at start keeps the store from opening, saying why', async () => {
     await withTestDatabase(async (own) => {
       await setReadOnly(own, true);
-      await assert.rejects(open({}, own.url), (error: unknown) => isStoreFault(error, 'read-only') && /read-only/.test(error.message));
+      await assert.rejects(
+        open({}, own.url),
+        (error: unknown) => isStoreFault(error, 'read-only') && /read-only/.test(error.message),
+      );
     });
   });
 
   test('after writes were refused, statements that only read leave the store waiting for a write; a write ends the wait', async () => {
     const { db, faults, lines } = await open();
-    assert.ok(isStoreFault((await refuseOneWrite(db)), 'read-only'));
+    assert.ok(isStoreFault(await refuseOneWrite(db), 'read-only'));
     assert.deepEqual(faults, ['read-only']);
     await db.query('SELECT 1');
     await db.query('  select 1');
     await db.prepared('sessions-read', '\n\tSelect 1')([]);
-    assert.deepEqual(lines.filter((line) => line === 'database takes writes again'), [], 'reads say nothing of writes');
+    assert.deepEqual(
+      lines.filter((line) => line === 'database takes writes again'),
+      [],
+      'reads say nothing of writes',
+    );
     // A write that holds SELECT further on is a write all the same.
     await db.query('INSERT INTO v (x) SELECT 1 WHERE false');
-    assert.deepEqual(lines.filter((line) => line === 'database takes writes again'), ['database takes writes again']);
+    assert.deepEqual(
+      lines.filter((line) => line === 'database takes writes again'),
+      ['database takes writes again'],
+    );
   });
 
   test('after writes were refused, a committed transaction ends the wait for a write as well', async () => {
     const { db, lines } = await open();
-    assert.ok(isStoreFault((await refuseOneWrite(db)), 'read-only'));
-    assert.equal(await db.transaction(async (session) => (await session.query('INSERT INTO v (x) SELECT 1 WHERE false')).rowCount), 0);
-    assert.deepEqual(lines.filter((line) => line === 'database takes writes again'), ['database takes writes again']);
+    assert.ok(isStoreFault(await refuseOneWrite(db), 'read-only'));
+    assert.equal(
+      await db.transaction(
+        async (session) => (await session.query('INSERT INTO v (x) SELECT 1 WHERE false')).rowCount,
+      ),
+      0,
+    );
+    assert.deepEqual(
+      lines.filter((line) => line === 'database takes writes again'),
+      ['database takes writes again'],
+    );
   });
 
   test('while writes are known to fail, readiness waits for its own write: a read that succeeds meanwhile does not answer it', async () => {
     const { db } = await open({ poolSize: 1 });
-    assert.ok(isStoreFault((await refuseOneWrite(db)), 'read-only'));
+    assert.ok(isStoreFault(await refuseOneWrite(db), 'read-only'));
     // The one connection is busy with a read, which ends while the ping's write waits for it.
     const read = db.query('SELECT pg_sleep(0.05)');
     const ready = db.ping();
@@ -115,7 +171,12 @@ suiteUnless(await postgresSkip(), 'the connections of a PostgreSQL store', () =>
     await withTestDatabase(async (own) => {
       const { db } = await open({}, own.url);
       await setReadOnly(own, true);
-      assert.ok(isStoreFault((await untilRefusedAsReadOnly(() => db.query('INSERT INTO v (x) VALUES (1)'))), 'read-only'));
+      assert.ok(
+        isStoreFault(
+          await untilRefusedAsReadOnly(() => db.query('INSERT INTO v (x) VALUES (1)')),
+          'read-only',
+        ),
+      );
       assert.equal(await db.ping(), false);
       await setReadOnly(own, false);
       assert.equal(await untilTrue(() => db.ping()), true, 'ready again once writes work');
@@ -125,8 +186,15 @@ suiteUnless(await postgresSkip(), 'the connections of a PostgreSQL store', () =>
 
   test('a database found corrupt while migrating at start keeps the store from opening', async () => {
     await withTestDatabase(async (own) => {
-      const corrupt = [{ version: 1, sql: "DO $$ BEGIN RAISE EXCEPTION 'invalid page in block 7' USING ERRCODE = 'XX001'; END $$" }];
-      await assert.rejects(open({ migrations: corrupt }, own.url), (error: unknown) => isStoreFault(error, 'corrupt'));
+      const corrupt = [
+        {
+          version: 1,
+          sql: "DO $$ BEGIN RAISE EXCEPTION 'invalid page in block 7' USING ERRCODE = 'XX001'; END $$",
+        },
+      ];
+      await assert.rejects(open({ migrations: corrupt }, own.url), (error: unknown) =>
+        isStoreFault(error, 'corrupt'),
+      );
     });
   });
 
@@ -156,9 +224,13 @@ suiteUnless(await postgresSkip(), 'the connections of a PostgreSQL store', () =>
         // The server's goodbye reaches the idle connection as an 'error' event before the next statement.
         await new Promise((resolve) => setTimeout(resolve, 200));
         await session.query('INSERT INTO v (x) VALUES (2)');
-      }), (error: unknown) => isStoreFault(error, 'unavailable'),
+      }),
+      (error: unknown) => isStoreFault(error, 'unavailable'),
     );
-    assert.deepEqual((await db.query<{ n: string }>('SELECT count(*) AS n FROM v WHERE x = 2')).rows, [{ n: '0' }]);
+    assert.deepEqual(
+      (await db.query<{ n: string }>('SELECT count(*) AS n FROM v WHERE x = 2')).rows,
+      [{ n: '0' }],
+    );
   });
 
   test('transactions, committed or failed, leave no listener behind on their connection', async () => {

@@ -5,7 +5,11 @@ import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import { openPostgresRateLimiter, RATE_LIMITS_SERVICE, type PostgresRateLimiter } from '../../src/db/rate-limits-postgres.js';
+import {
+  openPostgresRateLimiter,
+  RATE_LIMITS_SERVICE,
+  type PostgresRateLimiter,
+} from '../../src/db/rate-limits-postgres.js';
 import type { Decision } from '../../src/rate-limits/decision.js';
 import { LimiterUnavailable } from '../../src/rate-limits/limiter.js';
 import { createTestDatabase, postgresSkip, type TestDatabase } from '../support/postgres.js';
@@ -17,9 +21,15 @@ const skip = await postgresSkip();
 const WINDOW_SWEEP_AND_ROUND_MS = 500 + 250 + 750;
 
 /** `count` distinct clients, one read each, 2,000 at a time; every one admitted. */
-async function decideMany(limiter: PostgresRateLimiter, wave: string, count: number): Promise<void> {
+async function decideMany(
+  limiter: PostgresRateLimiter,
+  wave: string,
+  count: number,
+): Promise<void> {
   for (let first = 0; first < count; first += 2_000) {
-    const decisions = await Promise.all(Array.from({ length: 2_000 }, (_, i) => limiter.decide('reads', `${wave}-${first + i}`)));
+    const decisions = await Promise.all(
+      Array.from({ length: 2_000 }, (_, i) => limiter.decide('reads', `${wave}-${first + i}`)),
+    );
     assert.ok(decisions.every((decision) => decision.admitted));
   }
 }
@@ -28,12 +38,27 @@ suiteUnless(skip, 'rate limits shared through PostgreSQL', () => {
   let database: TestDatabase;
   let admin: pg.Client;
   const opened: PostgresRateLimiter[] = [];
-  const open = async (perSecond: number, burst: number, service = 'todo'): Promise<PostgresRateLimiter> => {
-    const limiter = await openPostgresRateLimiter({ url: database.url, service, limits: { writes: { perSecond, burst }, reads: { perSecond, burst } } });
+  const open = async (
+    perSecond: number,
+    burst: number,
+    service = 'todo',
+  ): Promise<PostgresRateLimiter> => {
+    const limiter = await openPostgresRateLimiter({
+      url: database.url,
+      service,
+      limits: { writes: { perSecond, burst }, reads: { perSecond, burst } },
+    });
     opened.push(limiter);
     return limiter;
   };
-  const rowsOf = async (service: string): Promise<number> => Number((await admin.query('SELECT count(*) AS n FROM rate_limits WHERE key LIKE $1', [`${service}:%`])).rows[0].n);
+  const rowsOf = async (service: string): Promise<number> =>
+    Number(
+      (
+        await admin.query('SELECT count(*) AS n FROM rate_limits WHERE key LIKE $1', [
+          `${service}:%`,
+        ])
+      ).rows[0].n,
+    );
   before(async () => {
     database = await createTestDatabase();
     admin = new pg.Client({ connectionString: database.url });
@@ -46,9 +71,14 @@ suiteUnless(skip, 'rate limits shared through PostgreSQL', () => {
   });
 
   test('two instances on one database admit together at most burst + rate × T, as one would', async () => {
-    const [one, two] = [await open(1, 5), await open(1, 5)] as [PostgresRateLimiter, PostgresRateLimiter];
+    const [one, two] = [await open(1, 5), await open(1, 5)] as [
+      PostgresRateLimiter,
+      PostgresRateLimiter,
+    ];
     const started = performance.now();
-    const decisions = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? one : two).decide('writes', '192.0.2.1')));
+    const decisions = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? one : two).decide('writes', '192.0.2.1')),
+    );
     const spanMs = performance.now() - started;
     const admitted = decisions.filter((decision) => decision.admitted).length;
     assert.ok(admitted >= 5, `the whole burst: ${admitted}`);
@@ -57,11 +87,29 @@ suiteUnless(skip, 'rate limits shared through PostgreSQL', () => {
 
   test('requests of one client in one batch are decided in order: the burst first, then refusals with the wait', async () => {
     const limiter = await open(10, 3);
-    const decisions: Decision[] = await Promise.all(Array.from({ length: 5 }, () => limiter.decide('reads', '192.0.2.2')));
-    assert.deepEqual(decisions.map((decision) => [decision.admitted, decision.remaining]), [[true, 2], [true, 1], [true, 0], [false, 0], [false, 0]]);
+    const decisions: Decision[] = await Promise.all(
+      Array.from({ length: 5 }, () => limiter.decide('reads', '192.0.2.2')),
+    );
+    assert.deepEqual(
+      decisions.map((decision) => [decision.admitted, decision.remaining]),
+      [
+        [true, 2],
+        [true, 1],
+        [true, 0],
+        [false, 0],
+        [false, 0],
+      ],
+    );
     const refused = decisions[3] as Decision;
-    assert.ok(refused.retryAfterMs > 0 && refused.retryAfterMs <= 100, `wait ${refused.retryAfterMs} ms: one interval at most`);
-    assert.equal(refused.growsInMs, refused.retryAfterMs, 'a refusal: one more is admitted when it may retry');
+    assert.ok(
+      refused.retryAfterMs > 0 && refused.retryAfterMs <= 100,
+      `wait ${refused.retryAfterMs} ms: one interval at most`,
+    );
+    assert.equal(
+      refused.growsInMs,
+      refused.retryAfterMs,
+      'a refusal: one more is admitted when it may retry',
+    );
   });
 
   test('clients, kinds and services are counted apart', async () => {
@@ -77,8 +125,13 @@ suiteUnless(skip, 'rate limits shared through PostgreSQL', () => {
   test('the table is migrated on its own track, and rows whose time is past are pruned', async () => {
     // A window of 2 s: the rows are there, none past, right after the decisions.
     const limiter = await open(1, 2, 'pruned');
-    await Promise.all(Array.from({ length: 20 }, (_, i) => limiter.decide('reads', `198.51.100.${i}`)));
-    const { rows: migrated } = await admin.query('SELECT MAX(version) AS version FROM schema_migrations WHERE service = $1', [RATE_LIMITS_SERVICE]);
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) => limiter.decide('reads', `198.51.100.${i}`)),
+    );
+    const { rows: migrated } = await admin.query(
+      'SELECT MAX(version) AS version FROM schema_migrations WHERE service = $1',
+      [RATE_LIMITS_SERVICE],
+    );
     assert.equal(migrated[0].version, 1);
     assert.equal(await rowsOf('pruned'), 20);
     await limiter.prune();
@@ -97,13 +150,21 @@ suiteUnless(skip, 'rate limits shared through PostgreSQL', () => {
     await new Promise((resolve) => setTimeout(resolve, WINDOW_SWEEP_AND_ROUND_MS));
     const left = await rowsOf('many');
     const tookMs = performance.now() - startedMs;
-    assert.ok(tookMs < 9_000, `the check ran within ${tookMs.toFixed(0)} ms of opening (${(decidedMs - startedMs).toFixed(0)} ms deciding)`);
-    assert.equal(left, 0, `${left} rows of 20,000 clients admitted nothing for more than a window and a sweep period`);
+    assert.ok(
+      tookMs < 9_000,
+      `the check ran within ${tookMs.toFixed(0)} ms of opening (${(decidedMs - startedMs).toFixed(0)} ms deciding)`,
+    );
+    assert.equal(
+      left,
+      0,
+      `${left} rows of 20,000 clients admitted nothing for more than a window and a sweep period`,
+    );
   });
 
   test("the table's bytes stay bounded too: the space of pruned rows is reused by the next clients", async () => {
     const limiter = await open(2, 1, 'churn');
-    const heapBytes = async (): Promise<number> => Number((await admin.query("SELECT pg_relation_size('rate_limits')::float8 AS n")).rows[0].n);
+    const heapBytes = async (): Promise<number> =>
+      Number((await admin.query("SELECT pg_relation_size('rate_limits')::float8 AS n")).rows[0].n);
     // The bytes with a wave's rows in the table, before they are pruned.
     const peaks: number[] = [];
     for (const wave of ['b', 'c', 'd']) {
@@ -112,15 +173,25 @@ suiteUnless(skip, 'rate limits shared through PostgreSQL', () => {
       await new Promise((resolve) => setTimeout(resolve, WINDOW_SWEEP_AND_ROUND_MS));
       assert.equal(await rowsOf('churn'), 0);
     }
-    assert.ok((peaks[2] as number) <= (peaks[0] as number) * 1.25, `heap bytes with each wave of 20,000 new clients: ${peaks.join(', ')}`);
+    assert.ok(
+      (peaks[2] as number) <= (peaks[0] as number) * 1.25,
+      `heap bytes with each wave of 20,000 new clients: ${peaks.join(', ')}`,
+    );
   });
 
   test('a database that cannot be reached makes a decision fail as LimiterUnavailable', async () => {
     const nowhere = new URL(database.url);
     nowhere.port = '1';
-    const limiter = await openPostgresRateLimiter({ url: nowhere.toString(), service: 'todo', limits: { reads: { perSecond: 1, burst: 1 } } });
+    const limiter = await openPostgresRateLimiter({
+      url: nowhere.toString(),
+      service: 'todo',
+      limits: { reads: { perSecond: 1, burst: 1 } },
+    });
     try {
-      await assert.rejects(Promise.resolve(limiter.decide('reads', '192.0.2.9')), LimiterUnavailable);
+      await assert.rejects(
+        Promise.resolve(limiter.decide('reads', '192.0.2.9')),
+        LimiterUnavailable,
+      );
     } finally {
       await limiter.close();
     }

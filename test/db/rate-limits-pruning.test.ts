@@ -9,12 +9,17 @@ import { sweepEveryMs } from '../../src/rate-limits/policy.js';
 import { createLogger } from '../../src/observe/log.js';
 
 test('the sweep period is a quarter of the longest window, from 250 ms to 10 s', () => {
-  assert.deepEqual([sweepEveryMs(5), sweepEveryMs(2_000), sweepEveryMs(8_000), sweepEveryMs(2_000_000)], [250, 500, 2_000, 10_000]);
+  assert.deepEqual(
+    [sweepEveryMs(5), sweepEveryMs(2_000), sweepEveryMs(8_000), sweepEveryMs(2_000_000)],
+    [250, 500, 2_000, 10_000],
+  );
 });
 
 test('rounds a sweep period apart; an outage is logged once, and once when pruning works again; stop waits for the round', async () => {
   const lines: { msg: string; reason?: string }[] = [];
-  const log = createLogger('info', (line) => lines.push(JSON.parse(line) as { msg: string; reason?: string }));
+  const log = createLogger('info', (line) =>
+    lines.push(JSON.parse(line) as { msg: string; reason?: string }),
+  );
   const outcomes = ['fail', 'fail', 'fail', 'ok', 'ok', 'fail'];
   let rounds = 0;
   let inRound = false;

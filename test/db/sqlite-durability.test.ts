@@ -26,13 +26,21 @@ test('the services run SQLite with synchronous=FULL unless told otherwise', () =
 
 test('a connection other than the migrating one never creates the file: a file gone before it opens is an error', () =>
   withDatabaseFile(async (location) => {
-    assert.throws(() => connectSqlite(location), (error: unknown) => (error as { code?: unknown }).code === 'SQLITE_CANTOPEN');
+    assert.throws(
+      () => connectSqlite(location),
+      (error: unknown) => (error as { code?: unknown }).code === 'SQLITE_CANTOPEN',
+    );
     assert.equal(existsSync(location), false);
   }));
 
 test('the group-commit writer connection, which does every write, is in WAL mode with synchronous=FULL', () =>
   withDatabaseFile(async (location) => {
-    const main = await openSqlite({ location, service: LEDGER_SERVICE, migrations: LEDGER_MIGRATIONS, seed: () => undefined });
+    const main = await openSqlite({
+      location,
+      service: LEDGER_SERVICE,
+      migrations: LEDGER_MIGRATIONS,
+      seed: () => undefined,
+    });
     // The writer thread opens its connection with exactly this call (group-commit-worker.ts).
     const writer = connectSqlite(location, 'FULL');
     try {

@@ -42,11 +42,20 @@ describe('a SQLite store on :memory:', () => {
   });
   afterEach(() => store.close());
 
-  const values = (): number[] => store.read(() => store.db.prepare<[], { x: number }>('SELECT x FROM v ORDER BY rowid').all().map((row) => row.x));
+  const values = (): number[] =>
+    store.read(() =>
+      store.db
+        .prepare<[], { x: number }>('SELECT x FROM v ORDER BY rowid')
+        .all()
+        .map((row) => row.x),
+    );
 
   test('each write is its own transaction: one that fails undoes only itself', async () => {
     assert.equal(await store.write({ insert: 1 }), 1);
-    await assert.rejects(store.write({ insert: 2, thenFail: true }), /write 2 failed after its insert/);
+    await assert.rejects(
+      store.write({ insert: 2, thenFail: true }),
+      /write 2 failed after its insert/,
+    );
     assert.equal(await store.write({ insert: 3 }), 3);
     assert.deepEqual(values(), [0, 1, 3]);
     assert.deepEqual(faults, [], 'a failure that is no database fault is not one');
@@ -55,14 +64,20 @@ describe('a SQLite store on :memory:', () => {
 
   test('writes refused as read-only: the store error, not ready while the probe write fails, ready once it succeeds; reads go on', async () => {
     store.db.pragma('query_only = ON');
-    await assert.rejects(store.write({ insert: 1 }), (error: unknown) => isStoreFault(error, 'read-only'));
+    await assert.rejects(store.write({ insert: 1 }), (error: unknown) =>
+      isStoreFault(error, 'read-only'),
+    );
     assert.deepEqual(faults, ['read-only']);
     assert.deepEqual(values(), [0]);
     const busyTimeout = (): unknown => store.db.pragma('busy_timeout', { simple: true });
     const waitsForLocks = busyTimeout();
     assert.equal(waitsForLocks, 5000);
     assert.equal(await store.ready(), false);
-    assert.equal(busyTimeout(), waitsForLocks, 'the probe, which does not wait for the lock, gives the wait back when it fails');
+    assert.equal(
+      busyTimeout(),
+      waitsForLocks,
+      'the probe, which does not wait for the lock, gives the wait back when it fails',
+    );
     assert.equal(await store.ready(), false, 'still refused: still not ready');
     store.db.pragma('query_only = OFF');
     assert.equal(await store.ready(), true);
@@ -73,25 +88,35 @@ describe('a SQLite store on :memory:', () => {
 
   test('a write that goes through after writes were refused says at once that writes work again', async () => {
     store.db.pragma('query_only = ON');
-    await assert.rejects(store.write({ insert: 1 }), (error: unknown) => isStoreFault(error, 'read-only'));
+    await assert.rejects(store.write({ insert: 1 }), (error: unknown) =>
+      isStoreFault(error, 'read-only'),
+    );
     store.db.pragma('query_only = OFF');
     assert.equal(await store.write({ insert: 2 }), 2);
     assert.deepEqual(
       lines.filter((line) => /writes/.test(line)),
-      ['database refuses writes (read-only): writes answer 503 and not ready until one succeeds', 'database takes writes again'],
+      [
+        'database refuses writes (read-only): writes answer 503 and not ready until one succeeds',
+        'database takes writes again',
+      ],
     );
   });
 
   test('a store found corrupt stays not ready, even once a probe write goes through', async () => {
-    const malformed = Object.assign(new Error('database disk image is malformed'), { code: 'SQLITE_CORRUPT' });
+    const malformed = Object.assign(new Error('database disk image is malformed'), {
+      code: 'SQLITE_CORRUPT',
+    });
     assert.throws(
       () =>
         store.read(() => {
           throw malformed;
-        }), (error: unknown) => isStoreFault(error, 'corrupt'),
+        }),
+      (error: unknown) => isStoreFault(error, 'corrupt'),
     );
     store.db.pragma('query_only = ON');
-    await assert.rejects(store.write({ insert: 1 }), (error: unknown) => isStoreFault(error, 'read-only'));
+    await assert.rejects(store.write({ insert: 1 }), (error: unknown) =>
+      isStoreFault(error, 'read-only'),
+    );
     store.db.pragma('query_only = OFF');
     assert.equal(await store.ready(), false);
     assert.deepEqual(faults, ['corrupt', 'read-only']);
@@ -102,9 +127,15 @@ describe('a SQLite store on :memory:', () => {
     const failing = (error: Error) => (): never => {
       throw error;
     };
-    assert.throws(() => store.read(failing(busy)), (error: unknown) => isStoreFault(error, 'busy') && error.cause === busy);
+    assert.throws(
+      () => store.read(failing(busy)),
+      (error: unknown) => isStoreFault(error, 'busy') && error.cause === busy,
+    );
     const bug = new TypeError('a bug');
-    assert.throws(() => store.read(failing(bug)), (error: unknown) => error === bug);
+    assert.throws(
+      () => store.read(failing(bug)),
+      (error: unknown) => error === bug,
+    );
     assert.deepEqual(faults, ['busy']);
     assert.deepEqual(values(), [0]);
     assert.equal(await store.ready(), true);

@@ -2,13 +2,26 @@
 // made, a damaged file stops the open with the reason, a failed migration leaves nothing behind, and
 // the readiness check notices a file deleted under a running store.
 import assert from 'node:assert/strict';
-import { closeSync, mkdtempSync, openSync, rmSync, statSync, truncateSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  mkdtempSync,
+  openSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { isStoreFault } from '../../src/db/store-errors.js';
-import { openSqlite, QUICK_CHECK_BYTES_MAX, sqliteAnswers, type SqliteDatabase } from '../../src/db/sqlite.js';
+import {
+  openSqlite,
+  QUICK_CHECK_BYTES_MAX,
+  sqliteAnswers,
+  type SqliteDatabase,
+} from '../../src/db/sqlite.js';
 import type { Migration } from '../../src/db/migrations.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sqlite-open-'));
@@ -17,7 +30,10 @@ let files = 0;
 const freshFile = (): string => join(dir, `db-${++files}.sqlite`);
 
 const TABLE: Migration = { version: 1, sql: 'CREATE TABLE t (x TEXT)' };
-const open = (location: string, migrations: readonly Migration[] = [TABLE]): Promise<SqliteDatabase> =>
+const open = (
+  location: string,
+  migrations: readonly Migration[] = [TABLE],
+): Promise<SqliteDatabase> =>
   openSqlite({ location, service: 'svc', migrations, seed: () => undefined });
 
 /** A file of table t with 200 rows (after `more`), whose page 4, past the header and the schema, holds noise. */
@@ -41,14 +57,17 @@ describe('opening SQLite', () => {
     const db = await open(file);
     db.close();
     const check = new Database(file, { readonly: true });
-    assert.deepEqual(check.prepare('SELECT version FROM schema_migrations').all(), [{ version: 1 }]);
+    assert.deepEqual(check.prepare('SELECT version FROM schema_migrations').all(), [
+      { version: 1 },
+    ]);
     check.close();
   });
 
   test('a file damaged past its header stops the open with a corrupt-store fault naming what quick_check found', async () => {
     const file = await damagedFile();
     const reader = new Database(file, { readonly: true });
-    const finding = (reader.prepare('PRAGMA quick_check(1)').get() as { quick_check: string }).quick_check;
+    const finding = (reader.prepare('PRAGMA quick_check(1)').get() as { quick_check: string })
+      .quick_check;
     reader.close();
     assert.notEqual(finding, 'ok');
     await assert.rejects(open(file), (error: unknown) => {
@@ -76,7 +95,9 @@ describe('opening SQLite', () => {
       truncateSync(file, size);
       return file;
     };
-    await assert.rejects(open(await sized(QUICK_CHECK_BYTES_MAX)), (error: unknown) => isStoreFault(error, 'corrupt'));
+    await assert.rejects(open(await sized(QUICK_CHECK_BYTES_MAX)), (error: unknown) =>
+      isStoreFault(error, 'corrupt'),
+    );
     const opened = await open(await sized(QUICK_CHECK_BYTES_MAX + 1));
     assert.throws(() => opened.prepare('SELECT x FROM t').all(), /malformed/);
     opened.close();
@@ -97,7 +118,10 @@ describe('opening SQLite', () => {
   test('a migration step after which SQLite already rolled back fails with its own reason, not the ROLLBACK that follows', async () => {
     const file = freshFile();
     // As on a full disk: the transaction is gone when the step fails.
-    const rolledBack: Migration = { version: 2, sql: 'CREATE TABLE u (x TEXT); ROLLBACK; THIS IS NOT SQL' };
+    const rolledBack: Migration = {
+      version: 2,
+      sql: 'CREATE TABLE u (x TEXT); ROLLBACK; THIS IS NOT SQL',
+    };
     await assert.rejects(open(file, [TABLE, rolledBack]), /syntax error/);
   });
 

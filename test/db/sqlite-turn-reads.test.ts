@@ -26,7 +26,8 @@ function twoConnections(): { reader: SqliteDatabase; writer: SqliteDatabase; clo
 }
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-const count = (db: SqliteDatabase) => (): number => (db.prepare('SELECT count(*) AS n FROM v').get() as { n: number }).n;
+const count = (db: SqliteDatabase) => (): number =>
+  (db.prepare('SELECT count(*) AS n FROM v').get() as { n: number }).n;
 const noError = (error: unknown): void => assert.fail(`no error expected, got ${String(error)}`);
 
 describe('reads that share a read transaction per turn', () => {
@@ -85,12 +86,22 @@ describe('reads that share a read transaction per turn', () => {
       const { db, calls } = failingCommit(rollbackFails);
       const errors: string[] = [];
       const reads = turnScopedReads(db, (error) => errors.push((error as Error).message));
-      assert.equal(reads.read(() => 'read'), 'read');
+      assert.equal(
+        reads.read(() => 'read'),
+        'read',
+      );
       reads.end();
-      assert.deepEqual(errors, rollbackFails ? ['disk I/O error', 'rollback failed'] : ['disk I/O error']);
+      assert.deepEqual(
+        errors,
+        rollbackFails ? ['disk I/O error', 'rollback failed'] : ['disk I/O error'],
+      );
       assert.deepEqual(calls, ['BEGIN', 'COMMIT', 'ROLLBACK']);
       reads.read(() => undefined);
-      assert.deepEqual(calls, ['BEGIN', 'COMMIT', 'ROLLBACK', 'BEGIN'], 'the next read begins a new transaction');
+      assert.deepEqual(
+        calls,
+        ['BEGIN', 'COMMIT', 'ROLLBACK', 'BEGIN'],
+        'the next read begins a new transaction',
+      );
     }
   });
 
@@ -104,7 +115,10 @@ describe('reads that share a read transaction per turn', () => {
   });
 
   test('direct reads run the read as it is, and have nothing to end', () => {
-    assert.equal(directReads.read(() => 42), 42);
+    assert.equal(
+      directReads.read(() => 42),
+      42,
+    );
     directReads.end();
   });
 });
@@ -113,7 +127,10 @@ describe('reads that share a read transaction per turn', () => {
  * A connection whose COMMIT fails (ending the transaction, if asked; and ROLLBACK fails too, if
  * asked), recording the statements run.
  */
-function failingCommit(rollbackFails: boolean, commitEnds = false): { db: SqliteDatabase; calls: string[] } {
+function failingCommit(
+  rollbackFails: boolean,
+  commitEnds = false,
+): { db: SqliteDatabase; calls: string[] } {
   const calls: string[] = [];
   let inTransaction = false;
   const db = {

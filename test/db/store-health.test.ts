@@ -21,15 +21,28 @@ function watched(): Watched {
   const lines: string[] = [];
   const told: string[] = [];
   const log = createLogger('info', (line) => {
-    const { level, msg, code, reason, sinceLastWarning } = JSON.parse(line) as { level: number; msg: string; code?: string; reason?: string; sinceLastWarning?: number };
-    const fields = [code, reason, sinceLastWarning].filter((field) => field !== undefined).join(', ');
+    const { level, msg, code, reason, sinceLastWarning } = JSON.parse(line) as {
+      level: number;
+      msg: string;
+      code?: string;
+      reason?: string;
+      sinceLastWarning?: number;
+    };
+    const fields = [code, reason, sinceLastWarning]
+      .filter((field) => field !== undefined)
+      .join(', ');
     lines.push(`${LEVELS[level] ?? level}: ${msg}${fields === '' ? '' : ` (${fields})`}`);
   });
-  const health = new StoreHealth(log, { fault: (fault: StoreFault) => told.push(fault), outage: () => told.push('outage') });
+  const health = new StoreHealth(log, {
+    fault: (fault: StoreFault) => told.push(fault),
+    outage: () => told.push('outage'),
+  });
   return { health, lines, told };
 }
 
-const state = (health: StoreHealth): { ready: boolean; unavailable: boolean; awaitingWrite: boolean } => ({
+const state = (
+  health: StoreHealth,
+): { ready: boolean; unavailable: boolean; awaitingWrite: boolean } => ({
   ready: health.ready,
   unavailable: health.unavailable,
   awaitingWrite: health.awaitingWrite,
@@ -87,7 +100,14 @@ describe('StoreHealth', () => {
     health.failed(new StoreError('read-only', 'read-only file'));
     health.succeeded('write');
     assert.deepEqual(state(health), READY);
-    assert.deepEqual(lines.map((line) => line.split(':')[1]), [' database refuses writes (full)', ' database refuses writes (read-only)', ' database takes writes again']);
+    assert.deepEqual(
+      lines.map((line) => line.split(':')[1]),
+      [
+        ' database refuses writes (full)',
+        ' database refuses writes (read-only)',
+        ' database takes writes again',
+      ],
+    );
   });
 
   test('an outage and failing writes together: the outage ends with any success, the writes only with a write', () => {

@@ -14,7 +14,8 @@ import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 
 type Line = Record<string, unknown>;
 const parse = (logs: readonly string[]): Line[] => logs.map((line) => JSON.parse(line) as Line);
-const accessLines = (logs: readonly string[]): Line[] => parse(logs).filter((line) => line.msg === 'request');
+const accessLines = (logs: readonly string[]): Line[] =>
+  parse(logs).filter((line) => line.msg === 'request');
 
 /** The line without what differs from run to run, after checking that it is there and well formed. */
 function stable(line: Line): Line {
@@ -41,9 +42,36 @@ describe('access log', { timeout: SUITE_TIMEOUT_MS }, () => {
     assert.equal(lines.length, 3);
     assert.equal(lines[0]?.requestId, 'line-1');
     assert.deepEqual(lines.map(stable), [
-      { level: 30, service: 'todo', method: 'GET', path: '/todos/1', route: '/todos/{todo_id}', status: 200, bytes: 40, msg: 'request' },
-      { level: 30, service: 'todo', method: 'GET', path: '/nowhere/at/all', route: 'unmatched', status: 404, bytes: 22, msg: 'request' },
-      { level: 30, service: 'todo', method: 'HEAD', path: '/todos/1', route: '/todos/{todo_id}', status: 200, bytes: 0, msg: 'request' },
+      {
+        level: 30,
+        service: 'todo',
+        method: 'GET',
+        path: '/todos/1',
+        route: '/todos/{todo_id}',
+        status: 200,
+        bytes: 40,
+        msg: 'request',
+      },
+      {
+        level: 30,
+        service: 'todo',
+        method: 'GET',
+        path: '/nowhere/at/all',
+        route: 'unmatched',
+        status: 404,
+        bytes: 22,
+        msg: 'request',
+      },
+      {
+        level: 30,
+        service: 'todo',
+        method: 'HEAD',
+        path: '/todos/1',
+        route: '/todos/{todo_id}',
+        status: 200,
+        bytes: 0,
+        msg: 'request',
+      },
     ]);
   });
 
@@ -56,11 +84,22 @@ describe('access log', { timeout: SUITE_TIMEOUT_MS }, () => {
       assert.equal((await send(url, { method: 'GET', path: `${path}?q=1` })).status, 404);
     });
     const [written] = logs.filter((line) => line.includes('"msg":"request"'));
-    const { requestId, method, path: loggedPath, route, status, durationMs, bytes } = JSON.parse(written ?? '') as Line;
+    const {
+      requestId,
+      method,
+      path: loggedPath,
+      route,
+      status,
+      durationMs,
+      bytes,
+    } = JSON.parse(written ?? '') as Line;
     assert.equal(loggedPath, path);
     const byPino: string[] = [];
-    createLogger('info', (line) => byPino.push(line)).child({ service: 'todo' }).info('request', { requestId, method, path: loggedPath, route, status, durationMs, bytes });
-    const withoutTime = (line: string | undefined): string | undefined => line?.replace(/"time":\d+,/, '');
+    createLogger('info', (line) => byPino.push(line))
+      .child({ service: 'todo' })
+      .info('request', { requestId, method, path: loggedPath, route, status, durationMs, bytes });
+    const withoutTime = (line: string | undefined): string | undefined =>
+      line?.replace(/"time":\d+,/, '');
     assert.equal(withoutTime(written), withoutTime(byPino[0]));
   });
 
@@ -83,7 +122,14 @@ describe('access log', { timeout: SUITE_TIMEOUT_MS }, () => {
     });
     const lines = parse(logs);
     const logged = lines.filter((line) => line.msg === 'request').map((line) => line.method);
-    assert.deepEqual(logged, ['UNPARSED', 'UNPARSED', 'UNPARSED', 'UNPARSED', 'M-SEARCH', 'PROPFIND']);
+    assert.deepEqual(logged, [
+      'UNPARSED',
+      'UNPARSED',
+      'UNPARSED',
+      'UNPARSED',
+      'M-SEARCH',
+      'PROPFIND',
+    ]);
   });
 
   test('never a body, a query or a header value other than the request id', async () => {
@@ -92,14 +138,25 @@ describe('access log', { timeout: SUITE_TIMEOUT_MS }, () => {
       await send(url, {
         method: 'POST',
         path: '/todos?token=query-secret',
-        headers: [['Content-Type', 'application/json'], ['Authorization', 'Bearer header-secret'], ['Cookie', 'cookie-secret'], ['User-Agent', 'agent-secret']],
+        headers: [
+          ['Content-Type', 'application/json'],
+          ['Authorization', 'Bearer header-secret'],
+          ['Cookie', 'cookie-secret'],
+          ['User-Agent', 'agent-secret'],
+        ],
         body: '{"title":"body-secret"}',
       });
     });
     const [line] = accessLines(logs);
     assert.equal(line?.path, '/todos');
     assert.equal(line?.status, 201);
-    for (const secret of ['query-secret', 'header-secret', 'cookie-secret', 'agent-secret', 'body-secret']) {
+    for (const secret of [
+      'query-secret',
+      'header-secret',
+      'cookie-secret',
+      'agent-secret',
+      'body-secret',
+    ]) {
       assert.ok(!logs.join('\n').includes(secret), secret);
     }
   });
@@ -115,17 +172,26 @@ describe('access log', { timeout: SUITE_TIMEOUT_MS }, () => {
   test('--access-log off turns only the access line off', async () => {
     await withFaultyService({ accessLog: false }, async (url, logs) => {
       assert.equal((await send(url, { method: 'GET', path: '/boom' })).status, 500);
-      assert.deepEqual(parse(logs).map((line) => line.msg), ['unhandled failure']);
+      assert.deepEqual(
+        parse(logs).map((line) => line.msg),
+        ['unhandled failure'],
+      );
     });
   });
 
-  test('a line is pino\'s: numeric level (50 for an error), epoch time, pid, hostname, msg', async () => {
+  test("a line is pino's: numeric level (50 for an error), epoch time, pid, hostname, msg", async () => {
     await withFaultyService({}, async (url, logs) => {
       await send(url, { method: 'GET', path: '/boom', headers: [['X-Request-Id', 'shape']] });
       const failure = parse(logs).find((line) => line.msg === 'unhandled failure');
       const { error, ...rest } = failure ?? {};
       assert.equal((error as { message?: unknown }).message, FAILURE_TEXT);
-      assert.deepEqual(stable({ ...rest, durationMs: 0 }), { level: 50, service: 'faulty', method: 'GET', url: '/boom', msg: 'unhandled failure' });
+      assert.deepEqual(stable({ ...rest, durationMs: 0 }), {
+        level: 50,
+        service: 'faulty',
+        method: 'GET',
+        url: '/boom',
+        msg: 'unhandled failure',
+      });
     });
   });
 });

@@ -30,7 +30,13 @@ function guideRows(): string[][] {
 
 describe('error catalogue', { timeout: SUITE_TIMEOUT_MS }, () => {
   test("docs/errors.md's error catalogue lists every entry with its status, problem type, title and message", () => {
-    const expected = catalogueEntries().map(([code, entry]) => [code, String(entry.status), problemType(code), entry.title, entry.message]);
+    const expected = catalogueEntries().map(([code, entry]) => [
+      code,
+      String(entry.status),
+      problemType(code),
+      entry.title,
+      entry.message,
+    ]);
     assert.deepEqual(guideRows(), expected);
   });
 
@@ -48,7 +54,16 @@ describe('error catalogue', { timeout: SUITE_TIMEOUT_MS }, () => {
     // sheds load, RATE_LIMITED under rate limits, CROSS_ORIGIN_REFUSED under cross-origin protection.
     const requireKeys = { required: true, ttlMs: DEFAULT_IDEMPOTENCY_TTL_MS };
     const pages: string[] = [];
-    for (const options of [{ service: 'bank', idempotency: requireKeys, deadlineMs: 15_000, shedding: { waitingMax: 1_000 }, rateLimits: { limits: { writes: { perSecond: 10, burst: 10 } } } }, { service: 'todo', requireIfMatch: true, crossOriginProtection: true }] as const) {
+    for (const options of [
+      {
+        service: 'bank',
+        idempotency: requireKeys,
+        deadlineMs: 15_000,
+        shedding: { waitingMax: 1_000 },
+        rateLimits: { limits: { writes: { perSecond: 10, burst: 10 } } },
+      },
+      { service: 'todo', requireIfMatch: true, crossOriginProtection: true },
+    ] as const) {
       await withServer({ ...options, errors: 'problem' }, async (url) => {
         const res = await get(url, PROBLEM_TYPE_BASE.slice(0, PROBLEM_TYPE_BASE.indexOf('#')));
         assert.equal(res.status, 200);
@@ -61,7 +76,10 @@ describe('error catalogue', { timeout: SUITE_TIMEOUT_MS }, () => {
       const page = pages.find((text) => text.includes(`<section id="${anchor}">`));
       assert.ok(page !== undefined, `${code} has a section on a page`);
       assert.match(page, new RegExp(`<section id="${anchor}">\\s*<h2>${entry.title}</h2>`), code);
-      assert.ok(entry.about !== undefined && page.includes(entry.about.slice(0, 40)), `${code} is explained`);
+      assert.ok(
+        entry.about !== undefined && page.includes(entry.about.slice(0, 40)),
+        `${code} is explained`,
+      );
     }
   });
 });

@@ -6,7 +6,12 @@ import assert from 'node:assert/strict';
 import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { clientAddress, parseTrustedProxies, type ProxyHeader, type TrustedProxies } from '../../src/http/stages/client-address.js';
+import {
+  clientAddress,
+  parseTrustedProxies,
+  type ProxyHeader,
+  type TrustedProxies,
+} from '../../src/http/stages/client-address.js';
 
 function request(peer: string, headers: Record<string, string> = {}): IncomingMessage {
   return { socket: { remoteAddress: peer }, headers } as unknown as IncomingMessage;
@@ -19,7 +24,10 @@ function proxies(text: string, header?: ProxyHeader): TrustedProxies {
 }
 
 test('without trusted proxies the client is the peer, whatever X-Forwarded-For or Forwarded say', () => {
-  const forged = request('203.0.113.7', { 'x-forwarded-for': '198.51.100.1', forwarded: 'for=198.51.100.2' });
+  const forged = request('203.0.113.7', {
+    'x-forwarded-for': '198.51.100.1',
+    forwarded: 'for=198.51.100.2',
+  });
   assert.equal(clientAddress(forged, undefined), '203.0.113.7');
 });
 
@@ -39,50 +47,100 @@ test('behind a proxy that appends X-Forwarded-For (the default header), a Forwar
   const trusted = proxies('10.0.0.1');
   assert.equal(trusted.header, 'x-forwarded-for');
   // The client 203.0.113.50 names a victim in Forwarded; the proxy appended its address to X-Forwarded-For.
-  const req = request('10.0.0.1', { forwarded: 'for=198.51.100.99', 'x-forwarded-for': '203.0.113.50' });
+  const req = request('10.0.0.1', {
+    forwarded: 'for=198.51.100.99',
+    'x-forwarded-for': '203.0.113.50',
+  });
   assert.equal(clientAddress(req, trusted), '203.0.113.50');
   // With no X-Forwarded-For at all, a Forwarded does not name the client either: the proxy is the client.
-  assert.equal(clientAddress(request('10.0.0.1', { forwarded: 'for=198.51.100.99' }), trusted), '10.0.0.1');
+  assert.equal(
+    clientAddress(request('10.0.0.1', { forwarded: 'for=198.51.100.99' }), trusted),
+    '10.0.0.1',
+  );
 });
 
 test('behind a proxy that appends Forwarded (--trust-proxy-header forwarded), an X-Forwarded-For the client sent is ignored entirely', () => {
   const trusted = proxies('10.0.0.1', 'forwarded');
-  const req = request('10.0.0.1', { 'x-forwarded-for': '198.51.100.99', forwarded: 'for=203.0.113.50;proto=https' });
+  const req = request('10.0.0.1', {
+    'x-forwarded-for': '198.51.100.99',
+    forwarded: 'for=203.0.113.50;proto=https',
+  });
   assert.equal(clientAddress(req, trusted), '203.0.113.50');
-  assert.equal(clientAddress(request('10.0.0.1', { 'x-forwarded-for': '198.51.100.99' }), trusted), '10.0.0.1');
+  assert.equal(
+    clientAddress(request('10.0.0.1', { 'x-forwarded-for': '198.51.100.99' }), trusted),
+    '10.0.0.1',
+  );
 });
 
 test('forged leftmost entries of the chosen header are not believed, in either header, nor the other header at all', () => {
   const xff = proxies('10.0.0.0/8');
-  const forgedBoth = { forwarded: 'for=198.51.100.97', 'x-forwarded-for': '198.51.100.99, 198.51.100.98, 203.0.113.50, 10.0.0.7' };
+  const forgedBoth = {
+    forwarded: 'for=198.51.100.97',
+    'x-forwarded-for': '198.51.100.99, 198.51.100.98, 203.0.113.50, 10.0.0.7',
+  };
   assert.equal(clientAddress(request('10.0.0.1', forgedBoth), xff), '203.0.113.50');
   const fwd = proxies('10.0.0.0/8', 'forwarded');
-  assert.equal(clientAddress(request('10.0.0.1', { forwarded: 'for=198.51.100.99, for="203.0.113.50:4711";proto=http, for=10.0.0.7' }), fwd), '203.0.113.50');
+  assert.equal(
+    clientAddress(
+      request('10.0.0.1', {
+        forwarded: 'for=198.51.100.99, for="203.0.113.50:4711";proto=http, for=10.0.0.7',
+      }),
+      fwd,
+    ),
+    '203.0.113.50',
+  );
 });
 
 test('Forwarded is read with its quotes, brackets and ports', () => {
   const trusted = proxies('10.0.0.1', 'forwarded');
-  assert.equal(clientAddress(request('10.0.0.1', { forwarded: 'for="[2001:db8::7]:4711";proto=https' }), trusted), '2001:db8::7');
-  assert.equal(clientAddress(request('10.0.0.1', { forwarded: 'for=192.0.2.60:8080, for=198.51.100.17' }), trusted), '198.51.100.17');
+  assert.equal(
+    clientAddress(
+      request('10.0.0.1', { forwarded: 'for="[2001:db8::7]:4711";proto=https' }),
+      trusted,
+    ),
+    '2001:db8::7',
+  );
+  assert.equal(
+    clientAddress(
+      request('10.0.0.1', { forwarded: 'for=192.0.2.60:8080, for=198.51.100.17' }),
+      trusted,
+    ),
+    '198.51.100.17',
+  );
 });
 
 test('several lines of the chosen header are one list, in their order; lines of the other header are ignored', async () => {
   const seen: string[] = [];
-  const choices = { 'x-forwarded-for': proxies('127.0.0.1'), forwarded: proxies('127.0.0.1', 'forwarded') } as const;
+  const choices = {
+    'x-forwarded-for': proxies('127.0.0.1'),
+    forwarded: proxies('127.0.0.1', 'forwarded'),
+  } as const;
   const server = createServer((req, res) => {
-    seen.push(clientAddress(req, choices[req.url === '/forwarded' ? 'forwarded' : 'x-forwarded-for']));
+    seen.push(
+      clientAddress(req, choices[req.url === '/forwarded' ? 'forwarded' : 'x-forwarded-for']),
+    );
     res.end();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  const send = (path: string, name: string, lines: string[], other: Record<string, string[]> = {}): Promise<void> =>
+  const send = (
+    path: string,
+    name: string,
+    lines: string[],
+    other: Record<string, string[]> = {},
+  ): Promise<void> =>
     new Promise((resolve, reject) => {
-      const req = httpRequest({ host: '127.0.0.1', port, path, agent: false, headers: { ...other, [name]: lines } }, (res) => res.resume().on('end', resolve));
+      const req = httpRequest(
+        { host: '127.0.0.1', port, path, agent: false, headers: { ...other, [name]: lines } },
+        (res) => res.resume().on('end', resolve),
+      );
       req.on('error', reject).end();
     });
   try {
     // The client's own line first, then the ones its proxies added: the last untrusted is the client.
-    await send('/xff', 'X-Forwarded-For', ['198.51.100.99', '203.0.113.50'], { Forwarded: ['for=198.51.100.97', 'for=198.51.100.98'] });
+    await send('/xff', 'X-Forwarded-For', ['198.51.100.99', '203.0.113.50'], {
+      Forwarded: ['for=198.51.100.97', 'for=198.51.100.98'],
+    });
     await send('/forwarded', 'Forwarded', ['for=198.51.100.99', 'for=203.0.113.50']);
     // A later line is further right than an earlier one: the trusted hop in the second line is skipped.
     await send('/xff', 'X-Forwarded-For', ['198.51.100.99, 203.0.113.51', '127.0.0.1']);

@@ -10,7 +10,12 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { connectionsMaxFor, guardConnections, OPEN_FILES_ASSUMED, openFilesLimit } from '../../src/http/connection-guard.js';
+import {
+  connectionsMaxFor,
+  guardConnections,
+  OPEN_FILES_ASSUMED,
+  openFilesLimit,
+} from '../../src/http/connection-guard.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 
 const SILENT_MS = 1_000;
@@ -27,13 +32,17 @@ async function client(port: number): Promise<Client> {
   socket.on('error', () => undefined);
   await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
   let closed = false;
-  const done = new Promise<void>((resolve) => socket.once('close', () => ((closed = true), resolve())));
+  const done = new Promise<void>((resolve) =>
+    socket.once('close', () => ((closed = true), resolve())),
+  );
   return { socket, closed: done, isClosed: () => closed };
 }
 
 /** A whole GET on `c`, answered: the connection works. */
 async function answered(c: Client): Promise<string> {
-  const data = new Promise<string>((resolve) => c.socket.once('data', (chunk: Buffer) => resolve(chunk.toString('latin1'))));
+  const data = new Promise<string>((resolve) =>
+    c.socket.once('data', (chunk: Buffer) => resolve(chunk.toString('latin1'))),
+  );
   c.socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
   return (await data).split('\r\n')[0] ?? '';
 }
@@ -96,12 +105,20 @@ describe('the connection guard', { timeout: SUITE_TIMEOUT_MS }, () => {
     await settle();
     const newcomer = await open();
     await silent.closed;
-    assert.deepEqual([trickling.isClosed(), alsoTrickling.isClosed(), newcomer.isClosed()], [false, false, false], 'the silent one went first');
+    assert.deepEqual(
+      [trickling.isClosed(), alsoTrickling.isClosed(), newcomer.isClosed()],
+      [false, false, false],
+      'the silent one went first',
+    );
     newcomer.socket.write('G');
     await settle();
     const next = await open();
     await trickling.closed;
-    assert.deepEqual([alsoTrickling.isClosed(), newcomer.isClosed(), next.isClosed()], [false, false, false], 'the oldest trickling one went, no other');
+    assert.deepEqual(
+      [alsoTrickling.isClosed(), newcomer.isClosed(), next.isClosed()],
+      [false, false, false],
+      'the oldest trickling one went, no other',
+    );
     assert.equal(await answered(next), 'HTTP/1.1 200 OK');
     await closeAll();
   });
@@ -111,9 +128,16 @@ describe('the connection guard', { timeout: SUITE_TIMEOUT_MS }, () => {
     for (const c of held) c.socket.write('GET /hold HTTP/1.1\r\nHost: x\r\n\r\n');
     await settle();
     const refused = await open();
-    const refusedAtOnce = await Promise.race([refused.closed.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), SILENT_MS / 2))]);
+    const refusedAtOnce = await Promise.race([
+      refused.closed.then(() => true),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(false), SILENT_MS / 2)),
+    ]);
     assert.equal(refusedAtOnce, true, 'closed at once, not left to the silent sweep');
-    assert.deepEqual(held.map((c) => c.isClosed()), [false, false, false], 'no connection being answered was closed for it');
+    assert.deepEqual(
+      held.map((c) => c.isClosed()),
+      [false, false, false],
+      'no connection being answered was closed for it',
+    );
     release();
     await closeAll();
   });
@@ -125,7 +149,10 @@ describe('the connection guard', { timeout: SUITE_TIMEOUT_MS }, () => {
     talking.socket.write('G');
     await silent.closed;
     const tookMs = performance.now() - startedMs;
-    assert.ok(tookMs >= SILENT_MS - 20 && tookMs < SILENT_MS + 1_500, `closed after ${Math.round(tookMs)} ms`);
+    assert.ok(
+      tookMs >= SILENT_MS - 20 && tookMs < SILENT_MS + 1_500,
+      `closed after ${Math.round(tookMs)} ms`,
+    );
     await new Promise((resolve) => setTimeout(resolve, SILENT_MS + 1_100));
     assert.equal(talking.isClosed(), false);
     await closeAll();
@@ -151,7 +178,9 @@ describe('the connection guard', { timeout: SUITE_TIMEOUT_MS }, () => {
 
 describe('how many connections a server may hold', () => {
   test("the process's open-files limit less 128 reserved descriptors, shared equally by its servers, at least one each", () => {
-    const line = /^Max open files\s+(\d+|unlimited)/m.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1];
+    const line = /^Max open files\s+(\d+|unlimited)/m.exec(
+      readFileSync('/proc/self/limits', 'utf8'),
+    )?.[1];
     assert.ok(line !== undefined && line !== 'unlimited', 'a Linux machine with a finite limit');
     const limit = Number(line);
     const reserved = Math.min(128, Math.floor(limit / 2));
@@ -190,11 +219,17 @@ describe('where the open-files limit is read', () => {
   const noShell = join(dir, 'no-such-shell');
 
   test("the kernel's table gives the soft limit, the row of open files and no other", () => {
-    assert.equal(openFilesLimit({ limitsFile: file('finite', LIMITS_TABLE('4096')), shell: noShell }), 4096);
+    assert.equal(
+      openFilesLimit({ limitsFile: file('finite', LIMITS_TABLE('4096')), shell: noShell }),
+      4096,
+    );
   });
 
   test('an unlimited soft limit is taken as no limit', () => {
-    assert.equal(openFilesLimit({ limitsFile: file('unlimited', LIMITS_TABLE('unlimited')), shell: noShell }), Number.MAX_SAFE_INTEGER);
+    assert.equal(
+      openFilesLimit({ limitsFile: file('unlimited', LIMITS_TABLE('unlimited')), shell: noShell }),
+      Number.MAX_SAFE_INTEGER,
+    );
   });
 
   test('without the table (not Linux), the shell is asked, as sh -c "ulimit -n"', () => {
@@ -204,11 +239,20 @@ describe('where the open-files limit is read', () => {
   });
 
   test('a table without the row of open files also asks the shell', () => {
-    assert.equal(openFilesLimit({ limitsFile: file('no-row', 'Limit Soft Hard\n'), shell: shell('says-300', '300') }), 300);
+    assert.equal(
+      openFilesLimit({
+        limitsFile: file('no-row', 'Limit Soft Hard\n'),
+        shell: shell('says-300', '300'),
+      }),
+      300,
+    );
   });
 
   test("the shell's unlimited is no limit", () => {
-    assert.equal(openFilesLimit({ limitsFile: missing, shell: shell('says-unlimited', 'unlimited') }), Number.MAX_SAFE_INTEGER);
+    assert.equal(
+      openFilesLimit({ limitsFile: missing, shell: shell('says-unlimited', 'unlimited') }),
+      Number.MAX_SAFE_INTEGER,
+    );
   });
 
   test('a shell that fails, is missing or answers nonsense leaves the usual 1024', () => {
@@ -216,7 +260,13 @@ describe('where the open-files limit is read', () => {
     assert.equal(openFilesLimit({ limitsFile: missing, shell: shell('fails', '2048', 1) }), 1024);
     assert.equal(openFilesLimit({ limitsFile: missing, shell: noShell }), 1024);
     assert.equal(openFilesLimit({ limitsFile: missing, shell: shell('nonsense', 'many') }), 1024);
-    assert.equal(openFilesLimit({ limitsFile: missing, shell: shell('partly', '2048 files') }), 1024);
-    assert.equal(openFilesLimit({ limitsFile: missing, shell: shell('wordy', 'about 2048') }), 1024);
+    assert.equal(
+      openFilesLimit({ limitsFile: missing, shell: shell('partly', '2048 files') }),
+      1024,
+    );
+    assert.equal(
+      openFilesLimit({ limitsFile: missing, shell: shell('wordy', 'about 2048') }),
+      1024,
+    );
   });
 });

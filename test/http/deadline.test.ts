@@ -17,7 +17,10 @@ import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A server whose two routes wait `waitMs` before they answer: a read, and a write with a body. */
-async function startWaiting(deadlineMs: number, waitMs: number): Promise<{ readonly server: Server; readonly url: string; readonly port: number }> {
+async function startWaiting(
+  deadlineMs: number,
+  waitMs: number,
+): Promise<{ readonly server: Server; readonly url: string; readonly port: number }> {
   const log = createLogger('silent');
   const waited = async (): Promise<{ status: number; body: string }> => {
     await sleep(waitMs);
@@ -25,8 +28,23 @@ async function startWaiting(deadlineMs: number, waitMs: number): Promise<{ reado
   };
   const handler = createRequestHandler({
     routes: [
-      defineRoute({ method: 'GET', path: '/wait', status: 200, params: {}, docs: { name: 'wait' }, handle: waited }),
-      defineRoute({ method: 'PUT', path: '/wait', status: 200, params: {}, body: todoIn, docs: { name: 'wait_with_body' }, handle: waited }),
+      defineRoute({
+        method: 'GET',
+        path: '/wait',
+        status: 200,
+        params: {},
+        docs: { name: 'wait' },
+        handle: waited,
+      }),
+      defineRoute({
+        method: 'PUT',
+        path: '/wait',
+        status: 200,
+        params: {},
+        body: todoIn,
+        docs: { name: 'wait_with_body' },
+        handle: waited,
+      }),
     ],
     errorFormat: { name: 'default', catchAll: false },
     limits: { bodyBytesMax: 1024, nestingDepthMax: 8 },
@@ -42,16 +60,23 @@ async function startWaiting(deadlineMs: number, waitMs: number): Promise<{ reado
 }
 
 /** Timers that keep the process alive: a deadline's timer is one until it is cleared or fires. */
-const liveTimers = (): number => process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length;
+const liveTimers = (): number =>
+  process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length;
 
 describe('the deadline in the pipeline', { timeout: SUITE_TIMEOUT_MS }, () => {
   test('a deadline timer is cleared when the answer is sent: an answered request keeps no timer until its deadline', async () => {
     const { server, url } = await startWaiting(60_000, 5);
     try {
       const before = liveTimers();
-      for (let i = 0; i < 5; i++) assert.equal((await send(url, { method: 'GET', path: '/wait' })).status, 200);
+      for (let i = 0; i < 5; i++)
+        assert.equal((await send(url, { method: 'GET', path: '/wait' })).status, 200);
       for (let i = 0; i < 5; i++) {
-        const res = await send(url, { method: 'PUT', path: '/wait', headers: [['Content-Type', 'application/json']], body: '{"title":"t"}' });
+        const res = await send(url, {
+          method: 'PUT',
+          path: '/wait',
+          headers: [['Content-Type', 'application/json']],
+          body: '{"title":"t"}',
+        });
         assert.equal(res.status, 200);
       }
       assert.equal(liveTimers(), before, 'ten answered requests, no timer left behind');
@@ -67,7 +92,9 @@ describe('the deadline in the pipeline', { timeout: SUITE_TIMEOUT_MS }, () => {
       // The head now, the body twice the deadline later: the handler then takes a sixth of it.
       const raw = await new Promise<string>((resolve, reject) => {
         const socket = connect(port, '127.0.0.1', () => {
-          socket.write('PUT /wait HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 13\r\nConnection: close\r\n\r\n');
+          socket.write(
+            'PUT /wait HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 13\r\nConnection: close\r\n\r\n',
+          );
           setTimeout(() => socket.write('{"title":"t"}'), 2 * deadlineMs);
         });
         let received = '';
@@ -87,7 +114,12 @@ describe('the deadline in the pipeline', { timeout: SUITE_TIMEOUT_MS }, () => {
       const read = await send(url, { method: 'GET', path: '/wait' });
       assert.equal(read.status, 504);
       assert.equal(read.headers['retry-after'], '1');
-      const write = await send(url, { method: 'PUT', path: '/wait', headers: [['Content-Type', 'application/json']], body: '{"title":"t"}' });
+      const write = await send(url, {
+        method: 'PUT',
+        path: '/wait',
+        headers: [['Content-Type', 'application/json']],
+        body: '{"title":"t"}',
+      });
       assert.equal(write.status, 504);
     } finally {
       await new Promise((resolve) => server.close(resolve));

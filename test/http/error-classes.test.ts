@@ -3,21 +3,40 @@
 // some paths reach (the store away, a client leaving mid-body, a member name that needs escaping).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ApiError, ClientAbortError, InvalidRequest, invalidRequest, serviceUnavailable } from '../../src/http/errors.js';
+import {
+  ApiError,
+  ClientAbortError,
+  InvalidRequest,
+  invalidRequest,
+  serviceUnavailable,
+} from '../../src/http/errors.js';
 import { ERROR_FORMAT_NAMES, renderError } from '../../src/http/render.js';
 
 describe('the HTTP error classes', () => {
   test('the store away is 503 with Retry-After: 1 in every format, and not an unexpected failure', () => {
     for (const name of ERROR_FORMAT_NAMES) {
       const rendered = renderError(serviceUnavailable(), { name, catchAll: true });
-      assert.deepEqual([rendered.status, rendered.headers, rendered.unexpected], [503, { 'Retry-After': '1' }, false], name);
+      assert.deepEqual(
+        [rendered.status, rendered.headers, rendered.unexpected],
+        [503, { 'Retry-After': '1' }, false],
+        name,
+      );
     }
   });
 
   test('an error we meant to raise is not unexpected in any format; anything else is, and is logged in full', () => {
-    const meant = [new ApiError('HTTP_404'), new ApiError('IDEMPOTENCY_KEY_REUSED'), invalidRequest([])];
+    const meant = [
+      new ApiError('HTTP_404'),
+      new ApiError('IDEMPOTENCY_KEY_REUSED'),
+      invalidRequest([]),
+    ];
     for (const name of ERROR_FORMAT_NAMES) {
-      for (const error of meant) assert.equal(renderError(error, { name, catchAll: true }).unexpected, false, `${name}: ${error.name}`);
+      for (const error of meant)
+        assert.equal(
+          renderError(error, { name, catchAll: true }).unexpected,
+          false,
+          `${name}: ${error.name}`,
+        );
       assert.equal(renderError(new Error('boom'), { name, catchAll: true }).unexpected, true, name);
     }
   });
@@ -25,7 +44,12 @@ describe('the HTTP error classes', () => {
   test('a validation failure handed back as a value renders byte for byte as the thrown one, in every format', () => {
     const items = [
       { type: 'missing', loc: ['body', 'title'], msg: 'Field required', input: { done: true } },
-      { type: 'int_parsing', loc: ['path', 'todo_id'], msg: 'Input should be a valid integer, unable to parse string as an integer', input: 'x' },
+      {
+        type: 'int_parsing',
+        loc: ['path', 'todo_id'],
+        msg: 'Input should be a valid integer, unable to parse string as an integer',
+        input: 'x',
+      },
     ];
     for (const name of ERROR_FORMAT_NAMES) {
       for (const catchAll of [false, true]) {
@@ -37,8 +61,12 @@ describe('the HTTP error classes', () => {
   });
 
   test("a problem's pointer escapes ~ and / as RFC 6901 says, then percent-encodes for the URI fragment", () => {
-    const error = invalidRequest([{ type: 'missing', loc: ['body', 'a/b~c', 0, 'x y'], msg: 'Field required', input: null }]);
-    const body = JSON.parse(renderError(error, { name: 'problem', catchAll: true }).body) as { errors: { pointer: string }[] };
+    const error = invalidRequest([
+      { type: 'missing', loc: ['body', 'a/b~c', 0, 'x y'], msg: 'Field required', input: null },
+    ]);
+    const body = JSON.parse(renderError(error, { name: 'problem', catchAll: true }).body) as {
+      errors: { pointer: string }[];
+    };
     assert.equal(body.errors[0]?.pointer, '#/a~1b~0c/0/x%20y');
   });
 
@@ -57,7 +85,9 @@ describe('the HTTP error classes', () => {
     ];
     for (const [loc, pointer] of cases) {
       const error = invalidRequest([{ type: 'missing', loc, msg: 'Field required', input: null }]);
-      const body = JSON.parse(renderError(error, { name: 'problem', catchAll: true }).body) as { errors: { pointer: string }[] };
+      const body = JSON.parse(renderError(error, { name: 'problem', catchAll: true }).body) as {
+        errors: { pointer: string }[];
+      };
       assert.equal(body.errors[0]?.pointer, pointer, JSON.stringify(loc));
     }
   });
@@ -65,7 +95,13 @@ describe('the HTTP error classes', () => {
   test('each error names itself in a log, with a message that says what happened; building one leaves the stack trace limit as it was', () => {
     const limit = Error.stackTraceLimit;
     const items = [{ type: 'missing', loc: ['body'], msg: '', input: null }];
-    const errors = [new ApiError('HTTP_404', { message: 'Todo not found' }), new ApiError('IDEMPOTENCY_KEY_REUSED'), invalidRequest(items), serviceUnavailable(), new ClientAbortError()];
+    const errors = [
+      new ApiError('HTTP_404', { message: 'Todo not found' }),
+      new ApiError('IDEMPOTENCY_KEY_REUSED'),
+      invalidRequest(items),
+      serviceUnavailable(),
+      new ClientAbortError(),
+    ];
     assert.deepEqual(
       errors.map((error) => `${error.name}: ${error.message}`),
       [

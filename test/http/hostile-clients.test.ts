@@ -15,7 +15,9 @@ function leaveMidBody(url: string, path: string): Promise<void> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const socket = connect({ host: hostname, port: Number(port) }, () => {
-      socket.write(`POST ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"title":`);
+      socket.write(
+        `POST ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"title":`,
+      );
       socket.destroy();
     });
     socket.once('close', () => resolve());
@@ -59,7 +61,10 @@ function ownOpenFilesMax(): number {
  */
 async function answersUnderFlood(open: (url: string) => Promise<Socket>): Promise<void> {
   const floodSize = 1_500;
-  assert.ok(ownOpenFilesMax() > floodSize + 200, 'this test opens 1,500 connections itself: raise ulimit -n of the test run');
+  assert.ok(
+    ownOpenFilesMax() > floodSize + 200,
+    'this test opens 1,500 connections itself: raise ulimit -n of the test run',
+  );
   const server = await startServiceProcess(['todo', '--db', 'memory'], 1, { openFilesMax: 1024 });
   const flood: Socket[] = [];
   try {
@@ -96,7 +101,10 @@ describe('hostile clients', () => {
       await eventually(() => lines.length >= aborted, `${aborted} log lines`);
       // The server goes on answering; the complete request after them writes its own line.
       assert.equal((await postJson(url, '/todos', '{"title":"after"}')).status, 201);
-      await eventually(() => lines.length >= aborted + 1, 'the access line of the complete request');
+      await eventually(
+        () => lines.length >= aborted + 1,
+        'the access line of the complete request',
+      );
       const entries = lines.map((line) => JSON.parse(line) as LogEntry);
       assert.equal(entries.length, aborted + 1, lines.join(''));
       for (const [k, entry] of entries.slice(0, aborted).entries()) {
@@ -109,7 +117,8 @@ describe('hostile clients', () => {
     });
   });
 
-  test('1,500 silent connections against a server under ulimit -n 1024 leave requests answering within a second', () => answersUnderFlood(openSilent));
+  test('1,500 silent connections against a server under ulimit -n 1024 leave requests answering within a second', () =>
+    answersUnderFlood(openSilent));
 
   test('1,500 connections that each sent one byte of a request head, under ulimit -n 1024, leave requests answering within a second', () =>
     answersUnderFlood(async (url) => {
@@ -118,13 +127,16 @@ describe('hostile clients', () => {
       return socket;
     }));
 
-  test('a connection that sends nothing is closed after a few seconds, not the 10 to 40 of Node\'s defaults', () =>
+  test("a connection that sends nothing is closed after a few seconds, not the 10 to 40 of Node's defaults", () =>
     withServer({ service: 'todo' }, async (url) => {
       const socket = await openSilent(url);
       const opened = performance.now();
       await new Promise((resolve) => socket.once('close', resolve));
       const elapsed_ms = performance.now() - opened;
-      assert.ok(elapsed_ms >= SILENT_MS - 100 && elapsed_ms < SILENT_MS + 2_500, `closed after ${elapsed_ms.toFixed(0)} ms`);
+      assert.ok(
+        elapsed_ms >= SILENT_MS - 100 && elapsed_ms < SILENT_MS + 2_500,
+        `closed after ${elapsed_ms.toFixed(0)} ms`,
+      );
       assert.equal((await get(url, '/todos/1')).status, 200);
     }));
 });

@@ -8,7 +8,13 @@ import { describe, test } from 'node:test';
 import { decodeShapes } from '../../bench/decode-shapes.js';
 import { BodyEncodingError, decodeJson, JsonSyntaxError } from '../../src/http/json/json-decode.js';
 import { PyFloat, type JsonValue } from '../../src/http/json/json-value.js';
-import { codePointIndexes, decodeSurrogatePass, detectEncoding, encodeSurrogatePass, textOf } from '../support/json-bytes-reference.js';
+import {
+  codePointIndexes,
+  decodeSurrogatePass,
+  detectEncoding,
+  encodeSurrogatePass,
+  textOf,
+} from '../support/json-bytes-reference.js';
 import { ReferenceSyntaxError, referenceParse } from '../support/json-decode-reference.js';
 import { seededRandom } from '../support/load.js';
 
@@ -20,7 +26,8 @@ function tagged(value: JsonValue): string {
   if (typeof value === 'string') return JSON.stringify(value);
   if (typeof value === 'number') return `int:${value}`;
   if (typeof value === 'bigint') return `big:${value}`;
-  if (value instanceof PyFloat) return `float:${Object.is(value.value, -0) ? '-0' : String(value.value)}`;
+  if (value instanceof PyFloat)
+    return `float:${Object.is(value.value, -0) ? '-0' : String(value.value)}`;
   if (Array.isArray(value)) return `[${value.map(tagged).join(',')}]`;
   return `{${[...value].map(([k, v]) => `${JSON.stringify(k)}:${tagged(v)}`).join(',')}}`;
 }
@@ -31,7 +38,8 @@ function outcome(decode: () => JsonValue, toCodePoints: (unit: number) => number
     return `ok ${tagged(decode())}`;
   } catch (error) {
     if (error instanceof JsonSyntaxError) return `syntax ${error.msg} @${error.pos}`;
-    if (error instanceof ReferenceSyntaxError) return `syntax ${error.msg} @${toCodePoints(error.unit)}`;
+    if (error instanceof ReferenceSyntaxError)
+      return `syntax ${error.msg} @${toCodePoints(error.unit)}`;
     if (error instanceof BodyEncodingError) return 'undecodable';
     throw error;
   }
@@ -45,19 +53,31 @@ function assertSameAsReference(generated: string, what: string): void {
   const toCodePoints = (unit: number): number => Array.from(text.slice(0, unit)).length;
   const fast = outcome(() => decodeJson(bytes, DEPTH_MAX), toCodePoints);
   const reference = outcome(() => referenceParse(text, DEPTH_MAX), toCodePoints);
-  if (fast !== reference) assert.fail(`${what}: ${JSON.stringify(text.slice(0, 300))}\n  fast:      ${fast.slice(0, 300)}\n  reference: ${reference.slice(0, 300)}`);
+  if (fast !== reference)
+    assert.fail(
+      `${what}: ${JSON.stringify(text.slice(0, 300))}\n  fast:      ${fast.slice(0, 300)}\n  reference: ${reference.slice(0, 300)}`,
+    );
 }
 
 /** Bytes through both: json.loads' detection and codecs (the byte oracle), then the reference scanner. */
 function assertBytesSameAsReference(bytes: Uint8Array, what: string): void {
-  const fast = outcome(() => decodeJson(bytes, DEPTH_MAX), () => -1);
+  const fast = outcome(
+    () => decodeJson(bytes, DEPTH_MAX),
+    () => -1,
+  );
   const codePoints = decodeSurrogatePass(bytes, detectEncoding(bytes));
   let reference = 'undecodable';
   if (codePoints !== undefined) {
     const indexes = codePointIndexes(codePoints);
-    reference = outcome(() => referenceParse(textOf(codePoints), DEPTH_MAX), (unit) => indexes[unit] ?? -1);
+    reference = outcome(
+      () => referenceParse(textOf(codePoints), DEPTH_MAX),
+      (unit) => indexes[unit] ?? -1,
+    );
   }
-  if (fast !== reference) assert.fail(`${what}: ${Buffer.from(bytes).toString('hex').slice(0, 200)}\n  fast:      ${fast.slice(0, 300)}\n  reference: ${reference.slice(0, 300)}`);
+  if (fast !== reference)
+    assert.fail(
+      `${what}: ${Buffer.from(bytes).toString('hex').slice(0, 200)}\n  fast:      ${fast.slice(0, 300)}\n  reference: ${reference.slice(0, 300)}`,
+    );
 }
 
 // ------------------------------------------------------------------------------------ generation
@@ -68,8 +88,34 @@ function pick<T>(next: Next, items: readonly T[]): T {
   return items[next(0, items.length - 1)] as T;
 }
 
-const STRING_PIECES = ['a', 'title', ' ', 'é', '😀', '\u2028', '\u007f', '\\"', '\\\\', '\\/', '\\b', '\\f', '\\n', '\\r', '\\t',
-  '\\u0041', '\\u00e9', '\\u00E9', '\\ud83d\\ude00', '\\ud800', '\\udc00', '\\ud83d\\u0041', '\\ud83dx', '\\uD834\\uDD1E', '\\u0000', '\\u001f'];
+const STRING_PIECES = [
+  'a',
+  'title',
+  ' ',
+  'é',
+  '😀',
+  '\u2028',
+  '\u007f',
+  '\\"',
+  '\\\\',
+  '\\/',
+  '\\b',
+  '\\f',
+  '\\n',
+  '\\r',
+  '\\t',
+  '\\u0041',
+  '\\u00e9',
+  '\\u00E9',
+  '\\ud83d\\ude00',
+  '\\ud800',
+  '\\udc00',
+  '\\ud83d\\u0041',
+  '\\ud83dx',
+  '\\uD834\\uDD1E',
+  '\\u0000',
+  '\\u001f',
+];
 
 function randomString(next: Next): string {
   let out = '"';
@@ -83,11 +129,44 @@ function digits(next: Next, count: number): string {
   return out;
 }
 
-const NUMBER_EDGES = ['0', '-0', '9007199254740991', '-9007199254740991', '9007199254740992', '-9007199254740992',
-  '9007199254740993', '999999999999999', '1000000000000000', '9999999999999999', '18446744073709551616',
-  '0.0', '-0.0', '1.0', '0.1', '0.5', '1e22', '1e23', '1E-22', '1e-23', '9007199254740993.0', '9007199254740991.5',
-  '5e-324', '2.2250738585072014e-308', '1.7976931348623157e308', '1e400', '-1e400', '1e-400', '123456789012345678e-5',
-  '0.000001', '1.5e+2', '2E3', '0e0', '-0e-0', '1.00000000000000000000001', '3.141592653589793238462643383279'];
+const NUMBER_EDGES = [
+  '0',
+  '-0',
+  '9007199254740991',
+  '-9007199254740991',
+  '9007199254740992',
+  '-9007199254740992',
+  '9007199254740993',
+  '999999999999999',
+  '1000000000000000',
+  '9999999999999999',
+  '18446744073709551616',
+  '0.0',
+  '-0.0',
+  '1.0',
+  '0.1',
+  '0.5',
+  '1e22',
+  '1e23',
+  '1E-22',
+  '1e-23',
+  '9007199254740993.0',
+  '9007199254740991.5',
+  '5e-324',
+  '2.2250738585072014e-308',
+  '1.7976931348623157e308',
+  '1e400',
+  '-1e400',
+  '1e-400',
+  '123456789012345678e-5',
+  '0.000001',
+  '1.5e+2',
+  '2E3',
+  '0e0',
+  '-0e-0',
+  '1.00000000000000000000001',
+  '3.141592653589793238462643383279',
+];
 
 function randomNumber(next: Next): string {
   switch (next(0, 5)) {
@@ -113,7 +192,8 @@ function randomValue(next: Next, depth: number): string {
   if (roll <= 5) return pick(next, ['true', 'false', 'null']);
   const ws = (): string => pick(next, ['', '', '', ' ', '\n', '\t', '\r\n  ']);
   const count = next(0, 5);
-  if (roll <= 6) return `[${ws()}${Array.from({ length: count }, () => randomValue(next, depth + 1) + ws()).join(`,${ws()}`)}]`;
+  if (roll <= 6)
+    return `[${ws()}${Array.from({ length: count }, () => randomValue(next, depth + 1) + ws()).join(`,${ws()}`)}]`;
   // Few distinct keys, so that objects repeat them.
   const keys = ['"a"', '"b"', '"1"', '"__proto__"', '"\\u0061"', '"é"', '""'];
   return `{${ws()}${Array.from({ length: count }, () => `${pick(next, keys)}${ws()}:${ws()}${randomValue(next, depth + 1)}${ws()}`).join(`,${ws()}`)}}`;
@@ -122,12 +202,18 @@ function randomValue(next: Next, depth: number): string {
 /** An object of more members than the decoder checks one by one, keys often repeated, some far apart. */
 function wideObject(next: Next): string {
   const keyCount = next(9, 40);
-  const members = Array.from({ length: next(9, 60) }, () => `"k${next(0, keyCount)}":${randomValue(next, 5)}`);
+  const members = Array.from(
+    { length: next(9, 60) },
+    () => `"k${next(0, keyCount)}":${randomValue(next, 5)}`,
+  );
   return `{${members.join(',')}}`;
 }
 
 /** Lone surrogates, and the code points at the edges of each encoded length, to go in beside them. */
-const INSERTED = [0xd800, 0xdbff, 0xdc00, 0xdfff, 0xd83d, 0xde00, 0x7f, 0x80, 0x7ff, 0x800, 0xd7ff, 0xe000, 0xfeff, 0xffff, 0x10000, 0x10ffff];
+const INSERTED = [
+  0xd800, 0xdbff, 0xdc00, 0xdfff, 0xd83d, 0xde00, 0x7f, 0x80, 0x7ff, 0x800, 0xd7ff, 0xe000, 0xfeff,
+  0xffff, 0x10000, 0x10ffff,
+];
 const ENCODINGS = ['utf-8', 'utf-16-be', 'utf-16-le', 'utf-32-be', 'utf-32-le'] as const;
 const BYTE_ORDER_MARKS: Readonly<Record<(typeof ENCODINGS)[number], readonly number[]>> = {
   'utf-8': [0xef, 0xbb, 0xbf],
@@ -136,14 +222,21 @@ const BYTE_ORDER_MARKS: Readonly<Record<(typeof ENCODINGS)[number], readonly num
   'utf-32-be': [0x00, 0x00, 0xfe, 0xff],
   'utf-32-le': [0xff, 0xfe, 0x00, 0x00],
 };
-const BYTE_BREAKERS = [0x00, 0x22, 0x5c, 0x7f, 0x80, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xed, 0xee, 0xef, 0xf0, 0xf4, 0xf5, 0xfe, 0xff];
+const BYTE_BREAKERS = [
+  0x00, 0x22, 0x5c, 0x7f, 0x80, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xed, 0xee, 0xef,
+  0xf0, 0xf4, 0xf5, 0xfe, 0xff,
+];
 
 /** A generated body as bytes: lone surrogates sometimes added, in any encoding, with or without its mark, sometimes broken. */
 function randomBody(next: Next): Uint8Array {
   const codePoints = Array.from(randomValue(next, 0), (c) => c.codePointAt(0) ?? 0);
-  for (let k = next(0, 1) === 1 ? next(1, 4) : 0; k > 0; k--) codePoints.splice(next(0, codePoints.length), 0, pick(next, INSERTED));
+  for (let k = next(0, 1) === 1 ? next(1, 4) : 0; k > 0; k--)
+    codePoints.splice(next(0, codePoints.length), 0, pick(next, INSERTED));
   const encoding = pick(next, ENCODINGS);
-  const bytes = [...(next(0, 2) === 0 ? BYTE_ORDER_MARKS[encoding] : []), ...encodeSurrogatePass(codePoints, encoding)];
+  const bytes = [
+    ...(next(0, 2) === 0 ? BYTE_ORDER_MARKS[encoding] : []),
+    ...encodeSurrogatePass(codePoints, encoding),
+  ];
   if (next(0, 2) === 0) {
     const at = next(0, bytes.length);
     switch (next(0, 3)) {
@@ -163,7 +256,32 @@ function randomBody(next: Next): Uint8Array {
   return Uint8Array.from(bytes);
 }
 
-const BREAKERS = ['"', '\\', '{', '}', '[', ']', ',', ':', '.', 'e', '-', '+', '0', '1', ' ', 't', 'n', 'u', 'x', '\u0001', '\n', 'N', 'I', '😀'];
+const BREAKERS = [
+  '"',
+  '\\',
+  '{',
+  '}',
+  '[',
+  ']',
+  ',',
+  ':',
+  '.',
+  'e',
+  '-',
+  '+',
+  '0',
+  '1',
+  ' ',
+  't',
+  'n',
+  'u',
+  'x',
+  '\u0001',
+  '\n',
+  'N',
+  'I',
+  '😀',
+];
 
 /** The text with one character deleted, inserted, replaced, or everything after a point cut. */
 function broken(next: Next, text: string): string {
@@ -216,7 +334,8 @@ describe('the fast decoder gives what the reference scanner gives', () => {
     const edges = [0x00, 0x22, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xff];
     const quoted = (...inner: number[]): Uint8Array => Uint8Array.from([0x22, ...inner, 0x22]);
     for (let lead = 0x80; lead <= 0xff; lead++) {
-      for (let second = 0; second <= 0xff; second++) assertBytesSameAsReference(quoted(lead, second), 'two bytes');
+      for (let second = 0; second <= 0xff; second++)
+        assertBytesSameAsReference(quoted(lead, second), 'two bytes');
       for (const second of edges) {
         for (const third of edges) {
           assertBytesSameAsReference(quoted(lead, second, third), 'three bytes');
@@ -246,8 +365,15 @@ describe('the fast decoder gives what the reference scanner gives', () => {
     for (const high of [0xd800, 0xdbff, 0xd83d, 0xdc00]) {
       for (const low of [0xdc00, 0xdfff, 0xde00, 0xd800]) {
         for (const encoding of ENCODINGS) {
-          for (const codePoints of [[0x22, high, low, 0x22, 0x78], [0x5b, 0x22, high, low, high, low, 0x22, 0x5d, 0x5d], [0x22, high, low, 0x01]]) {
-            assertBytesSameAsReference(Uint8Array.from(encodeSurrogatePass(codePoints, encoding)), `${encoding} ${high.toString(16)} ${low.toString(16)}`);
+          for (const codePoints of [
+            [0x22, high, low, 0x22, 0x78],
+            [0x5b, 0x22, high, low, high, low, 0x22, 0x5d, 0x5d],
+            [0x22, high, low, 0x01],
+          ]) {
+            assertBytesSameAsReference(
+              Uint8Array.from(encodeSurrogatePass(codePoints, encoding)),
+              `${encoding} ${high.toString(16)} ${low.toString(16)}`,
+            );
           }
         }
       }
@@ -256,19 +382,26 @@ describe('the fast decoder gives what the reference scanner gives', () => {
 
   test('on every three- and four-byte prefix of zeros and digits, the patterns json.loads reads as UTF-16 or UTF-32', () => {
     const bytes = [0x00, 0x31, 0x20, 0xfe, 0xff];
-    for (const a of bytes) for (const b of bytes) for (const c of bytes) {
-      assertBytesSameAsReference(Uint8Array.of(a, b, c), 'three bytes');
-      for (const d of bytes) {
-        assertBytesSameAsReference(Uint8Array.of(a, b, c, d), 'four bytes');
-        assertBytesSameAsReference(Uint8Array.of(a, b, c, d, 0x00, 0x00, 0x00, 0x31), 'eight bytes');
-      }
-    }
+    for (const a of bytes)
+      for (const b of bytes)
+        for (const c of bytes) {
+          assertBytesSameAsReference(Uint8Array.of(a, b, c), 'three bytes');
+          for (const d of bytes) {
+            assertBytesSameAsReference(Uint8Array.of(a, b, c, d), 'four bytes');
+            assertBytesSameAsReference(
+              Uint8Array.of(a, b, c, d, 0x00, 0x00, 0x00, 0x31),
+              'eight bytes',
+            );
+          }
+        }
   });
 
   test('on every number edge case alone, with a sign, and followed by each character that can end or extend it', () => {
     for (const edge of NUMBER_EDGES) {
-      for (const text of [edge, `-${edge}`, `[${edge}]`, `{"a":${edge}}`]) assertSameAsReference(text, 'number');
-      for (const after of ['.', 'e', 'E', 'e+', 'e-', '.5', 'e5', ' ', ',', 'x']) assertSameAsReference(edge + after, 'number');
+      for (const text of [edge, `-${edge}`, `[${edge}]`, `{"a":${edge}}`])
+        assertSameAsReference(text, 'number');
+      for (const after of ['.', 'e', 'E', 'e+', 'e-', '.5', 'e5', ' ', ',', 'x'])
+        assertSameAsReference(edge + after, 'number');
     }
   });
 
@@ -283,7 +416,10 @@ describe('the fast decoder gives what the reference scanner gives', () => {
     for (const depth of [DEPTH_MAX - 1, DEPTH_MAX, DEPTH_MAX + 1]) {
       assertSameAsReference('['.repeat(depth) + ']'.repeat(depth), `arrays ${depth}`);
       assertSameAsReference('{"a":'.repeat(depth) + '1' + '}'.repeat(depth), `objects ${depth}`);
-      assertSameAsReference('['.repeat(depth) + '{}' + ']'.repeat(depth), `arrays around {} ${depth}`);
+      assertSameAsReference(
+        '['.repeat(depth) + '{}' + ']'.repeat(depth),
+        `arrays around {} ${depth}`,
+      );
     }
   });
 });

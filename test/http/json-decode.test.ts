@@ -12,7 +12,9 @@ function utf8(text: string): Uint8Array {
 }
 
 function bytesOf(...parts: (string | number[])[]): Uint8Array {
-  const chunks = parts.map((part) => (typeof part === 'string' ? utf8(part) : Uint8Array.from(part)));
+  const chunks = parts.map((part) =>
+    typeof part === 'string' ? utf8(part) : Uint8Array.from(part),
+  );
   const out = new Uint8Array(chunks.reduce((sum, chunk) => sum + chunk.length, 0));
   let offset = 0;
   for (const chunk of chunks) {
@@ -45,7 +47,8 @@ function codePointsOf(text: string): number[] {
 /** The decoded value with each JsonObject as a Map (in the same order), to compare with Map literals. */
 type Compared = Exclude<JsonValue, JsonObject | JsonValue[]> | Compared[] | Map<string, Compared>;
 function comparable(value: JsonValue): Compared {
-  if (value instanceof JsonObject) return new Map([...value].map(([key, member]) => [key, comparable(member)]));
+  if (value instanceof JsonObject)
+    return new Map([...value].map(([key, member]) => [key, comparable(member)]));
   if (Array.isArray(value)) return value.map(comparable);
   return value;
 }
@@ -97,11 +100,17 @@ test('text after the value is "Extra data" at its first non-whitespace character
 });
 
 test('NaN is rejected as "Expecting value" at its offset (deviation D6)', () => {
-  assert.deepEqual(syntaxErrorOf('{"title": "x", "done": NaN}'), { msg: 'Expecting value', pos: 23 });
+  assert.deepEqual(syntaxErrorOf('{"title": "x", "done": NaN}'), {
+    msg: 'Expecting value',
+    pos: 23,
+  });
 });
 
 test('Infinity is rejected as "Expecting value" at its offset (deviation D6)', () => {
-  assert.deepEqual(syntaxErrorOf('{"title": "i", "extra": Infinity}'), { msg: 'Expecting value', pos: 24 });
+  assert.deepEqual(syntaxErrorOf('{"title": "i", "extra": Infinity}'), {
+    msg: 'Expecting value',
+    pos: 24,
+  });
 });
 
 test('-Infinity is rejected as "Expecting value" at the minus sign (deviation D6)', () => {
@@ -109,7 +118,10 @@ test('-Infinity is rejected as "Expecting value" at the minus sign (deviation D6
 });
 
 test('NaN inside a nested array is "Expecting value" at its offset', () => {
-  assert.deepEqual(syntaxErrorOf('{"title": "p", "done": [1, NaN]}'), { msg: 'Expecting value', pos: 27 });
+  assert.deepEqual(syntaxErrorOf('{"title": "p", "done": [1, NaN]}'), {
+    msg: 'Expecting value',
+    pos: 27,
+  });
 });
 
 test('a UTF-8 byte order mark before the body is skipped', () => {
@@ -214,7 +226,10 @@ test('a bad escape after a high surrogate escape is reported at its own u', () =
 });
 
 test('the simple escapes decode to their characters', () => {
-  assert.equal(decode('"\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u00e9 \\u00E9"'), '" \\ / \b \f \n \r \t é é');
+  assert.equal(
+    decode('"\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u00e9 \\u00E9"'),
+    '" \\ / \b \f \n \r \t é é',
+  );
 });
 
 test('an escaped surrogate pair becomes one character', () => {
@@ -234,9 +249,10 @@ test('a high surrogate escape followed by a non-surrogate escape gives two chara
 // --- numbers --------------------------------------------------------------------------------------
 
 test('safe integers decode to numbers', () => {
-  assert.deepEqual(decode('[0, 7, -12, 9007199254740991, -9007199254740991]'), [
-    0, 7, -12, 9007199254740991, -9007199254740991,
-  ]);
+  assert.deepEqual(
+    decode('[0, 7, -12, 9007199254740991, -9007199254740991]'),
+    [0, 7, -12, 9007199254740991, -9007199254740991],
+  );
 });
 
 test('minus zero as an integer is plain 0', () => {
@@ -244,11 +260,10 @@ test('minus zero as an integer is plain 0', () => {
 });
 
 test('integers beyond 2^53-1 decode to exact bigints', () => {
-  assert.deepEqual(decode('[9007199254740992, -9007199254740992, 123456789012345678901234567890]'), [
-    9007199254740992n,
-    -9007199254740992n,
-    123456789012345678901234567890n,
-  ]);
+  assert.deepEqual(
+    decode('[9007199254740992, -9007199254740992, 123456789012345678901234567890]'),
+    [9007199254740992n, -9007199254740992n, 123456789012345678901234567890n],
+  );
 });
 
 test('an integer of 4300 digits decodes and one of 4301 digits makes the body undecodable', () => {
@@ -309,10 +324,13 @@ test('objects decode to Maps in key order', () => {
 test('a repeated key keeps its first position', () => {
   const value = decode('{"a": 1, "b": 2, "a": 3}');
   assert.ok(value instanceof Map);
-  assert.deepEqual([...value.entries()], [
-    ['a', 3],
-    ['b', 2],
-  ]);
+  assert.deepEqual(
+    [...value.entries()],
+    [
+      ['a', 3],
+      ['b', 2],
+    ],
+  );
 });
 
 test('a "__proto__" key is an ordinary Map entry, like any other key', () => {

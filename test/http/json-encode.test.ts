@@ -35,7 +35,10 @@ test('undefined object properties are skipped', () => {
 });
 
 test('bigints are written exactly', () => {
-  assert.equal(encodeJson([123456789012345678901234567890n, -9007199254740993n]), '[123456789012345678901234567890,-9007199254740993]');
+  assert.equal(
+    encodeJson([123456789012345678901234567890n, -9007199254740993n]),
+    '[123456789012345678901234567890,-9007199254740993]',
+  );
 });
 
 test('plain numbers are written as JSON.stringify writes them', () => {
@@ -43,16 +46,27 @@ test('plain numbers are written as JSON.stringify writes them', () => {
 });
 
 test('integral PyFloats get a ".0" like Python repr', () => {
-  assert.equal(encodeJson([new PyFloat(1), new PyFloat(-3), new PyFloat(123456789012345)]), '[1.0,-3.0,123456789012345.0]');
+  assert.equal(
+    encodeJson([new PyFloat(1), new PyFloat(-3), new PyFloat(123456789012345)]),
+    '[1.0,-3.0,123456789012345.0]',
+  );
 });
 
 test('PyFloats use the shortest round-trip digits', () => {
-  assert.equal(encodeJson([new PyFloat(1.5), new PyFloat(0.1), new PyFloat(2 / 3)]), '[1.5,0.1,0.6666666666666666]');
+  assert.equal(
+    encodeJson([new PyFloat(1.5), new PyFloat(0.1), new PyFloat(2 / 3)]),
+    '[1.5,0.1,0.6666666666666666]',
+  );
 });
 
 test('PyFloats of 1e16 and beyond use a signed two-digit exponent', () => {
   assert.equal(
-    encodeJson([new PyFloat(1e16), new PyFloat(1.2345678901234568e16), new PyFloat(1e100), new PyFloat(-2.5e300)]),
+    encodeJson([
+      new PyFloat(1e16),
+      new PyFloat(1.2345678901234568e16),
+      new PyFloat(1e100),
+      new PyFloat(-2.5e300),
+    ]),
     '[1e+16,1.2345678901234568e+16,1e+100,-2.5e+300]',
   );
 });
@@ -62,7 +76,15 @@ test('PyFloats just below 1e16 are still positional', () => {
 });
 
 test('PyFloats below 1e-4 use an exponent and 1e-4 does not', () => {
-  assert.equal(encodeJson([new PyFloat(0.0001), new PyFloat(0.00001), new PyFloat(1.5e-7), new PyFloat(5e-324)]), '[0.0001,1e-05,1.5e-07,5e-324]');
+  assert.equal(
+    encodeJson([
+      new PyFloat(0.0001),
+      new PyFloat(0.00001),
+      new PyFloat(1.5e-7),
+      new PyFloat(5e-324),
+    ]),
+    '[0.0001,1e-05,1.5e-07,5e-324]',
+  );
 });
 
 test('PyFloat zero keeps its sign', () => {
@@ -70,7 +92,10 @@ test('PyFloat zero keeps its sign', () => {
 });
 
 test('non-finite PyFloats are written as null', () => {
-  assert.equal(encodeJson([new PyFloat(Infinity), new PyFloat(-Infinity), new PyFloat(NaN)]), '[null,null,null]');
+  assert.equal(
+    encodeJson([new PyFloat(Infinity), new PyFloat(-Infinity), new PyFloat(NaN)]),
+    '[null,null,null]',
+  );
 });
 
 test('non-ASCII characters are written raw', () => {
@@ -110,8 +135,34 @@ test('a Bounded value is written whole when it fits', () => {
 // Every kind of character the encoder measures differently, and the edges of each kind: the short
 // escapes, U+E000 and above (written raw), pairs at the ends of both halves' ranges, lone halves.
 const PIECES = [
-  'a', 'Z', '7', ' ', 'é', '€', '😀', '"', '\\', '\n', '\t', '\b', '\f', '\r', '\u0001', '\u001f', '\u007f', '\u2028',
-  '\ue000', '\uff21', '\ufffd', '\u{10000}', '\u{1F400}', '\u{10FFFF}', '\ud800', '\udbff', '\udc00', '\udfff',
+  'a',
+  'Z',
+  '7',
+  ' ',
+  'é',
+  '€',
+  '😀',
+  '"',
+  '\\',
+  '\n',
+  '\t',
+  '\b',
+  '\f',
+  '\r',
+  '\u0001',
+  '\u001f',
+  '\u007f',
+  '\u2028',
+  '\ue000',
+  '\uff21',
+  '\ufffd',
+  '\u{10000}',
+  '\u{1F400}',
+  '\u{10FFFF}',
+  '\ud800',
+  '\udbff',
+  '\udc00',
+  '\udfff',
 ];
 
 function randomText(next: (min: number, max: number) => number, lengthMax: number): string {
@@ -124,14 +175,21 @@ function randomText(next: (min: number, max: number) => number, lengthMax: numbe
 /** The longest start of `text`, never ending between the halves of a pair, whose JSON fits. */
 function longestFittingStart(text: string, room: number): string {
   for (let kept = text.length; kept > 0; kept--) {
-    const splitsPair = /[\ud800-\udbff]/.test(text[kept - 1] ?? '') && /[\udc00-\udfff]/.test(text[kept] ?? '');
-    if (!splitsPair && JSON.stringify(text.slice(0, kept)).length <= room) return JSON.stringify(text.slice(0, kept));
+    const splitsPair =
+      /[\ud800-\udbff]/.test(text[kept - 1] ?? '') && /[\udc00-\udfff]/.test(text[kept] ?? '');
+    if (!splitsPair && JSON.stringify(text.slice(0, kept)).length <= room)
+      return JSON.stringify(text.slice(0, kept));
   }
   return '""';
 }
 
 /** The longest run of first members (one at least) whose container fits. */
-function longestFittingRun(open: string, members: readonly string[], close: string, room: number): string {
+function longestFittingRun(
+  open: string,
+  members: readonly string[],
+  close: string,
+  room: number,
+): string {
   for (let count = members.length; count > 1; count--) {
     const written = open + members.slice(0, count).join(',') + close;
     if (written.length <= room) return written;
@@ -145,7 +203,11 @@ test('a Bounded string keeps the longest start whose JSON fits its room', () => 
     const text = randomText(next, 24);
     const whole = JSON.stringify(text).length;
     for (let room = 0; room <= whole + 1; room++) {
-      assert.equal(encodeJson(new Bounded(text, room)), longestFittingStart(text, room), `${JSON.stringify(text)} in ${room}`);
+      assert.equal(
+        encodeJson(new Bounded(text, room)),
+        longestFittingStart(text, room),
+        `${JSON.stringify(text)} in ${room}`,
+      );
     }
   }
 });
@@ -175,7 +237,11 @@ test('a Bounded string is never cut inside a surrogate pair or an escape', () =>
 });
 
 test('a short escape counts two characters and a character from U+E000 up one', () => {
-  for (const [char, escaped] of [['\b', '\\b'], ['\f', '\\f'], ['\r', '\\r']] as const) {
+  for (const [char, escaped] of [
+    ['\b', '\\b'],
+    ['\f', '\\f'],
+    ['\r', '\\r'],
+  ] as const) {
     assert.equal(encodeJson(new Bounded(char.repeat(3), 6)), `"${escaped}${escaped}"`);
   }
   assert.equal(encodeJson(new Bounded('ＡＢＣ', 4)), '"ＡＢ"');
@@ -184,11 +250,17 @@ test('a short escape counts two characters and a character from U+E000 up one', 
 test('a Bounded array keeps the longest run of first items that fits its room', () => {
   const next = seededRandom(2312);
   for (let round = 0; round < 300; round++) {
-    const items = Array.from({ length: next(1, 12) }, () => (next(0, 1) === 0 ? next(-999, 99_999) : randomText(next, 6)));
+    const items = Array.from({ length: next(1, 12) }, () =>
+      next(0, 1) === 0 ? next(-999, 99_999) : randomText(next, 6),
+    );
     const written = items.map((item) => JSON.stringify(item));
     const whole = JSON.stringify(items).length;
     for (let room = (written[0]?.length ?? 0) + 2; room <= whole + 1; room++) {
-      assert.equal(encodeJson(new Bounded(items, room)), longestFittingRun('[', written, ']', room), `${JSON.stringify(items)} in ${room}`);
+      assert.equal(
+        encodeJson(new Bounded(items, room)),
+        longestFittingRun('[', written, ']', room),
+        `${JSON.stringify(items)} in ${room}`,
+      );
     }
   }
 });
@@ -197,11 +269,18 @@ test('a Bounded object keeps the longest run of first members that fits its room
   const next = seededRandom(2313);
   for (let round = 0; round < 300; round++) {
     const members = new Map<string, unknown>();
-    for (let k = next(1, 10); k > 0; k--) members.set(randomText(next, 5), next(0, 1) === 0 ? next(-99, 99_999) : randomText(next, 5));
-    const written = [...members].map(([name, member]) => `${JSON.stringify(name)}:${JSON.stringify(member)}`);
+    for (let k = next(1, 10); k > 0; k--)
+      members.set(randomText(next, 5), next(0, 1) === 0 ? next(-99, 99_999) : randomText(next, 5));
+    const written = [...members].map(
+      ([name, member]) => `${JSON.stringify(name)}:${JSON.stringify(member)}`,
+    );
     const whole = JSON.stringify(Object.fromEntries(members)).length;
     for (let room = (written[0]?.length ?? 0) + 2; room <= whole + 1; room++) {
-      assert.equal(encodeJson(new Bounded(members, room)), longestFittingRun('{', written, '}', room), `${JSON.stringify([...members])} in ${room}`);
+      assert.equal(
+        encodeJson(new Bounded(members, room)),
+        longestFittingRun('{', written, '}', room),
+        `${JSON.stringify([...members])} in ${room}`,
+      );
     }
   }
 });
@@ -212,20 +291,51 @@ test('a first member too large alone is cut to what the brackets leave, its name
   // The name leaves room for its colon and a one-character value.
   assert.equal(encodeJson(new Bounded(new Map([['k'.repeat(100), 1]]), 10)), '{"kkkk":1}');
   // The member's value takes what the braces, its name and the colon leave: 20 − 2 − 3 − 1 = 14.
-  assert.equal(encodeJson(new Bounded(new Map([['a', 'x'.repeat(100)]]), 20)), `{"a":"${'x'.repeat(12)}"}`);
+  assert.equal(
+    encodeJson(new Bounded(new Map([['a', 'x'.repeat(100)]]), 20)),
+    `{"a":"${'x'.repeat(12)}"}`,
+  );
 });
 
 test('a first member cut to fit keeps its name, whatever its value holds', () => {
-  assert.equal(encodeJson(new Bounded(new Map([['data', new Map([['x', 'y'.repeat(100)]])]]), 24)), '{"data":{"x":"yyyyyyy"}}');
-  assert.equal(encodeJson(new Bounded(new Map([['items', Array.from({ length: 100 }, (_, i) => i)]]), 30)), '{"items":[0,1,2,3,4,5,6,7,8]}');
+  assert.equal(
+    encodeJson(new Bounded(new Map([['data', new Map([['x', 'y'.repeat(100)]])]]), 24)),
+    '{"data":{"x":"yyyyyyy"}}',
+  );
+  assert.equal(
+    encodeJson(new Bounded(new Map([['items', Array.from({ length: 100 }, (_, i) => i)]]), 30)),
+    '{"items":[0,1,2,3,4,5,6,7,8]}',
+  );
 });
 
 test('a later member is kept whole or not at all', () => {
   // [1,""] would fit in 7, but only by cutting the second item.
   assert.equal(encodeJson(new Bounded([1, '\u0001\u0001'], 7)), '[1]');
   assert.equal(encodeJson(new Bounded([1, ['a', 'b', 'c']], 9)), '[1]');
-  assert.equal(encodeJson(new Bounded(new Map<string, unknown>([['a', 1], ['b', 'xxxxxx']]), 12)), '{"a":1}');
-  assert.equal(encodeJson(new Bounded(new Map<string, unknown>([['a', 1], ['bbbbbb', 2]]), 12)), '{"a":1}');
+  assert.equal(
+    encodeJson(
+      new Bounded(
+        new Map<string, unknown>([
+          ['a', 1],
+          ['b', 'xxxxxx'],
+        ]),
+        12,
+      ),
+    ),
+    '{"a":1}',
+  );
+  assert.equal(
+    encodeJson(
+      new Bounded(
+        new Map<string, unknown>([
+          ['a', 1],
+          ['bbbbbb', 2],
+        ]),
+        12,
+      ),
+    ),
+    '{"a":1}',
+  );
 });
 
 test('numbers, booleans and null are never cut, so only they pass the room', () => {
@@ -243,7 +353,15 @@ test('a container with more room keeps every Bounded member, cut under its own l
   // The detail list of a 422: each error's input cut on its own, every error kept.
   const input = new Bounded('abcdef', 4);
   assert.equal(encodeJson([input, 'x', input]), '["ab","x","ab"]');
-  assert.equal(encodeJson(new Map([['a', input], ['b', input]])), '{"a":"ab","b":"ab"}');
+  assert.equal(
+    encodeJson(
+      new Map([
+        ['a', input],
+        ['b', input],
+      ]),
+    ),
+    '{"a":"ab","b":"ab"}',
+  );
   assert.equal(encodeJson(new Bounded([input, 'x', input], 100)), '["ab","x","ab"]');
   // Under the outer room, the same member is cut by the outer limit, and a later one left out.
   assert.equal(encodeJson(new Bounded([1, new Bounded('abcdef', 40)], 6)), '[1]');
@@ -255,7 +373,11 @@ function randomNested(next: (min: number, max: number) => number, depth: number)
   if (kind === 0) return randomText(next, 8);
   if (kind === 1) return Array.from({ length: next(0, 5) }, () => randomNested(next, depth + 1));
   const members = new Map<string, unknown>();
-  for (let k = next(0, 5); k > 0; k--) members.set(String.fromCharCode(0x61 + members.size) + randomText(next, 4), randomNested(next, depth + 1));
+  for (let k = next(0, 5); k > 0; k--)
+    members.set(
+      String.fromCharCode(0x61 + members.size) + randomText(next, 4),
+      randomNested(next, depth + 1),
+    );
   return members;
 }
 
@@ -267,7 +389,11 @@ function assertCutOf(written: unknown, value: unknown, where: string): void {
     assert.ok(Array.isArray(written) && written.length <= value.length, where);
     written.forEach((item, k) => assertCutOf(item, value[k], `${where}[${k}]`));
     // Only the first of its items can be cut; the others are whole.
-    written.slice(1).forEach((item, k) => assert.equal(JSON.stringify(item), JSON.stringify(toPlain(value[k + 1])), where));
+    written
+      .slice(1)
+      .forEach((item, k) =>
+        assert.equal(JSON.stringify(item), JSON.stringify(toPlain(value[k + 1])), where),
+      );
   } else {
     const members = [...(value as Map<string, unknown>)];
     const kept = Object.entries(written as Record<string, unknown>);
@@ -276,13 +402,18 @@ function assertCutOf(written: unknown, value: unknown, where: string): void {
       const [originalName = '', original] = members[k] ?? [];
       assert.ok(originalName.startsWith(name), where);
       assertCutOf(member, original, `${where}.${name}`);
-      if (k > 0) assert.ok(name === originalName && JSON.stringify(member) === JSON.stringify(toPlain(original)), where);
+      if (k > 0)
+        assert.ok(
+          name === originalName && JSON.stringify(member) === JSON.stringify(toPlain(original)),
+          where,
+        );
     });
   }
 }
 
 function toPlain(value: unknown): unknown {
-  if (value instanceof Map) return Object.fromEntries([...value].map(([name, member]) => [name, toPlain(member)]));
+  if (value instanceof Map)
+    return Object.fromEntries([...value].map(([name, member]) => [name, toPlain(member)]));
   return Array.isArray(value) ? value.map(toPlain) : value;
 }
 
@@ -294,7 +425,8 @@ test('a Bounded value never takes more than its room, and shows only a cut of wh
     for (let room = 0; room <= whole + 1; room++) {
       const written = encodeJson(new Bounded(value, room));
       // The least any value can be written as: its first members' brackets, emptied.
-      if (written.length > room) assert.equal(written, skeleton(value), `${JSON.stringify(toPlain(value))} in ${room}`);
+      if (written.length > room)
+        assert.equal(written, skeleton(value), `${JSON.stringify(toPlain(value))} in ${room}`);
       assertCutOf(JSON.parse(written), value, `${JSON.stringify(toPlain(value))} in ${room}`);
       if (room >= whole) assert.equal(written, JSON.stringify(toPlain(value)));
     }

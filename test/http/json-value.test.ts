@@ -36,7 +36,10 @@ test('a decoded object finds each of its keys, the empty one included, and nothi
 
 test('a value that is itself a key of the object is not taken for a key', () => {
   // Keys and values sit side by side in one array: a lookup must look at keys only.
-  const object = JsonObject.fromEntries([['a', 'b'], ['c', 'a']]);
+  const object = JsonObject.fromEntries([
+    ['a', 'b'],
+    ['c', 'a'],
+  ]);
   assert.equal(object.has('b'), false);
   assert.equal(object.get('b'), undefined);
   assert.equal(object.get('a'), 'b');
@@ -56,8 +59,18 @@ test('forEach visits value, key and the object itself in order, with the given t
 });
 
 test('fromEntries keeps the first place of a repeated key and takes its last value, like a Python dict', () => {
-  const object = JsonObject.fromEntries([['a', 1], ['b', 2], ['a', 3]]);
-  assert.deepEqual([...object], [['a', 3], ['b', 2]]);
+  const object = JsonObject.fromEntries([
+    ['a', 1],
+    ['b', 2],
+    ['a', 3],
+  ]);
+  assert.deepEqual(
+    [...object],
+    [
+      ['a', 3],
+      ['b', 2],
+    ],
+  );
   assert.equal(object.size, 2);
 });
 

@@ -27,10 +27,18 @@ function int(text: string): bigint | string {
 
 function assertInts(cases: readonly (readonly [string, bigint | string])[]): void {
   for (const [text, expected] of cases) {
-    assert.equal(int(text), expected, `intFromText(${JSON.stringify(text.length > 40 ? `${text.slice(0, 20)}…(${text.length})` : text)})`);
+    assert.equal(
+      int(text),
+      expected,
+      `intFromText(${JSON.stringify(text.length > 40 ? `${text.slice(0, 20)}…(${text.length})` : text)})`,
+    );
     // The path parameter's one-pass read must agree: the same integer (as number or bigint), or the same error.
     const read = readIntText(text);
-    assert.equal(typeof read === 'string' ? read : BigInt(read), expected, `readIntText(${JSON.stringify(text.slice(0, 40))})`);
+    assert.equal(
+      typeof read === 'string' ? read : BigInt(read),
+      expected,
+      `readIntText(${JSON.stringify(text.slice(0, 40))})`,
+    );
   }
 }
 
@@ -499,23 +507,50 @@ test('bool: null, arrays and objects are bool_type (validate_bool)', () => {
 // ---------------------------------------------------------------- messages
 
 test("messages: MESSAGES are pydantic's texts (errors/types.rs)", () => {
-  assert.equal(MESSAGES.int_parsing, 'Input should be a valid integer, unable to parse string as an integer');
-  assert.equal(MESSAGES.int_parsing_size, 'Unable to parse input string as an integer, exceeded maximum size');
+  assert.equal(
+    MESSAGES.int_parsing,
+    'Input should be a valid integer, unable to parse string as an integer',
+  );
+  assert.equal(
+    MESSAGES.int_parsing_size,
+    'Unable to parse input string as an integer, exceeded maximum size',
+  );
   assert.equal(MESSAGES.bool_parsing, 'Input should be a valid boolean, unable to interpret input');
   assert.equal(MESSAGES.bool_type, 'Input should be a valid boolean');
   assert.equal(MESSAGES.string_type, 'Input should be a valid string');
-  assert.equal(MESSAGES.string_unicode, 'Input should be a valid string, unable to parse raw data as a unicode string');
+  assert.equal(
+    MESSAGES.string_unicode,
+    'Input should be a valid string, unable to parse raw data as a unicode string',
+  );
   assert.equal(MESSAGES.missing, 'Field required');
-  assert.equal(MESSAGES.model_attributes_type, 'Input should be a valid dictionary or object to extract fields from');
+  assert.equal(
+    MESSAGES.model_attributes_type,
+    'Input should be a valid dictionary or object to extract fields from',
+  );
   // Every error type the two functions return has its message.
-  for (const type of ['int_parsing', 'int_parsing_size', 'string_unicode', 'bool_parsing', 'bool_type'] as const) {
+  for (const type of [
+    'int_parsing',
+    'int_parsing_size',
+    'string_unicode',
+    'bool_parsing',
+    'bool_type',
+  ] as const) {
     assert.equal(typeof MESSAGES[type], 'string');
   }
 });
 
 test('messages: numeric constraints print integers in full (ErrorType::GreaterThan etc.)', () => {
   assert.equal(constraintMessage('greater_than', 0), 'Input should be greater than 0');
-  assert.equal(constraintMessage('greater_than_equal', -5), 'Input should be greater than or equal to -5');
-  assert.equal(constraintMessage('less_than_equal', 9007199254740991), 'Input should be less than or equal to 9007199254740991');
-  assert.equal(constraintMessage('less_than_equal', 2n ** 70n), 'Input should be less than or equal to 1180591620717411303424');
+  assert.equal(
+    constraintMessage('greater_than_equal', -5),
+    'Input should be greater than or equal to -5',
+  );
+  assert.equal(
+    constraintMessage('less_than_equal', 9007199254740991),
+    'Input should be less than or equal to 9007199254740991',
+  );
+  assert.equal(
+    constraintMessage('less_than_equal', 2n ** 70n),
+    'Input should be less than or equal to 1180591620717411303424',
+  );
 });

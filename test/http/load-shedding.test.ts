@@ -18,19 +18,40 @@ import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 
 const DEADLINE_MS = 1_000;
 const SHED_MESSAGE = 'The service is overloaded; retry after the Retry-After seconds';
-const DEADLINE_MESSAGE = 'The request was not answered within the time the service allows it; it may still take effect';
+const DEADLINE_MESSAGE =
+  'The request was not answered within the time the service allows it; it may still take effect';
 
 /** The body each format gives an error of our own with this code and message. */
-const BODIES: Record<string, (status: number, code: string, title: string, message: string) => unknown> = {
+const BODIES: Record<
+  string,
+  (status: number, code: string, title: string, message: string) => unknown
+> = {
   default: (_status, code, _title, message) => ({ detail: { code, message } }),
   unified: (_status, code, _title, message) => ({ error: { code, message } }),
-  problem: (status, code, title, message) => ({ type: `/docs/problems#${code.toLowerCase().replaceAll('_', '-')}`, title, status, detail: message, code }),
+  problem: (status, code, title, message) => ({
+    type: `/docs/problems#${code.toLowerCase().replaceAll('_', '-')}`,
+    title,
+    status,
+    detail: message,
+    code,
+  }),
 };
-const CONTENT_TYPES: Record<string, string> = { default: 'application/json', unified: 'application/json', problem: 'application/problem+json' };
+const CONTENT_TYPES: Record<string, string> = {
+  default: 'application/json',
+  unified: 'application/json',
+  problem: 'application/problem+json',
+};
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-function assertAnswer(res: RawResponse, format: string, status: number, code: string, title: string, message: string): void {
+function assertAnswer(
+  res: RawResponse,
+  format: string,
+  status: number,
+  code: string,
+  title: string,
+  message: string,
+): void {
   assert.equal(res.status, status, `${format}: ${res.text}`);
   assert.equal(res.headers['content-type'], CONTENT_TYPES[format]);
   assert.match(String(res.headers['x-request-id']), /^[0-9a-f-]{36}$/);
@@ -42,7 +63,17 @@ describe('load shedding', { timeout: SUITE_TIMEOUT_MS }, () => {
     test(`past the signal, a new request is answered 503 with a Retry-After of 1 to 3 s before any work (${format} format); the health checks and /metrics never are`, async () => {
       const dir = mkdtempSync(join(tmpdir(), 'shedding-'));
       const file = join(dir, 'todo.sqlite');
-      const service = await startServiceProcess(['todo', '--db', `sqlite:${file}`, '--errors', format, '--shed-waiting', '1', '--deadline-ms', String(DEADLINE_MS)]);
+      const service = await startServiceProcess([
+        'todo',
+        '--db',
+        `sqlite:${file}`,
+        '--errors',
+        format,
+        '--shed-waiting',
+        '1',
+        '--deadline-ms',
+        String(DEADLINE_MS),
+      ]);
       const holder = new Database(file);
       try {
         const url = service.urls[0] as string;
@@ -57,16 +88,35 @@ describe('load shedding', { timeout: SUITE_TIMEOUT_MS }, () => {
           assertAnswer(shed, format, 503, 'OVERLOADED', 'Overloaded', SHED_MESSAGE);
           afters.add(String(shed.headers['retry-after']));
         }
-        assert.ok([...afters].every((after) => ['1', '2', '3'].includes(after)), [...afters].join());
-        assert.ok(afters.size > 1, `Retry-After varies from answer to answer: ${[...afters].join()}`);
-        const shedWrite = await send(url, { method: 'POST', path: '/todos', headers: [['Content-Type', 'application/json']], body: '{"title":"not now"}' });
+        assert.ok(
+          [...afters].every((after) => ['1', '2', '3'].includes(after)),
+          [...afters].join(),
+        );
+        assert.ok(
+          afters.size > 1,
+          `Retry-After varies from answer to answer: ${[...afters].join()}`,
+        );
+        const shedWrite = await send(url, {
+          method: 'POST',
+          path: '/todos',
+          headers: [['Content-Type', 'application/json']],
+          body: '{"title":"not now"}',
+        });
         assertAnswer(shedWrite, format, 503, 'OVERLOADED', 'Overloaded', SHED_MESSAGE);
 
-        for (const path of ['/healthz', '/readyz', '/metrics']) assert.equal((await send(url, { method: 'GET', path })).status, 200, path);
+        for (const path of ['/healthz', '/readyz', '/metrics'])
+          assert.equal((await send(url, { method: 'GET', path })).status, 200, path);
         const metrics = (await send(url, { method: 'GET', path: '/metrics' })).text;
         assert.match(metrics, /^http_requests_shed_total\{service="todo",signal="waiting"\} 13$/m);
 
-        assertAnswer(await waiting, format, 504, 'DEADLINE_EXCEEDED', 'Deadline exceeded', DEADLINE_MESSAGE);
+        assertAnswer(
+          await waiting,
+          format,
+          504,
+          'DEADLINE_EXCEEDED',
+          'Deadline exceeded',
+          DEADLINE_MESSAGE,
+        );
         holder.exec('ROLLBACK');
         // Nothing waits any more: requests are admitted again, and the shed write never ran.
         let after: RawResponse;
@@ -83,24 +133,37 @@ describe('load shedding', { timeout: SUITE_TIMEOUT_MS }, () => {
     });
   }
 
-  test('with shedding on, connections not yet accepted queue up to the kernel\'s limit, not Node\'s 511', async (t) => {
-    if (spawnSync('ss', ['-V']).status !== 0) return t.skip('ss (iproute2) is not installed: the listen queue cannot be read');
+  test("with shedding on, connections not yet accepted queue up to the kernel's limit, not Node's 511", async (t) => {
+    if (spawnSync('ss', ['-V']).status !== 0)
+      return t.skip('ss (iproute2) is not installed: the listen queue cannot be read');
     const somaxconn = Number(readFileSync('/proc/sys/net/core/somaxconn', 'utf8'));
-    if (!(somaxconn > 511)) return t.skip(`net.core.somaxconn is ${somaxconn}: both queues would be that long`);
+    if (!(somaxconn > 511))
+      return t.skip(`net.core.somaxconn is ${somaxconn}: both queues would be that long`);
     /** The listening socket's queue length, as the kernel reports it (ss's Send-Q of a LISTEN socket). */
     const backlogOf = (url: string): number => {
       const port = new URL(url).port;
-      const line = spawnSync('ss', ['-ltn', `sport = :${port}`], { encoding: 'utf8' }).stdout.split('\n').find((row) => row.startsWith('LISTEN'));
+      const line = spawnSync('ss', ['-ltn', `sport = :${port}`], { encoding: 'utf8' })
+        .stdout.split('\n')
+        .find((row) => row.startsWith('LISTEN'));
       return Number(line?.split(/\s+/)[2]);
     };
     const plain = await startServiceProcess(['todo', '--db', 'memory']);
-    const shedding = await startServiceProcess(['todo', '--db', 'memory', '--shed-loop-busy', '90']);
+    const shedding = await startServiceProcess([
+      'todo',
+      '--db',
+      'memory',
+      '--shed-loop-busy',
+      '90',
+    ]);
     try {
       assert.equal(backlogOf(plain.urls[0] as string), 511);
       assert.equal(backlogOf(shedding.urls[0] as string), Math.min(65_535, somaxconn));
       // The busy signal's counter is there from the start, under its own label.
       const metrics = await send(shedding.urls[0] as string, { method: 'GET', path: '/metrics' });
-      assert.match(metrics.text, /^http_requests_shed_total\{service="todo",signal="loop-busy"\} 0$/m);
+      assert.match(
+        metrics.text,
+        /^http_requests_shed_total\{service="todo",signal="loop-busy"\} 0$/m,
+      );
     } finally {
       await Promise.all([plain.kill(), shedding.kill()]);
     }
@@ -111,7 +174,10 @@ describe('load shedding', { timeout: SUITE_TIMEOUT_MS }, () => {
     let draw = 1e-9;
     const shedder = new LoadShedder({ loopBusy: 0.5 }, 'todo', undefined, () => draw);
     /** The shedder's answer once it is `expected`, or its last one after `ms`. */
-    const settlesOn = async (expected: string | undefined, ms: number): Promise<string | undefined> => {
+    const settlesOn = async (
+      expected: string | undefined,
+      ms: number,
+    ): Promise<string | undefined> => {
       const until = performance.now() + ms;
       while (shedder.refuse() !== expected && performance.now() < until) await sleep(50);
       return shedder.refuse();
@@ -132,15 +198,25 @@ describe('load shedding', { timeout: SUITE_TIMEOUT_MS }, () => {
       }
       assert.equal(shedWhileBusy, 'loop-busy');
       draw = 1e-9;
-      assert.equal(await settlesOn(undefined, 3_000), undefined, 'none shed once the loop waits for input again');
+      assert.equal(
+        await settlesOn(undefined, 3_000),
+        undefined,
+        'none shed once the loop waits for input again',
+      );
     } finally {
       shedder.stop();
     }
   });
 
   test('the share shed rises while the loop is busier than its target and falls while it is not, with the time passed, between none and all', () => {
-    assert.ok(Math.abs(nextShedShare(0, 1, 0.9, 15) - 0.05) < 1e-9, 'a loop busy throughout for 15 ms raises it by GAIN × 0.1');
-    assert.ok(Math.abs(nextShedShare(0, 1, 0.9, 60) - 0.2) < 1e-9, 'four times as long, four times as much');
+    assert.ok(
+      Math.abs(nextShedShare(0, 1, 0.9, 15) - 0.05) < 1e-9,
+      'a loop busy throughout for 15 ms raises it by GAIN × 0.1',
+    );
+    assert.ok(
+      Math.abs(nextShedShare(0, 1, 0.9, 60) - 0.2) < 1e-9,
+      'four times as long, four times as much',
+    );
     assert.equal(nextShedShare(0.5, 0.9, 0.9, 15), 0.5, 'at the target it holds');
     assert.ok(nextShedShare(0.5, 0.2, 0.9, 15) < 0.5, 'a loop that waits lowers it');
     assert.equal(nextShedShare(0.99, 1, 0.5, 15), 1, 'never more than all');
@@ -153,13 +229,27 @@ describe('load shedding', { timeout: SUITE_TIMEOUT_MS }, () => {
     assert.equal(readConfig([], { SVC_SHED_LOOP_BUSY: '70' }).shedding?.loopBusy, 0.7);
     assert.equal(readConfig([], {}).shedding, undefined);
     for (const bad of ['0', '100', '80.5', 'most']) {
-      assert.throws(() => readConfig(['--shed-loop-busy', bad], {}), (error: unknown) => error instanceof ConfigError && /^--shed-loop-busy must be a whole number from 1 to 99/.test(error.message), bad);
+      assert.throws(
+        () => readConfig(['--shed-loop-busy', bad], {}),
+        (error: unknown) =>
+          error instanceof ConfigError &&
+          /^--shed-loop-busy must be a whole number from 1 to 99/.test(error.message),
+        bad,
+      );
     }
   });
 
   test('the replaced --shed-loop-delay-ms, as an option or a variable, is refused at start naming what replaced it', () => {
-    for (const [argv, env] of [[['--shed-loop-delay-ms', '20'], {}], [[], { SVC_SHED_LOOP_DELAY_MS: '20' }]] as const) {
-      assert.throws(() => readConfig(argv, env), (error: unknown) => error instanceof ConfigError && /replaced by --shed-loop-busy PERCENT/.test(error.message));
+    for (const [argv, env] of [
+      [['--shed-loop-delay-ms', '20'], {}],
+      [[], { SVC_SHED_LOOP_DELAY_MS: '20' }],
+    ] as const) {
+      assert.throws(
+        () => readConfig(argv, env),
+        (error: unknown) =>
+          error instanceof ConfigError &&
+          /replaced by --shed-loop-busy PERCENT/.test(error.message),
+      );
     }
   });
 });

@@ -14,7 +14,9 @@ import { suiteUnless } from '../support/suite.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 
 const PROMTOOL = '/usr/bin/promtool';
-const promtoolSkip = existsSync(PROMTOOL) ? false : `no ${PROMTOOL}: install Debian's prometheus package to check the exposition`;
+const promtoolSkip = existsSync(PROMTOOL)
+  ? false
+  : `no ${PROMTOOL}: install Debian's prometheus package to check the exposition`;
 if (promtoolSkip !== false && process.env.CI === 'true') throw new Error(`CI: ${promtoolSkip}`);
 
 async function scrape(url: string): Promise<string> {
@@ -25,12 +27,23 @@ async function scrape(url: string): Promise<string> {
 }
 
 /** The value of the one sample with exactly this name and these labels, or undefined. */
-function sample(exposition: string, name: string, labels: Readonly<Record<string, string>> = {}): number | undefined {
-  const wanted = Object.entries(labels).map(([key, value]) => `${key}="${value}"`).sort().join(',');
+function sample(
+  exposition: string,
+  name: string,
+  labels: Readonly<Record<string, string>> = {},
+): number | undefined {
+  const wanted = Object.entries(labels)
+    .map(([key, value]) => `${key}="${value}"`)
+    .sort()
+    .join(',');
   for (const line of exposition.split('\n')) {
     const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (match === null || match[1] !== name) continue;
-    const have = (match[2] ?? '').split(/,(?=[a-zA-Z_]+=")/).filter((pair) => pair !== '').sort().join(',');
+    const have = (match[2] ?? '')
+      .split(/,(?=[a-zA-Z_]+=")/)
+      .filter((pair) => pair !== '')
+      .sort()
+      .join(',');
     if (have === wanted) return Number(match[3]);
   }
   return undefined;
@@ -59,7 +72,10 @@ describe('metrics', { timeout: SUITE_TIMEOUT_MS }, () => {
       assert.equal(sample(after, 'http_requests_total', GET_TODO), 3);
       assert.equal(sample(after, 'http_requests_total', { ...GET_TODO, status: '404' }), 1);
       assert.equal(sample(after, 'http_request_duration_seconds_count', GET_TODO), 3);
-      assert.equal(sample(after, 'http_request_duration_seconds_bucket', { ...GET_TODO, le: '+Inf' }), 3);
+      assert.equal(
+        sample(after, 'http_request_duration_seconds_bucket', { ...GET_TODO, le: '+Inf' }),
+        3,
+      );
       assert.ok((sample(after, 'http_request_duration_seconds_sum', GET_TODO) ?? 0) > 0);
       // The scrape that reads the gauge is itself in flight.
       assert.equal(sample(after, 'http_requests_in_flight', { service: 'todo' }), 1);
@@ -74,8 +90,13 @@ describe('metrics', { timeout: SUITE_TIMEOUT_MS }, () => {
       const unmatched = { service: 'todo', method: 'GET', route: 'unmatched' };
       assert.equal(sample(exposition, 'http_requests_total', { ...unmatched, status: '404' }), 3);
       assert.equal(sample(exposition, 'http_requests_total', { ...unmatched, status: '307' }), 1);
-      assert.equal(sample(exposition, 'http_requests_total', { ...unmatched, method: 'PATCH', status: '405' }), 1);
-      const routes = new Set([...exposition.matchAll(/^http_requests_total\{.*route="([^"]*)"/gm)].map((m) => m[1]));
+      assert.equal(
+        sample(exposition, 'http_requests_total', { ...unmatched, method: 'PATCH', status: '405' }),
+        1,
+      );
+      const routes = new Set(
+        [...exposition.matchAll(/^http_requests_total\{.*route="([^"]*)"/gm)].map((m) => m[1]),
+      );
       assert.deepEqual([...routes].sort(), ['unmatched']);
     });
   });
@@ -83,7 +104,13 @@ describe('metrics', { timeout: SUITE_TIMEOUT_MS }, () => {
   test('the process metrics are there: event-loop lag, heap, RSS, GC, open file descriptors', async () => {
     await withServer({ service: 'todo', metrics: true }, async (url) => {
       const exposition = await scrape(url);
-      for (const name of ['nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes', 'process_resident_memory_bytes', 'nodejs_gc_duration_seconds', 'process_open_fds']) {
+      for (const name of [
+        'nodejs_eventloop_lag_seconds',
+        'nodejs_heap_size_used_bytes',
+        'process_resident_memory_bytes',
+        'nodejs_gc_duration_seconds',
+        'process_open_fds',
+      ]) {
         assert.match(exposition, new RegExp(`^# TYPE ${name} `, 'm'), name);
       }
     });
@@ -95,12 +122,22 @@ describe('metrics', { timeout: SUITE_TIMEOUT_MS }, () => {
       await withServer({ service: 'todo', metrics: true, db: file.db }, async (url) => {
         const before = await scrape(url);
         assert.equal(sample(before, 'store_group_commit_batch_size_count', { service: 'todo' }), 0);
-        await Promise.all(Array.from({ length: 5 }, () => postJson(url, '/todos', '{"title":"counted"}')));
+        await Promise.all(
+          Array.from({ length: 5 }, () => postJson(url, '/todos', '{"title":"counted"}')),
+        );
         const after = await scrape(url);
-        const batches = sample(after, 'store_group_commit_batch_size_count', { service: 'todo' }) ?? 0;
+        const batches =
+          sample(after, 'store_group_commit_batch_size_count', { service: 'todo' }) ?? 0;
         assert.ok(batches >= 1 && batches <= 5, `${batches} batches`);
-        assert.equal(sample(after, 'store_group_commit_batch_size_sum', { service: 'todo' }), 5, 'five writes in all');
-        assert.equal(sample(after, 'store_group_commit_duration_seconds_count', { service: 'todo' }), batches);
+        assert.equal(
+          sample(after, 'store_group_commit_batch_size_sum', { service: 'todo' }),
+          5,
+          'five writes in all',
+        );
+        assert.equal(
+          sample(after, 'store_group_commit_duration_seconds_count', { service: 'todo' }),
+          batches,
+        );
         assert.equal(sample(after, 'store_write_queue_depth', { service: 'todo' }), 0);
       });
     } finally {
@@ -109,13 +146,20 @@ describe('metrics', { timeout: SUITE_TIMEOUT_MS }, () => {
   });
 
   test('a PostgreSQL outage is counted once, and the pool is shown', async () => {
-    const started = await startServiceProcess(['todo', '--db', 'postgres://postgres@127.0.0.1:1/nowhere']);
+    const started = await startServiceProcess([
+      'todo',
+      '--db',
+      'postgres://postgres@127.0.0.1:1/nowhere',
+    ]);
     try {
       const url = started.urls[0] as string;
       assert.equal((await get(url, '/todos/1')).status, 503);
       const exposition = await scrape(url);
       assert.equal(sample(exposition, 'store_outages_total', { service: 'todo' }), 1);
-      assert.equal(sample(exposition, 'store_pool_connections', { service: 'todo', state: 'idle' }), 0);
+      assert.equal(
+        sample(exposition, 'store_pool_connections', { service: 'todo', state: 'idle' }),
+        0,
+      );
       assert.equal(sample(exposition, 'store_pool_waiting', { service: 'todo' }), 0);
     } finally {
       await started.kill('SIGTERM');
@@ -129,10 +173,19 @@ describe('metrics', { timeout: SUITE_TIMEOUT_MS }, () => {
         try {
           await withServer({ service, metrics: true, db: file.db }, async (url) => {
             await get(url, service === 'todo' ? '/todos/1' : '/accounts/alice');
-            await send(url, { method: 'POST', path: service === 'todo' ? '/todos' : '/withdraw/alice/1', headers: [['Content-Type', 'application/json']], body: '{"title":"x"}' });
+            await send(url, {
+              method: 'POST',
+              path: service === 'todo' ? '/todos' : '/withdraw/alice/1',
+              headers: [['Content-Type', 'application/json']],
+              body: '{"title":"x"}',
+            });
             await get(url, '/nowhere');
             const exposition = await scrape(url);
-            assert.match(exposition, /^store_group_commit_batch_size_count\{service="[a-z]+"\} 1$/m, service);
+            assert.match(
+              exposition,
+              /^store_group_commit_batch_size_count\{service="[a-z]+"\} 1$/m,
+              service,
+            );
             const { code, output } = await promtool(exposition);
             assert.equal(output, '', service);
             assert.equal(code, 0, service);

@@ -22,44 +22,68 @@ const BANK_TARGETS = ['default', 'unified', 'catchall'] as const;
 const MODES: readonly Mode[] = [
   { name: 'to-do, default', server: { service: 'todo' }, targets: ['todo'] },
   { name: 'to-do, unified', server: { service: 'todo', errors: 'unified' }, targets: ['todo'] },
-  { name: 'to-do, unified + catch-all', server: { service: 'todo', errors: 'unified', catchAll: true }, targets: ['todo'] },
+  {
+    name: 'to-do, unified + catch-all',
+    server: { service: 'todo', errors: 'unified', catchAll: true },
+    targets: ['todo'],
+  },
   { name: 'to-do, problem', server: { service: 'todo', errors: 'problem' }, targets: ['todo'] },
   { name: 'bank, default', server: { service: 'bank', errors: 'default' }, targets: ['default'] },
   { name: 'bank, unified', server: { service: 'bank', errors: 'unified' }, targets: ['unified'] },
-  { name: 'bank, unified + catch-all', server: { service: 'bank', errors: 'unified', catchAll: true }, targets: ['catchall'] },
+  {
+    name: 'bank, unified + catch-all',
+    server: { service: 'bank', errors: 'unified', catchAll: true },
+    targets: ['catchall'],
+  },
   { name: 'bank, problem', server: { service: 'bank', errors: 'problem' }, targets: BANK_TARGETS },
 ];
 
 const sequences = loadSequences();
 
-describe('every answer of a documented operation validates against its own /openapi.json', { timeout: SUITE_TIMEOUT_MS }, () => {
-  for (const mode of MODES) {
-    test(mode.name, async () => {
-      const found: string[] = [];
-      const statuses = new Set<number>();
-      let checked = 0;
-      for (const sequence of sequences.filter((s) => mode.targets.includes(s.target))) {
-        const server = await startTestServer(mode.server);
-        try {
-          const checker = new OpenApiChecker(json(await get(server.url, '/openapi.json')));
-          for (const c of sequence.requests) {
-            const body = c.request.body_b64 !== undefined ? Buffer.from(c.request.body_b64, 'base64') : c.request.body ?? undefined;
-            const headers = c.request.headers.filter(([name]) => name.toLowerCase() !== 'host');
-            const res = await send(server.url, { method: c.request.method, path: c.request.path, headers, body });
-            const operation = checker.operation(c.request.method, c.request.path);
-            if (operation === undefined) continue;
-            checked += 1;
-            statuses.add(res.status);
-            for (const problem of checker.problems(operation, res)) found.push(`${c.id} ${c.request.method} ${c.request.path}: ${problem}`);
+describe(
+  'every answer of a documented operation validates against its own /openapi.json',
+  { timeout: SUITE_TIMEOUT_MS },
+  () => {
+    for (const mode of MODES) {
+      test(mode.name, async () => {
+        const found: string[] = [];
+        const statuses = new Set<number>();
+        let checked = 0;
+        for (const sequence of sequences.filter((s) => mode.targets.includes(s.target))) {
+          const server = await startTestServer(mode.server);
+          try {
+            const checker = new OpenApiChecker(json(await get(server.url, '/openapi.json')));
+            for (const c of sequence.requests) {
+              const body =
+                c.request.body_b64 !== undefined
+                  ? Buffer.from(c.request.body_b64, 'base64')
+                  : (c.request.body ?? undefined);
+              const headers = c.request.headers.filter(([name]) => name.toLowerCase() !== 'host');
+              const res = await send(server.url, {
+                method: c.request.method,
+                path: c.request.path,
+                headers,
+                body,
+              });
+              const operation = checker.operation(c.request.method, c.request.path);
+              if (operation === undefined) continue;
+              checked += 1;
+              statuses.add(res.status);
+              for (const problem of checker.problems(operation, res))
+                found.push(`${c.id} ${c.request.method} ${c.request.path}: ${problem}`);
+            }
+          } finally {
+            await server.close();
           }
-        } finally {
-          await server.close();
         }
-      }
-      assert.deepEqual(found, []);
-      // The replay must have reached the operations and their errors, or the check proves nothing.
-      assert.ok(checked >= 50, `only ${checked} answers checked`);
-      assert.ok(statuses.has(422) && statuses.has(404), `statuses seen: ${[...statuses].join(', ')}`);
-    });
-  }
-});
+        assert.deepEqual(found, []);
+        // The replay must have reached the operations and their errors, or the check proves nothing.
+        assert.ok(checked >= 50, `only ${checked} answers checked`);
+        assert.ok(
+          statuses.has(422) && statuses.has(404),
+          `statuses seen: ${[...statuses].join(', ')}`,
+        );
+      });
+    }
+  },
+);

@@ -19,13 +19,25 @@ function lint(files: readonly string[]): Promise<{ code: number; output: string 
     execFile(
       join(ROOT, 'node_modules/.bin/redocly'),
       ['lint', '--config', join(ROOT, 'redocly.yaml'), '--format', 'stylish', ...files],
-      { env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', CI: 'true' }, timeout: 120_000 },
-      (error, stdout, stderr) => resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, output: stdout + stderr }),
+      {
+        env: {
+          ...process.env,
+          REDOCLY_TELEMETRY: 'off',
+          REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true',
+          CI: 'true',
+        },
+        timeout: 120_000,
+      },
+      (error, stdout, stderr) =>
+        resolve({
+          code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1,
+          output: stdout + stderr,
+        }),
     );
   });
 }
 
-test('every mode\'s OpenAPI document passes Redocly\'s recommended rules with zero errors', async () => {
+test("every mode's OpenAPI document passes Redocly's recommended rules with zero errors", async () => {
   const dir = mkdtempSync(join(tmpdir(), 'openapi-lint-'));
   try {
     const files: string[] = [];

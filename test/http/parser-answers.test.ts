@@ -38,19 +38,34 @@ interface Answer {
 function parse(raw: string): Answer {
   const [head = '', body = ''] = raw.split('\r\n\r\n');
   const [statusLine = '', ...lines] = head.split('\r\n');
-  const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+  const headers = Object.fromEntries(
+    lines.map((line) => [
+      line.slice(0, line.indexOf(':')).toLowerCase(),
+      line.slice(line.indexOf(':') + 1).trim(),
+    ]),
+  );
   return { status: Number(statusLine.split(' ')[1]), headers, body };
 }
 
 const accessLines = (lines: readonly string[]): { status: number; requestId: string }[] =>
-  lines.filter((line) => line.includes('"msg":"request"')).map((line) => JSON.parse(line) as { status: number; requestId: string });
+  lines
+    .filter((line) => line.includes('"msg":"request"'))
+    .map((line) => JSON.parse(line) as { status: number; requestId: string });
 
 describe("the parser's own answers", { timeout: SUITE_TIMEOUT_MS }, () => {
   const cases: [string, string, number][] = [
     ['a request line that is not HTTP', 'HELLO\r\n\r\n', 400],
     ['a bare CR inside a header', 'GET /todos/1 HTTP/1.1\r\nHost: x\r\nX-A: a\rb\r\n\r\n', 400],
-    ['headers past the size limit', `GET /todos/1 HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431],
-    ['an Expect other than 100-continue', 'POST /todos HTTP/1.1\r\nHost: x\r\nExpect: tea\r\nContent-Length: 0\r\n\r\n', 417],
+    [
+      'headers past the size limit',
+      `GET /todos/1 HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+      431,
+    ],
+    [
+      'an Expect other than 100-continue',
+      'POST /todos HTTP/1.1\r\nHost: x\r\nExpect: tea\r\nContent-Length: 0\r\n\r\n',
+      417,
+    ],
   ];
   for (const [what, bytes, status] of cases) {
     test(`${what}: ${status} with an X-Request-Id, a body in the active format, Connection: close and one access line`, async () => {
@@ -64,8 +79,15 @@ describe("the parser's own answers", { timeout: SUITE_TIMEOUT_MS }, () => {
           assert.equal(answer.headers.connection, 'close');
           const body = JSON.parse(answer.body) as Record<string, unknown>;
           if (errors === 'default') assert.equal(typeof body.detail, 'string');
-          else assert.deepEqual([answer.headers['content-type'], body.status, body.code], ['application/problem+json', status, `HTTP_${status}`]);
-          assert.deepEqual(accessLines(lines).map((line) => [line.status, line.requestId]), [[status, answer.headers['x-request-id']]]);
+          else
+            assert.deepEqual(
+              [answer.headers['content-type'], body.status, body.code],
+              ['application/problem+json', status, `HTTP_${status}`],
+            );
+          assert.deepEqual(
+            accessLines(lines).map((line) => [line.status, line.requestId]),
+            [[status, answer.headers['x-request-id']]],
+          );
         } finally {
           await server.close();
         }
@@ -75,7 +97,8 @@ describe("the parser's own answers", { timeout: SUITE_TIMEOUT_MS }, () => {
 
   // A chunked body the parser cannot read fails after the request reached the pipeline: it is still
   // answered 400, as Node answers it, not with a bare close.
-  const head = 'POST /todos HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n';
+  const head =
+    'POST /todos HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n';
   const framing: [string, string][] = [
     ['a chunk size that is not hex', 'zz\r\n{}\r\n0\r\n\r\n'],
     ['a chunk size past 64 bits', 'fffffffffffffffffffff\r\n{}\r\n0\r\n\r\n'],
@@ -95,9 +118,18 @@ describe("the parser's own answers", { timeout: SUITE_TIMEOUT_MS }, () => {
         assert.equal(answer.status, 400, JSON.stringify(raw));
         assert.match(answer.headers['x-request-id'] ?? '', /^[0-9a-f-]{36}$/);
         assert.equal(answer.headers.connection, 'close');
-        assert.deepEqual(JSON.parse(answer.body), { error: { code: 'HTTP_400', message: 'Bad Request: the request line or a header could not be read' } });
+        assert.deepEqual(JSON.parse(answer.body), {
+          error: {
+            code: 'HTTP_400',
+            message: 'Bad Request: the request line or a header could not be read',
+          },
+        });
         await new Promise((resolve) => setTimeout(resolve, 100));
-        assert.deepEqual(accessLines(lines).map((line) => [line.status, line.requestId]), [[400, answer.headers['x-request-id']]], 'one line, not a 499 beside it');
+        assert.deepEqual(
+          accessLines(lines).map((line) => [line.status, line.requestId]),
+          [[400, answer.headers['x-request-id']]],
+          'one line, not a 499 beside it',
+        );
         assert.equal((await get(server.url, '/todos/2')).status, 404, 'nothing was created');
       } finally {
         await server.close();
@@ -107,12 +139,21 @@ describe("the parser's own answers", { timeout: SUITE_TIMEOUT_MS }, () => {
 
   test('the parser’s answers carry the CORS headers of a listed origin, and only of a listed one', async () => {
     const origin = 'http://127.0.0.1:5173';
-    const server = await startTestServer({ service: 'todo', cors: parseCorsOrigins(origin) as CorsPolicy });
+    const server = await startTestServer({
+      service: 'todo',
+      cors: parseCorsOrigins(origin) as CorsPolicy,
+    });
     try {
       const requests: [string, number][] = [
-        [`GET /todos/1 HTTP/1.1\r\nHost: x\r\nOrigin: ${origin}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431],
+        [
+          `GET /todos/1 HTTP/1.1\r\nHost: x\r\nOrigin: ${origin}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+          431,
+        ],
         [`GET /todos/1 HTTP/1.1\r\nHost: x\r\nOrigin: ${origin}\r\nX-A: a\rb\r\n\r\n`, 400],
-        [`POST /todos HTTP/1.1\r\nHost: x\r\nOrigin: ${origin}\r\nExpect: tea\r\nContent-Length: 0\r\n\r\n`, 417],
+        [
+          `POST /todos HTTP/1.1\r\nHost: x\r\nOrigin: ${origin}\r\nExpect: tea\r\nContent-Length: 0\r\n\r\n`,
+          417,
+        ],
         [`${head.replace('Host: x\r\n', `Host: x\r\nOrigin: ${origin}\r\n`)}zz\r\n\r\n`, 400],
       ];
       for (const [bytes, status] of requests) {
@@ -121,9 +162,15 @@ describe("the parser's own answers", { timeout: SUITE_TIMEOUT_MS }, () => {
         assert.equal(answer.headers['access-control-allow-origin'], origin, `${status}`);
         assert.match(answer.headers['access-control-expose-headers'] ?? '', /X-Request-Id/);
         assert.equal(answer.headers.vary, 'Origin');
-        const other = parse(await exchange(server.port, bytes.replace(origin, 'http://127.0.0.1:9999')));
+        const other = parse(
+          await exchange(server.port, bytes.replace(origin, 'http://127.0.0.1:9999')),
+        );
         assert.equal(other.status, status);
-        assert.equal(other.headers['access-control-allow-origin'], undefined, `${status} to an unlisted origin`);
+        assert.equal(
+          other.headers['access-control-allow-origin'],
+          undefined,
+          `${status} to an unlisted origin`,
+        );
         assert.equal(other.headers.vary, 'Origin');
       }
     } finally {
@@ -135,12 +182,21 @@ describe("the parser's own answers", { timeout: SUITE_TIMEOUT_MS }, () => {
     const lines: string[] = [];
     const server = await startTestServer({ service: 'todo', logLines: lines });
     try {
-      await Promise.all(Array.from({ length: PARSER_LINES_PER_SECOND_MAX + 15 }, () => exchange(server.port, 'HELLO\r\n\r\n')));
+      await Promise.all(
+        Array.from({ length: PARSER_LINES_PER_SECOND_MAX + 15 }, () =>
+          exchange(server.port, 'HELLO\r\n\r\n'),
+        ),
+      );
       assert.equal(accessLines(lines).length, PARSER_LINES_PER_SECOND_MAX);
       await new Promise((resolve) => setTimeout(resolve, 1_100));
       await exchange(server.port, 'HELLO\r\n\r\n');
-      const warnings = lines.filter((line) => line.includes('parser-level answers not logged one by one')).map((line) => JSON.parse(line) as { count: number });
-      assert.deepEqual(warnings.map((warning) => warning.count), [15]);
+      const warnings = lines
+        .filter((line) => line.includes('parser-level answers not logged one by one'))
+        .map((line) => JSON.parse(line) as { count: number });
+      assert.deepEqual(
+        warnings.map((warning) => warning.count),
+        [15],
+      );
       assert.equal(accessLines(lines).length, PARSER_LINES_PER_SECOND_MAX + 1);
     } finally {
       await server.close();
@@ -169,16 +225,29 @@ describe("the parser's own answers", { timeout: SUITE_TIMEOUT_MS }, () => {
       observer,
       shutdown: { started: false },
     });
-    const server = createServer({ requestTimeout: 1_000, headersTimeout: 1_000, connectionsCheckingInterval: 100 }, handler);
-    answerParserErrors(server, { errorFormat, observer, warn: (message, fields) => log.warn(message, fields) });
+    const server = createServer(
+      { requestTimeout: 1_000, headersTimeout: 1_000, connectionsCheckingInterval: 100 },
+      handler,
+    );
+    answerParserErrors(server, {
+      errorFormat,
+      observer,
+      warn: (message, fields) => log.warn(message, fields),
+    });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
-      const raw = await exchange((server.address() as AddressInfo).port, 'PUT /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{');
+      const raw = await exchange(
+        (server.address() as AddressInfo).port,
+        'PUT /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{',
+      );
       const answer = parse(raw);
       assert.equal(answer.status, 408);
       assert.deepEqual(JSON.parse(answer.body), { detail: 'Request Timeout' });
       await new Promise((resolve) => setTimeout(resolve, 100));
-      assert.deepEqual(accessLines(lines).map((line) => [line.status, line.requestId]), [[408, answer.headers['x-request-id']]]);
+      assert.deepEqual(
+        accessLines(lines).map((line) => [line.status, line.requestId]),
+        [[408, answer.headers['x-request-id']]],
+      );
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }

@@ -21,7 +21,10 @@ describe('random UUIDs', () => {
     const text = uuidsText(random);
     assert.equal(text.length, 36 * 64);
     for (let i = 0; i < 64; i++) {
-      assert.equal(text.slice(i * 36, i * 36 + 36), referenceText(random.subarray(i * 16, i * 16 + 16)));
+      assert.equal(
+        text.slice(i * 36, i * 36 + 36),
+        referenceText(random.subarray(i * 16, i * 16 + 16)),
+      );
     }
   });
 
@@ -30,7 +33,10 @@ describe('random UUIDs', () => {
       const bytes = new Uint8Array(16).fill(value);
       assert.equal(uuidsText(bytes), referenceText(bytes), `byte ${value}`);
     }
-    assert.equal(uuidsText(Uint8Array.from({ length: 16 }, (_, i) => i)), '00010203-0405-4607-8809-0a0b0c0d0e0f');
+    assert.equal(
+      uuidsText(Uint8Array.from({ length: 16 }, (_, i) => i)),
+      '00010203-0405-4607-8809-0a0b0c0d0e0f',
+    );
     assert.equal(uuidsText(new Uint8Array(16).fill(255)), 'ffffffff-ffff-4fff-bfff-ffffffffffff');
   });
 
@@ -48,14 +54,26 @@ describe('random UUIDs', () => {
   test('the bits that are not fixed vary: each of the 122 random bits takes both values over 1,024 ids', () => {
     const ones = new Array<number>(32).fill(0);
     const ids = Array.from({ length: 1024 }, () => randomUuid().replaceAll('-', ''));
-    for (const id of ids) for (let digit = 0; digit < 32; digit++) ones[digit] = (ones[digit] as number) | parseInt(id[digit] as string, 16);
+    for (const id of ids)
+      for (let digit = 0; digit < 32; digit++)
+        ones[digit] = (ones[digit] as number) | parseInt(id[digit] as string, 16);
     const zeros = new Array<number>(32).fill(0);
-    for (const id of ids) for (let digit = 0; digit < 32; digit++) zeros[digit] = (zeros[digit] as number) | (~parseInt(id[digit] as string, 16) & 15);
+    for (const id of ids)
+      for (let digit = 0; digit < 32; digit++)
+        zeros[digit] = (zeros[digit] as number) | (~parseInt(id[digit] as string, 16) & 15);
     for (let digit = 0; digit < 32; digit++) {
       // Digit 12 is the version (always 4); digit 16 carries the variant in its two high bits.
       const fixed = digit === 12 ? 15 : digit === 16 ? 12 : 0;
-      assert.equal((ones[digit] as number) & ~fixed & 15, ~fixed & 15, `a bit of digit ${digit} is never 1`);
-      assert.equal((zeros[digit] as number) & ~fixed & 15, ~fixed & 15, `a bit of digit ${digit} is never 0`);
+      assert.equal(
+        (ones[digit] as number) & ~fixed & 15,
+        ~fixed & 15,
+        `a bit of digit ${digit} is never 1`,
+      );
+      assert.equal(
+        (zeros[digit] as number) & ~fixed & 15,
+        ~fixed & 15,
+        `a bit of digit ${digit} is never 0`,
+      );
     }
   });
 });

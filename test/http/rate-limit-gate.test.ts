@@ -5,7 +5,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { get, json } from '../support/http.js';
 import { withServer } from '../support/server.js';
-import { inProcessLimiter, LimiterUnavailable, type RateLimiter } from '../../src/rate-limits/limiter.js';
+import {
+  inProcessLimiter,
+  LimiterUnavailable,
+  type RateLimiter,
+} from '../../src/rate-limits/limiter.js';
 
 const LIMITS = { reads: { perSecond: 2, burst: 2 } };
 
@@ -31,23 +35,50 @@ test('the fields follow the clock: a refusal says how long to wait, and once the
 });
 
 test('a limiter that cannot decide: open admits without the fields, closed answers 503 with Retry-After', async () => {
-  const down: RateLimiter = { decide: () => Promise.reject(new LimiterUnavailable('down')), close: () => Promise.resolve() };
-  await withServer({ service: 'todo', errors: 'unified', rateLimits: { limits: LIMITS, limiter: down, whenDown: 'open' } }, async (url) => {
-    const res = await get(url, '/todos/1');
-    assert.equal(res.status, 200);
-    assert.equal(res.headers.ratelimit, undefined);
-  });
-  await withServer({ service: 'todo', errors: 'unified', rateLimits: { limits: LIMITS, limiter: down, whenDown: 'closed' } }, async (url) => {
-    const res = await get(url, '/todos/1');
-    assert.equal(res.status, 503);
-    assert.equal(res.headers['retry-after'], '1');
-    assert.deepEqual(json(res), { error: { code: 'HTTP_503', message: 'Service Unavailable' } });
-  });
+  const down: RateLimiter = {
+    decide: () => Promise.reject(new LimiterUnavailable('down')),
+    close: () => Promise.resolve(),
+  };
+  await withServer(
+    {
+      service: 'todo',
+      errors: 'unified',
+      rateLimits: { limits: LIMITS, limiter: down, whenDown: 'open' },
+    },
+    async (url) => {
+      const res = await get(url, '/todos/1');
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.ratelimit, undefined);
+    },
+  );
+  await withServer(
+    {
+      service: 'todo',
+      errors: 'unified',
+      rateLimits: { limits: LIMITS, limiter: down, whenDown: 'closed' },
+    },
+    async (url) => {
+      const res = await get(url, '/todos/1');
+      assert.equal(res.status, 503);
+      assert.equal(res.headers['retry-after'], '1');
+      assert.deepEqual(json(res), { error: { code: 'HTTP_503', message: 'Service Unavailable' } });
+    },
+  );
 });
 
 test('a limiter that fails for any other reason is a failure, not an admission: 500, whatever the mode', async () => {
-  const broken: RateLimiter = { decide: () => Promise.reject(new Error('a bug')), close: () => Promise.resolve() };
-  await withServer({ service: 'todo', errors: 'unified', rateLimits: { limits: LIMITS, limiter: broken, whenDown: 'open' } }, async (url) => {
-    assert.equal((await get(url, '/todos/1')).status, 500);
-  });
+  const broken: RateLimiter = {
+    decide: () => Promise.reject(new Error('a bug')),
+    close: () => Promise.resolve(),
+  };
+  await withServer(
+    {
+      service: 'todo',
+      errors: 'unified',
+      rateLimits: { limits: LIMITS, limiter: broken, whenDown: 'open' },
+    },
+    async (url) => {
+      assert.equal((await get(url, '/todos/1')).status, 500);
+    },
+  );
 });

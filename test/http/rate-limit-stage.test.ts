@@ -33,11 +33,23 @@ test('a read run ahead of a shared limiter that refuses first is answered 429, a
   let admit = false;
   // A shared limiter that answers (on a later turn) well before the read is done.
   const limiter = {
-    decide: (): Promise<Decision> => Promise.resolve({ admitted: admit, remaining: admit ? 1 : 0, growsInMs: 1_000, retryAfterMs: 1_000 }),
+    decide: (): Promise<Decision> =>
+      Promise.resolve({
+        admitted: admit,
+        remaining: admit ? 1 : 0,
+        growsInMs: 1_000,
+        retryAfterMs: 1_000,
+      }),
     close: async () => undefined,
   };
   const limits = { reads: { perSecond: 1, burst: 1 } };
-  const rateLimits = new RateLimitGate({ limits, limiter, whenDown: 'open', routes: [slowRead], log });
+  const rateLimits = new RateLimitGate({
+    limits,
+    limiter,
+    whenDown: 'open',
+    routes: [slowRead],
+    log,
+  });
   const handler = createRequestHandler({
     routes: [slowRead],
     errorFormat: { name: 'default', catchAll: false },

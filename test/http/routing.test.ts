@@ -14,12 +14,21 @@ const router = new Router([
 ]);
 const kindOf = (target: string): string => {
   const match = router.match('GET', target);
-  return match.kind === 'redirect' ? `redirect ${match.location}` : match.kind === 'route' ? `route ${match.route.path} ${JSON.stringify(match.values)}` : match.kind;
+  return match.kind === 'redirect'
+    ? `redirect ${match.location}`
+    : match.kind === 'route'
+      ? `route ${match.route.path} ${JSON.stringify(match.values)}`
+      : match.kind;
 };
 
 describe('the router', () => {
   test('a request-target that is not a path (asterisk or absolute form, or no leading slash) reaches no route', () => {
-    assert.deepEqual(['*', 'todos', 'x/todos', 'http://host/todos'].map(kindOf), ['not-found', 'not-found', 'not-found', 'not-found']);
+    assert.deepEqual(['*', 'todos', 'x/todos', 'http://host/todos'].map(kindOf), [
+      'not-found',
+      'not-found',
+      'not-found',
+      'not-found',
+    ]);
   });
 
   test('a trailing slash redirects to the path without it, keeping a query; / itself and a path of slashes only do not redirect', () => {
@@ -31,7 +40,11 @@ describe('the router', () => {
       'redirect /todos/1',
     ]);
     assert.deepEqual(['/', '//', '///'].map(kindOf), ['route / []', 'not-found', 'not-found']);
-    assert.deepEqual(['/nothing/', '/todos/1/2/'].map(kindOf), ['not-found', 'not-found'], 'no redirect to a path no route has');
+    assert.deepEqual(
+      ['/nothing/', '/todos/1/2/'].map(kindOf),
+      ['not-found', 'not-found'],
+      'no redirect to a path no route has',
+    );
   });
 
   test('a parameter takes its segment, percent-decoded on its own: %2F is data, not a separator', () => {
@@ -44,7 +57,11 @@ describe('the router', () => {
   });
 
   test('a segment with one brace only is a literal, not a parameter', () => {
-    assert.deepEqual(['/braces/{open', '/braces/close}', '/braces/x'].map(kindOf), ['route /braces/{open []', 'route /braces/close} []', 'not-found']);
+    assert.deepEqual(['/braces/{open', '/braces/close}', '/braces/x'].map(kindOf), [
+      'route /braces/{open []',
+      'route /braces/close} []',
+      'not-found',
+    ]);
   });
 });
 
@@ -64,10 +81,19 @@ describe("unquote, as Python's urllib.parse.unquote", () => {
   test('escaped bytes are UTF-8 together, and bytes that are not UTF-8 become U+FFFD', () => {
     assert.equal(unquote('caf%C3%A9%20%E2%82%AC'), 'café €');
     assert.equal(unquote('%FF'), '\uFFFD');
-    assert.equal(unquote('%C3x%A9'), '\uFFFDx\uFFFD', 'a byte run ends at the first character that is not an escape');
+    assert.equal(
+      unquote('%C3x%A9'),
+      '\uFFFDx\uFFFD',
+      'a byte run ends at the first character that is not an escape',
+    );
   });
 
   test('an escaped byte order mark is a character of the segment, at the start of a run too', () => {
-    assert.deepEqual(['%EF%BB%BF1', 'x%EF%BB%BF', '%EF%BB%BF', 'a%EF%BB%BFb'].map(unquote), ['\uFEFF1', 'x\uFEFF', '\uFEFF', 'a\uFEFFb']);
+    assert.deepEqual(['%EF%BB%BF1', 'x%EF%BB%BF', '%EF%BB%BF', 'a%EF%BB%BFb'].map(unquote), [
+      '\uFEFF1',
+      'x\uFEFF',
+      '\uFEFF',
+      'a\uFEFFb',
+    ]);
   });
 });

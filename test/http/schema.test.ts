@@ -7,13 +7,23 @@ import { JsonObject } from '../../src/http/json/json-value.js';
 import { intParam, model, strField, type Issues } from '../../src/http/validation/schema.js';
 
 test('intParam refuses a bound that is not a safe integer', () => {
-  for (const bounds of [{ gt: 0.5, le: 5 }, { ge: 0, le: 2 ** 53 }, { ge: -Infinity, le: 5 }, { ge: 0, le: NaN }]) {
-    assert.throws(() => intParam({ title: 'N', ...bounds }), /^Error: bound .+ is not a safe integer$/, JSON.stringify(bounds));
+  for (const bounds of [
+    { gt: 0.5, le: 5 },
+    { ge: 0, le: 2 ** 53 },
+    { ge: -Infinity, le: 5 },
+    { ge: 0, le: NaN },
+  ]) {
+    assert.throws(
+      () => intParam({ title: 'N', ...bounds }),
+      /^Error: bound .+ is not a safe integer$/,
+      JSON.stringify(bounds),
+    );
   }
 });
 
 test('intParam needs an upper bound and a lower one, so that every value it reads is a safe integer', () => {
-  const refused = /^Error: intParam needs an upper and a lower bound inside the safe integer range$/;
+  const refused =
+    /^Error: intParam needs an upper and a lower bound inside the safe integer range$/;
   assert.throws(() => intParam({ title: 'N', ge: 1 }), refused);
   assert.throws(() => intParam({ title: 'N', gt: 1 }), refused);
   assert.throws(() => intParam({ title: 'N', le: 1 }), refused);
@@ -22,8 +32,18 @@ test('intParam needs an upper bound and a lower one, so that every value it read
 });
 
 test("intParam's JSON Schema states exactly the bounds it was given", () => {
-  assert.deepEqual(intParam({ title: 'Id', ge: 1, le: 10 }).jsonSchema, { type: 'integer', maximum: 10, minimum: 1, title: 'Id' });
-  assert.deepEqual(intParam({ title: 'Id', gt: 0, le: 10 }).jsonSchema, { type: 'integer', maximum: 10, exclusiveMinimum: 0, title: 'Id' });
+  assert.deepEqual(intParam({ title: 'Id', ge: 1, le: 10 }).jsonSchema, {
+    type: 'integer',
+    maximum: 10,
+    minimum: 1,
+    title: 'Id',
+  });
+  assert.deepEqual(intParam({ title: 'Id', gt: 0, le: 10 }).jsonSchema, {
+    type: 'integer',
+    maximum: 10,
+    exclusiveMinimum: 0,
+    title: 'Id',
+  });
 });
 
 test('a model with an issue in any field records it and gives back no value', () => {
@@ -34,8 +54,25 @@ test('a model with an issue in any field records it and gives back no value', ()
     ['other', 1],
   ]);
   assert.equal(spec.fromBody(body, ['body'], issues), undefined);
-  assert.deepEqual(issues, [{ type: 'string_type', loc: ['body', 'other'], msg: 'Input should be a valid string', input: 1 }]);
+  assert.deepEqual(issues, [
+    {
+      type: 'string_type',
+      loc: ['body', 'other'],
+      msg: 'Input should be a valid string',
+      input: 1,
+    },
+  ]);
   const fine: Issues = [];
-  assert.deepEqual(spec.fromBody(JsonObject.fromEntries([['name', 'a'], ['other', 'b']]), ['body'], fine), { name: 'a', other: 'b' });
+  assert.deepEqual(
+    spec.fromBody(
+      JsonObject.fromEntries([
+        ['name', 'a'],
+        ['other', 'b'],
+      ]),
+      ['body'],
+      fine,
+    ),
+    { name: 'a', other: 'b' },
+  );
   assert.deepEqual(fine, []);
 });

@@ -29,7 +29,16 @@ test('a stage added to the list runs before the route, adds its header to every 
     },
   };
   const log = createLogger('silent');
-  const routes = [defineRoute({ method: 'GET', path: '/x', status: 200, params: {}, docs: { name: 'x' }, handle: () => ({ status: 200, body: '{}' }) })];
+  const routes = [
+    defineRoute({
+      method: 'GET',
+      path: '/x',
+      status: 200,
+      params: {},
+      docs: { name: 'x' },
+      handle: () => ({ status: 200, body: '{}' }),
+    }),
+  ];
   const errorFormat = { name: 'default', catchAll: false } as const;
   const limits = { bodyBytesMax: 1024, nestingDepthMax: 8 };
   const base = pipelineStages({ routes, errorFormat, limits });
@@ -50,9 +59,20 @@ test('a stage added to the list runs before the route, adds its header to every 
     const missing = await send(url, { method: 'GET', path: '/nowhere' });
     const refused = await send(url, { method: 'GET', path: '/x', headers: [['X-Refuse', '1']] });
     assert.deepEqual([ok.status, missing.status, refused.status], [200, 404, 503]);
-    for (const res of [ok, missing, refused]) assert.equal(res.headers.traceparent, '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01');
+    for (const res of [ok, missing, refused])
+      assert.equal(
+        res.headers.traceparent,
+        '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+      );
     await new Promise((resolve) => setTimeout(resolve, 20));
-    assert.deepEqual(seen, ['enter GET /x', 'finished /x 200', 'enter GET /nowhere', 'finished /nowhere 404', 'enter GET /x', 'finished /x 503']);
+    assert.deepEqual(seen, [
+      'enter GET /x',
+      'finished /x 200',
+      'enter GET /nowhere',
+      'finished /nowhere 404',
+      'enter GET /x',
+      'finished /x 503',
+    ]);
   } finally {
     await new Promise((resolve) => server.close(resolve));
   }

@@ -6,7 +6,10 @@ import { writesAtTurnEnd } from '../../src/http/turn-end-writes.js';
 
 test('nothing queued is written before the end of the turn, not even after the microtasks', async () => {
   const written: string[] = [];
-  const queue = writesAtTurnEnd<string>((item) => written.push(item), () => assert.fail('no write fails'));
+  const queue = writesAtTurnEnd<string>(
+    (item) => written.push(item),
+    () => assert.fail('no write fails'),
+  );
   queue('a');
   await Promise.resolve();
   assert.deepEqual(written, []);
@@ -16,7 +19,10 @@ test('nothing queued is written before the end of the turn, not even after the m
 
 test('the answers of one turn are written together, in the order they were queued', async () => {
   const written: string[] = [];
-  const queue = writesAtTurnEnd<string>((item) => written.push(item), () => assert.fail('no write fails'));
+  const queue = writesAtTurnEnd<string>(
+    (item) => written.push(item),
+    () => assert.fail('no write fails'),
+  );
   queue('first');
   // Runs at the end of this turn, right after the step that writes: it sees all three written only
   // if that one step wrote them all, the ones queued after it was scheduled too.
@@ -44,7 +50,7 @@ test('a write that throws hands its item to `failed`, and the other writes of th
   assert.deepEqual(failed, [['bad', refusal]]);
 });
 
-test('an answer queued while a turn\'s answers are being written goes out at the end of the next turn', async () => {
+test("an answer queued while a turn's answers are being written goes out at the end of the next turn", async () => {
   const written: string[] = [];
   const queue = writesAtTurnEnd<string>(
     (item) => {

@@ -10,16 +10,45 @@ import { JsonObject } from '../../src/http/json/json-value.js';
 import { ECHO_CHARS_MAX, renderError, type ErrorFormatName } from '../../src/http/render.js';
 
 const ITEMS: readonly ValidationItem[] = [
-  { type: 'missing', loc: ['body', 'title'], msg: 'Field required', input: new JsonObject(['done', true]) },
-  { type: 'int_parsing', loc: ['path', 'amount'], msg: 'Input should be a valid integer, unable to parse string as an integer', input: 'x"\\\u0001é' },
-  { type: 'greater_than_equal', loc: ['path', 'todo_id'], msg: 'Input should be greater than or equal to 1', input: '0', ctx: { ge: 1 } },
-  { type: 'json_invalid', loc: ['body', 17], msg: 'JSON decode error', input: {}, ctx: { error: 'Expecting value' } },
-  { type: 'string_type', loc: ['body', 'ti/t~le', 0], msg: 'Input should be a valid string \ud800', input: 'y'.repeat(ECHO_CHARS_MAX + 10) },
+  {
+    type: 'missing',
+    loc: ['body', 'title'],
+    msg: 'Field required',
+    input: new JsonObject(['done', true]),
+  },
+  {
+    type: 'int_parsing',
+    loc: ['path', 'amount'],
+    msg: 'Input should be a valid integer, unable to parse string as an integer',
+    input: 'x"\\\u0001é',
+  },
+  {
+    type: 'greater_than_equal',
+    loc: ['path', 'todo_id'],
+    msg: 'Input should be greater than or equal to 1',
+    input: '0',
+    ctx: { ge: 1 },
+  },
+  {
+    type: 'json_invalid',
+    loc: ['body', 17],
+    msg: 'JSON decode error',
+    input: {},
+    ctx: { error: 'Expecting value' },
+  },
+  {
+    type: 'string_type',
+    loc: ['body', 'ti/t~le', 0],
+    msg: 'Input should be a valid string \ud800',
+    input: 'y'.repeat(ECHO_CHARS_MAX + 10),
+  },
 ];
 
 /** The body's text as the encoder writes the items as objects, in the member order of each format. */
 const EXPECTED_ITEMS = {
-  default: encodeJson(ITEMS.map((item) => ({ ...item, input: new Bounded(item.input, ECHO_CHARS_MAX) }))),
+  default: encodeJson(
+    ITEMS.map((item) => ({ ...item, input: new Bounded(item.input, ECHO_CHARS_MAX) })),
+  ),
   unified: encodeJson(ITEMS.map((item) => ({ field: item.loc.join('.'), message: item.msg }))),
   problem: encodeJson(
     ITEMS.map((item) =>
@@ -43,7 +72,10 @@ function bodyOf(name: ErrorFormatName, error: unknown): string {
 
 describe('422 bodies written from the items', () => {
   test('default: the body is {"detail": the items as the encoder writes them, each input cut to its limit}', () => {
-    assert.equal(bodyOf('default', new InvalidRequest(ITEMS)), `{"detail":${EXPECTED_ITEMS.default}}`);
+    assert.equal(
+      bodyOf('default', new InvalidRequest(ITEMS)),
+      `{"detail":${EXPECTED_ITEMS.default}}`,
+    );
   });
 
   test('unified: the fields are the items as the encoder writes {field, message}', () => {
@@ -63,10 +95,13 @@ describe('422 bodies written from the items', () => {
   });
 
   test('every body is JSON, and a long input comes back cut', () => {
-    const parsed = JSON.parse(bodyOf('default', new InvalidRequest(ITEMS))) as { detail: { input: unknown }[] };
+    const parsed = JSON.parse(bodyOf('default', new InvalidRequest(ITEMS))) as {
+      detail: { input: unknown }[];
+    };
     const echoed = parsed.detail[4]?.input;
     assert.equal(typeof echoed, 'string');
     assert.ok((echoed as string).length < ECHO_CHARS_MAX);
-    for (const name of ['unified', 'problem'] as const) JSON.parse(bodyOf(name, new InvalidRequest(ITEMS)));
+    for (const name of ['unified', 'problem'] as const)
+      JSON.parse(bodyOf(name, new InvalidRequest(ITEMS)));
   });
 });

@@ -15,11 +15,15 @@ import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 
 const ACCOUNTS: ReadonlyMap<string, number> = new Map([['alice', 1000]]);
 const DAY_MS = 24 * 60 * 60 * 1000;
-const IN_FLIGHT = { code: 'IDEMPOTENCY_KEY_IN_FLIGHT', message: 'A request with this Idempotency-Key is still running; retry it later' };
+const IN_FLIGHT = {
+  code: 'IDEMPOTENCY_KEY_IN_FLIGHT',
+  message: 'A request with this Idempotency-Key is still running; retry it later',
+};
 
 const withdraw = (url: string, path: string, key: string): Promise<RawResponse> =>
   send(url, { method: 'POST', path, headers: [['Idempotency-Key', key]] });
-const balanceOf = async (url: string): Promise<number> => (json(await get(url, '/accounts/alice')) as { balance: number }).balance;
+const balanceOf = async (url: string): Promise<number> =>
+  (json(await get(url, '/accounts/alice')) as { balance: number }).balance;
 
 function assertInFlight(answer: RawResponse, body: unknown): void {
   assert.equal(answer.status, 409, answer.text);
@@ -28,33 +32,48 @@ function assertInFlight(answer: RawResponse, body: unknown): void {
 }
 
 for (const backend of await storeBackends()) {
-  describe(`one key sent many times at once, on ${backend.name}`, { skip: backend.skip, timeout: SUITE_TIMEOUT_MS }, () => {
-    let fresh: FreshDatabase;
-    let instances: RunningServer[] = [];
-    before(async () => {
-      fresh = await backend.fresh();
-      const options = { service: 'bank' as const, db: fresh.db, accounts: ACCOUNTS, idempotency: { required: false, ttlMs: DAY_MS } };
-      instances = [await startTestServer(options), await startTestServer(options)];
-    });
-    after(async () => {
-      await Promise.all(instances.map((server) => server.close()));
-      await fresh?.drop();
-    });
+  describe(
+    `one key sent many times at once, on ${backend.name}`,
+    { skip: backend.skip, timeout: SUITE_TIMEOUT_MS },
+    () => {
+      let fresh: FreshDatabase;
+      let instances: RunningServer[] = [];
+      before(async () => {
+        fresh = await backend.fresh();
+        const options = {
+          service: 'bank' as const,
+          db: fresh.db,
+          accounts: ACCOUNTS,
+          idempotency: { required: false, ttlMs: DAY_MS },
+        };
+        instances = [await startTestServer(options), await startTestServer(options)];
+      });
+      after(async () => {
+        await Promise.all(instances.map((server) => server.close()));
+        await fresh?.drop();
+      });
 
-    test('40 requests with one key over two instances: one runs, every other is 409 or its replay', async () => {
-      const start = await balanceOf(instances[0]?.url as string);
-      const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => withdraw(instances[i % 2]?.url as string, '/withdraw/alice/9', 'all-at-once')));
-      const ran = answers.filter((a) => a.status === 200 && a.headers['idempotent-replayed'] === undefined);
-      assert.equal(ran.length, 1, 'exactly one ran');
-      const body = ran[0]?.text;
-      for (const answer of answers) {
-        if (answer.status === 409) assertInFlight(answer, { detail: IN_FLIGHT });
-        else assert.equal(answer.text, body);
-      }
-      assert.equal(await balanceOf(instances[1]?.url as string), start - 9);
-      await assertBooksBalance(fresh.db, ACCOUNTS);
-    });
-  });
+      test('40 requests with one key over two instances: one runs, every other is 409 or its replay', async () => {
+        const start = await balanceOf(instances[0]?.url as string);
+        const answers = await Promise.all(
+          Array.from({ length: 40 }, (_, i) =>
+            withdraw(instances[i % 2]?.url as string, '/withdraw/alice/9', 'all-at-once'),
+          ),
+        );
+        const ran = answers.filter(
+          (a) => a.status === 200 && a.headers['idempotent-replayed'] === undefined,
+        );
+        assert.equal(ran.length, 1, 'exactly one ran');
+        const body = ran[0]?.text;
+        for (const answer of answers) {
+          if (answer.status === 409) assertInFlight(answer, { detail: IN_FLIGHT });
+          else assert.equal(answer.text, body);
+        }
+        assert.equal(await balanceOf(instances[1]?.url as string), start - 9);
+        await assertBooksBalance(fresh.db, ACCOUNTS);
+      });
+    },
+  );
 }
 
 const skip = await postgresSkip();
@@ -83,8 +102,19 @@ describe('a key in flight on PostgreSQL', { skip, timeout: SUITE_TIMEOUT_MS }, (
   before(async () => {
     database = await createTestDatabase();
     const idempotency = { required: false, ttlMs: DAY_MS };
-    server = await startTestServer({ service: 'bank', db: { kind: 'postgres', url: database.url }, accounts: ACCOUNTS, idempotency });
-    unified = await startTestServer({ service: 'bank', db: { kind: 'postgres', url: database.url }, accounts: ACCOUNTS, errors: 'unified', idempotency });
+    server = await startTestServer({
+      service: 'bank',
+      db: { kind: 'postgres', url: database.url },
+      accounts: ACCOUNTS,
+      idempotency,
+    });
+    unified = await startTestServer({
+      service: 'bank',
+      db: { kind: 'postgres', url: database.url },
+      accounts: ACCOUNTS,
+      errors: 'unified',
+      idempotency,
+    });
     holder = new pg.Client({ connectionString: database.url });
     await holder.connect();
     watcher = new pg.Client({ connectionString: database.url });
@@ -104,20 +134,29 @@ describe('a key in flight on PostgreSQL', { skip, timeout: SUITE_TIMEOUT_MS }, (
     await holder.query("SELECT balance FROM accounts WHERE name = 'alice' FOR UPDATE");
     const first = withdraw(server.url, '/withdraw/alice/5', 'same-instance');
     await untilWithdrawalWaits(watcher);
-    assertInFlight(await withdraw(server.url, '/withdraw/alice/5', 'same-instance'), { detail: IN_FLIGHT });
+    assertInFlight(await withdraw(server.url, '/withdraw/alice/5', 'same-instance'), {
+      detail: IN_FLIGHT,
+    });
     await holder.query('ROLLBACK');
     const done = await first;
     assert.equal(done.status, 200);
-    assert.equal((await withdraw(server.url, '/withdraw/alice/5', 'same-instance')).headers['idempotent-replayed'], 'true');
+    assert.equal(
+      (await withdraw(server.url, '/withdraw/alice/5', 'same-instance')).headers[
+        'idempotent-replayed'
+      ],
+      'true',
+    );
     assert.equal(await balanceOf(server.url), start - 5);
   });
 
-  test('the same key on another instance while the first still runs: 409 in that instance\'s format', async () => {
+  test("the same key on another instance while the first still runs: 409 in that instance's format", async () => {
     await holder.query('BEGIN');
     await holder.query("SELECT balance FROM accounts WHERE name = 'alice' FOR UPDATE");
     const first = withdraw(server.url, '/withdraw/alice/6', 'other-instance');
     await untilWithdrawalWaits(watcher);
-    assertInFlight(await withdraw(unified.url, '/withdraw/alice/6', 'other-instance'), { error: IN_FLIGHT });
+    assertInFlight(await withdraw(unified.url, '/withdraw/alice/6', 'other-instance'), {
+      error: IN_FLIGHT,
+    });
     await holder.query('ROLLBACK');
     assert.equal((await first).status, 200);
     const replay = await withdraw(unified.url, '/withdraw/alice/6', 'other-instance');
@@ -126,7 +165,13 @@ describe('a key in flight on PostgreSQL', { skip, timeout: SUITE_TIMEOUT_MS }, (
   });
 
   test('a key held by an instance killed with -9 is free for the retry, which runs the withdrawal once', async () => {
-    const doomed = await startServiceProcess(['bank', '--db', database.url, '--accounts', 'alice=1000']);
+    const doomed = await startServiceProcess([
+      'bank',
+      '--db',
+      database.url,
+      '--accounts',
+      'alice=1000',
+    ]);
     const start = await balanceOf(server.url);
     try {
       await holder.query('BEGIN');
@@ -148,10 +193,16 @@ describe('a key in flight on PostgreSQL', { skip, timeout: SUITE_TIMEOUT_MS }, (
     for (let attempt = 0; ; attempt++) {
       answer = await withdraw(server.url, '/withdraw/alice/11', 'killed-holder');
       if (answer.status !== 409 || attempt > 200) break;
-      await new Promise((resolve) => setTimeout(resolve, Number(answer.headers['retry-after']) * 50));
+      await new Promise((resolve) =>
+        setTimeout(resolve, Number(answer.headers['retry-after']) * 50),
+      );
     }
     assert.equal(answer.status, 200, answer.text);
-    assert.equal(answer.headers['idempotent-replayed'], undefined, 'nothing had committed: the retry ran');
+    assert.equal(
+      answer.headers['idempotent-replayed'],
+      undefined,
+      'nothing had committed: the retry ran',
+    );
     assert.equal(await balanceOf(server.url), start - 11);
   });
 });

@@ -18,27 +18,69 @@ test('--rate-limit and SVC_RATE_LIMIT give the same limits; the option wins over
   const fromEnv = readConfig([], { SVC_RATE_LIMIT: 'writes=20/s:40' });
   assert.deepEqual(fromFlag.rateLimits, { writes: { perSecond: 20, burst: 40 } });
   assert.deepEqual(fromEnv.rateLimits, fromFlag.rateLimits);
-  assert.deepEqual(readConfig(['--rate-limit=reads=1/s:2'], { SVC_RATE_LIMIT: 'writes=20/s:40' }).rateLimits, { reads: { perSecond: 1, burst: 2 } });
+  assert.deepEqual(
+    readConfig(['--rate-limit=reads=1/s:2'], { SVC_RATE_LIMIT: 'writes=20/s:40' }).rateLimits,
+    { reads: { perSecond: 1, burst: 2 } },
+  );
 });
 
 test('a bad value, from the option or the variable, is refused at start naming the option', () => {
   const refusals: [readonly string[], NodeJS.ProcessEnv, RegExp][] = [
     [['--rate-limit', 'writes=20'], {}, /^--rate-limit: "writes=20" is not writes=RATE\/s:BURST/],
     [[], { SVC_RATE_LIMIT: 'reads=1/s:0' }, /^--rate-limit: the burst of reads must be from 1/],
-    [['--rate-limit', 'reads=1/s:1', '--trust-proxy', 'proxy.local'], {}, /^--trust-proxy: "proxy.local" is not an IP address/],
-    [['--trust-proxy', '10.0.0.1'], {}, /--trust-proxy names the client for the rate limits: it needs --rate-limit/],
-    [['--rate-limit', 'reads=1/s:1', ...POSTGRES, '--rate-limit-store-down', 'maybe'], {}, /--rate-limit-store-down must be open or closed/],
-    [['--rate-limit', 'reads=1/s:1', '--rate-limit-store-down', 'closed'], {}, /needs --rate-limit and --db postgres/],
-    [['--rate-limit', 'reads=1/s:1', '--trust-proxy', '10.0.0.1', '--trust-proxy-header', 'x-real-ip'], {}, /^--trust-proxy-header must be x-forwarded-for or forwarded, not "x-real-ip"$/],
-    [['--rate-limit', 'reads=1/s:1'], { SVC_TRUST_PROXY_HEADER: 'forwarded' }, /--trust-proxy-header .* it needs --trust-proxy$/],
+    [
+      ['--rate-limit', 'reads=1/s:1', '--trust-proxy', 'proxy.local'],
+      {},
+      /^--trust-proxy: "proxy.local" is not an IP address/,
+    ],
+    [
+      ['--trust-proxy', '10.0.0.1'],
+      {},
+      /--trust-proxy names the client for the rate limits: it needs --rate-limit/,
+    ],
+    [
+      ['--rate-limit', 'reads=1/s:1', ...POSTGRES, '--rate-limit-store-down', 'maybe'],
+      {},
+      /--rate-limit-store-down must be open or closed/,
+    ],
+    [
+      ['--rate-limit', 'reads=1/s:1', '--rate-limit-store-down', 'closed'],
+      {},
+      /needs --rate-limit and --db postgres/,
+    ],
+    [
+      [
+        '--rate-limit',
+        'reads=1/s:1',
+        '--trust-proxy',
+        '10.0.0.1',
+        '--trust-proxy-header',
+        'x-real-ip',
+      ],
+      {},
+      /^--trust-proxy-header must be x-forwarded-for or forwarded, not "x-real-ip"$/,
+    ],
+    [
+      ['--rate-limit', 'reads=1/s:1'],
+      { SVC_TRUST_PROXY_HEADER: 'forwarded' },
+      /--trust-proxy-header .* it needs --trust-proxy$/,
+    ],
   ];
   for (const [argv, env, message] of refusals) {
-    assert.throws(() => readConfig(argv, env), (error: unknown) => error instanceof ConfigError && message.test(error.message), argv.join(' '));
+    assert.throws(
+      () => readConfig(argv, env),
+      (error: unknown) => error instanceof ConfigError && message.test(error.message),
+      argv.join(' '),
+    );
   }
 });
 
 test('--trust-proxy and --rate-limit-store-down are read with their variables', () => {
-  const config = readConfig([...POSTGRES], { SVC_RATE_LIMIT: 'writes=1/s:1', SVC_TRUST_PROXY: '10.0.0.0/8', SVC_RATE_LIMIT_STORE_DOWN: 'closed' });
+  const config = readConfig([...POSTGRES], {
+    SVC_RATE_LIMIT: 'writes=1/s:1',
+    SVC_TRUST_PROXY: '10.0.0.0/8',
+    SVC_RATE_LIMIT_STORE_DOWN: 'closed',
+  });
   assert.equal(config.trustProxy?.text, '10.0.0.0/8');
   assert.equal(config.rateLimitStoreDown, 'closed');
 });
@@ -46,7 +88,18 @@ test('--trust-proxy and --rate-limit-store-down are read with their variables', 
 test('--trust-proxy-header names the one header the proxies set: x-forwarded-for by default, or forwarded, from the option or its variable', () => {
   const limited = ['--rate-limit', 'reads=1/s:1', '--trust-proxy', '10.0.0.1'];
   assert.equal(readConfig(limited, {}).trustProxy?.header, 'x-forwarded-for');
-  assert.equal(readConfig([...limited, '--trust-proxy-header', 'Forwarded'], {}).trustProxy?.header, 'forwarded');
-  assert.equal(readConfig(limited, { SVC_TRUST_PROXY_HEADER: 'forwarded' }).trustProxy?.header, 'forwarded');
-  assert.equal(readConfig([...limited, '--trust-proxy-header', 'x-forwarded-for'], { SVC_TRUST_PROXY_HEADER: 'forwarded' }).trustProxy?.header, 'x-forwarded-for');
+  assert.equal(
+    readConfig([...limited, '--trust-proxy-header', 'Forwarded'], {}).trustProxy?.header,
+    'forwarded',
+  );
+  assert.equal(
+    readConfig(limited, { SVC_TRUST_PROXY_HEADER: 'forwarded' }).trustProxy?.header,
+    'forwarded',
+  );
+  assert.equal(
+    readConfig([...limited, '--trust-proxy-header', 'x-forwarded-for'], {
+      SVC_TRUST_PROXY_HEADER: 'forwarded',
+    }).trustProxy?.header,
+    'x-forwarded-for',
+  );
 });

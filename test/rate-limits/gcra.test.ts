@@ -27,7 +27,13 @@ describe('GCRA in process', () => {
     const table = new GcraTable(TEN_PER_SECOND, clock.now);
     assert.deepEqual(
       Array.from({ length: 5 }, () => table.decide('a')).map((d) => [d.remaining, d.growsInMs]),
-      [[4, 100], [3, 100], [2, 100], [1, 100], [0, 100]],
+      [
+        [4, 100],
+        [3, 100],
+        [2, 100],
+        [1, 100],
+        [0, 100],
+      ],
     );
     clock.advance(130);
     // 130 ms later one interval has come back and 30 ms of the next: one more in 70 ms.
@@ -47,12 +53,21 @@ describe('GCRA in process', () => {
       const decided = gcra(tat, nowMs, 1, intervalMs, burst);
       tat = decided.tat;
       const decision = decisionOf(decided.admitted === 1, tat, nowMs, intervalMs, burst);
-      const atOnce = (atMs: number): number => gcra(tat, atMs, burst + 1, intervalMs, burst).admitted;
+      const atOnce = (atMs: number): number =>
+        gcra(tat, atMs, burst + 1, intervalMs, burst).admitted;
       assert.equal(atOnce(nowMs), decision.remaining, `step ${step}`);
       if (decision.remaining === burst) continue;
       assert.ok(decision.growsInMs > 0, `step ${step}`);
-      assert.equal(atOnce(nowMs + decision.growsInMs - 0.001), decision.remaining, `step ${step}: none more just before`);
-      assert.equal(atOnce(nowMs + decision.growsInMs), decision.remaining + 1, `step ${step}: one more at growsInMs`);
+      assert.equal(
+        atOnce(nowMs + decision.growsInMs - 0.001),
+        decision.remaining,
+        `step ${step}: none more just before`,
+      );
+      assert.equal(
+        atOnce(nowMs + decision.growsInMs),
+        decision.remaining + 1,
+        `step ${step}: one more at growsInMs`,
+      );
       if (!decision.admitted) assert.equal(decision.retryAfterMs, decision.growsInMs);
     }
   });
@@ -100,7 +115,10 @@ describe('GCRA in process', () => {
     for (let i = 0; i < admittedAt.length; i++) {
       for (let j = i; j < admittedAt.length; j++) {
         const span = (admittedAt[j] as number) - (admittedAt[i] as number);
-        assert.ok(j - i + 1 <= 5 + Math.floor((10 * span) / 1000), `${j - i + 1} admitted in ${span} ms`);
+        assert.ok(
+          j - i + 1 <= 5 + Math.floor((10 * span) / 1000),
+          `${j - i + 1} admitted in ${span} ms`,
+        );
       }
     }
     // And it is not stricter than it says: the whole 10 s admit burst + rate × 10 s.
@@ -139,7 +157,11 @@ describe('GCRA in process', () => {
     assert.equal(table.size, 5_000);
     clock.advance(600);
     for (let i = 0; i < 10; i++) for (let j = 0; j < 5; j++) table.decide(`late-${i}`); // a whole burst each: past at 1,100 ms
-    assert.equal(table.size, 10, 'the 5,000 past rows went when a row was added a sweep period later');
+    assert.equal(
+      table.size,
+      10,
+      'the 5,000 past rows went when a row was added a sweep period later',
+    );
     clock.advance(499);
     table.decide('new');
     assert.equal(table.size, 11, 'clients within their window keep their rows');
@@ -181,6 +203,11 @@ describe('GCRA in process', () => {
     const together = gcra(5_000, 5_000, 9, intervalMs, 5);
     assert.equal(together.admitted, oneByOne);
     assert.equal(together.tat, tat);
-    assert.deepEqual(decisionOf(false, together.tat, 5_000, intervalMs, 5), { admitted: false, remaining: 0, growsInMs: 100, retryAfterMs: 100 });
+    assert.deepEqual(decisionOf(false, together.tat, 5_000, intervalMs, 5), {
+      admitted: false,
+      remaining: 0,
+      growsInMs: 100,
+      retryAfterMs: 100,
+    });
   });
 });

@@ -5,7 +5,10 @@ import { test } from 'node:test';
 import { kindOf, parseRateLimits } from '../../src/rate-limits/policy.js';
 
 test('writes=RATE/s:BURST,reads=RATE/s:BURST is read as two rates; either part may be left out', () => {
-  assert.deepEqual(parseRateLimits('writes=20/s:40,reads=200/s:400'), { writes: { perSecond: 20, burst: 40 }, reads: { perSecond: 200, burst: 400 } });
+  assert.deepEqual(parseRateLimits('writes=20/s:40,reads=200/s:400'), {
+    writes: { perSecond: 20, burst: 40 },
+    reads: { perSecond: 200, burst: 400 },
+  });
   assert.deepEqual(parseRateLimits('reads=0.5/s:1'), { reads: { perSecond: 0.5, burst: 1 } });
 });
 
@@ -26,5 +29,13 @@ test('a value that is not two rates is refused with a message naming the part at
 });
 
 test('GET and HEAD are reads; POST, PUT and DELETE writes; other methods count under neither', () => {
-  assert.deepEqual(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'PATCH'].map(kindOf), ['reads', 'reads', 'writes', 'writes', 'writes', undefined, undefined]);
+  assert.deepEqual(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'PATCH'].map(kindOf), [
+    'reads',
+    'reads',
+    'writes',
+    'writes',
+    'writes',
+    undefined,
+    undefined,
+  ]);
 });

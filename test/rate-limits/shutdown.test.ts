@@ -11,17 +11,36 @@ test("closing the server closes its rate limiter, once the server's own shutdown
   const limits = { reads: { perSecond: 10, burst: 10 } };
   const inner = inProcessLimiter(limits, () => Date.now());
   let closed = 0;
-  const limiter: RateLimiter = { decide: (kind, client) => inner.decide(kind, client), close: async () => void (closed += 1) };
+  const limiter: RateLimiter = {
+    decide: (kind, client) => inner.decide(kind, client),
+    close: async () => void (closed += 1),
+  };
   const server = await startServer(
     {
       title: 'Limited',
       version: '0',
-      routes: [defineRoute({ method: 'GET', path: '/ping', status: 200, params: {}, docs: { name: 'ping', succeeds: false }, handle: () => ({ status: 204 }) })],
+      routes: [
+        defineRoute({
+          method: 'GET',
+          path: '/ping',
+          status: 200,
+          params: {},
+          docs: { name: 'ping', succeeds: false },
+          handle: () => ({ status: 204 }),
+        }),
+      ],
       components: {},
       ready: async () => true,
       close: async () => undefined,
     },
-    { host: '127.0.0.1', port: 0, errorFormat: { name: 'default', catchAll: false }, service: 'limited', log: createLogger('silent'), rateLimits: { limits, limiter, whenDown: 'open' } },
+    {
+      host: '127.0.0.1',
+      port: 0,
+      errorFormat: { name: 'default', catchAll: false },
+      service: 'limited',
+      log: createLogger('silent'),
+      rateLimits: { limits, limiter, whenDown: 'open' },
+    },
   );
   assert.equal(closed, 0);
   await server.close();

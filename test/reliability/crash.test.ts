@@ -34,7 +34,9 @@ interface TodoWrite {
 }
 
 /** What a request came to: an answer, no connection at all (so not applied), or a lost answer. */
-async function attempt(call: () => Promise<RawResponse>): Promise<RawResponse | 'not-sent' | 'in-doubt'> {
+async function attempt(
+  call: () => Promise<RawResponse>,
+): Promise<RawResponse | 'not-sent' | 'in-doubt'> {
   try {
     return await call();
   } catch (error) {
@@ -43,13 +45,25 @@ async function attempt(call: () => Promise<RawResponse>): Promise<RawResponse | 
 }
 
 function start(db: FreshDatabase): Promise<ServiceProcess> {
-  const spec = db.db.kind === 'postgres' ? db.db.url : db.db.kind === 'sqlite' ? `sqlite:${db.db.path}` : 'memory';
+  const spec =
+    db.db.kind === 'postgres'
+      ? db.db.url
+      : db.db.kind === 'sqlite'
+        ? `sqlite:${db.db.path}`
+        : 'memory';
   const accounts = [...ACCOUNTS].map(([name, balance]) => `${name}=${balance}`).join(',');
-  return startServiceProcess(['all', '--db', spec, '--errors', 'unified', '--accounts', accounts], 2);
+  return startServiceProcess(
+    ['all', '--db', spec, '--errors', 'unified', '--accounts', accounts],
+    2,
+  );
 }
 
 /** Writes from several workers until the process dies; the kill lands shortly after the first acknowledgement. */
-async function writeUntilKilled(service: ServiceProcess, cycle: number, random: (min: number, max: number) => number) {
+async function writeUntilKilled(
+  service: ServiceProcess,
+  cycle: number,
+  random: (min: number, max: number) => number,
+) {
   const [todoUrl, bankUrl] = service.urls as [string, string];
   const withdrawals: Withdrawal[] = [];
   const todos: TodoWrite[] = [];
@@ -63,9 +77,15 @@ async function writeUntilKilled(service: ServiceProcess, cycle: number, random: 
       if (n % 2 === 0) {
         const account = random(0, 3) === 0 ? 'poor' : 'rich';
         const amount = random(1, 60);
-        const answer = await attempt(() => send(bankUrl, { method: 'POST', path: `/withdraw/${account}/${amount}` }));
+        const answer = await attempt(() =>
+          send(bankUrl, { method: 'POST', path: `/withdraw/${account}/${amount}` }),
+        );
         if (answer === 'not-sent' || answer === 'in-doubt') {
-          withdrawals.push({ account, amount, outcome: answer === 'not-sent' ? 'refused' : 'in-doubt' });
+          withdrawals.push({
+            account,
+            amount,
+            outcome: answer === 'not-sent' ? 'refused' : 'in-doubt',
+          });
           return;
         }
         if (answer.status === 200) withdrawals.push({ account, amount, outcome: 'acknowledged' });
@@ -136,12 +156,19 @@ for (const backend of await storeBackends()) {
           inDoubtTotal += inDoubt.length;
         }
         for (const { id, title } of lastCycle?.todos ?? []) {
-          assert.ok(id !== undefined && !acknowledgedTodos.has(id), `to-do id ${id} acknowledged only once`);
+          assert.ok(
+            id !== undefined && !acknowledgedTodos.has(id),
+            `to-do id ${id} acknowledged only once`,
+          );
           acknowledgedTodos.set(id, title);
         }
         for (const [id, title] of acknowledgedTodos) {
           const answer = await get(todoUrl, `/todos/${id}`);
-          assert.equal(answer.status, 200, `acknowledged to-do ${id} (${title}) is there after cycle ${cycle - 1}`);
+          assert.equal(
+            answer.status,
+            200,
+            `acknowledged to-do ${id} (${title}) is there after cycle ${cycle - 1}`,
+          );
           assert.equal((json(answer) as { title: string }).title, title);
         }
         before = now;
@@ -151,8 +178,13 @@ for (const backend of await storeBackends()) {
         }
         lastCycle = await writeUntilKilled(service, cycle, random);
       }
-      t.diagnostic(`${CYCLES} kills: ${acknowledgedTotal} withdrawals and ${acknowledgedTodos.size} to-dos acknowledged, ${inDoubtTotal} withdrawals in doubt`);
-      assert.ok(acknowledgedTotal > 0 && acknowledgedTodos.size > 0, 'writes were acknowledged before the kills');
+      t.diagnostic(
+        `${CYCLES} kills: ${acknowledgedTotal} withdrawals and ${acknowledgedTodos.size} to-dos acknowledged, ${inDoubtTotal} withdrawals in doubt`,
+      );
+      assert.ok(
+        acknowledgedTotal > 0 && acknowledgedTodos.size > 0,
+        'writes were acknowledged before the kills',
+      );
       assert.ok(inDoubtTotal > 0, 'some kills landed with requests in flight');
     });
   });

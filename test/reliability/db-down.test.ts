@@ -7,7 +7,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { get, json, postJson, send, type RawResponse } from '../support/http.js';
-import { createTestDatabase, postgresSkip, TEST_DATABASE_URL, type TestDatabase } from '../support/postgres.js';
+import {
+  createTestDatabase,
+  postgresSkip,
+  TEST_DATABASE_URL,
+  type TestDatabase,
+} from '../support/postgres.js';
 import { runCli, startServiceProcess, type ServiceProcess } from '../support/service-process.js';
 import { startTcpProxy, type CutMode, type TcpProxy } from '../support/tcp-proxy.js';
 import { processSuiteUnless } from '../support/suite.js';
@@ -26,7 +31,9 @@ function throughProxy(databaseUrl: string, proxy: TcpProxy): string {
   return url.toString();
 }
 
-async function timed(call: () => Promise<RawResponse>): Promise<{ answer: RawResponse; ms: number }> {
+async function timed(
+  call: () => Promise<RawResponse>,
+): Promise<{ answer: RawResponse; ms: number }> {
   const started = performance.now();
   const answer = await call();
   return { answer, ms: performance.now() - started };
@@ -37,7 +44,8 @@ async function waitUntilReady(url: string): Promise<number> {
   for (;;) {
     const answer = await get(url, '/readyz');
     if (answer.status === 200) return performance.now() - started;
-    if (performance.now() - started > RECOVERY_BOUND_MS) assert.fail(`not ready ${RECOVERY_BOUND_MS} ms after the database came back`);
+    if (performance.now() - started > RECOVERY_BOUND_MS)
+      assert.fail(`not ready ${RECOVERY_BOUND_MS} ms after the database came back`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -71,20 +79,37 @@ processSuiteUnless(skip, 'PostgreSQL goes away and comes back', () => {
   });
 
   const outage = (mode: CutMode) => async (t: { diagnostic(message: string): void }) => {
-    assert.equal((await send(bankUrl(), { method: 'POST', path: '/withdraw/alice/1' })).status, 200);
+    assert.equal(
+      (await send(bankUrl(), { method: 'POST', path: '/withdraw/alice/1' })).status,
+      200,
+    );
     assert.equal((await postJson(todoUrl(), '/todos', '{"title":"before"}')).status, 201);
 
     proxy.cut(mode);
     const calls: { what: string; body: unknown; call: () => Promise<RawResponse> }[] = [];
     for (let i = 0; i < 12; i++) {
-      calls.push({ what: 'bank read', body: UNIFIED_503, call: () => get(bankUrl(), '/accounts/alice') });
-      calls.push({ what: 'withdrawal', body: UNIFIED_503, call: () => send(bankUrl(), { method: 'POST', path: '/withdraw/alice/1' }) });
+      calls.push({
+        what: 'bank read',
+        body: UNIFIED_503,
+        call: () => get(bankUrl(), '/accounts/alice'),
+      });
+      calls.push({
+        what: 'withdrawal',
+        body: UNIFIED_503,
+        call: () => send(bankUrl(), { method: 'POST', path: '/withdraw/alice/1' }),
+      });
       calls.push({ what: 'to-do read', body: DEFAULT_503, call: () => get(todoUrl(), '/todos/1') });
-      calls.push({ what: 'to-do create', body: DEFAULT_503, call: () => postJson(todoUrl(), '/todos', '{"title":"during"}') });
+      calls.push({
+        what: 'to-do create',
+        body: DEFAULT_503,
+        call: () => postJson(todoUrl(), '/todos', '{"title":"during"}'),
+      });
     }
     calls.push({ what: 'bank /readyz', body: UNIFIED_503, call: () => get(bankUrl(), '/readyz') });
     calls.push({ what: 'to-do /readyz', body: DEFAULT_503, call: () => get(todoUrl(), '/readyz') });
-    const results = await Promise.all(calls.map(async ({ what, body, call }) => ({ what, body, ...(await timed(call)) })));
+    const results = await Promise.all(
+      calls.map(async ({ what, body, call }) => ({ what, body, ...(await timed(call)) })),
+    );
     let slowest = 0;
     for (const { what, body, answer, ms } of results) {
       assertUnavailable(answer, body, what);
@@ -95,15 +120,32 @@ processSuiteUnless(skip, 'PostgreSQL goes away and comes back', () => {
     assert.equal((await get(todoUrl(), '/healthz')).status, 200, 'the process itself lives');
 
     await proxy.restore();
-    const [bankReady, todoReady] = await Promise.all([waitUntilReady(bankUrl()), waitUntilReady(todoUrl())]);
-    assert.equal((await send(bankUrl(), { method: 'POST', path: '/withdraw/alice/1' })).status, 200);
+    const [bankReady, todoReady] = await Promise.all([
+      waitUntilReady(bankUrl()),
+      waitUntilReady(todoUrl()),
+    ]);
+    assert.equal(
+      (await send(bankUrl(), { method: 'POST', path: '/withdraw/alice/1' })).status,
+      200,
+    );
     assert.equal((await postJson(todoUrl(), '/todos', '{"title":"after"}')).status, 201);
-    t.diagnostic(`${mode}: ${results.length} requests all 503, slowest ${Math.round(slowest)} ms; ready again after ${Math.round(bankReady)} ms (bank), ${Math.round(todoReady)} ms (to-do)`);
+    t.diagnostic(
+      `${mode}: ${results.length} requests all 503, slowest ${Math.round(slowest)} ms; ready again after ${Math.round(bankReady)} ms (bank), ${Math.round(todoReady)} ms (to-do)`,
+    );
   };
 
-  test('connections torn down: 503 in both formats within 3 s, then served again without a restart', outage('reset'));
-  test('connections gone silent: 503 in both formats within 3 s, then served again without a restart', outage('silent'));
-  test('connections refused (server down, host up): 503 in both formats within 3 s, then served again without a restart', outage('refuse'));
+  test(
+    'connections torn down: 503 in both formats within 3 s, then served again without a restart',
+    outage('reset'),
+  );
+  test(
+    'connections gone silent: 503 in both formats within 3 s, then served again without a restart',
+    outage('silent'),
+  );
+  test(
+    'connections refused (server down, host up): 503 in both formats within 3 s, then served again without a restart',
+    outage('refuse'),
+  );
 
   test('the outages were logged, and neither process died', async () => {
     assert.equal(await Promise.race([todo.exited, bank.exited, Promise.resolve('alive')]), 'alive');
@@ -134,8 +176,8 @@ processSuiteUnless(skip, 'PostgreSQL unreachable at start', () => {
     proxy.cut('reset');
     bank = await startServiceProcess(['bank', '--db', throughProxy(database.url, proxy)]);
     const url = bank.urls[0] as string;
-    assertUnavailable((await get(url, '/readyz')), DEFAULT_503, '/readyz');
-    assertUnavailable((await get(url, '/accounts/alice')), DEFAULT_503, 'read');
+    assertUnavailable(await get(url, '/readyz'), DEFAULT_503, '/readyz');
+    assertUnavailable(await get(url, '/accounts/alice'), DEFAULT_503, 'read');
     await proxy.restore();
     await waitUntilReady(url);
     assert.deepEqual(json(await get(url, '/accounts/alice')), { account: 'alice', balance: 100 });

@@ -23,17 +23,24 @@ const IN_FLIGHT = 100;
 
 const skip = await postgresSkip();
 
-async function startInstances(service: 'bank' | 'todo', database: TestDatabase): Promise<ServiceProcess[]> {
+async function startInstances(
+  service: 'bank' | 'todo',
+  database: TestDatabase,
+): Promise<ServiceProcess[]> {
   const accounts = [...ACCOUNTS].map(([name, balance]) => `${name}=${balance}`).join(',');
   const args = [service, '--db', database.url, '--errors', 'unified', '--accounts', accounts];
   // Started all at once, so that they also race to migrate and seed the empty database.
   return Promise.all(Array.from({ length: INSTANCES }, () => startServiceProcess(args)));
 }
 
-const urlOf = (instances: readonly ServiceProcess[], index: number): string => instances[index % instances.length]?.urls[0] as string;
+const urlOf = (instances: readonly ServiceProcess[], index: number): string =>
+  instances[index % instances.length]?.urls[0] as string;
 
 /** Inside a describe: a fresh database and the instances on it, for the tests of that describe. */
-function useInstances(service: 'bank' | 'todo'): { databaseUrl: string; instances: ServiceProcess[] } {
+function useInstances(service: 'bank' | 'todo'): {
+  databaseUrl: string;
+  instances: ServiceProcess[];
+} {
   const fixture = { databaseUrl: '', instances: [] as ServiceProcess[] };
   let database: TestDatabase | undefined;
   before(async () => {
@@ -54,21 +61,31 @@ processSuiteUnless(skip, 'four bank instances on one PostgreSQL database', () =>
   test('2,000 concurrent withdrawals: no overdraft, every acknowledged one applied, no refused one applied', async () => {
     const random = seededRandom(4);
     const names = [...ACCOUNTS.keys()];
-    const plan = Array.from({ length: WITHDRAWALS }, () => ({ account: names[random(0, names.length - 1)] as string, amount: random(1, 40) }));
+    const plan = Array.from({ length: WITHDRAWALS }, () => ({
+      account: names[random(0, names.length - 1)] as string,
+      amount: random(1, 40),
+    }));
     const answers = await runBounded(WITHDRAWALS, IN_FLIGHT, async (i) => {
       const { account, amount } = plan[i] as { account: string; amount: number };
-      return send(urlOf(fixture.instances, i), { method: 'POST', path: `/withdraw/${account}/${amount}` });
+      return send(urlOf(fixture.instances, i), {
+        method: 'POST',
+        path: `/withdraw/${account}/${amount}`,
+      });
     });
 
     const acknowledged = new Map<string, number>(names.map((name) => [name, 0]));
     let refused = 0;
     for (const [i, answer] of answers.entries()) {
       const { account, amount } = plan[i] as { account: string; amount: number };
-      if (answer.status === 200) acknowledged.set(account, (acknowledged.get(account) ?? 0) + amount);
+      if (answer.status === 200)
+        acknowledged.set(account, (acknowledged.get(account) ?? 0) + amount);
       else if (answer.status === 400 && answer.text.includes('NOT_ENOUGH_MONEY')) refused += 1;
       else assert.fail(`withdrawal ${i} answered ${answer.status}: ${answer.text}`);
     }
-    assert.ok(refused > 0 && refused < WITHDRAWALS, `a mix of refusals and successes (refused ${refused})`);
+    assert.ok(
+      refused > 0 && refused < WITHDRAWALS,
+      `a mix of refusals and successes (refused ${refused})`,
+    );
 
     for (const instance of fixture.instances) {
       for (const [name, initial] of ACCOUNTS) {
@@ -76,7 +93,11 @@ processSuiteUnless(skip, 'four bank instances on one PostgreSQL database', () =>
         assert.equal(answer.status, 200);
         const { balance } = json(answer) as { balance: number };
         assert.ok(balance >= 0, `${name} is not overdrawn`);
-        assert.equal(balance, initial - (acknowledged.get(name) ?? 0), `${name}: initial minus acknowledged withdrawals`);
+        assert.equal(
+          balance,
+          initial - (acknowledged.get(name) ?? 0),
+          `${name}: initial minus acknowledged withdrawals`,
+        );
       }
     }
   });
@@ -94,9 +115,17 @@ processSuiteUnless(skip, 'four to-do instances on one PostgreSQL database', () =
       const title = `item ${i}`;
       if (i % 5 === 0) {
         const id = 100_000 * (i / 5 + 1);
-        return { kind: 'put' as const, title, answer: await postJson(url, `/todos/${id}`, JSON.stringify({ title }), 'PUT') };
+        return {
+          kind: 'put' as const,
+          title,
+          answer: await postJson(url, `/todos/${id}`, JSON.stringify({ title }), 'PUT'),
+        };
       }
-      return { kind: 'post' as const, title, answer: await postJson(url, '/todos', JSON.stringify({ title })) };
+      return {
+        kind: 'post' as const,
+        title,
+        answer: await postJson(url, '/todos', JSON.stringify({ title })),
+      };
     });
 
     const stored = new Map<number, string>([[1, 'Buy milk']]);
@@ -109,12 +138,15 @@ processSuiteUnless(skip, 'four to-do instances on one PostgreSQL database', () =
       if (kind === 'post') postIds.push(id);
     }
     assert.equal(postIds.length, POSTS);
-    for (const id of postIds) assert.ok(stored.has(id - 1), `POST id ${id} is one more than an id that existed`);
+    for (const id of postIds)
+      assert.ok(stored.has(id - 1), `POST id ${id} is one more than an id that existed`);
 
     const client = new pg.Client({ connectionString: fixture.databaseUrl });
     await client.connect();
     try {
-      const { rows } = await client.query<{ id: string; title: string }>('SELECT id::text AS id, title FROM todos');
+      const { rows } = await client.query<{ id: string; title: string }>(
+        'SELECT id::text AS id, title FROM todos',
+      );
       const inDatabase = new Map(rows.map((row) => [Number(row.id), decodeTitle(row.title)]));
       assert.deepEqual(inDatabase, stored, 'exactly the acknowledged items are stored');
     } finally {
@@ -123,7 +155,10 @@ processSuiteUnless(skip, 'four to-do instances on one PostgreSQL database', () =
 
     for (const [index, instance] of fixture.instances.entries()) {
       const id = postIds[index] as number;
-      assert.equal((json(await get(instance.urls[0] as string, `/todos/${id}`)) as { title: string }).title, stored.get(id));
+      assert.equal(
+        (json(await get(instance.urls[0] as string, `/todos/${id}`)) as { title: string }).title,
+        stored.get(id),
+      );
     }
   });
 });

@@ -6,7 +6,11 @@ import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { json, send, type RawResponse } from '../support/http.js';
 import { assertBooksBalance } from '../support/journal.js';
-import { assertExactlyOnce, planWithdrawals, withdrawUntilDefinitive } from '../support/keyed-load.js';
+import {
+  assertExactlyOnce,
+  planWithdrawals,
+  withdrawUntilDefinitive,
+} from '../support/keyed-load.js';
 import { seededRandom } from '../support/load.js';
 import { pgbouncerSkip, startPgBouncer, type PgBouncer } from '../support/pgbouncer.js';
 import { createTestDatabase, postgresSkip, type TestDatabase } from '../support/postgres.js';
@@ -45,7 +49,21 @@ processSuiteUnless(skip, 'four bank instances through one PgBouncer in transacti
   const accounts = [...ACCOUNTS].map(([name, balance]) => `${name}=${balance}`).join(',');
   // Limits far above this load: the limiter decides every request through the pooler, and admits it.
   const startBank = (): Promise<ServiceProcess> =>
-    startServiceProcess(['bank', '--db', fixture.url, '--db-pooler', 'transaction', '--errors', 'unified', '--accounts', accounts, '--access-log', 'off', '--rate-limit', 'writes=100000/s:100000,reads=100000/s:100000']);
+    startServiceProcess([
+      'bank',
+      '--db',
+      fixture.url,
+      '--db-pooler',
+      'transaction',
+      '--errors',
+      'unified',
+      '--accounts',
+      accounts,
+      '--access-log',
+      'off',
+      '--rate-limit',
+      'writes=100000/s:100000,reads=100000/s:100000',
+    ]);
   after(() => Promise.all(instances.map((instance) => instance.kill())));
 
   test('keyed withdrawals keep the books and apply once through kill -9 of instances and a restart of PgBouncer', async (t) => {
@@ -69,12 +87,16 @@ processSuiteUnless(skip, 'four bank instances through one PgBouncer in transacti
         instances[slot] = await startBank();
       }
     })();
-    const run = withdrawUntilDefinitive(plan, CLIENTS, () => instances.map((instance) => instance.urls[0] as string));
+    const run = withdrawUntilDefinitive(plan, CLIENTS, () =>
+      instances.map((instance) => instance.urls[0] as string),
+    );
     const { answers, retries } = await run.finally(() => (clientsDone = true));
     await chaos;
 
     const ok = answers.filter((answer) => answer.status === 200).length;
-    t.diagnostic(`${kills} kills, ${restarts} PgBouncer restart; ${ok} withdrawals answered 200, ${answers.length - ok} refused; ${retries} retries`);
+    t.diagnostic(
+      `${kills} kills, ${restarts} PgBouncer restart; ${ok} withdrawals answered 200, ${answers.length - ok} refused; ${retries} retries`,
+    );
     assert.equal(restarts, 1, 'PgBouncer was restarted mid-load');
     assert.ok(retries > 0, 'the kills and the restart made clients retry');
     assert.ok(ok > 0 && ok < answers.length, 'both successes and refusals');
@@ -84,14 +106,25 @@ processSuiteUnless(skip, 'four bank instances through one PgBouncer in transacti
 
   test('unkeyed withdrawals through the pooler are group-committed and keep the books', async () => {
     const answers = await Promise.all(
-      Array.from({ length: 200 }, (_, i) => send(instances[i % INSTANCES]?.urls[0] as string, { method: 'POST', path: '/withdraw/rich/3' })),
+      Array.from({ length: 200 }, (_, i) =>
+        send(instances[i % INSTANCES]?.urls[0] as string, {
+          method: 'POST',
+          path: '/withdraw/rich/3',
+        }),
+      ),
     );
     assert.deepEqual(new Set(answers.map((answer) => answer.status)), new Set([200]));
     await assertBooksBalance({ kind: 'postgres', url: fixture.database.url }, ACCOUNTS);
   });
 
   test('every instance is ready through the pooler, unready while it is down, and ready again after', async () => {
-    const readiness = (): Promise<number[]> => Promise.all(instances.map(async (instance) => (await send(instance.urls[0] as string, { method: 'GET', path: '/readyz' })).status));
+    const readiness = (): Promise<number[]> =>
+      Promise.all(
+        instances.map(
+          async (instance) =>
+            (await send(instance.urls[0] as string, { method: 'GET', path: '/readyz' })).status,
+        ),
+      );
     const until = async (status: number): Promise<number[]> => {
       const deadline = Date.now() + 15_000;
       let statuses = await readiness();
@@ -113,16 +146,41 @@ processSuiteUnless(skip, 'to-do instances through one PgBouncer in transaction m
   const fixture = usePooledDatabase();
   const instances: ServiceProcess[] = [];
   before(async () => {
-    const args = ['todo', '--db', fixture.url, '--db-pooler', 'transaction', '--access-log', 'off', '--rate-limit', 'reads=1/s:3', '--trust-proxy', '127.0.0.1'];
+    const args = [
+      'todo',
+      '--db',
+      fixture.url,
+      '--db-pooler',
+      'transaction',
+      '--access-log',
+      'off',
+      '--rate-limit',
+      'reads=1/s:3',
+      '--trust-proxy',
+      '127.0.0.1',
+    ];
     instances.push(...(await Promise.all([startServiceProcess(args), startServiceProcess(args)])));
   });
   after(() => Promise.all(instances.map((instance) => instance.kill())));
   const urlOf = (i: number): string => instances[i % instances.length]?.urls[0] as string;
   const put = (i: number, path: string, title: string, ifMatch: string): Promise<RawResponse> =>
-    send(urlOf(i), { method: 'PUT', path, headers: [['Content-Type', 'application/json'], ['If-Match', ifMatch]], body: JSON.stringify({ title }) });
+    send(urlOf(i), {
+      method: 'PUT',
+      path,
+      headers: [
+        ['Content-Type', 'application/json'],
+        ['If-Match', ifMatch],
+      ],
+      body: JSON.stringify({ title }),
+    });
 
   test('conditional writes through the pooler: If-Match of the current version 200, of a replaced one 412', async () => {
-    const created = await send(urlOf(0), { method: 'POST', path: '/todos', headers: [['Content-Type', 'application/json']], body: JSON.stringify({ title: 'first' }) });
+    const created = await send(urlOf(0), {
+      method: 'POST',
+      path: '/todos',
+      headers: [['Content-Type', 'application/json']],
+      body: JSON.stringify({ title: 'first' }),
+    });
     assert.equal(created.status, 201);
     const { id } = json(created) as { id: number };
     const first = created.headers.etag as string;
@@ -135,7 +193,15 @@ processSuiteUnless(skip, 'to-do instances through one PgBouncer in transaction m
   test('rate limits through the pooler hold across instances: a burst of 3 reads, then 429', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 5; i++) {
-      statuses.push((await send(urlOf(i), { method: 'GET', path: '/todos/1', headers: [['X-Forwarded-For', '203.0.113.9']] })).status);
+      statuses.push(
+        (
+          await send(urlOf(i), {
+            method: 'GET',
+            path: '/todos/1',
+            headers: [['X-Forwarded-For', '203.0.113.9']],
+          })
+        ).status,
+      );
     }
     assert.deepEqual(statuses, [200, 200, 200, 429, 429]);
   });
@@ -150,7 +216,10 @@ processSuiteUnless(skip, 'a service behind PgBouncer without --db-pooler', () =>
     child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     assert.equal(code, 2);
-    assert.match(stderr, /^error: the PostgreSQL server refused the startup parameter \w+: it is a pooler \(PgBouncer\?\); start with --db-pooler transaction/);
+    assert.match(
+      stderr,
+      /^error: the PostgreSQL server refused the startup parameter \w+: it is a pooler \(PgBouncer\?\); start with --db-pooler transaction/,
+    );
     assert.equal(stderr.trimEnd().split('\n').length, 1, `one line: ${stderr}`);
   });
 });
@@ -161,7 +230,17 @@ processSuiteUnless(skip, 'a read past its deadline through PgBouncer in transact
   let instance: ServiceProcess | undefined;
   let locker: pg.Client;
   before(async () => {
-    instance = await startServiceProcess(['todo', '--db', fixture.url, '--db-pooler', 'transaction', '--access-log', 'off', '--deadline-ms', String(DEADLINE_MS)]);
+    instance = await startServiceProcess([
+      'todo',
+      '--db',
+      fixture.url,
+      '--db-pooler',
+      'transaction',
+      '--access-log',
+      'off',
+      '--deadline-ms',
+      String(DEADLINE_MS),
+    ]);
     locker = new pg.Client({ connectionString: fixture.database.url });
     // The database is dropped with FORCE at the end, which ends this session.
     locker.on('error', () => undefined);
@@ -190,12 +269,19 @@ processSuiteUnless(skip, 'a read past its deadline through PgBouncer in transact
       assert.equal((await read).status, 504);
       const until = Date.now() + 3_000;
       while ((await waiting()) > 0) {
-        assert.ok(Date.now() < until, 'the statement still waits on the server: it was not cancelled');
+        assert.ok(
+          Date.now() < until,
+          'the statement still waits on the server: it was not cancelled',
+        );
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     } finally {
       await locker.query('ROLLBACK');
     }
-    assert.equal((await send(url, { method: 'GET', path: '/todos/1' })).status, 200, 'the service reads on');
+    assert.equal(
+      (await send(url, { method: 'GET', path: '/todos/1' })).status,
+      200,
+      'the service reads on',
+    );
   });
 });

@@ -23,9 +23,12 @@ function assertUnavailable(answer: RawResponse, body: unknown, what: string): vo
   assert.deepEqual(json(answer), body, what);
 }
 
-const withdraw = (url: string, amount = 1): Promise<RawResponse> => send(url, { method: 'POST', path: `/withdraw/alice/${amount}` });
-const balance = async (url: string): Promise<number> => (json(await get(url, '/accounts/alice')) as { balance: number }).balance;
-const lines = (output: string, pattern: RegExp): number => output.split('\n').filter((line) => pattern.test(line)).length;
+const withdraw = (url: string, amount = 1): Promise<RawResponse> =>
+  send(url, { method: 'POST', path: `/withdraw/alice/${amount}` });
+const balance = async (url: string): Promise<number> =>
+  (json(await get(url, '/accounts/alice')) as { balance: number }).balance;
+const lines = (output: string, pattern: RegExp): number =>
+  output.split('\n').filter((line) => pattern.test(line)).length;
 
 async function connect(url: string): Promise<pg.Client> {
   const client = new pg.Client({ connectionString: url });
@@ -49,7 +52,8 @@ async function untilWaitingForLock(admin: pg.Client, database: string): Promise<
 async function waitUntilReady(url: string): Promise<void> {
   const started = performance.now();
   while ((await get(url, '/readyz')).status !== 200) {
-    if (performance.now() - started > READY_BOUND_MS) assert.fail(`not ready ${READY_BOUND_MS} ms after the fault ended`);
+    if (performance.now() - started > READY_BOUND_MS)
+      assert.fail(`not ready ${READY_BOUND_MS} ms after the fault ended`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
@@ -64,7 +68,15 @@ describe('PostgreSQL fails mid-statement', { skip }, () => {
 
   before(async () => {
     database = await createTestDatabase();
-    bank = await startServiceProcess(['bank', '--db', database.url, '--errors', 'unified', '--accounts', 'alice=1000']);
+    bank = await startServiceProcess([
+      'bank',
+      '--db',
+      database.url,
+      '--errors',
+      'unified',
+      '--accounts',
+      'alice=1000',
+    ]);
     admin = await connect(database.url);
   });
   after(async () => {
@@ -110,10 +122,15 @@ describe('a read-only PostgreSQL database (default_transaction_read_only)', { sk
 
   before(async () => {
     database = await createTestDatabase();
-    const ledger = await openLedger({ kind: 'postgres', url: database.url }, new Map([['alice', 100]]));
+    const ledger = await openLedger(
+      { kind: 'postgres', url: database.url },
+      new Map([['alice', 100]]),
+    );
     await ledger.close();
     admin = await connect(database.url);
-    await admin.query(`ALTER DATABASE ${new URL(database.url).pathname.slice(1)} SET default_transaction_read_only = on`);
+    await admin.query(
+      `ALTER DATABASE ${new URL(database.url).pathname.slice(1)} SET default_transaction_read_only = on`,
+    );
     bank = await startServiceProcess(['bank', '--db', database.url]);
   });
   after(async () => {
@@ -124,14 +141,19 @@ describe('a read-only PostgreSQL database (default_transaction_read_only)', { sk
 
   test('reads work; writes answer 503 with Retry-After and one warning; not ready; ready and writing once writes are allowed', async () => {
     assert.equal(await balance(url()), 100);
-    for (let i = 0; i < 10; i++) assertUnavailable(await withdraw(url()), DEFAULT_503, `withdrawal ${i}`);
+    for (let i = 0; i < 10; i++)
+      assertUnavailable(await withdraw(url()), DEFAULT_503, `withdrawal ${i}`);
     assertUnavailable(await get(url(), '/readyz'), DEFAULT_503, '/readyz');
     assert.equal(await balance(url()), 100);
-    await bank.logged('database refuses writes (read-only): writes answer 503 and not ready until one succeeds');
+    await bank.logged(
+      'database refuses writes (read-only): writes answer 503 and not ready until one succeeds',
+    );
     assert.equal(lines(bank.output(), /database refuses writes \(read-only\)/), 1, bank.output());
     assert.doesNotMatch(bank.output(), /unhandled failure|"stack"/);
 
-    await admin.query(`ALTER DATABASE ${new URL(database.url).pathname.slice(1)} RESET default_transaction_read_only`);
+    await admin.query(
+      `ALTER DATABASE ${new URL(database.url).pathname.slice(1)} RESET default_transaction_read_only`,
+    );
     await waitUntilReady(url());
     assert.equal((await withdraw(url())).status, 200);
     assert.equal(await balance(url()), 99);
@@ -151,7 +173,15 @@ describe('overload on PostgreSQL is not an outage', { skip }, () => {
   });
 
   test('5,000 simultaneous withdrawals on one instance queue for the pool and succeed within the request limit', async (t) => {
-    const bank = await startServiceProcess(['bank', '--db', database.url, '--accounts', 'alice=1000000', '--errors', 'unified']);
+    const bank = await startServiceProcess([
+      'bank',
+      '--db',
+      database.url,
+      '--accounts',
+      'alice=1000000',
+      '--errors',
+      'unified',
+    ]);
     started.push(bank);
     const url = bank.urls[0] as string;
     const began = performance.now();
@@ -163,10 +193,13 @@ describe('overload on PostgreSQL is not an outage', { skip }, () => {
     );
     const ok = answers.filter(({ answer }) => answer.status === 200).length;
     for (const { answer, ms } of answers) {
-      if (answer.status !== 200) assertUnavailable(answer, UNIFIED_503, 'a withdrawal of the burst');
+      if (answer.status !== 200)
+        assertUnavailable(answer, UNIFIED_503, 'a withdrawal of the burst');
       assert.ok(ms < REQUEST_LIMIT_MS, `answered after ${Math.round(ms)} ms`);
     }
-    t.diagnostic(`${ok} of 5000 succeeded; the last answer came after ${Math.round(Math.max(...answers.map((a) => a.ms)))} ms`);
+    t.diagnostic(
+      `${ok} of 5000 succeeded; the last answer came after ${Math.round(Math.max(...answers.map((a) => a.ms)))} ms`,
+    );
     assert.ok(ok >= 4_750, `${ok} of 5000 succeeded`);
     assert.equal(await balance(url), 1_000_000 - ok);
     assert.doesNotMatch(bank.output(), /database unavailable/);
@@ -174,7 +207,15 @@ describe('overload on PostgreSQL is not an outage', { skip }, () => {
   });
 
   test('a pool too small for the load answers 503 as saturation: one warning, never "unavailable", still ready', async () => {
-    const bank = await startServiceProcess(['bank', '--db', database.url, '--db-pool-size', '1', '--db-pool-wait-ms', '100']);
+    const bank = await startServiceProcess([
+      'bank',
+      '--db',
+      database.url,
+      '--db-pool-size',
+      '1',
+      '--db-pool-wait-ms',
+      '100',
+    ]);
     started.push(bank);
     const url = bank.urls[0] as string;
     const before = await balance(url);
@@ -185,16 +226,25 @@ describe('overload on PostgreSQL is not an outage', { skip }, () => {
       await holder.query("SELECT balance FROM accounts WHERE name = 'alice' FOR UPDATE");
       const held = withdraw(url);
       await untilWaitingForLock(holder, new URL(database.url).pathname.slice(1));
-      const reads = await Promise.all(Array.from({ length: 20 }, () => get(url, '/accounts/alice')));
-      for (const answer of reads) assertUnavailable(answer, DEFAULT_503, 'a read that found no free connection');
+      const reads = await Promise.all(
+        Array.from({ length: 20 }, () => get(url, '/accounts/alice')),
+      );
+      for (const answer of reads)
+        assertUnavailable(answer, DEFAULT_503, 'a read that found no free connection');
       await holder.query('ROLLBACK');
-      assert.equal((await held).status, 200, 'the withdrawal that held the connection went through');
+      assert.equal(
+        (await held).status,
+        200,
+        'the withdrawal that held the connection went through',
+      );
     } finally {
       await holder.end();
     }
     assert.equal(await balance(url), before - 1);
     assert.equal((await get(url, '/readyz')).status, 200);
-    await bank.logged('database connection pool saturated: requests waited too long for a connection (overload, not an outage)');
+    await bank.logged(
+      'database connection pool saturated: requests waited too long for a connection (overload, not an outage)',
+    );
     assert.equal(lines(bank.output(), /connection pool saturated/), 1, bank.output());
     assert.doesNotMatch(bank.output(), /database unavailable|unhandled failure/);
   });

@@ -20,26 +20,52 @@ const DURATION_MS = 10_000;
 const skip = await postgresSkip();
 
 /** Admitted, and the exact bound over the span in which they were decided. */
-function count(answers: readonly ScriptedAnswer[]): { admitted: number; bound: number; spanMs: number } {
+function count(answers: readonly ScriptedAnswer[]): {
+  admitted: number;
+  bound: number;
+  spanMs: number;
+} {
   const statuses = new Set(answers.map((answer) => answer.status));
-  assert.deepEqual([...statuses].filter((status) => status !== 200 && status !== 429), [], 'every answer is 200 or 429');
+  assert.deepEqual(
+    [...statuses].filter((status) => status !== 200 && status !== 429),
+    [],
+    'every answer is 200 or 429',
+  );
   const admitted = answers.filter((answer) => answer.status === 200).length;
-  const spanMs = Math.max(...answers.map((answer) => answer.answeredMs)) - Math.min(...answers.map((answer) => answer.sentMs));
+  const spanMs =
+    Math.max(...answers.map((answer) => answer.answeredMs)) -
+    Math.min(...answers.map((answer) => answer.sentMs));
   return { admitted, bound: Math.floor(BURST + (RATE_PER_SECOND * spanMs) / 1000), spanMs };
 }
 
 /** The bound, and that the limiter is not stricter than it says either (so that the bound is not met by refusing everything). */
 function assertBound(t: TestContext, answers: readonly ScriptedAnswer[]): void {
   const { admitted, bound, spanMs } = count(answers);
-  t.diagnostic(`${answers.length} sent, ${admitted} admitted in ${spanMs.toFixed(1)} ms, bound ${bound}`);
-  assert.ok(admitted <= bound, `admitted ${admitted} in ${spanMs.toFixed(1)} ms: more than burst + rate × T = ${bound}`);
+  t.diagnostic(
+    `${answers.length} sent, ${admitted} admitted in ${spanMs.toFixed(1)} ms, bound ${bound}`,
+  );
+  assert.ok(
+    admitted <= bound,
+    `admitted ${admitted} in ${spanMs.toFixed(1)} ms: more than burst + rate × T = ${bound}`,
+  );
   const scheduled = BURST + (RATE_PER_SECOND * DURATION_MS) / 1000;
   // A loaded machine delays some requests past their slot: most of the allowance, not all of it.
-  assert.ok(admitted >= 0.9 * scheduled, `admitted ${admitted}, far fewer than the ${scheduled} the limit allows over the schedule`);
+  assert.ok(
+    admitted >= 0.9 * scheduled,
+    `admitted ${admitted}, far fewer than the ${scheduled} the limit allows over the schedule`,
+  );
 }
 
 test('one instance: a client at five times its rate for 10 s is admitted at most burst + rate × T', async (t) => {
-  const service = await startServiceProcess(['todo', '--db', 'memory', '--rate-limit', LIMIT, '--access-log', 'off']);
+  const service = await startServiceProcess([
+    'todo',
+    '--db',
+    'memory',
+    '--rate-limit',
+    LIMIT,
+    '--access-log',
+    'off',
+  ]);
   try {
     assertBound(t, await sendOnSchedule(service.urls, '/todos/1', PERIOD_MS, DURATION_MS));
   } finally {
@@ -54,7 +80,15 @@ processSuiteUnless(skip, 'four instances on one PostgreSQL database', () => {
     // Started together, so that they also race to migrate the limiter's table.
     const instances = await Promise.all(Array.from({ length: 4 }, () => startServiceProcess(args)));
     try {
-      assertBound(t, await sendOnSchedule(instances.map((instance) => instance.urls[0] as string), '/todos/1', PERIOD_MS, DURATION_MS));
+      assertBound(
+        t,
+        await sendOnSchedule(
+          instances.map((instance) => instance.urls[0] as string),
+          '/todos/1',
+          PERIOD_MS,
+          DURATION_MS,
+        ),
+      );
     } finally {
       await Promise.all(instances.map((instance) => instance.kill()));
       await database.drop();

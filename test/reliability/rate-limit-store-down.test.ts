@@ -26,14 +26,37 @@ const SETTLE_MS = 500;
 const NO_DATABASE_PATH = '/todos/abc';
 
 const summary = (answers: readonly ScriptedAnswer[]): string =>
-  [...new Set(answers.map((answer) => `${answer.status}${answer.headers.ratelimit === undefined ? '' : '+RateLimit'}`))].join(', ');
+  [
+    ...new Set(
+      answers.map(
+        (answer) => `${answer.status}${answer.headers.ratelimit === undefined ? '' : '+RateLimit'}`,
+      ),
+    ),
+  ].join(', ');
 
-async function loadThroughOutage(mode: 'open' | 'closed'): Promise<{ before: ScriptedAnswer[]; down: ScriptedAnswer[]; back: ScriptedAnswer[]; all: ScriptedAnswer[] }> {
+async function loadThroughOutage(
+  mode: 'open' | 'closed',
+): Promise<{
+  before: ScriptedAnswer[];
+  down: ScriptedAnswer[];
+  back: ScriptedAnswer[];
+  all: ScriptedAnswer[];
+}> {
   const database = await createTestDatabase();
   const proxy = await startTcpProxy('127.0.0.1', Number(new URL(database.url).port || 5432));
   const url = new URL(database.url);
   url.port = String(proxy.port);
-  const service = await startServiceProcess(['todo', '--db', url.toString(), '--rate-limit', LIMIT, '--rate-limit-store-down', mode, '--access-log', 'off']);
+  const service = await startServiceProcess([
+    'todo',
+    '--db',
+    url.toString(),
+    '--rate-limit',
+    LIMIT,
+    '--rate-limit-store-down',
+    mode,
+    '--access-log',
+    'off',
+  ]);
   try {
     // When the cut and the restore really happened: a loaded machine may fire their timers late,
     // and the windows below count from the events, not from the plan.
@@ -51,13 +74,18 @@ async function loadThroughOutage(mode: 'open' | 'closed'): Promise<{ before: Scr
     })();
     const all = await sendOnSchedule(service.urls, NO_DATABASE_PATH, PERIOD_MS, DURATION_MS);
     await outage;
-    assert.equal(await Promise.race([service.exited.then(() => 'exited'), sleep(10).then(() => 'running')]), 'running');
+    assert.equal(
+      await Promise.race([service.exited.then(() => 'exited'), sleep(10).then(() => 'running')]),
+      'running',
+    );
     return {
       all,
       // Answered before the cut: a request sent just before it may have been decided after it.
       before: all.filter((answer) => answer.answeredMs < cutMs),
       // Answered while it was down: a request sent just before the restore may be decided after it.
-      down: all.filter((answer) => answer.sentMs > cutMs + SETTLE_MS && answer.answeredMs < restoringMs),
+      down: all.filter(
+        (answer) => answer.sentMs > cutMs + SETTLE_MS && answer.answeredMs < restoringMs,
+      ),
       back: all.filter((answer) => answer.sentMs > restoredMs + 2_000),
     };
   } finally {
@@ -73,13 +101,25 @@ processSuiteUnless(skip, 'the shared limiter while its database is down', () => 
       const { before, down, back, all } = await loadThroughOutage(mode);
       assert.ok(!all.some((answer) => answer.status === 500), summary(all));
       assert.ok(before.length > 50 && down.length > 50 && back.length > 50);
-      assert.ok(before.every((answer) => answer.status === 422 && answer.headers.ratelimit !== undefined), `before the cut: ${summary(before)}`);
+      assert.ok(
+        before.every((answer) => answer.status === 422 && answer.headers.ratelimit !== undefined),
+        `before the cut: ${summary(before)}`,
+      );
       if (mode === 'open') {
-        assert.ok(down.every((answer) => answer.status === 422 && answer.headers.ratelimit === undefined), `while down: ${summary(down)}`);
+        assert.ok(
+          down.every((answer) => answer.status === 422 && answer.headers.ratelimit === undefined),
+          `while down: ${summary(down)}`,
+        );
       } else {
-        assert.ok(down.every((answer) => answer.status === 503 && answer.headers['retry-after'] === '1'), `while down: ${summary(down)}`);
+        assert.ok(
+          down.every((answer) => answer.status === 503 && answer.headers['retry-after'] === '1'),
+          `while down: ${summary(down)}`,
+        );
       }
-      assert.ok(back.every((answer) => answer.status === 422 && answer.headers.ratelimit !== undefined), `once back: ${summary(back)}`);
+      assert.ok(
+        back.every((answer) => answer.status === 422 && answer.headers.ratelimit !== undefined),
+        `once back: ${summary(back)}`,
+      );
     });
   }
 });

@@ -3,7 +3,17 @@
 // never dies of it; /readyz follows it; and nothing acknowledged is lost or half-written.
 import Database from 'better-sqlite3';
 import assert from 'node:assert/strict';
-import { chmodSync, closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -30,12 +40,14 @@ function assertUnavailable(answer: RawResponse, body: unknown, what: string): vo
 async function waitUntilReady(url: string): Promise<void> {
   const started = performance.now();
   while ((await get(url, '/readyz')).status !== 200) {
-    if (performance.now() - started > READY_BOUND_MS) assert.fail(`not ready ${READY_BOUND_MS} ms after the fault ended`);
+    if (performance.now() - started > READY_BOUND_MS)
+      assert.fail(`not ready ${READY_BOUND_MS} ms after the fault ended`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 
-const lines = (output: string, pattern: RegExp): number => output.split('\n').filter((line) => pattern.test(line)).length;
+const lines = (output: string, pattern: RegExp): number =>
+  output.split('\n').filter((line) => pattern.test(line)).length;
 
 async function stillAlive(service: ServiceProcess): Promise<void> {
   // One more round trip: the deferred end of the failed read's transaction has run by then.
@@ -55,11 +67,19 @@ describe('a damaged SQLite file', () => {
     await store.close();
     // Enough rows for many leaf pages, none of which the service reads before a request asks.
     const db = new Database(file);
-    const insert = db.prepare<[number, string]>('INSERT INTO todos (id, title, done) VALUES (?, ?, 0)');
+    const insert = db.prepare<[number, string]>(
+      'INSERT INTO todos (id, title, done) VALUES (?, ?, 0)',
+    );
     db.transaction(() => {
-      for (let id = 2; id <= 3000; id++) insert.run(id, JSON.stringify(`item ${id} `.padEnd(200, '.')));
+      for (let id = 2; id <= 3000; id++)
+        insert.run(id, JSON.stringify(`item ${id} `.padEnd(200, '.')));
     })();
-    leaves = db.prepare<[], { pageno: number }>("SELECT pageno FROM dbstat WHERE name = 'todos' AND pagetype = 'leaf'").all().map((row) => row.pageno);
+    leaves = db
+      .prepare<[], { pageno: number }>(
+        "SELECT pageno FROM dbstat WHERE name = 'todos' AND pagetype = 'leaf'",
+      )
+      .all()
+      .map((row) => row.pageno);
     pageSize = db.pragma('page_size', { simple: true }) as number;
     db.close();
     assert.ok(leaves.length > 10, `${leaves.length} leaf pages`);
@@ -72,7 +92,8 @@ describe('a damaged SQLite file', () => {
   function damageLeaves(): void {
     const fd = openSync(file, 'r+');
     try {
-      for (const page of leaves) writeSync(fd, Buffer.alloc(pageSize, 0xff), 0, pageSize, (page - 1) * pageSize);
+      for (const page of leaves)
+        writeSync(fd, Buffer.alloc(pageSize, 0xff), 0, pageSize, (page - 1) * pageSize);
     } finally {
       closeSync(fd);
     }
@@ -80,7 +101,14 @@ describe('a damaged SQLite file', () => {
 
   test('found at run time: 500 in the active format, "database is corrupt" in the log, not ready, the process lives', async () => {
     const plain = await startServiceProcess(['todo', '--db', `sqlite:${file}`]);
-    const unified = await startServiceProcess(['todo', '--db', `sqlite:${file}`, '--errors', 'unified', '--catch-all']);
+    const unified = await startServiceProcess([
+      'todo',
+      '--db',
+      `sqlite:${file}`,
+      '--errors',
+      'unified',
+      '--catch-all',
+    ]);
     services.push(plain, unified);
     assert.equal((await get(plain.urls[0] as string, '/readyz')).status, 200, 'intact at start');
     damageLeaves();
@@ -93,15 +121,23 @@ describe('a damaged SQLite file', () => {
       const enveloped = await get(unified.urls[0] as string, '/todos/1500');
       assert.equal(enveloped.status, 500);
       assert.equal(enveloped.headers['content-type'], 'application/json');
-      assert.deepEqual(json(enveloped), { error: { code: 'INTERNAL', message: 'Something went wrong on our side' } });
+      assert.deepEqual(json(enveloped), {
+        error: { code: 'INTERNAL', message: 'Something went wrong on our side' },
+      });
       await stillAlive(plain);
       await stillAlive(unified);
     }
     assertUnavailable(await get(plain.urls[0] as string, '/readyz'), DEFAULT_503, '/readyz');
     assertUnavailable(await get(unified.urls[0] as string, '/readyz'), UNIFIED_503, '/readyz');
     for (const service of [plain, unified]) {
-      await service.logged('database is corrupt: answering 500 and not ready; restore it from a backup');
-      assert.equal(lines(service.output(), /"level":50,.*"msg":"database is corrupt/), 1, service.output());
+      await service.logged(
+        'database is corrupt: answering 500 and not ready; restore it from a backup',
+      );
+      assert.equal(
+        lines(service.output(), /"level":50,.*"msg":"database is corrupt/),
+        1,
+        service.output(),
+      );
       assert.doesNotMatch(service.output(), /Uncaught|uncaughtException/);
     }
   });
@@ -138,7 +174,15 @@ describe('the disk under a SQLite file fills up', { skip: tmpfs }, () => {
 
   before(async () => {
     disk = await mountTmpfs(2 * 1024 * 1024);
-    bank = await startServiceProcess(['bank', '--db', `sqlite:${join(disk.path, 'bank.sqlite')}`, '--errors', 'unified', '--accounts', `alice=${INITIAL}`]);
+    bank = await startServiceProcess([
+      'bank',
+      '--db',
+      `sqlite:${join(disk.path, 'bank.sqlite')}`,
+      '--errors',
+      'unified',
+      '--accounts',
+      `alice=${INITIAL}`,
+    ]);
   });
   after(async () => {
     await bank?.kill();
@@ -168,9 +212,14 @@ describe('the disk under a SQLite file fills up', { skip: tmpfs }, () => {
       const answer = await withdraw();
       assertUnavailable(answer, UNIFIED_503, `withdrawal ${i} on a full disk`);
     }
-    assert.deepEqual(json(await get(url(), '/accounts/alice')), { account: 'alice', balance: INITIAL - acknowledged });
+    assert.deepEqual(json(await get(url(), '/accounts/alice')), {
+      account: 'alice',
+      balance: INITIAL - acknowledged,
+    });
     assertUnavailable(await get(url(), '/readyz'), UNIFIED_503, '/readyz on a full disk');
-    await bank.logged('database refuses writes (full): writes answer 503 and not ready until one succeeds');
+    await bank.logged(
+      'database refuses writes (full): writes answer 503 and not ready until one succeeds',
+    );
     assert.equal(lines(bank.output(), /database refuses writes \(full\)/), 1, bank.output());
     assert.doesNotMatch(bank.output(), /unhandled failure|"stack"/);
 
@@ -184,7 +233,9 @@ describe('the disk under a SQLite file fills up', { skip: tmpfs }, () => {
     const db = new Database(join(disk.path, 'bank.sqlite'), { readonly: true });
     try {
       assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');
-      assert.deepEqual(db.prepare('SELECT balance FROM accounts WHERE name = ?').get('alice'), { balance: INITIAL - acknowledged });
+      assert.deepEqual(db.prepare('SELECT balance FROM accounts WHERE name = ?').get('alice'), {
+        balance: INITIAL - acknowledged,
+      });
     } finally {
       db.close();
     }
@@ -208,7 +259,11 @@ describe('a read-only SQLite file', () => {
     chmodSync(dir, 0o777);
     chmodSync(file, root ? 0o644 : 0o444);
     if (root) copy = reachableCopy();
-    bank = await startServiceProcess(['bank', '--db', `sqlite:${file}`], 1, copy === undefined ? {} : { uid: NOBODY, gid: NOBODY, cli: copy.cli });
+    bank = await startServiceProcess(
+      ['bank', '--db', `sqlite:${file}`],
+      1,
+      copy === undefined ? {} : { uid: NOBODY, gid: NOBODY, cli: copy.cli },
+    );
   });
   after(async () => {
     await bank?.kill();
@@ -228,11 +283,17 @@ describe('a read-only SQLite file', () => {
   test('reads work; writes answer 503 with Retry-After, one warning and no stack; not ready; nothing changes', async () => {
     assert.deepEqual(json(await get(url(), '/accounts/alice')), { account: 'alice', balance: 100 });
     for (let i = 0; i < 10; i++) {
-      assertUnavailable(await send(url(), { method: 'POST', path: '/withdraw/alice/1' }), DEFAULT_503, `withdrawal ${i}`);
+      assertUnavailable(
+        await send(url(), { method: 'POST', path: '/withdraw/alice/1' }),
+        DEFAULT_503,
+        `withdrawal ${i}`,
+      );
     }
     assertUnavailable(await get(url(), '/readyz'), DEFAULT_503, '/readyz');
     assert.deepEqual(json(await get(url(), '/accounts/alice')), { account: 'alice', balance: 100 });
-    await bank.logged('database refuses writes (read-only): writes answer 503 and not ready until one succeeds');
+    await bank.logged(
+      'database refuses writes (read-only): writes answer 503 and not ready until one succeeds',
+    );
     assert.equal(lines(bank.output(), /database refuses writes \(read-only\)/), 1, bank.output());
     assert.doesNotMatch(bank.output(), /unhandled failure|"stack"/);
   });
@@ -245,7 +306,15 @@ describe('another process holds the SQLite write lock', () => {
   const url = (): string => bank.urls[0] as string;
 
   before(async () => {
-    bank = await startServiceProcess(['bank', '--db', `sqlite:${file}`, '--errors', 'unified', '--accounts', 'alice=100']);
+    bank = await startServiceProcess([
+      'bank',
+      '--db',
+      `sqlite:${file}`,
+      '--errors',
+      'unified',
+      '--accounts',
+      'alice=100',
+    ]);
   });
   after(async () => {
     await bank?.kill();
@@ -257,7 +326,11 @@ describe('another process holds the SQLite write lock', () => {
     const other = new Database(file);
     try {
       other.exec('BEGIN IMMEDIATE');
-      assertUnavailable(await send(url(), { method: 'POST', path: '/withdraw/alice/1' }), UNIFIED_503, 'the withdrawal behind the lock');
+      assertUnavailable(
+        await send(url(), { method: 'POST', path: '/withdraw/alice/1' }),
+        UNIFIED_503,
+        'the withdrawal behind the lock',
+      );
       other.exec('ROLLBACK');
     } finally {
       other.close();

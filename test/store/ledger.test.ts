@@ -22,7 +22,6 @@ const ACCOUNTS: ReadonlyMap<string, number> = new Map([
   ['big', Number.MAX_SAFE_INTEGER],
 ]);
 
-
 for (const backend of await storeBackends()) {
   suiteUnless(backend.skip, `Ledger on ${backend.name}`, () => {
     let fresh: FreshDatabase;
@@ -48,7 +47,8 @@ for (const backend of await storeBackends()) {
     test('on SQLite a balance is read at once, without a promise; elsewhere it may wait', async () => {
       const [name, balance] = [...ACCOUNTS][0] as [string, number];
       const read = ledger.balance(name);
-      if (backend.name === 'sqlite') assert.equal(isPromise(read), false, 'no promise for a read that needs no wait');
+      if (backend.name === 'sqlite')
+        assert.equal(isPromise(read), false, 'no promise for a read that needs no wait');
       assert.equal(await read, balance);
     });
 
@@ -108,22 +108,36 @@ for (const backend of await storeBackends()) {
         { kind: 'unknown-account' },
       ];
       assert.deepEqual(outcomes, expected);
-      assert.deepEqual(await Promise.all(['alice', 'bob', 'carol', zoe].map((name) => ledger.balance(name))), [0, 0, undefined, 40]);
+      assert.deepEqual(
+        await Promise.all(['alice', 'bob', 'carol', zoe].map((name) => ledger.balance(name))),
+        [0, 0, undefined, 40],
+      );
     });
 
     test('balances up to 2^53-1 stay exact', async () => {
-      assert.deepEqual(await ledger.withdraw('big', 1), { kind: 'done', balance: Number.MAX_SAFE_INTEGER - 1 });
-      assert.deepEqual(await ledger.withdraw('bob', Number.MAX_SAFE_INTEGER), { kind: 'insufficient', balance: 5 });
+      assert.deepEqual(await ledger.withdraw('big', 1), {
+        kind: 'done',
+        balance: Number.MAX_SAFE_INTEGER - 1,
+      });
+      assert.deepEqual(await ledger.withdraw('bob', Number.MAX_SAFE_INTEGER), {
+        kind: 'insufficient',
+        balance: 5,
+      });
     });
 
     test('no overdraft under 200 concurrent withdrawals', async () => {
-      const outcomes = await Promise.all(Array.from({ length: 200 }, () => ledger.withdraw('alice', 7)));
+      const outcomes = await Promise.all(
+        Array.from({ length: 200 }, () => ledger.withdraw('alice', 7)),
+      );
       const done = outcomes.filter((o) => o.kind === 'done');
       assert.equal(done.length, Math.floor(100 / 7));
       assert.equal(outcomes.filter((o) => o.kind === 'insufficient').length, 200 - done.length);
       assert.equal(await ledger.balance('alice'), 100 - 7 * done.length);
       // Every success saw a different balance: no two withdrawals read the same one.
-      assert.equal(new Set(done.map((o) => (o.kind === 'done' ? o.balance : -1))).size, done.length);
+      assert.equal(
+        new Set(done.map((o) => (o.kind === 'done' ? o.balance : -1))).size,
+        done.length,
+      );
     });
 
     test('balances survive closing and reopening', async () => {
@@ -134,7 +148,12 @@ for (const backend of await storeBackends()) {
 
     test('initial accounts go only into an empty database', async () => {
       await ledger.withdraw('alice', 1);
-      await reopen(new Map([['alice', 500], ['dave', 9]]));
+      await reopen(
+        new Map([
+          ['alice', 500],
+          ['dave', 9],
+        ]),
+      );
       assert.equal(await ledger.balance('alice'), 99);
       assert.equal(await ledger.balance('dave'), undefined);
     });
@@ -147,17 +166,35 @@ for (const backend of await storeBackends()) {
       const recorder = recordBatches();
       await ledger.close();
       ledger = await openLedger(fresh.db, ACCOUNTS, { observer: recorder.observer });
-      const outcomes = await Promise.all(Array.from({ length: 7 }, () => ledger.withdraw('x'.repeat(LARGE), 1)));
-      assert.deepEqual(outcomes, Array.from({ length: 7 }, () => ({ kind: 'unknown-account' })));
+      const outcomes = await Promise.all(
+        Array.from({ length: 7 }, () => ledger.withdraw('x'.repeat(LARGE), 1)),
+      );
+      assert.deepEqual(
+        outcomes,
+        Array.from({ length: 7 }, () => ({ kind: 'unknown-account' })),
+      );
       assertCutByBytes(recorder.batches, 7);
     });
 
     test('withdrawOnce under a new key takes the money once, journals it and records its outcome; the key then replays that record', async () => {
       const outcome = { kind: 'done', balance: 70 };
-      assert.deepEqual(await ledger.withdrawOnce('alice', 30, keyedWrite('k', 1_000)), { kind: 'ran', outcome, recordedAtMs: 1_000 });
-      assert.deepEqual(await ledger.withdrawOnce('alice', 30, keyedWrite('k', 2_000)), { kind: 'recorded', fingerprint: 'fp-k', outcome, recordedAtMs: 1_000 });
+      assert.deepEqual(await ledger.withdrawOnce('alice', 30, keyedWrite('k', 1_000)), {
+        kind: 'ran',
+        outcome,
+        recordedAtMs: 1_000,
+      });
+      assert.deepEqual(await ledger.withdrawOnce('alice', 30, keyedWrite('k', 2_000)), {
+        kind: 'recorded',
+        fingerprint: 'fp-k',
+        outcome,
+        recordedAtMs: 1_000,
+      });
       assert.equal(await ledger.balance('alice'), 70);
-      assert.deepEqual((await readBooks(fresh.db)).get('alice'), { balance: 70, journalTotal: 30, journalRows: 1 });
+      assert.deepEqual((await readBooks(fresh.db)).get('alice'), {
+        balance: 70,
+        journalTotal: 30,
+        journalRows: 1,
+      });
     });
 
     test('withdrawOnce records a refusal as its outcome and takes nothing: unknown account, NUL in the name, too little money', async () => {
@@ -167,10 +204,23 @@ for (const backend of await storeBackends()) {
         ['bob', 6, { kind: 'insufficient', balance: 5 }],
       ];
       for (const [i, [account, amount, outcome]] of refusals.entries()) {
-        assert.deepEqual(await ledger.withdrawOnce(account, amount, keyedWrite(`k${i}`, 1_000)), { kind: 'ran', outcome, recordedAtMs: 1_000 });
-        assert.deepEqual(await ledger.withdrawOnce(account, amount, keyedWrite(`k${i}`, 2_000)), { kind: 'recorded', fingerprint: `fp-k${i}`, outcome, recordedAtMs: 1_000 });
+        assert.deepEqual(await ledger.withdrawOnce(account, amount, keyedWrite(`k${i}`, 1_000)), {
+          kind: 'ran',
+          outcome,
+          recordedAtMs: 1_000,
+        });
+        assert.deepEqual(await ledger.withdrawOnce(account, amount, keyedWrite(`k${i}`, 2_000)), {
+          kind: 'recorded',
+          fingerprint: `fp-k${i}`,
+          outcome,
+          recordedAtMs: 1_000,
+        });
       }
-      assert.deepEqual((await readBooks(fresh.db)).get('bob'), { balance: 5, journalTotal: 0, journalRows: 0 });
+      assert.deepEqual((await readBooks(fresh.db)).get('bob'), {
+        balance: 5,
+        journalTotal: 0,
+        journalRows: 0,
+      });
     });
 
     test('withdrawOnce: a key recorded before expiredBeforeMs is absent, so the withdrawal runs again', async () => {
@@ -179,20 +229,33 @@ for (const backend of await storeBackends()) {
     });
 
     test('pruneKeys deletes the key records from before its bound, and only those', async () => {
-      await assertPrunesBefore((key) => ledger.withdrawOnce('alice', 1, key), (before) => ledger.pruneKeys(before));
+      await assertPrunesBefore(
+        (key) => ledger.withdrawOnce('alice', 1, key),
+        (before) => ledger.pruneKeys(before),
+      );
     });
 
     test('the ledger and the to-do store share one database, each keeping its migrations under its own service name', async () => {
       const todos = await openTodoStore(fresh.db);
       try {
         assert.deepEqual(dataOf(await todos.get(1)), { id: 1, title: 'Buy milk', done: false });
-        const rows = await readRows<{ service: string; version: number }>(fresh.db, 'SELECT service, version FROM schema_migrations ORDER BY service, version');
-        const versions = (service: string, migrations: readonly { version: number }[]): string[] => migrations.map(({ version }) => `${service} ${version}`);
+        const rows = await readRows<{ service: string; version: number }>(
+          fresh.db,
+          'SELECT service, version FROM schema_migrations ORDER BY service, version',
+        );
+        const versions = (service: string, migrations: readonly { version: number }[]): string[] =>
+          migrations.map(({ version }) => `${service} ${version}`);
         const both =
           backend.name === 'postgres'
-            ? [...versions('bank', LEDGER_POSTGRES_MIGRATIONS), ...versions('todo', TODO_POSTGRES_MIGRATIONS)]
+            ? [
+                ...versions('bank', LEDGER_POSTGRES_MIGRATIONS),
+                ...versions('todo', TODO_POSTGRES_MIGRATIONS),
+              ]
             : ['bank 1', 'bank 2', 'bank 3', 'todo 1', 'todo 2', 'todo 3', 'todo 4'];
-        assert.deepEqual(rows.map((row) => `${row.service} ${row.version}`), both);
+        assert.deepEqual(
+          rows.map((row) => `${row.service} ${row.version}`),
+          both,
+        );
       } finally {
         await todos.close();
       }
@@ -204,7 +267,10 @@ for (const backend of await storeBackends()) {
       test('an initial account named with NUL, which PostgreSQL cannot store, stops the ledger from opening with that reason', async () => {
         const empty = await backend.fresh();
         try {
-          await assert.rejects(openLedger(empty.db, new Map([['nul\u0000name', 1]])), /NUL character/);
+          await assert.rejects(
+            openLedger(empty.db, new Map([['nul\u0000name', 1]])),
+            /NUL character/,
+          );
         } finally {
           await empty.drop();
         }

@@ -25,18 +25,38 @@ const MIGRATIONS = {
  * The first 16 hex digits of each step's SHA-256, as released. A new step adds its digest here; a
  * changed one is a step that databases which already ran it will never run.
  */
-const RELEASED: Readonly<Record<'sqlite' | 'postgres', Readonly<Record<'todo' | 'bank', readonly string[]>>>> = {
+const RELEASED: Readonly<
+  Record<'sqlite' | 'postgres', Readonly<Record<'todo' | 'bank', readonly string[]>>>
+> = {
   sqlite: {
     todo: ['078ce7b643ccef39', '000499cd5361a61d', 'f8da637951fbad03', '03c1c44d58e641bf'],
     bank: ['e8e8103003f9f41b', '51389ea4067bf38b', '930c9351cc76c111'],
   },
   postgres: {
-    todo: ['c06dbe0d6b0a25c2', '5eb7e6d159034ef1', '59dc50e46665ea1e', '7c936125138ec264', '5eb7e6d159034ef1', 'ef508019cb49f664', 'b54d1e6fa44c0649', 'de99f5a0aa89e15b', 'a6803d57a099a404'],
-    bank: ['5f289b237c55e62c', 'f7d2f364805fb988', 'b14648b8c80dec98', '53955ca98b6a42f8', '8426eea2296f9ac3', '225f92b9c66afdba'],
+    todo: [
+      'c06dbe0d6b0a25c2',
+      '5eb7e6d159034ef1',
+      '59dc50e46665ea1e',
+      '7c936125138ec264',
+      '5eb7e6d159034ef1',
+      'ef508019cb49f664',
+      'b54d1e6fa44c0649',
+      'de99f5a0aa89e15b',
+      'a6803d57a099a404',
+    ],
+    bank: [
+      '5f289b237c55e62c',
+      'f7d2f364805fb988',
+      'b14648b8c80dec98',
+      '53955ca98b6a42f8',
+      '8426eea2296f9ac3',
+      '225f92b9c66afdba',
+    ],
   },
 };
 
-const digest = (step: Migration): string => createHash('sha256').update(step.sql).digest('hex').slice(0, 16);
+const digest = (step: Migration): string =>
+  createHash('sha256').update(step.sql).digest('hex').slice(0, 16);
 
 describe('released migrations', () => {
   for (const backend of ['sqlite', 'postgres'] as const) {
@@ -72,21 +92,32 @@ async function schemaOf(fresh: FreshDatabase): Promise<string[]> {
           "SELECT 'sequence ' || sequence_name AS line FROM information_schema.sequences WHERE sequence_schema = current_schema()",
         ];
   const lines: string[] = [];
-  for (const sql of queries) lines.push(...(await queryPlainSql<{ line: string }>(fresh, sql)).map((row) => row.line));
+  for (const sql of queries)
+    lines.push(...(await queryPlainSql<{ line: string }>(fresh, sql)).map((row) => row.line));
   return lines.sort();
 }
 
 /** Runs `steps` as the migration runner does, by plain SQL: a database an older build left. */
-async function buildAt(fresh: FreshDatabase, service: string, steps: readonly Migration[]): Promise<void> {
+async function buildAt(
+  fresh: FreshDatabase,
+  service: string,
+  steps: readonly Migration[],
+): Promise<void> {
   await runPlainSql(fresh, [
     `CREATE TABLE IF NOT EXISTS schema_migrations (service TEXT NOT NULL, version INTEGER NOT NULL, PRIMARY KEY (service, version))${fresh.db.kind === 'sqlite' ? ' STRICT' : ''}`,
-    ...steps.flatMap((step) => [step.sql, `INSERT INTO schema_migrations (service, version) VALUES ('${service}', ${step.version})`]),
+    ...steps.flatMap((step) => [
+      step.sql,
+      `INSERT INTO schema_migrations (service, version) VALUES ('${service}', ${step.version})`,
+    ]),
   ]);
 }
 
 /** Opens the service's store on the database (which migrates it the rest of the way) and closes it. */
 async function openAndClose(fresh: FreshDatabase, service: 'todo' | 'bank'): Promise<void> {
-  const store = service === 'todo' ? await openTodoStore(fresh.db) : await openLedger(fresh.db, new Map([['alice', 70]]));
+  const store =
+    service === 'todo'
+      ? await openTodoStore(fresh.db)
+      : await openLedger(fresh.db, new Map([['alice', 70]]));
   await store.close();
 }
 
@@ -107,7 +138,10 @@ for (const backend of await storeBackends()) {
         const made = await fresh();
         await openAndClose(made, service);
         const expected = await schemaOf(made);
-        assert.ok(expected.some((line) => line.includes('idempotency_keys')), 'the schema read is the store\'s');
+        assert.ok(
+          expected.some((line) => line.includes('idempotency_keys')),
+          "the schema read is the store's",
+        );
         for (const [i, step] of steps.slice(0, -1).entries()) {
           const old = await fresh();
           await buildAt(old, service, steps.slice(0, i + 1));

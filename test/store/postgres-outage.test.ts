@@ -5,12 +5,23 @@
 // test/reliability.)
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { openPostgres, PING_TIMEOUT_MS, STATEMENT_TIMEOUT_MS, type PostgresDatabase, type PostgresOptions } from '../../src/db/postgres.js';
+import {
+  openPostgres,
+  PING_TIMEOUT_MS,
+  STATEMENT_TIMEOUT_MS,
+  type PostgresDatabase,
+  type PostgresOptions,
+} from '../../src/db/postgres.js';
 import { isStoreFault, type StoreFault } from '../../src/db/store-errors.js';
 import { Deadline, withinDeadline } from '../../src/shared/deadline-scope.js';
 import type { StoreObserver } from '../../src/db/store-observer.js';
 import { createLogger } from '../../src/observe/log.js';
-import { createTestDatabase, postgresSkip, refuseOneWrite, type TestDatabase } from '../support/postgres.js';
+import {
+  createTestDatabase,
+  postgresSkip,
+  refuseOneWrite,
+  type TestDatabase,
+} from '../support/postgres.js';
 import { suiteUnless } from '../support/suite.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
@@ -56,8 +67,18 @@ suiteUnless(await postgresSkip(), 'PostgreSQL through an outage, in process', ()
       poolWaited: (ms) => waited.push(ms),
       watchPool: (stats) => (poolStats = stats),
     };
-    const log = createLogger('info', (line) => lines.push((JSON.parse(line) as { msg: string }).msg));
-    const db = await openPostgres({ url: url.toString(), service: 'outage-test', migrations: MIGRATIONS, seed: async () => undefined, log, observer, ...options });
+    const log = createLogger('info', (line) =>
+      lines.push((JSON.parse(line) as { msg: string }).msg),
+    );
+    const db = await openPostgres({
+      url: url.toString(),
+      service: 'outage-test',
+      migrations: MIGRATIONS,
+      seed: async () => undefined,
+      log,
+      observer,
+      ...options,
+    });
     opened.push(db);
     return { db, faults, outages, lines, waited, pool: () => poolStats?.() };
   }
@@ -67,10 +88,20 @@ suiteUnless(await postgresSkip(), 'PostgreSQL through an outage, in process', ()
     assert.equal(await db.ping(), true);
     proxy.cut('refuse');
     try {
-      await assert.rejects(db.query('SELECT 1'), (error: unknown) => isStoreFault(error, 'unavailable') && /^the database is unavailable: /.test(error.message));
-      await assert.rejects(db.query('SELECT 1'), (error: unknown) => isStoreFault(error, 'unavailable'));
+      await assert.rejects(
+        db.query('SELECT 1'),
+        (error: unknown) =>
+          isStoreFault(error, 'unavailable') &&
+          /^the database is unavailable: /.test(error.message),
+      );
+      await assert.rejects(db.query('SELECT 1'), (error: unknown) =>
+        isStoreFault(error, 'unavailable'),
+      );
       assert.equal(await db.ping(), false);
-      assert.deepEqual([faults, outages.length], [['unavailable', 'unavailable', 'unavailable'], 1]);
+      assert.deepEqual(
+        [faults, outages.length],
+        [['unavailable', 'unavailable', 'unavailable'], 1],
+      );
     } finally {
       await proxy.restore();
     }
@@ -83,22 +114,34 @@ suiteUnless(await postgresSkip(), 'PostgreSQL through an outage, in process', ()
     const { db } = await open();
     proxy.cut('reset');
     try {
-      await assert.rejects(db.query('SELECT 1'), (error: unknown) => isStoreFault(error, 'unavailable'));
+      await assert.rejects(db.query('SELECT 1'), (error: unknown) =>
+        isStoreFault(error, 'unavailable'),
+      );
       // The next one is the trial: it waits out the connect time-out; those behind it must not.
       const trial = db.query('SELECT 1').catch((error: unknown) => error);
       const startedMs = performance.now();
-      const others = await Promise.allSettled([db.query('SELECT 1'), db.transaction(async () => 1)]);
+      const others = await Promise.allSettled([
+        db.query('SELECT 1'),
+        db.transaction(async () => 1),
+      ]);
       assert.ok(performance.now() - startedMs < 500, 'the others did not wait for a connection');
       for (const other of others) {
         assert.ok(other.status === 'rejected' && isStoreFault(other.reason, 'unavailable'));
-        assert.equal((other.reason as Error).message, 'the database is unavailable; another request is trying it');
+        assert.equal(
+          (other.reason as Error).message,
+          'the database is unavailable; another request is trying it',
+        );
       }
-      assert.ok(isStoreFault((await trial), 'unavailable'));
+      assert.ok(isStoreFault(await trial, 'unavailable'));
     } finally {
       await proxy.restore();
     }
     await db.query('SELECT 1'); // the trial that finds the database back
-    assert.equal((await Promise.all([db.query('SELECT 1'), db.query('SELECT 1')])).length, 2, 'after a success, everyone goes through again');
+    assert.equal(
+      (await Promise.all([db.query('SELECT 1'), db.query('SELECT 1')])).length,
+      2,
+      'after a success, everyone goes through again',
+    );
   });
 
   test('an operation that waited for its turn while the database went away fails at once, without trying it itself', async () => {
@@ -109,7 +152,7 @@ suiteUnless(await postgresSkip(), 'PostgreSQL through an outage, in process', ()
     await new Promise((resolve) => setTimeout(resolve, 100));
     proxy.cut('reset');
     try {
-      assert.ok(isStoreFault((await held), 'unavailable'), 'the held operation met the outage');
+      assert.ok(isStoreFault(await held, 'unavailable'), 'the held operation met the outage');
       const error = await waiting;
       assert.ok(isStoreFault(error, 'unavailable'));
       assert.equal(error.message, 'the database became unavailable while this request waited');
@@ -126,7 +169,10 @@ suiteUnless(await postgresSkip(), 'PostgreSQL through an outage, in process', ()
       const startedMs = performance.now();
       assert.equal(await db.ping(), false);
       const tookMs = performance.now() - startedMs;
-      assert.ok(tookMs >= PING_TIMEOUT_MS - 100 && tookMs < PING_TIMEOUT_MS + 900, `the ping's own time limit, not the query's (${Math.round(tookMs)} ms)`);
+      assert.ok(
+        tookMs >= PING_TIMEOUT_MS - 100 && tookMs < PING_TIMEOUT_MS + 900,
+        `the ping's own time limit, not the query's (${Math.round(tookMs)} ms)`,
+      );
     } finally {
       await proxy.restore();
     }
@@ -152,7 +198,11 @@ suiteUnless(await postgresSkip(), 'PostgreSQL through an outage, in process', ()
     assert.deepEqual(faults, ['read-only']);
     await db.query('SELECT 1');
     assert.equal(await db.ping(), true, 'the probe write went through: writes work');
-    assert.deepEqual((await db.query<{ n: string }>('SELECT count(*) AS n FROM v WHERE x = 2')).rows, [{ n: '0' }], 'the refused write left nothing');
+    assert.deepEqual(
+      (await db.query<{ n: string }>('SELECT count(*) AS n FROM v WHERE x = 2')).rows,
+      [{ n: '0' }],
+      'the refused write left nothing',
+    );
   });
 
   test('with every pooled connection busy and operations queued, readiness answers as soon as any of them succeeds', async () => {
@@ -166,7 +216,10 @@ suiteUnless(await postgresSkip(), 'PostgreSQL through an outage, in process', ()
     assert.equal(await db.ping(), true);
     assert.ok(performance.now() - startedMs < PING_TIMEOUT_MS - 100, 'before its own time limit');
     await Promise.all([held, queued]);
-    assert.ok(waited.length >= 1 && waited.every((ms) => ms >= 0 && ms < 2000), `the waits at the pool, in ms: ${waited.join(', ')}`);
+    assert.ok(
+      waited.length >= 1 && waited.every((ms) => ms >= 0 && ms < 2000),
+      `the waits at the pool, in ms: ${waited.join(', ')}`,
+    );
     assert.deepEqual(pool(), { total: 1, idle: 1, waiting: 0 });
   });
 
@@ -174,9 +227,15 @@ suiteUnless(await postgresSkip(), 'PostgreSQL through an outage, in process', ()
     const { db } = await open();
     await db.query('SELECT 1');
     // A read with a deadline runs on a connection checked out of the pool (it may be cancelled).
-    const read = withinDeadline(new Deadline(), () => db.query('SELECT pg_sleep(1)')).catch((error: unknown) => error);
+    const read = withinDeadline(new Deadline(), () => db.query('SELECT pg_sleep(1)')).catch(
+      (error: unknown) => error,
+    );
     await new Promise((resolve) => setTimeout(resolve, 200));
-    assert.equal(proxy.resetMidQuery(), 1, 'the read was on the wire when its connection was reset');
+    assert.equal(
+      proxy.resetMidQuery(),
+      1,
+      'the read was on the wire when its connection was reset',
+    );
     assert.ok(isStoreFault(await read, 'unavailable'));
     assert.deepEqual((await db.query<{ one: number }>('SELECT 1 AS one')).rows, [{ one: 1 }]);
   });
@@ -188,7 +247,10 @@ suiteUnless(await postgresSkip(), 'PostgreSQL through an outage, in process', ()
     proxy.cut('silent');
     try {
       // The client's own time-out: the connection still owes that statement's answer.
-      await assert.rejects(withinDeadline(new Deadline(), () => db.query('SELECT 1')), (error: unknown) => isStoreFault(error, 'unavailable'));
+      await assert.rejects(
+        withinDeadline(new Deadline(), () => db.query('SELECT 1')),
+        (error: unknown) => isStoreFault(error, 'unavailable'),
+      );
       assert.equal(pool()?.total, 0, 'closed, not pooled');
     } finally {
       await proxy.restore();
@@ -197,7 +259,10 @@ suiteUnless(await postgresSkip(), 'PostgreSQL through an outage, in process', ()
 
   test('a statement cut short by the statement time-out is busy, not unavailable: the store stays ready', async () => {
     const { db, faults } = await open();
-    await assert.rejects(db.query('SELECT pg_sleep($1)', [(STATEMENT_TIMEOUT_MS + 500) / 1000]), (error: unknown) => isStoreFault(error, 'busy'));
+    await assert.rejects(
+      db.query('SELECT pg_sleep($1)', [(STATEMENT_TIMEOUT_MS + 500) / 1000]),
+      (error: unknown) => isStoreFault(error, 'busy'),
+    );
     assert.deepEqual(faults, ['busy']);
     assert.equal(await db.ping(), true);
   });

@@ -6,7 +6,14 @@ import { after, before, test } from 'node:test';
 import { openPostgresLedger } from '../../src/bank/ledger-postgres.js';
 import { createLogger } from '../../src/observe/log.js';
 import { openPostgresTodoStore } from '../../src/todo/store-postgres.js';
-import { createTestDatabase, postgresSkip, setReadOnly, untilRefusedAsReadOnly, untilTrue, type TestDatabase } from '../support/postgres.js';
+import {
+  createTestDatabase,
+  postgresSkip,
+  setReadOnly,
+  untilRefusedAsReadOnly,
+  untilTrue,
+  type TestDatabase,
+} from '../support/postgres.js';
 import { suiteUnless } from '../support/suite.js';
 
 const BACK = 'database takes writes again';
@@ -21,7 +28,10 @@ suiteUnless(await postgresSkip(), 'PostgreSQL stores after the server refused wr
   const stores = {
     'to-do': async (log: ReturnType<typeof createLogger>) => {
       const store = await openPostgresTodoStore(database.url, { log });
-      return { write: () => store.create({ title: 'milk', done: false }), close: () => store.close() };
+      return {
+        write: () => store.create({ title: 'milk', done: false }),
+        close: () => store.close(),
+      };
     },
     bank: async (log: ReturnType<typeof createLogger>) => {
       const ledger = await openPostgresLedger(database.url, new Map([['alice', 1_000]]), { log });
@@ -32,13 +42,26 @@ suiteUnless(await postgresSkip(), 'PostgreSQL stores after the server refused wr
   for (const [name, open] of Object.entries(stores)) {
     test(`the ${name} store's first write that goes through says writes work again`, async () => {
       const lines: string[] = [];
-      const store = await open(createLogger('info', (line) => lines.push((JSON.parse(line) as { msg: string }).msg)));
+      const store = await open(
+        createLogger('info', (line) => lines.push((JSON.parse(line) as { msg: string }).msg)),
+      );
       try {
         await setReadOnly(database, true);
         await untilRefusedAsReadOnly(store.write);
         await setReadOnly(database, false);
-        assert.ok(await untilTrue(() => store.write().then(() => true, () => false)), 'a write went through');
-        assert.deepEqual(lines.filter((line) => line === BACK), [BACK]);
+        assert.ok(
+          await untilTrue(() =>
+            store.write().then(
+              () => true,
+              () => false,
+            ),
+          ),
+          'a write went through',
+        );
+        assert.deepEqual(
+          lines.filter((line) => line === BACK),
+          [BACK],
+        );
       } finally {
         await setReadOnly(database, false);
         await store.close();

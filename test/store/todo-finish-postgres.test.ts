@@ -27,7 +27,9 @@ suiteUnless(await postgresSkip(), 'PostgreSQL to-do finish under contention', ()
       await blocker.query('BEGIN');
       await blocker.query('SELECT id FROM todos WHERE id = 1 FOR UPDATE');
       let answered = false;
-      const outcomes = Promise.all(stores.map((store) => store.finish(1))).finally(() => (answered = true));
+      const outcomes = Promise.all(stores.map((store) => store.finish(1))).finally(
+        () => (answered = true),
+      );
       await waitForLockWaiters(blocker, INSTANCES, () => answered);
       await blocker.query('COMMIT');
       const settled = await outcomes;
@@ -35,7 +37,10 @@ suiteUnless(await postgresSkip(), 'PostgreSQL to-do finish under contention', ()
         settled.flatMap((o) => (o.kind === 'finished' ? [dataOf(o.todo)] : [])),
         [{ id: 1, title: 'Buy milk', done: true }],
       );
-      assert.deepEqual(settled.filter((o) => o.kind !== 'finished'), Array.from({ length: INSTANCES - 1 }, () => ({ kind: 'already-done' })));
+      assert.deepEqual(
+        settled.filter((o) => o.kind !== 'finished'),
+        Array.from({ length: INSTANCES - 1 }, () => ({ kind: 'already-done' })),
+      );
     } finally {
       await blocker.end();
       await Promise.all(stores.map((store) => store.close()));
@@ -45,7 +50,11 @@ suiteUnless(await postgresSkip(), 'PostgreSQL to-do finish under contention', ()
 });
 
 /** Resolves once `count` other sessions of this database wait for a lock, or the finishes were answered anyway. */
-async function waitForLockWaiters(client: pg.Client, count: number, answered: () => boolean): Promise<void> {
+async function waitForLockWaiters(
+  client: pg.Client,
+  count: number,
+  answered: () => boolean,
+): Promise<void> {
   // pg_stat_activity is a view, not an event source: poll it, each query a round trip apart.
   while (!answered()) {
     const { rows } = await client.query<{ waiting: number }>(

@@ -47,7 +47,8 @@ for (const backend of await storeBackends()) {
 
     test('on SQLite a read answers at once, without a promise; elsewhere it may wait', async () => {
       const read = store.get(1);
-      if (backend.name === 'sqlite') assert.equal(isPromise(read), false, 'no promise for a read that needs no wait');
+      if (backend.name === 'sqlite')
+        assert.equal(isPromise(read), false, 'no promise for a read that needs no wait');
       assert.deepEqual(dataOf(await read), { id: 1, title: 'Buy milk', done: false });
     });
 
@@ -57,7 +58,11 @@ for (const backend of await storeBackends()) {
       assert.equal((await createTodo(store, item('b'))).id, 11);
       await store.remove(11);
       await store.remove(10);
-      assert.equal((await createTodo(store, item('c'))).id, 3, 'the largest id that still exists counts');
+      assert.equal(
+        (await createTodo(store, item('c'))).id,
+        3,
+        'the largest id that still exists counts',
+      );
     });
 
     test('create takes 1 in an empty store, and follows negative ids', async () => {
@@ -76,39 +81,71 @@ for (const backend of await storeBackends()) {
 
     test('a create that would pass 2^53-1 is refused and stores nothing (D11)', async () => {
       await store.replace(MAX_SAFE - 1, item('edge'));
-      assert.deepEqual(await store.create(item('last')), { kind: 'created', id: MAX_SAFE, version: (await store.get(MAX_SAFE))?.version });
+      assert.deepEqual(await store.create(item('last')), {
+        kind: 'created',
+        id: MAX_SAFE,
+        version: (await store.get(MAX_SAFE))?.version,
+      });
       assert.deepEqual(await store.create(item('past')), { kind: 'no-id-left' });
-      assert.deepEqual(dataOf(await store.get(MAX_SAFE)), { id: MAX_SAFE, title: 'last', done: false });
+      assert.deepEqual(dataOf(await store.get(MAX_SAFE)), {
+        id: MAX_SAFE,
+        title: 'last',
+        done: false,
+      });
       await reopen();
       assert.deepEqual(await store.create(item('past, reopened')), { kind: 'no-id-left' });
       await store.remove(MAX_SAFE);
-      assert.equal((await createTodo(store, item('freed'))).id, MAX_SAFE, 'the largest id is free again once its item is gone');
+      assert.equal(
+        (await createTodo(store, item('freed'))).id,
+        MAX_SAFE,
+        'the largest id is free again once its item is gone',
+      );
     });
 
     test('a keyed create with no id left records that outcome: its key replays it, even once an id is free', async () => {
       await store.replace(MAX_SAFE, item('edge'));
       const outcome = { kind: 'no-id-left' };
-      assert.deepEqual(await store.createOnce(item('past'), keyedWrite('k', 1_000)), { kind: 'ran', outcome, recordedAtMs: 1_000 });
+      assert.deepEqual(await store.createOnce(item('past'), keyedWrite('k', 1_000)), {
+        kind: 'ran',
+        outcome,
+        recordedAtMs: 1_000,
+      });
       await store.remove(MAX_SAFE);
-      assert.deepEqual(await store.createOnce(item('past'), keyedWrite('k', 2_000)), { kind: 'recorded', fingerprint: 'fp-k', outcome, recordedAtMs: 1_000 });
+      assert.deepEqual(await store.createOnce(item('past'), keyedWrite('k', 2_000)), {
+        kind: 'recorded',
+        fingerprint: 'fp-k',
+        outcome,
+        recordedAtMs: 1_000,
+      });
       assert.equal(await store.get(2), undefined);
     });
 
     test('creates racing for the last id, keyed and plain: exactly one takes it', async () => {
       await store.replace(MAX_SAFE - 1, item('edge'));
       const outcomes = await Promise.all(
-        Array.from({ length: 10 }, (_, i) => [store.create(item(`plain ${i}`)), store.createOnce(item(`keyed ${i}`), keyedWrite(`k${i}`, 1_000))]).flat(),
+        Array.from({ length: 10 }, (_, i) => [
+          store.create(item(`plain ${i}`)),
+          store.createOnce(item(`keyed ${i}`), keyedWrite(`k${i}`, 1_000)),
+        ]).flat(),
       );
-      const kinds = outcomes.map((outcome) => ('outcome' in outcome ? outcome.outcome.kind : outcome.kind));
+      const kinds = outcomes.map((outcome) =>
+        'outcome' in outcome ? outcome.outcome.kind : outcome.kind,
+      );
       assert.equal(kinds.filter((kind) => kind === 'no-id-left').length, 19);
       assert.equal((await store.get(MAX_SAFE))?.id, MAX_SAFE);
     });
 
     test('replace tells a created item from a replaced one', async () => {
       const created = await store.replace(7, item('new'));
-      assert.deepEqual(created, { kind: 'created', todo: { id: 7, title: 'new', done: false, version: versionOf(created) } });
+      assert.deepEqual(created, {
+        kind: 'created',
+        todo: { id: 7, title: 'new', done: false, version: versionOf(created) },
+      });
       const replaced = await store.replace(7, item('again', true));
-      assert.deepEqual(replaced, { kind: 'replaced', todo: { id: 7, title: 'again', done: true, version: versionOf(replaced) } });
+      assert.deepEqual(replaced, {
+        kind: 'replaced',
+        todo: { id: 7, title: 'again', done: true, version: versionOf(replaced) },
+      });
       assert.deepEqual(dataOf(await store.get(7)), { id: 7, title: 'again', done: true });
     });
 
@@ -120,7 +157,10 @@ for (const backend of await storeBackends()) {
 
     test('finish: finished, then already done; missing for an unknown id', async () => {
       const finished = await store.finish(1);
-      assert.deepEqual(finished, { kind: 'finished', todo: { id: 1, title: 'Buy milk', done: true, version: versionOf(finished) } });
+      assert.deepEqual(finished, {
+        kind: 'finished',
+        todo: { id: 1, title: 'Buy milk', done: true, version: versionOf(finished) },
+      });
       assert.deepEqual(await store.finish(1), { kind: 'already-done' });
       assert.deepEqual(await store.finish(99), { kind: 'missing' });
       assert.equal((await store.get(1))?.done, true);
@@ -141,7 +181,10 @@ for (const backend of await storeBackends()) {
       }
       await store.replace(50, item('\ud83d'));
       const finished = await store.finish(50);
-      assert.deepEqual(finished, { kind: 'finished', todo: { id: 50, title: '\ud83d', done: true, version: versionOf(finished) } });
+      assert.deepEqual(finished, {
+        kind: 'finished',
+        todo: { id: 50, title: '\ud83d', done: true, version: versionOf(finished) },
+      });
     });
 
     test('data survives closing and reopening', async () => {
@@ -158,22 +201,38 @@ for (const backend of await storeBackends()) {
     });
 
     test('concurrent creates each take largest + 1: distinct, consecutive ids', async () => {
-      const created = await Promise.all(Array.from({ length: 60 }, (_, i) => createTodo(store, item(`c${i}`))));
+      const created = await Promise.all(
+        Array.from({ length: 60 }, (_, i) => createTodo(store, item(`c${i}`))),
+      );
       const ids = created.map((todo) => todo.id as number).sort((a, b) => a - b);
-      assert.deepEqual(ids, Array.from({ length: 60 }, (_, i) => i + 2));
+      assert.deepEqual(
+        ids,
+        Array.from({ length: 60 }, (_, i) => i + 2),
+      );
     });
 
     test('concurrent creates and replaces of new ids never share an id', async () => {
       // PUT targets lie far apart, so that no POST can legitimately reach one by counting up.
       const work = Array.from({ length: 80 }, (_, i) =>
         i % 4 === 0
-          ? store.replace(1000 * (i + 1), item(`put${i}`)).then((r) => ({ id: 1000 * (i + 1), title: `put${i}`, created: r.kind === 'created' }))
-          : createTodo(store, item(`post${i}`)).then((todo) => ({ id: todo.id, title: todo.title, created: true })),
+          ? store
+              .replace(1000 * (i + 1), item(`put${i}`))
+              .then((r) => ({
+                id: 1000 * (i + 1),
+                title: `put${i}`,
+                created: r.kind === 'created',
+              }))
+          : createTodo(store, item(`post${i}`)).then((todo) => ({
+              id: todo.id,
+              title: todo.title,
+              created: true,
+            })),
       );
       const done = await Promise.all(work);
       assert.equal(new Set(done.map((todo) => todo.id)).size, done.length);
       assert.ok(done.every((todo) => todo.created));
-      for (const todo of done) assert.equal((await store.get(todo.id as number))?.title, todo.title);
+      for (const todo of done)
+        assert.equal((await store.get(todo.id as number))?.title, todo.title);
     });
 
     test('concurrent finishes of one item: exactly one finishes it', async () => {
@@ -193,9 +252,20 @@ for (const backend of await storeBackends()) {
       }
       const outcomes = (await Promise.all(work)).filter((_, i) => i % 3 !== 0) as FinishOutcome[];
       const finishedTitles = outcomes.flatMap((o) => (o.kind === 'finished' ? [o.todo.title] : []));
-      assert.equal(new Set(finishedTitles).size, finishedTitles.length, `a version finished twice: ${finishedTitles.join(', ')}`);
-      assert.deepEqual(outcomes.filter((o) => o.kind !== 'finished'), Array.from({ length: outcomes.length - finishedTitles.length }, () => ({ kind: 'already-done' })));
-      for (const o of outcomes) if (o.kind === 'finished') assert.deepEqual(dataOf(o.todo), { id: 7, title: o.todo.title, done: true });
+      assert.equal(
+        new Set(finishedTitles).size,
+        finishedTitles.length,
+        `a version finished twice: ${finishedTitles.join(', ')}`,
+      );
+      assert.deepEqual(
+        outcomes.filter((o) => o.kind !== 'finished'),
+        Array.from({ length: outcomes.length - finishedTitles.length }, () => ({
+          kind: 'already-done',
+        })),
+      );
+      for (const o of outcomes)
+        if (o.kind === 'finished')
+          assert.deepEqual(dataOf(o.todo), { id: 7, title: o.todo.title, done: true });
     });
 
     test('createOnce under a new key creates the item once and records its outcome; the key then replays that record', async () => {
@@ -203,14 +273,22 @@ for (const backend of await storeBackends()) {
       const first = await store.createOnce(item(todo.title, true), keyedWrite('k', 1_000));
       const outcome = { kind: 'created', id: 2, version: (await store.get(2))?.version };
       assert.deepEqual(first, { kind: 'ran', outcome, recordedAtMs: 1_000 });
-      assert.deepEqual(await store.createOnce(item('other'), keyedWrite('k', 2_000)), { kind: 'recorded', fingerprint: 'fp-k', outcome, recordedAtMs: 1_000 });
+      assert.deepEqual(await store.createOnce(item('other'), keyedWrite('k', 2_000)), {
+        kind: 'recorded',
+        fingerprint: 'fp-k',
+        outcome,
+        recordedAtMs: 1_000,
+      });
       assert.deepEqual(dataOf(await store.get(2)), todo);
       assert.equal(await store.get(3), undefined);
     });
 
     test('keyed and plain creates at once never share an id: all 40 are stored, with ids 2 to 41', async () => {
       await Promise.all(
-        Array.from({ length: 20 }, (_, i) => [createTodo(store, item(`plain ${i}`)), store.createOnce(item(`keyed ${i}`), keyedWrite(`k${i}`, 1_000))]).flat(),
+        Array.from({ length: 20 }, (_, i) => [
+          createTodo(store, item(`plain ${i}`)),
+          store.createOnce(item(`keyed ${i}`), keyedWrite(`k${i}`, 1_000)),
+        ]).flat(),
       );
       const stored = await Promise.all(Array.from({ length: 40 }, (_, i) => store.get(i + 2)));
       assert.equal(new Set(stored.map((todo) => todo?.title)).size, 40);
@@ -219,7 +297,13 @@ for (const backend of await storeBackends()) {
 
     test('createOnce: a key recorded before expiredBeforeMs is absent, so the item is created again', async () => {
       await assertExpiredKeyRunsAgain((key) => store.createOnce(item('again'), key));
-      assert.deepEqual([dataOf(await store.get(2)), dataOf(await store.get(3))], [{ id: 2, title: 'again', done: false }, { id: 3, title: 'again', done: false }]);
+      assert.deepEqual(
+        [dataOf(await store.get(2)), dataOf(await store.get(3))],
+        [
+          { id: 2, title: 'again', done: false },
+          { id: 3, title: 'again', done: false },
+        ],
+      );
     });
 
     test('the store prunes expired key records in the background, every quarter of their time to live (at least a second)', async () => {
@@ -227,13 +311,24 @@ for (const backend of await storeBackends()) {
       store = await openTodoStore(fresh.db, { idempotencyTtlMs: 2_000 });
       const old = Date.now() - 10_000;
       assert.equal((await store.createOnce(item('old'), keyedWrite('old', old))).kind, 'ran');
-      assert.equal((await store.createOnce(item('old'), keyedWrite('old', Date.now()))).kind, 'recorded', 'kept until pruned, for a lookup that allows it');
+      assert.equal(
+        (await store.createOnce(item('old'), keyedWrite('old', Date.now()))).kind,
+        'recorded',
+        'kept until pruned, for a lookup that allows it',
+      );
       await new Promise((resolve) => setTimeout(resolve, 1_500));
-      assert.equal((await store.createOnce(item('old'), keyedWrite('old', Date.now()))).kind, 'ran', 'pruned: the key runs again');
+      assert.equal(
+        (await store.createOnce(item('old'), keyedWrite('old', Date.now()))).kind,
+        'ran',
+        'pruned: the key runs again',
+      );
     });
 
     test('pruneKeys deletes the key records from before its bound, and only those', async () => {
-      await assertPrunesBefore((key) => store.createOnce(item('kept'), key), (before) => store.pruneKeys(before));
+      await assertPrunesBefore(
+        (key) => store.createOnce(item('kept'), key),
+        (before) => store.pruneKeys(before),
+      );
     });
 
     test('a batch of writes carries at most 4 MiB: creates of large titles (3 bytes a UTF-16 unit) go at most three a batch', async () => {
@@ -241,8 +336,13 @@ for (const backend of await storeBackends()) {
       await store.close();
       store = await openTodoStore(fresh.db, { observer: recorder.observer });
       const title = 'é'.repeat(LARGE);
-      const created = await Promise.all(Array.from({ length: 7 }, () => createTodo(store, item(title))));
-      assert.deepEqual(created.map((todo) => todo.id), [2, 3, 4, 5, 6, 7, 8]);
+      const created = await Promise.all(
+        Array.from({ length: 7 }, () => createTodo(store, item(title))),
+      );
+      assert.deepEqual(
+        created.map((todo) => todo.id),
+        [2, 3, 4, 5, 6, 7, 8],
+      );
       assertCutByBytes(recorder.batches, 7);
     });
 

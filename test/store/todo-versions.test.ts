@@ -14,8 +14,16 @@ import { storeBackends, type FreshDatabase } from '../support/store-backends.js'
 import { suiteUnless } from '../support/suite.js';
 
 const item = (title: string, done = false) => ({ title, done });
-const ifMatch = (versions: VersionSet): WriteCondition => ({ kind: 'versions', ifMatch: versions, ifNoneMatch: undefined });
-const ifNoneMatch = (versions: VersionSet): WriteCondition => ({ kind: 'versions', ifMatch: undefined, ifNoneMatch: versions });
+const ifMatch = (versions: VersionSet): WriteCondition => ({
+  kind: 'versions',
+  ifMatch: versions,
+  ifNoneMatch: undefined,
+});
+const ifNoneMatch = (versions: VersionSet): WriteCondition => ({
+  kind: 'versions',
+  ifMatch: undefined,
+  ifNoneMatch: versions,
+});
 const REQUIRED: WriteCondition = { kind: 'required' };
 
 /** The last schema version of each backend before versions. */
@@ -46,15 +54,30 @@ for (const backend of await storeBackends()) {
       assert.ok(created.kind === 'created' && created.version !== undefined);
       seen.push(created.version);
       const keyed = await store.createOnce(item('three'), keyedWrite('k', Date.now()));
-      assert.ok(keyed.kind === 'ran' && keyed.outcome.kind === 'created' && keyed.outcome.version !== undefined);
+      assert.ok(
+        keyed.kind === 'ran' &&
+          keyed.outcome.kind === 'created' &&
+          keyed.outcome.version !== undefined,
+      );
       seen.push(keyed.outcome.version);
-      for (const outcome of [await store.replace(1, item('one')), await store.replace(9, item('nine')), await store.finish(1)]) {
+      for (const outcome of [
+        await store.replace(1, item('one')),
+        await store.replace(9, item('nine')),
+        await store.finish(1),
+      ]) {
         assert.ok('todo' in outcome, outcome.kind);
         seen.push(outcome.todo.version);
       }
-      assert.deepEqual(seen, [...seen].sort((a, b) => a - b));
+      assert.deepEqual(
+        seen,
+        [...seen].sort((a, b) => a - b),
+      );
       assert.equal(new Set(seen).size, seen.length);
-      assert.equal((await current(store, 1)).version, seen.at(-1), 'a read shows the version of the last write');
+      assert.equal(
+        (await current(store, 1)).version,
+        seen.at(-1),
+        'a read shows the version of the last write',
+      );
     });
 
     test('an id used again after a delete never gets a version it had before', async () => {
@@ -80,7 +103,9 @@ for (const backend of await storeBackends()) {
 
     test('replace with If-Match: the current version replaces; another, or any on an absent item, changes nothing', async () => {
       const { version } = await current(store, 1);
-      assert.deepEqual(await store.replace(1, item('stale'), ifMatch([version + 100])), { kind: 'stale' });
+      assert.deepEqual(await store.replace(1, item('stale'), ifMatch([version + 100])), {
+        kind: 'stale',
+      });
       assert.deepEqual(await store.replace(1, item('stale'), ifMatch([])), { kind: 'stale' });
       assert.equal((await current(store, 1)).title, 'Buy milk');
       assert.deepEqual(await store.replace(5, item('absent'), ifMatch('any')), { kind: 'stale' });
@@ -92,11 +117,18 @@ for (const backend of await storeBackends()) {
     });
 
     test('replace with If-None-Match: * creates only an absent item; a listed version refuses only that version', async () => {
-      assert.deepEqual(await store.replace(1, item('clash'), ifNoneMatch('any')), { kind: 'stale' });
+      assert.deepEqual(await store.replace(1, item('clash'), ifNoneMatch('any')), {
+        kind: 'stale',
+      });
       assert.equal((await store.replace(5, item('new'), ifNoneMatch('any'))).kind, 'created');
       const { version } = await current(store, 1);
-      assert.deepEqual(await store.replace(1, item('refused'), ifNoneMatch([version])), { kind: 'stale' });
-      assert.equal((await store.replace(1, item('other'), ifNoneMatch([version + 100]))).kind, 'replaced');
+      assert.deepEqual(await store.replace(1, item('refused'), ifNoneMatch([version])), {
+        kind: 'stale',
+      });
+      assert.equal(
+        (await store.replace(1, item('other'), ifNoneMatch([version + 100]))).kind,
+        'replaced',
+      );
     });
 
     test('a refused replace takes no version: the next write takes the one after the last write', async () => {
@@ -104,16 +136,24 @@ for (const backend of await storeBackends()) {
       const first = await store.replace(1, item('first'), ifMatch([version]));
       assert.equal(first.kind, 'replaced');
       const written = first.kind === 'replaced' ? first.todo.version : 0;
-      assert.deepEqual(await store.replace(1, item('stale'), ifMatch([version])), { kind: 'stale' });
+      assert.deepEqual(await store.replace(1, item('stale'), ifMatch([version])), {
+        kind: 'stale',
+      });
       assert.deepEqual(await store.replace(5, item('absent'), ifMatch('any')), { kind: 'stale' });
-      assert.deepEqual(await store.replace(1, item('exists'), ifNoneMatch('any')), { kind: 'stale' });
-      assert.deepEqual(await store.replace(1, item('blind'), REQUIRED), { kind: 'version-required' });
+      assert.deepEqual(await store.replace(1, item('exists'), ifNoneMatch('any')), {
+        kind: 'stale',
+      });
+      assert.deepEqual(await store.replace(1, item('blind'), REQUIRED), {
+        kind: 'version-required',
+      });
       const next = await store.replace(1, item('next'), ifMatch('any'));
       assert.equal(next.kind === 'replaced' ? next.todo.version : 0, written + 1);
     });
 
     test('a required version: an existing item is refused without one, an absent one is created', async () => {
-      assert.deepEqual(await store.replace(1, item('blind'), REQUIRED), { kind: 'version-required' });
+      assert.deepEqual(await store.replace(1, item('blind'), REQUIRED), {
+        kind: 'version-required',
+      });
       assert.deepEqual(await store.remove(1, REQUIRED), { kind: 'version-required' });
       assert.equal((await current(store, 1)).title, 'Buy milk');
       assert.equal((await store.replace(5, item('new'), REQUIRED)).kind, 'created');
@@ -141,7 +181,11 @@ for (const backend of await storeBackends()) {
 
     test('200 replaces at once with the same version: exactly one is applied, and the item holds its body', async () => {
       const { version } = await current(store, 1);
-      const outcomes = await Promise.all(Array.from({ length: 200 }, (_, i) => store.replace(1, item(`writer ${i}`), ifMatch([version]))));
+      const outcomes = await Promise.all(
+        Array.from({ length: 200 }, (_, i) =>
+          store.replace(1, item(`writer ${i}`), ifMatch([version])),
+        ),
+      );
       const winners = outcomes.flatMap((outcome, i) => (outcome.kind === 'replaced' ? [i] : []));
       assert.equal(winners.length, 1);
       assert.equal(outcomes.filter((outcome) => outcome.kind === 'stale').length, 199);
@@ -155,21 +199,35 @@ for (const backend of await storeBackends()) {
       await buildBeforeVersions(fresh, backend.name);
       store = await openTodoStore(fresh.db);
       const old = await Promise.all([1, 2, 3].map((id) => current(store, id)));
-      assert.deepEqual(old.map((todo) => todo.title), ['one', 'two', 'three']);
+      assert.deepEqual(
+        old.map((todo) => todo.title),
+        ['one', 'two', 'three'],
+      );
       assert.equal(new Set(old.map((todo) => todo.version)).size, 3);
       const written = await store.replace(2, item('two, changed'));
-      assert.ok(written.kind === 'replaced' && written.todo.version > Math.max(...old.map((todo) => todo.version)));
+      assert.ok(
+        written.kind === 'replaced' &&
+          written.todo.version > Math.max(...old.map((todo) => todo.version)),
+      );
     });
   });
 }
 
 /** A to-do database at the schema version before versions, holding items 1 to 3, made by plain SQL. */
-async function buildBeforeVersions(fresh: FreshDatabase, backend: 'sqlite' | 'postgres'): Promise<void> {
-  const steps = (backend === 'sqlite' ? TODO_MIGRATIONS : TODO_POSTGRES_MIGRATIONS).filter((step) => step.version <= BEFORE_VERSIONS[backend]);
+async function buildBeforeVersions(
+  fresh: FreshDatabase,
+  backend: 'sqlite' | 'postgres',
+): Promise<void> {
+  const steps = (backend === 'sqlite' ? TODO_MIGRATIONS : TODO_POSTGRES_MIGRATIONS).filter(
+    (step) => step.version <= BEFORE_VERSIONS[backend],
+  );
   const done = backend === 'sqlite' ? '0' : 'false';
   const statements = [
     'CREATE TABLE IF NOT EXISTS schema_migrations (service TEXT NOT NULL, version INTEGER NOT NULL, PRIMARY KEY (service, version))',
-    ...steps.flatMap((step) => [step.sql, `INSERT INTO schema_migrations (service, version) VALUES ('todo', ${step.version})`]),
+    ...steps.flatMap((step) => [
+      step.sql,
+      `INSERT INTO schema_migrations (service, version) VALUES ('todo', ${step.version})`,
+    ]),
     `INSERT INTO todos (id, title, done) VALUES (1, '"one"', ${done}), (2, '"two"', ${done}), (3, '"three"', ${done})`,
   ];
   await runPlainSql(fresh, statements);

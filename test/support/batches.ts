@@ -22,6 +22,10 @@ export function recordBatches(): BatchRecorder {
 /** `count` large writes, queued at once, all committed, never more than three in a batch. */
 export function assertCutByBytes(batches: readonly number[], count: number): void {
   assert.ok(4 * LARGE * 3 > BATCH_BYTES_MAX && 3 * (LARGE * 3 + 64) < BATCH_BYTES_MAX);
-  assert.equal(batches.reduce((sum, writes) => sum + writes, 0), count, `batches ${batches.join(', ')}`);
+  assert.equal(
+    batches.reduce((sum, writes) => sum + writes, 0),
+    count,
+    `batches ${batches.join(', ')}`,
+  );
   assert.ok(Math.max(...batches) <= 3, `batches ${batches.join(', ')}`);
 }

@@ -11,7 +11,8 @@ const CHROMIUM = '/usr/bin/chromium';
 /** False when the browser is there; else why its suites are skipped. */
 export function browserSkip(): string | false {
   if (existsSync(CHROMIUM)) return false;
-  if (process.env.REQUIRE_BROWSER === '1') throw new Error(`REQUIRE_BROWSER=1 but ${CHROMIUM} is missing (apt-get install chromium)`);
+  if (process.env.REQUIRE_BROWSER === '1')
+    throw new Error(`REQUIRE_BROWSER=1 but ${CHROMIUM} is missing (apt-get install chromium)`);
   return `no browser at ${CHROMIUM}: install Debian's chromium to run the browser tests`;
 }
 
@@ -21,8 +22,14 @@ export async function withBrowser(body: (browser: BrowserContext) => Promise<voi
     executablePath: CHROMIUM,
     headless: true,
     args: [
-      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
     ],
   });
   try {

@@ -70,7 +70,11 @@ export function documentFiles(): string[] {
 }
 
 const SHELL_LANGUAGES = new Set(['sh', 'bash', 'shell', 'console', 'zsh', 'shell-session']);
-const KINDS: Readonly<Record<string, ExampleKind>> = { '': 'run', server: 'server', suite: 'suite' };
+const KINDS: Readonly<Record<string, ExampleKind>> = {
+  '': 'run',
+  server: 'server',
+  suite: 'suite',
+};
 
 interface Fence {
   readonly info: string;
@@ -86,8 +90,14 @@ function fencesOf(lines: readonly string[]): Fence[] {
     if (opening === null) continue;
     const ticks = opening[1] as string;
     let close = i + 1;
-    while (close < lines.length && !new RegExp(`^${ticks}\\s*$`).test(lines[close] as string)) close++;
-    fences.push({ info: (opening[2] as string).trim(), open: i, close, body: lines.slice(i + 1, close).join('\n') });
+    while (close < lines.length && !new RegExp(`^${ticks}\\s*$`).test(lines[close] as string))
+      close++;
+    fences.push({
+      info: (opening[2] as string).trim(),
+      open: i,
+      close,
+      body: lines.slice(i + 1, close).join('\n'),
+    });
     i = close;
   }
   return fences;
@@ -114,10 +124,16 @@ export function parseDocument(file: string, text: string): ParsedDocument {
       return;
     }
     const next = fences[index + 1];
-    const followed = next !== undefined && next.info === 'text' && lines.slice(fence.close + 1, next.open).every((line) => line.trim() === '');
-    if (followed && kind !== 'run') problems.push(`${where}: only a plain \`\`\`sh example has an expected output`);
+    const followed =
+      next !== undefined &&
+      next.info === 'text' &&
+      lines.slice(fence.close + 1, next.open).every((line) => line.trim() === '');
+    if (followed && kind !== 'run')
+      problems.push(`${where}: only a plain \`\`\`sh example has an expected output`);
     if (kind === 'suite' && !/^(?:[A-Z_]+=\S+\s+)*npm test$/.test(fence.body.trim())) {
-      problems.push(`${where}: a suite block holds \`npm test\` alone, not ${JSON.stringify(fence.body)}`);
+      problems.push(
+        `${where}: a suite block holds \`npm test\` alone, not ${JSON.stringify(fence.body)}`,
+      );
     }
     examples.push({
       file,
@@ -154,7 +170,10 @@ const MASKS: readonly (readonly [RegExp, string])[] = [
 
 /** Text as a document shows it: line ends as LF, no spaces at the end of a line, no trailing blank lines. */
 export function asShown(text: string): string {
-  return text.replace(/\r\n/g, '\n').replace(/[ \t]+$/gm, '').replace(/\n+$/, '');
+  return text
+    .replace(/\r\n/g, '\n')
+    .replace(/[ \t]+$/gm, '')
+    .replace(/\n+$/, '');
 }
 
 /** Text as compared: as shown, and what varies masked. */
@@ -169,7 +188,8 @@ async function freePorts(): Promise<Map<number, number>> {
   for (let tries = 0; tries < 50; tries++) {
     const base = 10_000 + 10 * Math.floor(Math.random() * 2_000);
     const ports = Array.from({ length: 10 }, (_, i) => base + i);
-    if ((await Promise.all(ports.map(isFree))).every(Boolean)) return new Map(ports.map((port, i) => [8000 + i, port]));
+    if ((await Promise.all(ports.map(isFree))).every(Boolean))
+      return new Map(ports.map((port, i) => [8000 + i, port]));
   }
   throw new Error('found no ten free ports in a row');
 }
@@ -204,7 +224,10 @@ export function needsPostgres(script: string): boolean {
 function servicePorts(command: string): number[] {
   const words = command.split(/\s+/);
   const cli = words.indexOf('dist/cli.js');
-  if (cli < 0) throw new Error(`a server block ends with the services (npm start or node dist/cli.js), not ${JSON.stringify(command)}`);
+  if (cli < 0)
+    throw new Error(
+      `a server block ends with the services (npm start or node dist/cli.js), not ${JSON.stringify(command)}`,
+    );
   const args = words.slice(cli + 1);
   const service = args.find((arg) => arg === 'all' || arg === 'todo' || arg === 'bank') ?? 'all';
   const portArg = args.indexOf('--port');
@@ -263,19 +286,26 @@ export class DocSession {
   /** What a script printed, with the ports and names the document wrote. */
   private restore(output: string): string {
     let result = output;
-    for (const [documented, used] of this.ports) result = result.replace(new RegExp(`\\b${used}\\b`, 'g'), String(documented));
+    for (const [documented, used] of this.ports)
+      result = result.replace(new RegExp(`\\b${used}\\b`, 'g'), String(documented));
     for (const [documented, used] of this.databases) result = result.split(used).join(documented);
     return result;
   }
 
   private environment(): NodeJS.ProcessEnv {
     const env: NodeJS.ProcessEnv = {};
-    for (const [name, value] of Object.entries(process.env)) if (!name.startsWith('SVC_')) env[name] = value;
+    for (const [name, value] of Object.entries(process.env))
+      if (!name.startsWith('SVC_')) env[name] = value;
     return env;
   }
 
   private spawnBash(script: string): ChildProcess {
-    return spawn('bash', ['-c', `exec 2>&1\n${script}`], { cwd: this.folder, env: this.environment(), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    return spawn('bash', ['-c', `exec 2>&1\n${script}`], {
+      cwd: this.folder,
+      env: this.environment(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
   }
 
   /** Runs a run example to its end and gives back what it printed. */
@@ -285,7 +315,9 @@ export class DocSession {
     child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     const timer = setTimeout(() => killGroup(child, 'SIGKILL'), EXAMPLE_TIMEOUT_MS);
-    const code = await new Promise<number | null>((resolve) => child.once('close', (exitCode) => resolve(exitCode)));
+    const code = await new Promise<number | null>((resolve) =>
+      child.once('close', (exitCode) => resolve(exitCode)),
+    );
     clearTimeout(timer);
     return { code, output: this.restore(output) };
   }
@@ -294,15 +326,30 @@ export class DocSession {
   async start(example: Example): Promise<void> {
     const lines = commandLines(example.script);
     const last = lines.pop();
-    if (last === undefined) throw new Error(`${example.file}:${example.line}: an empty server block`);
+    if (last === undefined)
+      throw new Error(`${example.file}:${example.line}: an empty server block`);
     const ports = servicePorts(withoutNpm(last));
     // Without --port the services would take 8000 or 8001 themselves: they get the free port in its place.
-    const command = this.prepare(/\s--port\s/.test(last) ? last : `${withoutNpm(last)} --port ${ports[0]}`);
-    for (const server of this.servers.filter((running) => running.ports.some((port) => ports.includes(port)))) await this.stop(server);
+    const command = this.prepare(
+      /\s--port\s/.test(last) ? last : `${withoutNpm(last)} --port ${ports[0]}`,
+    );
+    for (const server of this.servers.filter((running) =>
+      running.ports.some((port) => ports.includes(port)),
+    ))
+      await this.stop(server);
     // exec: the shell becomes the services, so that SIGTERM reaches them and their exit code is theirs.
-    const script = [...lines.map((line) => this.prepare(line)), command.replace(/^((?:\w+=\S*\s+)*)/, '$1exec ')].join('\n');
+    const script = [
+      ...lines.map((line) => this.prepare(line)),
+      command.replace(/^((?:\w+=\S*\s+)*)/, '$1exec '),
+    ].join('\n');
     const child = this.spawnBash(script);
-    const server: RunningServer = { example, ports, child, output: '', exited: new Promise((resolve) => child.once('close', (code) => resolve(code))) };
+    const server: RunningServer = {
+      example,
+      ports,
+      child,
+      output: '',
+      exited: new Promise((resolve) => child.once('close', (code) => resolve(code))),
+    };
     child.stdout?.on('data', (chunk: Buffer) => (server.output += chunk.toString('utf8')));
     child.stderr?.on('data', (chunk: Buffer) => (server.output += chunk.toString('utf8')));
     this.servers.push(server);
@@ -312,8 +359,14 @@ export class DocSession {
     for (const port of ports) {
       const used = this.ports.get(port) ?? port;
       while (!(await accepts(used))) {
-        if (ended) throw new Error(`${example.file}:${example.line}: the services ended before they listened on ${port}:\n${this.restore(server.output)}`);
-        if (Date.now() > deadline) throw new Error(`${example.file}:${example.line}: nothing listened on ${port} within ${START_TIMEOUT_MS} ms:\n${this.restore(server.output)}`);
+        if (ended)
+          throw new Error(
+            `${example.file}:${example.line}: the services ended before they listened on ${port}:\n${this.restore(server.output)}`,
+          );
+        if (Date.now() > deadline)
+          throw new Error(
+            `${example.file}:${example.line}: nothing listened on ${port} within ${START_TIMEOUT_MS} ms:\n${this.restore(server.output)}`,
+          );
         await sleep(50);
       }
     }
@@ -327,7 +380,9 @@ export class DocSession {
     const code = await server.exited;
     clearTimeout(timer);
     if (code !== 0) {
-      this.problems.push(`${server.example.file}:${server.example.line}: the services exited with ${code} on SIGTERM:\n${this.restore(server.output)}`);
+      this.problems.push(
+        `${server.example.file}:${server.example.line}: the services exited with ${code} on SIGTERM:\n${this.restore(server.output)}`,
+      );
     }
   }
 
@@ -340,7 +395,15 @@ export class DocSession {
   async close(): Promise<void> {
     while (this.servers.length > 0) await this.stop(this.servers[0] as RunningServer);
     for (const name of this.databases.values()) {
-      const dropped = await this.run({ file: '', line: 0, kind: 'run', script: `dropdb --if-exists --force -h 127.0.0.1 -U postgres ${name}`, expected: undefined, expectedFences: undefined, closeLine: 0 });
+      const dropped = await this.run({
+        file: '',
+        line: 0,
+        kind: 'run',
+        script: `dropdb --if-exists --force -h 127.0.0.1 -U postgres ${name}`,
+        expected: undefined,
+        expectedFences: undefined,
+        closeLine: 0,
+      });
       if (dropped.code !== 0) this.problems.push(`could not drop ${name}: ${dropped.output}`);
     }
     rmSync(this.folder, { recursive: true, force: true });
@@ -359,7 +422,9 @@ export function serverBlockPorts(script: string): number[] {
 
 /** `npm ci && npm start -- ARGS` as the runner runs it: `node dist/cli.js ARGS`. */
 function withoutNpm(script: string): string {
-  return script.replace(/^npm ci && /gm, '').replace(/\bnpm start(?: --)?(?=\s|$)/g, 'node dist/cli.js');
+  return script
+    .replace(/^npm ci && /gm, '')
+    .replace(/\bnpm start(?: --)?(?=\s|$)/g, 'node dist/cli.js');
 }
 
 function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
@@ -375,8 +440,18 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 export async function postgresProblem(): Promise<string | undefined> {
   const probe = await DocSession.open();
   try {
-    const result = await probe.run({ file: '', line: 0, kind: 'run', script: 'pg_isready -q -h 127.0.0.1 -p 5432 && command -v createdb dropdb psql', expected: undefined, expectedFences: undefined, closeLine: 0 });
-    return result.code === 0 ? undefined : `PostgreSQL is not ready at 127.0.0.1:5432, or createdb, dropdb or psql is missing: ${result.output.trim() || `exit code ${result.code}`}`;
+    const result = await probe.run({
+      file: '',
+      line: 0,
+      kind: 'run',
+      script: 'pg_isready -q -h 127.0.0.1 -p 5432 && command -v createdb dropdb psql',
+      expected: undefined,
+      expectedFences: undefined,
+      closeLine: 0,
+    });
+    return result.code === 0
+      ? undefined
+      : `PostgreSQL is not ready at 127.0.0.1:5432, or createdb, dropdb or psql is missing: ${result.output.trim() || `exit code ${result.code}`}`;
   } finally {
     await probe.close();
   }

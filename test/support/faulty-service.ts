@@ -12,8 +12,26 @@ const faulty: ServiceDefinition = {
   title: 'Faulty',
   version: '0',
   routes: [
-    defineRoute({ method: 'GET', path: '/unavailable', status: 200, params: {}, docs: { name: 'unavailable', succeeds: false }, handle: () => { throw serviceUnavailable(); } }),
-    defineRoute({ method: 'GET', path: '/boom', status: 200, params: {}, docs: { name: 'boom', succeeds: false }, handle: () => { throw new Error(FAILURE_TEXT); } }),
+    defineRoute({
+      method: 'GET',
+      path: '/unavailable',
+      status: 200,
+      params: {},
+      docs: { name: 'unavailable', succeeds: false },
+      handle: () => {
+        throw serviceUnavailable();
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/boom',
+      status: 200,
+      params: {},
+      docs: { name: 'boom', succeeds: false },
+      handle: () => {
+        throw new Error(FAILURE_TEXT);
+      },
+    }),
   ],
   components: {},
   ready: async () => false,
@@ -21,11 +39,18 @@ const faulty: ServiceDefinition = {
 };
 
 /** Runs `body` against the faulty service, its log lines collected at info. */
-export async function withFaultyService(options: { readonly accessLog?: boolean }, body: (url: string, logs: string[]) => Promise<void>): Promise<void> {
+export async function withFaultyService(
+  options: { readonly accessLog?: boolean },
+  body: (url: string, logs: string[]) => Promise<void>,
+): Promise<void> {
   const logs: string[] = [];
   const server = await startServer(faulty, {
-    host: '127.0.0.1', port: 0, errorFormat: { name: 'default', catchAll: false }, service: 'faulty',
-    log: createLogger('info', (line) => logs.push(line)).child({ service: 'faulty' }), accessLog: options.accessLog,
+    host: '127.0.0.1',
+    port: 0,
+    errorFormat: { name: 'default', catchAll: false },
+    service: 'faulty',
+    log: createLogger('info', (line) => logs.push(line)).child({ service: 'faulty' }),
+    accessLog: options.accessLog,
   });
   try {
     await body(server.url, logs);

@@ -29,19 +29,43 @@ export function send(baseUrl: string, req: RawRequest): Promise<RawResponse> {
     const earlier = headers[name];
     headers[name] = earlier === undefined ? value : [earlier, value].flat();
   }
-  const body = req.body === undefined ? undefined : Buffer.isBuffer(req.body) ? req.body : Buffer.from(req.body, 'utf8');
-  if (body !== undefined && req.chunked !== true && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-length')) {
+  const body =
+    req.body === undefined
+      ? undefined
+      : Buffer.isBuffer(req.body)
+        ? req.body
+        : Buffer.from(req.body, 'utf8');
+  if (
+    body !== undefined &&
+    req.chunked !== true &&
+    !Object.keys(headers).some((h) => h.toLowerCase() === 'content-length')
+  ) {
     headers['Content-Length'] = String(body.length);
   }
   return new Promise((resolve, reject) => {
     const outgoing = request(
-      { host: url.hostname, port: url.port, method: req.method, path: req.path, headers, setHost: false, agent: false, localAddress: req.localAddress },
+      {
+        host: url.hostname,
+        port: url.port,
+        method: req.method,
+        path: req.path,
+        headers,
+        setHost: false,
+        agent: false,
+        localAddress: req.localAddress,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('end', () => {
           const bytes = Buffer.concat(chunks);
-          resolve({ status: res.statusCode ?? 0, reason: res.statusMessage ?? '', headers: res.headers, body: bytes, text: bytes.toString('utf8') });
+          resolve({
+            status: res.statusCode ?? 0,
+            reason: res.statusMessage ?? '',
+            headers: res.headers,
+            body: bytes,
+            text: bytes.toString('utf8'),
+          });
         });
         res.on('error', reject);
       },
@@ -58,12 +82,21 @@ export function send(baseUrl: string, req: RawRequest): Promise<RawResponse> {
 }
 
 /** Shorthands for the common calls. */
-export const get = (baseUrl: string, path: string): Promise<RawResponse> => send(baseUrl, { method: 'GET', path });
-export const postJson = (baseUrl: string, path: string, body: string, method = 'POST'): Promise<RawResponse> =>
+export const get = (baseUrl: string, path: string): Promise<RawResponse> =>
+  send(baseUrl, { method: 'GET', path });
+export const postJson = (
+  baseUrl: string,
+  path: string,
+  body: string,
+  method = 'POST',
+): Promise<RawResponse> =>
   send(baseUrl, { method, path, headers: [['Content-Type', 'application/json']], body });
 export const json = (res: RawResponse): unknown => JSON.parse(res.text);
 
 /** The named headers of a response (lower-case names), for a full comparison of the ones a promise is about. */
-export function pick(headers: RawResponse['headers'], names: readonly string[]): Record<string, string | string[] | undefined> {
+export function pick(
+  headers: RawResponse['headers'],
+  names: readonly string[],
+): Record<string, string | string[] | undefined> {
   return Object.fromEntries(names.map((name) => [name, headers[name]]));
 }

@@ -46,17 +46,31 @@ export async function readRows<Row>(db: DbSpec, sql: string): Promise<readonly R
 
 export async function readBooks(db: DbSpec): Promise<Map<string, Books>> {
   const rows = await readRows<BooksRow>(db, BOOKS_SQL);
-  return new Map(rows.map((row) => [row.name, { balance: Number(row.balance), journalTotal: Number(row.total), journalRows: Number(row.rows) }]));
+  return new Map(
+    rows.map((row) => [
+      row.name,
+      {
+        balance: Number(row.balance),
+        journalTotal: Number(row.total),
+        journalRows: Number(row.rows),
+      },
+    ]),
+  );
 }
 
 /** Fails unless, for every account, initial − the sum of its journal = its balance. */
-export async function assertBooksBalance(db: DbSpec, initial: ReadonlyMap<string, number>): Promise<Map<string, Books>> {
+export async function assertBooksBalance(
+  db: DbSpec,
+  initial: ReadonlyMap<string, number>,
+): Promise<Map<string, Books>> {
   const books = await readBooks(db);
   for (const [name, start] of initial) {
     const entry = books.get(name);
     if (entry === undefined) throw new Error(`account ${name} is missing`);
     if (start - entry.journalTotal !== entry.balance) {
-      throw new Error(`${name}: initial ${start} − journal ${entry.journalTotal} ≠ balance ${entry.balance}`);
+      throw new Error(
+        `${name}: initial ${start} − journal ${entry.journalTotal} ≠ balance ${entry.balance}`,
+      );
     }
   }
   return books;

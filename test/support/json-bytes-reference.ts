@@ -5,7 +5,15 @@
 // that happen to touch stay two).
 
 /** The encodings detect_encoding can choose. */
-export type PythonEncoding = 'utf-8' | 'utf-8-sig' | 'utf-16' | 'utf-16-be' | 'utf-16-le' | 'utf-32' | 'utf-32-be' | 'utf-32-le';
+export type PythonEncoding =
+  | 'utf-8'
+  | 'utf-8-sig'
+  | 'utf-16'
+  | 'utf-16-be'
+  | 'utf-16-le'
+  | 'utf-32'
+  | 'utf-32-be'
+  | 'utf-32-le';
 
 /** json.detect_encoding, line for line. */
 export function detectEncoding(b: Uint8Array): PythonEncoding {
@@ -32,7 +40,9 @@ export function decodeSurrogatePass(b: Uint8Array, encoding: PythonEncoding): nu
       return utf8(b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf ? b.subarray(3) : b);
     case 'utf-16':
       // The codec reads the byte order mark (detect_encoding only chose this codec when there is one).
-      return b[0] === 0xff && b[1] === 0xfe ? utf16(b.subarray(2), true) : utf16(b.subarray(2), false);
+      return b[0] === 0xff && b[1] === 0xfe
+        ? utf16(b.subarray(2), true)
+        : utf16(b.subarray(2), false);
     case 'utf-16-be':
       return utf16(b, false);
     case 'utf-16-le':
@@ -51,7 +61,11 @@ export function decodeSurrogatePass(b: Uint8Array, encoding: PythonEncoding): nu
  * follow and the range of the first of them (the others are always 80..BF). With 'surrogatepass' the
  * ED row takes A0..BF too, the encoded surrogates D800..DFFF.
  */
-const UTF8_ROWS: readonly { readonly lead: readonly [number, number]; readonly more: number; readonly second: readonly [number, number] }[] = [
+const UTF8_ROWS: readonly {
+  readonly lead: readonly [number, number];
+  readonly more: number;
+  readonly second: readonly [number, number];
+}[] = [
   { lead: [0xc2, 0xdf], more: 1, second: [0x80, 0xbf] },
   { lead: [0xe0, 0xe0], more: 2, second: [0xa0, 0xbf] },
   { lead: [0xe1, 0xec], more: 2, second: [0x80, 0xbf] },
@@ -62,7 +76,8 @@ const UTF8_ROWS: readonly { readonly lead: readonly [number, number]; readonly m
   { lead: [0xf4, 0xf4], more: 3, second: [0x80, 0x8f] },
 ];
 
-const within = (value: number | undefined, [low, high]: readonly [number, number]): boolean => value !== undefined && value >= low && value <= high;
+const within = (value: number | undefined, [low, high]: readonly [number, number]): boolean =>
+  value !== undefined && value >= low && value <= high;
 
 function utf8(b: Uint8Array): number[] | undefined {
   const out: number[] = [];
@@ -89,13 +104,24 @@ function utf8(b: Uint8Array): number[] | undefined {
 function utf16(b: Uint8Array, littleEndian: boolean): number[] | undefined {
   if (b.length % 2 !== 0) return undefined; // "truncated data"
   const units: number[] = [];
-  for (let i = 0; i < b.length; i += 2) units.push(littleEndian ? (b[i] as number) + 256 * (b[i + 1] as number) : 256 * (b[i] as number) + (b[i + 1] as number));
+  for (let i = 0; i < b.length; i += 2)
+    units.push(
+      littleEndian
+        ? (b[i] as number) + 256 * (b[i + 1] as number)
+        : 256 * (b[i] as number) + (b[i + 1] as number),
+    );
   const out: number[] = [];
   for (let k = 0; k < units.length; k++) {
     const unit = units[k] as number;
     const next = units[k + 1];
     // A high surrogate followed by a low one is one character; any other surrogate passes alone.
-    if (unit >= 0xd800 && unit <= 0xdbff && next !== undefined && next >= 0xdc00 && next <= 0xdfff) {
+    if (
+      unit >= 0xd800 &&
+      unit <= 0xdbff &&
+      next !== undefined &&
+      next >= 0xdc00 &&
+      next <= 0xdfff
+    ) {
       out.push(0x10000 + (unit - 0xd800) * 0x400 + (next - 0xdc00));
       k++;
     } else {
@@ -121,7 +147,8 @@ function utf32(b: Uint8Array, littleEndian: boolean): number[] | undefined {
 /** The text as JavaScript holds it: each code point as one or two UTF-16 code units. */
 export function textOf(codePoints: readonly number[]): string {
   let text = '';
-  for (const cp of codePoints) text += cp > 0xffff ? String.fromCodePoint(cp) : String.fromCharCode(cp);
+  for (const cp of codePoints)
+    text += cp > 0xffff ? String.fromCodePoint(cp) : String.fromCharCode(cp);
   return text;
 }
 
@@ -139,20 +166,34 @@ export function codePointIndexes(codePoints: readonly number[]): number[] {
 // ------------------------------------------------------------------------ encoders, for generating
 
 /** Code points to bytes in one of the encodings, surrogates encoded as themselves (what surrogatepass reads back). */
-export function encodeSurrogatePass(codePoints: readonly number[], encoding: 'utf-8' | 'utf-16-be' | 'utf-16-le' | 'utf-32-be' | 'utf-32-le'): number[] {
+export function encodeSurrogatePass(
+  codePoints: readonly number[],
+  encoding: 'utf-8' | 'utf-16-be' | 'utf-16-le' | 'utf-32-be' | 'utf-32-le',
+): number[] {
   const out: number[] = [];
   for (const cp of codePoints) {
     switch (encoding) {
       case 'utf-8':
         if (cp < 0x80) out.push(cp);
         else if (cp < 0x800) out.push(0xc0 | (cp >> 6), 0x80 | (cp & 0x3f));
-        else if (cp < 0x10000) out.push(0xe0 | (cp >> 12), 0x80 | ((cp >> 6) & 0x3f), 0x80 | (cp & 0x3f));
-        else out.push(0xf0 | (cp >> 18), 0x80 | ((cp >> 12) & 0x3f), 0x80 | ((cp >> 6) & 0x3f), 0x80 | (cp & 0x3f));
+        else if (cp < 0x10000)
+          out.push(0xe0 | (cp >> 12), 0x80 | ((cp >> 6) & 0x3f), 0x80 | (cp & 0x3f));
+        else
+          out.push(
+            0xf0 | (cp >> 18),
+            0x80 | ((cp >> 12) & 0x3f),
+            0x80 | ((cp >> 6) & 0x3f),
+            0x80 | (cp & 0x3f),
+          );
         break;
       case 'utf-16-be':
       case 'utf-16-le': {
-        const units = cp > 0xffff ? [0xd800 + ((cp - 0x10000) >> 10), 0xdc00 + ((cp - 0x10000) & 0x3ff)] : [cp];
-        for (const unit of units) out.push(...(encoding === 'utf-16-le' ? [unit & 0xff, unit >> 8] : [unit >> 8, unit & 0xff]));
+        const units =
+          cp > 0xffff ? [0xd800 + ((cp - 0x10000) >> 10), 0xdc00 + ((cp - 0x10000) & 0x3ff)] : [cp];
+        for (const unit of units)
+          out.push(
+            ...(encoding === 'utf-16-le' ? [unit & 0xff, unit >> 8] : [unit >> 8, unit & 0xff]),
+          );
         break;
       }
       case 'utf-32-be':

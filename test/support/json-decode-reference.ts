@@ -164,7 +164,8 @@ function scanMemberKey(s: string, i: number): number {
   }
   scannedKey = scanString(s, i + 1);
   i = skipWhitespace(s, scanEnd);
-  if (i >= n || s.charCodeAt(i) !== COLON) throw new ReferenceSyntaxError("Expecting ':' delimiter", i);
+  if (i >= n || s.charCodeAt(i) !== COLON)
+    throw new ReferenceSyntaxError("Expecting ':' delimiter", i);
   return skipWhitespace(s, i + 1);
 }
 
@@ -314,8 +315,12 @@ function scanNumber(s: string, start: number): JsonValue {
     return Number(token) + 0;
   }
   if (digitCount > INT_MAX_STR_DIGITS) {
-    throw new BodyEncodingError(`integer of ${digitCount} digits exceeds the limit of ${INT_MAX_STR_DIGITS}`);
+    throw new BodyEncodingError(
+      `integer of ${digitCount} digits exceeds the limit of ${INT_MAX_STR_DIGITS}`,
+    );
   }
   const big = BigInt(token);
-  return big >= -BigInt(Number.MAX_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big;
+  return big >= -BigInt(Number.MAX_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER)
+    ? Number(big)
+    : big;
 }

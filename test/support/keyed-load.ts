@@ -22,7 +22,12 @@ const RETRY_STATUSES = new Set([409, 503]);
 const RETRY_PAUSE_MS = 20;
 const ATTEMPTS_MAX = 2_000;
 
-export function planWithdrawals(count: number, accounts: readonly string[], seed: number, label: string): PlannedWithdrawal[] {
+export function planWithdrawals(
+  count: number,
+  accounts: readonly string[],
+  seed: number,
+  label: string,
+): PlannedWithdrawal[] {
   const random = seededRandom(seed);
   return Array.from({ length: count }, (_, i) => ({
     key: `"${label}-${seed}-${i}"`,
@@ -31,8 +36,13 @@ export function planWithdrawals(count: number, accounts: readonly string[], seed
   }));
 }
 
-const pathOf = (w: PlannedWithdrawal, amount = w.amount): string => `/withdraw/${w.account}/${amount}`;
-export const sendKeyed = (url: string, w: PlannedWithdrawal, amount?: number): Promise<RawResponse> =>
+const pathOf = (w: PlannedWithdrawal, amount = w.amount): string =>
+  `/withdraw/${w.account}/${amount}`;
+export const sendKeyed = (
+  url: string,
+  w: PlannedWithdrawal,
+  amount?: number,
+): Promise<RawResponse> =>
   send(url, { method: 'POST', path: pathOf(w, amount), headers: [['Idempotency-Key', w.key]] });
 
 /**
@@ -57,13 +67,18 @@ export async function withdrawUntilDefinitive(
         answer = undefined; // the connection failed or the answer was lost: unknown, so send it again
       }
       if (answer !== undefined && !RETRY_STATUSES.has(answer.status)) {
-        assert.ok(answer.status === 200 || answer.status === 400, `withdrawal ${withdrawal.key} answered ${answer.status}: ${answer.text}`);
+        assert.ok(
+          answer.status === 200 || answer.status === 400,
+          `withdrawal ${withdrawal.key} answered ${answer.status}: ${answer.text}`,
+        );
         return { status: answer.status, text: answer.text };
       }
       retries += 1;
       await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE_MS));
     }
-    throw new Error(`withdrawal ${withdrawal.key} got no definitive answer in ${ATTEMPTS_MAX} attempts`);
+    throw new Error(
+      `withdrawal ${withdrawal.key} got no definitive answer in ${ATTEMPTS_MAX} attempts`,
+    );
   });
   return { answers, retries };
 }
@@ -81,11 +96,13 @@ export async function assertExactlyOnce(
 ): Promise<void> {
   const expected = new Map(initial);
   plan.forEach((w, i) => {
-    if ((answers[i] as Definitive).status === 200) expected.set(w.account, (expected.get(w.account) ?? Number.NaN) - w.amount);
+    if ((answers[i] as Definitive).status === 200)
+      expected.set(w.account, (expected.get(w.account) ?? Number.NaN) - w.amount);
   });
   const balances = async (): Promise<Map<string, number>> => {
     const found = new Map<string, number>();
-    for (const name of initial.keys()) found.set(name, (json(await get(url, `/accounts/${name}`)) as { balance: number }).balance);
+    for (const name of initial.keys())
+      found.set(name, (json(await get(url, `/accounts/${name}`)) as { balance: number }).balance);
     return found;
   };
   assert.deepEqual(await balances(), expected, 'balance = initial − the withdrawals answered 200');
@@ -99,7 +116,10 @@ export async function assertExactlyOnce(
     assert.equal(replay.headers['idempotent-replayed'], 'true', `replay of ${w.key}`);
     const reused = await sendKeyed(url, w, w.amount + 1);
     assert.equal(reused.status, 422, `${w.key} with another amount`);
-    assert.equal((json(reused) as { error: { code: string } }).error.code, 'IDEMPOTENCY_KEY_REUSED');
+    assert.equal(
+      (json(reused) as { error: { code: string } }).error.code,
+      'IDEMPOTENCY_KEY_REUSED',
+    );
   });
   assert.deepEqual(await balances(), expected, 'replays and reused keys changed nothing');
 }

@@ -4,26 +4,49 @@ import assert from 'node:assert/strict';
 import type { KeyedOutcome, KeyedWrite } from '../../src/shared/keyed-writes.js';
 
 /** A keyed write under `key` (its fingerprint `fp-<key>`), at `nowMs`; records from before `expiredBeforeMs` are expired. */
-export const keyedWrite = (key: string, nowMs: number, expiredBeforeMs = 0): KeyedWrite => ({ key, fingerprint: `fp-${key}`, nowMs, expiredBeforeMs });
+export const keyedWrite = (key: string, nowMs: number, expiredBeforeMs = 0): KeyedWrite => ({
+  key,
+  fingerprint: `fp-${key}`,
+  nowMs,
+  expiredBeforeMs,
+});
 
 /** A store's keyed write: the same write each time, under the key given. */
 export type KeyedRun = (key: KeyedWrite) => Promise<KeyedOutcome<unknown>>;
 
-const kindAndTime = (outcome: KeyedOutcome<unknown>): [string, number | undefined] => [outcome.kind, 'recordedAtMs' in outcome ? outcome.recordedAtMs : undefined];
+const kindAndTime = (outcome: KeyedOutcome<unknown>): [string, number | undefined] => [
+  outcome.kind,
+  'recordedAtMs' in outcome ? outcome.recordedAtMs : undefined,
+];
 
 /** A record from before the bound counts as absent: the write runs again, and its record replaces the old one. */
 export async function assertExpiredKeyRunsAgain(run: KeyedRun): Promise<void> {
   assert.deepEqual(kindAndTime(await run(keyedWrite('k', 1_000))), ['ran', 1_000]);
-  assert.deepEqual(kindAndTime(await run(keyedWrite('k', 1_500, 1_000))), ['recorded', 1_000], 'recorded at the bound: still live');
+  assert.deepEqual(
+    kindAndTime(await run(keyedWrite('k', 1_500, 1_000))),
+    ['recorded', 1_000],
+    'recorded at the bound: still live',
+  );
   assert.deepEqual(kindAndTime(await run(keyedWrite('k', 5_000, 2_000))), ['ran', 5_000]);
   assert.deepEqual(kindAndTime(await run(keyedWrite('k', 6_000, 2_000))), ['recorded', 5_000]);
 }
 
 /** pruneKeys deletes the records from before its bound, and only those: the others still replay. */
-export async function assertPrunesBefore(run: KeyedRun, pruneKeys: (expiredBeforeMs: number) => Promise<number>): Promise<void> {
-  for (const [key, at] of [['older', 500], ['old', 1_999], ['new', 2_000], ['newer', 3_000]] as const) await run(keyedWrite(key, at));
+export async function assertPrunesBefore(
+  run: KeyedRun,
+  pruneKeys: (expiredBeforeMs: number) => Promise<number>,
+): Promise<void> {
+  for (const [key, at] of [
+    ['older', 500],
+    ['old', 1_999],
+    ['new', 2_000],
+    ['newer', 3_000],
+  ] as const)
+    await run(keyedWrite(key, at));
   assert.equal(await pruneKeys(2_000), 2);
   assert.equal(await pruneKeys(2_000), 0);
-  for (const key of ['new', 'newer']) assert.equal((await run(keyedWrite(key, 4_000))).kind, 'recorded', key);
-  for (const key of ['older', 'old']) assert.equal((await run(keyedWrite(key, 4_000))).kind, 'ran', key);
+  for (const key of ['new', 'newer'])
+    assert.equal((await run(keyedWrite(key, 4_000))).kind, 'recorded', key);
+  for (const key of ['older', 'old'])
+    assert.equal((await run(keyedWrite(key, 4_000))).kind, 'ran', key);
 }

@@ -2,7 +2,11 @@
 // so that a failing run can be repeated with the same amounts and accounts.
 
 /** Runs task(0) … task(count - 1) with at most `inFlight` running at once; results in index order. */
-export async function runBounded<T>(count: number, inFlight: number, task: (index: number) => Promise<T>): Promise<T[]> {
+export async function runBounded<T>(
+  count: number,
+  inFlight: number,
+  task: (index: number) => Promise<T>,
+): Promise<T[]> {
   const results: T[] = new Array<T>(count);
   let next = 0;
   const worker = async (): Promise<void> => {

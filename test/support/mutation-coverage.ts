@@ -16,12 +16,19 @@ interface StrykerGlobal {
 
 const namespace = process.env.STRYKER_NAMESPACE ?? '__stryker__';
 const prefix = `stryker-worker-coverage-${process.pid}-`;
-const strykerGlobal = (): StrykerGlobal | undefined => (globalThis as Record<string, unknown>)[namespace] as StrykerGlobal | undefined;
+const strykerGlobal = (): StrykerGlobal | undefined =>
+  (globalThis as Record<string, unknown>)[namespace] as StrykerGlobal | undefined;
 
 // Coverage matters only in the dry run, where Stryker maps mutants to tests.
 if (process.env.STRYKER_DRY_RUN === 'true') {
   if (isMainThread) process.prependListener('exit', foldWorkerCoverage);
-  else process.on('exit', () => writeFileSync(join(tmpdir(), `${prefix}${threadId}.json`), JSON.stringify(strykerGlobal()?.mutantCoverage?.static ?? {})));
+  else
+    process.on('exit', () =>
+      writeFileSync(
+        join(tmpdir(), `${prefix}${threadId}.json`),
+        JSON.stringify(strykerGlobal()?.mutantCoverage?.static ?? {}),
+      ),
+    );
 }
 
 function foldWorkerCoverage(): void {
@@ -31,7 +38,8 @@ function foldWorkerCoverage(): void {
   for (const name of readdirSync(tmpdir()).filter((n) => n.startsWith(prefix))) {
     const path = join(tmpdir(), name);
     const hits = JSON.parse(readFileSync(path, 'utf8')) as Hits;
-    for (const [id, count] of Object.entries(hits)) own.mutantCoverage.static[id] = (own.mutantCoverage.static[id] ?? 0) + count;
+    for (const [id, count] of Object.entries(hits))
+      own.mutantCoverage.static[id] = (own.mutantCoverage.static[id] ?? 0) + count;
     rmSync(path, { force: true });
   }
 }

@@ -12,7 +12,9 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 export interface MediaTypeObject {
   readonly schema: unknown;
   readonly example?: unknown;
-  readonly examples?: Readonly<Record<string, { readonly summary?: string; readonly value: unknown }>>;
+  readonly examples?: Readonly<
+    Record<string, { readonly summary?: string; readonly value: unknown }>
+  >;
 }
 export interface ResponseObject {
   readonly description: string;
@@ -37,7 +39,9 @@ export class OpenApiChecker {
 
   constructor(document: unknown) {
     // Component references become ids Ajv resolves on its own; the document is not a schema itself.
-    this.document = JSON.parse(JSON.stringify(document).replaceAll('"#/components/schemas/', `"${SCHEMA_PREFIX}`)) as Document;
+    this.document = JSON.parse(
+      JSON.stringify(document).replaceAll('"#/components/schemas/', `"${SCHEMA_PREFIX}`),
+    ) as Document;
     this.ajv = addFormats(new Ajv2020({ strict: true, allErrors: true }));
     for (const [name, schema] of Object.entries(this.document.components.schemas)) {
       this.ajv.addSchema(schema as object, SCHEMA_PREFIX + name);
@@ -52,7 +56,9 @@ export class OpenApiChecker {
       const parts = template.split('/');
       const fits =
         parts.length === segments.length &&
-        parts.every((part, i) => (part.startsWith('{') ? (segments[i] ?? '') !== '' : part === segments[i]));
+        parts.every((part, i) =>
+          part.startsWith('{') ? (segments[i] ?? '') !== '' : part === segments[i],
+        );
       if (fits) return operations[method.toLowerCase()];
     }
     return undefined;
@@ -62,22 +68,33 @@ export class OpenApiChecker {
   problems(operation: Operation, res: RawResponse): string[] {
     const status = String(res.status);
     const response =
-      operation.responses[status] ?? operation.responses[`${status[0] ?? ''}XX`] ?? operation.responses.default;
+      operation.responses[status] ??
+      operation.responses[`${status[0] ?? ''}XX`] ??
+      operation.responses.default;
     if (response === undefined) return [`status ${status} is not described`];
     const found: string[] = [];
     for (const [name, header] of Object.entries(response.headers ?? {})) {
-      if (header.required === true && res.headers[name.toLowerCase()] === undefined) found.push(`header ${name} is missing`);
+      if (header.required === true && res.headers[name.toLowerCase()] === undefined)
+        found.push(`header ${name} is missing`);
     }
     if (res.body.length === 0) {
-      if (response.content !== undefined && res.status !== 204) found.push(`status ${status}: a body is described, none came`);
+      if (response.content !== undefined && res.status !== 204)
+        found.push(`status ${status}: a body is described, none came`);
       return found;
     }
-    const mediaType = String(res.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
+    const mediaType =
+      String(res.headers['content-type'] ?? '')
+        .split(';')[0]
+        ?.trim() ?? '';
     const content = response.content?.[mediaType];
-    if (content === undefined) return [...found, `status ${status}: media type ${mediaType} is not described`];
+    if (content === undefined)
+      return [...found, `status ${status}: media type ${mediaType} is not described`];
     const body: unknown = mediaType.endsWith('json') ? JSON.parse(res.text) : res.text;
     const validate = this.validator(content.schema);
-    if (!validate(body)) found.push(`status ${status}: body ${res.text.slice(0, 200)} fails: ${this.ajv.errorsText(validate.errors)}`);
+    if (!validate(body))
+      found.push(
+        `status ${status}: body ${res.text.slice(0, 200)} fails: ${this.ajv.errorsText(validate.errors)}`,
+      );
     return found;
   }
 
@@ -90,7 +107,8 @@ export class OpenApiChecker {
   /** A schema of the document with its component reference, if it is one, followed. */
   resolve(schema: unknown): Readonly<Record<string, unknown>> {
     const ref = (schema as { $ref?: unknown }).$ref;
-    if (typeof ref === 'string' && ref.startsWith(SCHEMA_PREFIX)) return this.resolve(this.document.components.schemas[ref.slice(SCHEMA_PREFIX.length)]);
+    if (typeof ref === 'string' && ref.startsWith(SCHEMA_PREFIX))
+      return this.resolve(this.document.components.schemas[ref.slice(SCHEMA_PREFIX.length)]);
     return schema as Readonly<Record<string, unknown>>;
   }
 
@@ -109,7 +127,8 @@ export function allowedCodes(node: unknown, into = new Set<string>()): Set<strin
   if (Array.isArray(node)) for (const item of node) allowedCodes(item, into);
   else if (typeof node === 'object' && node !== null) {
     const record = node as Readonly<Record<string, unknown>>;
-    if (record.title === 'Code' && Array.isArray(record.enum)) for (const code of record.enum) into.add(String(code));
+    if (record.title === 'Code' && Array.isArray(record.enum))
+      for (const code of record.enum) into.add(String(code));
     if (record.title === 'Code' && typeof record.const === 'string') into.add(record.const);
     for (const value of Object.values(record)) allowedCodes(value, into);
   }

@@ -14,9 +14,12 @@ interface ProtoType {
   toObject(message: unknown, options: Record<string, unknown>): unknown;
 }
 const root = require('otlp-official-protos/build/src/generated/root.js') as {
-  opentelemetry: { proto: { collector: { trace: { v1: { ExportTraceServiceRequest: ProtoType } } } } };
+  opentelemetry: {
+    proto: { collector: { trace: { v1: { ExportTraceServiceRequest: ProtoType } } } };
+  };
 };
-const ExportTraceServiceRequest = root.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
+const ExportTraceServiceRequest =
+  root.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 
 export type AttributeValue = string | number | boolean | readonly AttributeValue[] | undefined;
 
@@ -32,7 +35,10 @@ export interface ReceivedSpan {
   readonly attributes: Readonly<Record<string, AttributeValue>>;
   /** The OTLP status code: 0 unset, 1 ok, 2 error. */
   readonly statusCode: number;
-  readonly events: readonly { readonly name: string; readonly attributes: Readonly<Record<string, AttributeValue>> }[];
+  readonly events: readonly {
+    readonly name: string;
+    readonly attributes: Readonly<Record<string, AttributeValue>>;
+  }[];
   readonly links: readonly { readonly traceId: string; readonly spanId: string }[];
   readonly resource: Readonly<Record<string, AttributeValue>>;
   /** How it came: application/x-protobuf or application/json. */
@@ -45,7 +51,10 @@ export interface Receiver {
   /** Requests received, whatever their answer. */
   readonly requests: number;
   /** Resolves with the spans once `predicate` holds for them (checked on each export), or rejects after `timeoutMs`. */
-  waitFor(predicate: (spans: readonly ReceivedSpan[]) => boolean, timeoutMs?: number): Promise<readonly ReceivedSpan[]>;
+  waitFor(
+    predicate: (spans: readonly ReceivedSpan[]) => boolean,
+    timeoutMs?: number,
+  ): Promise<readonly ReceivedSpan[]>;
   close(): Promise<void>;
 }
 
@@ -93,7 +102,10 @@ interface RawSpan {
   links?: { traceId: string; spanId: string }[];
 }
 interface RawRequest {
-  resourceSpans?: { resource?: { attributes?: KeyValue[] }; scopeSpans?: { spans?: RawSpan[] }[] }[];
+  resourceSpans?: {
+    resource?: { attributes?: KeyValue[] };
+    scopeSpans?: { spans?: RawSpan[] }[];
+  }[];
 }
 
 /** Both encodings to one shape. Protobuf's bytes come out as hex by the `bytes` conversion below. */
@@ -112,7 +124,10 @@ function spansOf(request: RawRequest, contentType: string): ReceivedSpan[] {
           kind: span.kind,
           attributes: plainAttributes(span.attributes),
           statusCode: span.status?.code ?? 0,
-          events: (span.events ?? []).map((event) => ({ name: event.name, attributes: plainAttributes(event.attributes) })),
+          events: (span.events ?? []).map((event) => ({
+            name: event.name,
+            attributes: plainAttributes(event.attributes),
+          })),
           links: (span.links ?? []).map((link) => ({ traceId: link.traceId, spanId: link.spanId })),
           resource,
           contentType,
@@ -126,10 +141,18 @@ function spansOf(request: RawRequest, contentType: string): ReceivedSpan[] {
 const hex = (bytes: unknown): string => Buffer.from(bytes as Uint8Array).toString('hex');
 
 function decode(body: Buffer, contentType: string): ReceivedSpan[] {
-  if (contentType.startsWith('application/json')) return spansOf(JSON.parse(body.toString('utf8')) as RawRequest, 'application/json');
-  if (!contentType.startsWith('application/x-protobuf')) throw new Error(`unexpected content type ${contentType}`);
+  if (contentType.startsWith('application/json'))
+    return spansOf(JSON.parse(body.toString('utf8')) as RawRequest, 'application/json');
+  if (!contentType.startsWith('application/x-protobuf'))
+    throw new Error(`unexpected content type ${contentType}`);
   const message = ExportTraceServiceRequest.decode(body);
-  const object = ExportTraceServiceRequest.toObject(message, { longs: String, enums: Number, bytes: Array, defaults: false, arrays: true }) as RawRequest;
+  const object = ExportTraceServiceRequest.toObject(message, {
+    longs: String,
+    enums: Number,
+    bytes: Array,
+    defaults: false,
+    arrays: true,
+  }) as RawRequest;
   // Ids are bytes on the wire: hex, as the JSON mapping writes them.
   for (const resourceSpans of object.resourceSpans ?? []) {
     for (const scope of resourceSpans.scopeSpans ?? []) {
@@ -172,7 +195,9 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
         return;
       }
       const json = (req.headers['content-type'] ?? '').startsWith('application/json');
-      res.writeHead(200, { 'content-type': json ? 'application/json' : 'application/x-protobuf' }).end(json ? '{}' : '');
+      res
+        .writeHead(200, { 'content-type': json ? 'application/json' : 'application/x-protobuf' })
+        .end(json ? '{}' : '');
       for (const wake of waiters) wake();
     });
   });
@@ -195,7 +220,11 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
         };
         const timer = setTimeout(() => {
           waiters.delete(wake);
-          reject(new Error(`the receiver did not get the spans awaited within ${timeoutMs} ms; it has ${spans.length}: ${spans.map((s) => s.name).join(', ')}`));
+          reject(
+            new Error(
+              `the receiver did not get the spans awaited within ${timeoutMs} ms; it has ${spans.length}: ${spans.map((s) => s.name).join(', ')}`,
+            ),
+          );
         }, timeoutMs);
         waiters.add(wake);
       });

@@ -93,14 +93,21 @@ export async function startPgBouncer(): Promise<PgBouncer> {
   const start = async (): Promise<void> => {
     const args = process.getuid?.() === 0 ? ['-u', 'postgres', config] : [config];
     const started = spawn(path, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    started.stdout?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
-    started.stderr?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
+    started.stdout?.on(
+      'data',
+      (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)),
+    );
+    started.stderr?.on(
+      'data',
+      (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)),
+    );
     child = started;
     // A test run that ends without stopping it (a failure, a time-out) leaves no pooler behind.
     process.once('exit', () => started.kill('SIGKILL'));
     const until = Date.now() + STARTUP_MS_MAX;
     while (!(await accepting(port))) {
-      if (started.exitCode !== null || Date.now() > until) throw new Error(`pgbouncer did not start: ${output}`);
+      if (started.exitCode !== null || Date.now() > until)
+        throw new Error(`pgbouncer did not start: ${output}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   };

@@ -4,7 +4,10 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import type { FreshDatabase } from './store-backends.js';
 
-export async function runPlainSql(fresh: FreshDatabase, statements: readonly string[]): Promise<void> {
+export async function runPlainSql(
+  fresh: FreshDatabase,
+  statements: readonly string[],
+): Promise<void> {
   if (fresh.db.kind === 'postgres') {
     const client = new pg.Client({ connectionString: fresh.db.url });
     await client.connect();
@@ -24,7 +27,10 @@ export async function runPlainSql(fresh: FreshDatabase, statements: readonly str
 }
 
 /** The rows of one query, by a plain client. */
-export async function queryPlainSql<Row extends object>(fresh: FreshDatabase, sql: string): Promise<Row[]> {
+export async function queryPlainSql<Row extends object>(
+  fresh: FreshDatabase,
+  sql: string,
+): Promise<Row[]> {
   if (fresh.db.kind === 'postgres') {
     const client = new pg.Client({ connectionString: fresh.db.url });
     await client.connect();
@@ -34,7 +40,8 @@ export async function queryPlainSql<Row extends object>(fresh: FreshDatabase, sq
       await client.end();
     }
   }
-  if (fresh.db.kind !== 'sqlite') throw new Error(`no plain client for a ${fresh.db.kind} database`);
+  if (fresh.db.kind !== 'sqlite')
+    throw new Error(`no plain client for a ${fresh.db.kind} database`);
   const db = new Database(fresh.db.path, { readonly: true });
   try {
     return db.prepare<[], Row>(sql).all();

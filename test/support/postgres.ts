@@ -6,7 +6,8 @@ import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import pg from 'pg';
 
-export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+export const TEST_DATABASE_URL =
+  process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const PROBE_TIMEOUT_MS = 3_000;
 
 export interface TestDatabase {
@@ -22,7 +23,8 @@ function probe(): Promise<string | undefined> {
     await client.query('SELECT 1');
   }).then(
     () => undefined,
-    (error: unknown) => `PostgreSQL at ${redacted(TEST_DATABASE_URL)} is unreachable: ${error instanceof Error ? error.message : String(error)}`,
+    (error: unknown) =>
+      `PostgreSQL at ${redacted(TEST_DATABASE_URL)} is unreachable: ${error instanceof Error ? error.message : String(error)}`,
   );
   return probed;
 }
@@ -51,15 +53,21 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   return {
     url: url.toString(),
     // FORCE ends connections a crashed or killed service may have left behind.
-    drop: () => withAdmin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+    drop: () =>
+      withAdmin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(
+        () => undefined,
+      ),
   };
 }
 
 /** The name of a test database on the server, as SQL and pg_stat_activity know it. */
-export const databaseNameOf = (database: TestDatabase): string => new URL(database.url).pathname.slice(1);
+export const databaseNameOf = (database: TestDatabase): string =>
+  new URL(database.url).pathname.slice(1);
 
 /** Runs `body` with a database of its own, dropped afterwards whatever happens. */
-export async function withTestDatabase(body: (database: TestDatabase) => Promise<void>): Promise<void> {
+export async function withTestDatabase(
+  body: (database: TestDatabase) => Promise<void>,
+): Promise<void> {
   const database = await createTestDatabase();
   try {
     await body(database);
@@ -74,8 +82,12 @@ export async function withTestDatabase(body: (database: TestDatabase) => Promise
  */
 export async function untilRefusedAsReadOnly(write: () => Promise<unknown>): Promise<Error> {
   for (let tries = 0; tries < 50; tries++) {
-    const error = await write().then(() => undefined, (failure: unknown) => failure);
-    if (error instanceof Error && (error as { code?: unknown }).code === 'STORE_READ_ONLY') return error;
+    const error = await write().then(
+      () => undefined,
+      (failure: unknown) => failure,
+    );
+    if (error instanceof Error && (error as { code?: unknown }).code === 'STORE_READ_ONLY')
+      return error;
   }
   return assert.fail('no write was refused as read-only');
 }
@@ -93,8 +105,13 @@ export async function untilTrue(attempt: () => Promise<boolean>): Promise<boolea
 export async function setReadOnly(database: TestDatabase, on: boolean): Promise<void> {
   const name = databaseNameOf(database);
   await withAdmin(async (client) => {
-    await client.query(`ALTER DATABASE ${name} ${on ? 'SET default_transaction_read_only = on' : 'RESET default_transaction_read_only'}`);
-    await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name]);
+    await client.query(
+      `ALTER DATABASE ${name} ${on ? 'SET default_transaction_read_only = on' : 'RESET default_transaction_read_only'}`,
+    );
+    await client.query(
+      'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+      [name],
+    );
   });
 }
 
@@ -110,13 +127,17 @@ export async function untilWaitingForLock(client: pg.Client, boundMs = 10_000): 
       "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'",
     );
     if (rows.length > 0) return;
-    if (Date.now() - started > boundMs) assert.fail(`no session waited for a lock within ${boundMs} ms`);
+    if (Date.now() - started > boundMs)
+      assert.fail(`no session waited for a lock within ${boundMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
 
 async function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL, connectionTimeoutMillis: PROBE_TIMEOUT_MS });
+  const client = new pg.Client({
+    connectionString: TEST_DATABASE_URL,
+    connectionTimeoutMillis: PROBE_TIMEOUT_MS,
+  });
   client.on('error', () => undefined); // reported through the failing query instead
   await client.connect();
   try {
@@ -136,7 +157,11 @@ function redacted(url: string): string {
  * Makes one write of `db` fail as PostgreSQL refuses writes in a read-only transaction: the store
  * then knows writes fail, as on a read-only server, without changing the server. Table v must exist.
  */
-export async function refuseOneWrite(db: { transaction(work: (session: { query(text: string): Promise<unknown> }) => Promise<unknown>): Promise<unknown> }): Promise<unknown> {
+export async function refuseOneWrite(db: {
+  transaction(
+    work: (session: { query(text: string): Promise<unknown> }) => Promise<unknown>,
+  ): Promise<unknown>;
+}): Promise<unknown> {
   return db
     .transaction(async (session) => {
       await session.query('SET TRANSACTION READ ONLY');

@@ -33,24 +33,71 @@ export type Page = keyof typeof PAGES;
 const VIEWERS: readonly Page[] = ['/docs', '/redoc'];
 
 /** Generous: the published modes' tests replay many requests, and none of them is to be refused. */
-const RATE_LIMITS = { writes: { perSecond: 10_000, burst: 10_000 }, reads: { perSecond: 10_000, burst: 10_000 } } as const;
+const RATE_LIMITS = {
+  writes: { perSecond: 10_000, burst: 10_000 },
+  reads: { perSecond: 10_000, burst: 10_000 },
+} as const;
 
 export const MODES: readonly PublishedMode[] = [
   { name: 'todo-default', server: { service: 'todo' }, pages: VIEWERS },
   { name: 'todo-unified', server: { service: 'todo', errors: 'unified' }, pages: [] },
-  { name: 'todo-unified-catchall', server: { service: 'todo', errors: 'unified', catchAll: true }, pages: [] },
-  { name: 'todo-problem', server: { service: 'todo', errors: 'problem' }, pages: ['/docs/problems'] },
-  { name: 'todo-default-keys-required', server: { service: 'todo', idempotency: { required: true, ttlMs: DEFAULT_IDEMPOTENCY_TTL_MS } }, pages: [] },
-  { name: 'todo-default-if-match-required', server: { service: 'todo', requireIfMatch: true }, pages: [] },
-  { name: 'todo-problem-if-match-required', server: { service: 'todo', errors: 'problem', requireIfMatch: true }, pages: [] },
+  {
+    name: 'todo-unified-catchall',
+    server: { service: 'todo', errors: 'unified', catchAll: true },
+    pages: [],
+  },
+  {
+    name: 'todo-problem',
+    server: { service: 'todo', errors: 'problem' },
+    pages: ['/docs/problems'],
+  },
+  {
+    name: 'todo-default-keys-required',
+    server: { service: 'todo', idempotency: { required: true, ttlMs: DEFAULT_IDEMPOTENCY_TTL_MS } },
+    pages: [],
+  },
+  {
+    name: 'todo-default-if-match-required',
+    server: { service: 'todo', requireIfMatch: true },
+    pages: [],
+  },
+  {
+    name: 'todo-problem-if-match-required',
+    server: { service: 'todo', errors: 'problem', requireIfMatch: true },
+    pages: [],
+  },
   { name: 'bank-default', server: { service: 'bank' }, pages: VIEWERS },
   { name: 'bank-unified', server: { service: 'bank', errors: 'unified' }, pages: VIEWERS },
-  { name: 'bank-unified-catchall', server: { service: 'bank', errors: 'unified', catchAll: true }, pages: VIEWERS },
-  { name: 'bank-problem', server: { service: 'bank', errors: 'problem' }, pages: [...VIEWERS, '/docs/problems'] },
-  { name: 'bank-problem-keys-required', server: { service: 'bank', errors: 'problem', idempotency: { required: true, ttlMs: DEFAULT_IDEMPOTENCY_TTL_MS } }, pages: [] },
+  {
+    name: 'bank-unified-catchall',
+    server: { service: 'bank', errors: 'unified', catchAll: true },
+    pages: VIEWERS,
+  },
+  {
+    name: 'bank-problem',
+    server: { service: 'bank', errors: 'problem' },
+    pages: [...VIEWERS, '/docs/problems'],
+  },
+  {
+    name: 'bank-problem-keys-required',
+    server: {
+      service: 'bank',
+      errors: 'problem',
+      idempotency: { required: true, ttlMs: DEFAULT_IDEMPOTENCY_TTL_MS },
+    },
+    pages: [],
+  },
   // Rate limits add a 429 to every limited operation, and the RateLimit fields to its answers.
-  { name: 'todo-problem-rate-limited', server: { service: 'todo', errors: 'problem', rateLimits: { limits: RATE_LIMITS } }, pages: ['/docs/problems'] },
-  { name: 'bank-default-rate-limited', server: { service: 'bank', rateLimits: { limits: { writes: RATE_LIMITS.writes } } }, pages: [] },
+  {
+    name: 'todo-problem-rate-limited',
+    server: { service: 'todo', errors: 'problem', rateLimits: { limits: RATE_LIMITS } },
+    pages: ['/docs/problems'],
+  },
+  {
+    name: 'bank-default-rate-limited',
+    server: { service: 'bank', rateLimits: { limits: { writes: RATE_LIMITS.writes } } },
+    pages: [],
+  },
 ];
 
 export interface Published {
@@ -86,6 +133,9 @@ export function recordedPage(mode: PublishedMode, page: Page): string {
 
 export function record(mode: PublishedMode, published: Published): void {
   mkdirSync(fileOf(mode, ''), { recursive: true });
-  writeFileSync(fileOf(mode, 'openapi.json'), `${JSON.stringify(JSON.parse(published.openapi), null, 2)}\n`);
+  writeFileSync(
+    fileOf(mode, 'openapi.json'),
+    `${JSON.stringify(JSON.parse(published.openapi), null, 2)}\n`,
+  );
   for (const [page, text] of published.pages) writeFileSync(pageFileOf(mode, page), text);
 }

@@ -3,7 +3,20 @@
 // and that user may not be able to reach the repository itself: a clone under /root, or in a
 // folder made by `mktemp -d`, has a parent of mode 0700. Files are hard links to the repository's
 // own where the file system allows it (so the copy takes a fraction of a second), copies elsewhere.
-import { chmodSync, copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,7 +42,12 @@ interface PackageLock {
  */
 function productionPackages(lock: PackageLock): string[] {
   return Object.entries(lock.packages)
-    .filter(([path, entry]) => path.startsWith('node_modules/') && !path.includes('/node_modules/', 1) && entry.dev !== true)
+    .filter(
+      ([path, entry]) =>
+        path.startsWith('node_modules/') &&
+        !path.includes('/node_modules/', 1) &&
+        entry.dev !== true,
+    )
     .map(([path]) => path);
 }
 
@@ -38,7 +56,9 @@ export function reachableCopy(): ReachableCopy {
   const root = mkdtempSync(join(tmpdir(), 'service-copy-'));
   chmodSync(root, 0o755);
   try {
-    const lock = JSON.parse(readFileSync(join(REPOSITORY, 'package-lock.json'), 'utf8')) as PackageLock;
+    const lock = JSON.parse(
+      readFileSync(join(REPOSITORY, 'package-lock.json'), 'utf8'),
+    ) as PackageLock;
     // package.json says "type": "module", which makes the compiled .js files ES modules.
     const parts = ['package.json', join('.build', 'src'), ...productionPackages(lock)];
     for (const part of parts) mirror(join(REPOSITORY, part), join(root, part));

@@ -5,7 +5,16 @@
 // services answer now, right or wrong.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { asShown, documentFiles, DocSession, needsPostgres, postgresProblem, readDocument, REPOSITORY, type Example } from './doc-examples.js';
+import {
+  asShown,
+  documentFiles,
+  DocSession,
+  needsPostgres,
+  postgresProblem,
+  readDocument,
+  REPOSITORY,
+  type Example,
+} from './doc-examples.js';
 
 const files = process.argv.length > 2 ? process.argv.slice(2) : documentFiles();
 const missingPostgres = await postgresProblem();
@@ -40,7 +49,8 @@ for (const file of files) {
       if (example.kind === 'server') await session.start(example);
       if (example.kind !== 'run') continue;
       const result = await session.run(example);
-      if (result.code !== 0) process.stdout.write(`${file}:${example.line}: exited with ${result.code}\n`);
+      if (result.code !== 0)
+        process.stdout.write(`${file}:${example.line}: exited with ${result.code}\n`);
       printed.set(example, result.output);
     }
   } finally {

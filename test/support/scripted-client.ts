@@ -13,7 +13,12 @@ export interface ScriptedAnswer {
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
 }
 
-export async function sendOnSchedule(urls: readonly string[], path: string, periodMs: number, durationMs: number): Promise<ScriptedAnswer[]> {
+export async function sendOnSchedule(
+  urls: readonly string[],
+  path: string,
+  periodMs: number,
+  durationMs: number,
+): Promise<ScriptedAnswer[]> {
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
   const pending: Promise<ScriptedAnswer>[] = [];
   const startedMs = performance.now();
@@ -37,7 +42,14 @@ function once(agent: Agent, baseUrl: string, path: string): Promise<ScriptedAnsw
     const sentMs = performance.now();
     const outgoing = request(url, { agent }, (res) => {
       res.resume();
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, sentMs, answeredMs: performance.now(), headers: res.headers }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          sentMs,
+          answeredMs: performance.now(),
+          headers: res.headers,
+        }),
+      );
       res.on('error', reject);
     });
     outgoing.setTimeout(15_000, () => outgoing.destroy(new Error('request timed out')));

@@ -14,7 +14,11 @@ const [script = 'commit', code, ...words] = (workerData as GroupCommitSetup).loc
 const port = parentPort;
 if (port === null) throw new Error('the scripted writer runs in a worker thread');
 
-const committed = (batch: number, ops: readonly number[]): FromWriter<number> => ({ kind: 'committed', batch, results: ops.map((op) => ({ ok: true, outcome: op })) });
+const committed = (batch: number, ops: readonly number[]): FromWriter<number> => ({
+  kind: 'committed',
+  batch,
+  results: ops.map((op) => ({ ok: true, outcome: op })),
+});
 let held: FromWriter<number> | undefined;
 
 port.on('message', (message: ToWriter<number>) => {

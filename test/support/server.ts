@@ -51,16 +51,30 @@ export interface TestServerOptions {
 }
 
 export async function startTestServer(options: TestServerOptions): Promise<RunningServer> {
-  const errorFormat: ErrorFormat = { name: options.errors ?? 'default', catchAll: options.catchAll ?? false };
+  const errorFormat: ErrorFormat = {
+    name: options.errors ?? 'default',
+    catchAll: options.catchAll ?? false,
+  };
   const db = options.db ?? { kind: 'memory' };
   const metrics = options.metrics === true ? createMetricsRegistry() : undefined;
-  const storeOptions = { observer: metrics === undefined ? undefined : storeMetrics(options.service, metrics), idempotencyTtlMs: options.idempotency?.ttlMs };
+  const storeOptions = {
+    observer: metrics === undefined ? undefined : storeMetrics(options.service, metrics),
+    idempotencyTtlMs: options.idempotency?.ttlMs,
+  };
   const service =
     options.service === 'todo'
       ? await createTodoService(db, storeOptions, { requireIfMatch: options.requireIfMatch })
-      : await createBankService(db, options.accounts ?? INITIAL_ACCOUNTS, errorFormat, storeOptions);
+      : await createBankService(
+          db,
+          options.accounts ?? INITIAL_ACCOUNTS,
+          errorFormat,
+          storeOptions,
+        );
   const lines = options.logLines;
-  const log: Logger = lines === undefined ? createLogger('silent') : createLogger(options.logLevel ?? 'info', (line) => lines.push(line));
+  const log: Logger =
+    lines === undefined
+      ? createLogger('silent')
+      : createLogger(options.logLevel ?? 'info', (line) => lines.push(line));
   return startServer(service, {
     host: '127.0.0.1',
     port: 0,
@@ -79,7 +93,9 @@ export async function startTestServer(options: TestServerOptions): Promise<Runni
         ? undefined
         : {
             limits: options.rateLimits.limits,
-            limiter: options.rateLimits.limiter ?? inProcessLimiter(options.rateLimits.limits, () => performance.now()),
+            limiter:
+              options.rateLimits.limiter ??
+              inProcessLimiter(options.rateLimits.limits, () => performance.now()),
             whenDown: options.rateLimits.whenDown ?? 'open',
             trustedProxies: options.rateLimits.trustedProxies,
           },
@@ -87,7 +103,10 @@ export async function startTestServer(options: TestServerOptions): Promise<Runni
 }
 
 /** Runs `body` against a fresh server, and closes the server whatever happens. */
-export async function withServer(options: TestServerOptions, body: (url: string) => Promise<void>): Promise<void> {
+export async function withServer(
+  options: TestServerOptions,
+  body: (url: string) => Promise<void>,
+): Promise<void> {
   const server = await startTestServer(options);
   try {
     await body(server.url);

@@ -40,16 +40,29 @@ export interface ProcessOptions extends Partial<RunAs> {
 
 export function runCli(args: readonly string[], options: ProcessOptions = {}): ChildProcess {
   const { openFilesMax, cli = CLI, env, nodeOptions = [], ...runAs } = options;
-  const spawnOptions: SpawnOptions = { stdio: ['ignore', 'pipe', 'pipe'], ...runAs, ...(env === undefined ? {} : { env: { ...process.env, ...env } }) };
-  if (openFilesMax === undefined) return spawn(process.execPath, [...nodeOptions, cli, ...args], spawnOptions);
+  const spawnOptions: SpawnOptions = {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...runAs,
+    ...(env === undefined ? {} : { env: { ...process.env, ...env } }),
+  };
+  if (openFilesMax === undefined)
+    return spawn(process.execPath, [...nodeOptions, cli, ...args], spawnOptions);
   // exec keeps the process id, so that signals reach node itself and not the shell.
   const script = `ulimit -n ${openFilesMax} && exec "$0" "$@"`;
   return spawn('sh', ['-c', script, process.execPath, cli, ...args], spawnOptions);
 }
 
 /** Starts the CLI and resolves once `expectedServices` services have logged where they listen. */
-export function startServiceProcess(args: readonly string[], expectedServices = 1, options: ProcessOptions = {}): Promise<ServiceProcess> {
-  return whenListening(runCli(['--port', '0', ...args], options), expectedServices, START_TIMEOUT_MS);
+export function startServiceProcess(
+  args: readonly string[],
+  expectedServices = 1,
+  options: ProcessOptions = {},
+): Promise<ServiceProcess> {
+  return whenListening(
+    runCli(['--port', '0', ...args], options),
+    expectedServices,
+    START_TIMEOUT_MS,
+  );
 }
 
 const REPOSITORY = fileURLToPath(new URL('../../..', import.meta.url));
@@ -57,18 +70,31 @@ const REPOSITORY = fileURLToPath(new URL('../../..', import.meta.url));
 const NPM_START_TIMEOUT_MS = 120_000;
 
 /** `npm start -- args…` in the repository (or in `folder`), as an operator runs it: the handle's pid is npm's. */
-export function startWithNpm(args: readonly string[], expectedServices = 1, folder = REPOSITORY): Promise<ServiceProcess> {
-  const child = spawn('npm', ['start', '--silent', '--', '--port', '0', ...args], { cwd: folder, stdio: ['ignore', 'pipe', 'pipe'] });
+export function startWithNpm(
+  args: readonly string[],
+  expectedServices = 1,
+  folder = REPOSITORY,
+): Promise<ServiceProcess> {
+  const child = spawn('npm', ['start', '--silent', '--', '--port', '0', ...args], {
+    cwd: folder,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   return whenListening(child, expectedServices, NPM_START_TIMEOUT_MS);
 }
 
-function whenListening(child: ChildProcess, expectedServices: number, timeoutMs: number): Promise<ServiceProcess> {
+function whenListening(
+  child: ChildProcess,
+  expectedServices: number,
+  timeoutMs: number,
+): Promise<ServiceProcess> {
   let output = '';
   let pending = '';
   const urls: string[] = [];
   const messages = new Set<string>();
   const awaited = new Map<string, () => void>();
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => resolve(code)),
+  );
 
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -79,7 +105,8 @@ function whenListening(child: ChildProcess, expectedServices: number, timeoutMs:
       pid: child.pid ?? -1,
       urls,
       output: () => output,
-      logged: (msg) => (messages.has(msg) ? Promise.resolve() : new Promise((resolve) => awaited.set(msg, resolve))),
+      logged: (msg) =>
+        messages.has(msg) ? Promise.resolve() : new Promise((resolve) => awaited.set(msg, resolve)),
       exited,
       async kill(signal = 'SIGTERM') {
         if (child.exitCode === null && child.signalCode === null) child.kill(signal);

@@ -20,7 +20,10 @@ export interface StoreBackend {
 
 export async function freshSqlite(): Promise<FreshDatabase> {
   const folder = await mkdtemp(join(tmpdir(), 'store-test-'));
-  return { db: { kind: 'sqlite', path: join(folder, 'store.sqlite') }, drop: () => rm(folder, { recursive: true, force: true }) };
+  return {
+    db: { kind: 'sqlite', path: join(folder, 'store.sqlite') },
+    drop: () => rm(folder, { recursive: true, force: true }),
+  };
 }
 
 export async function freshPostgres(): Promise<FreshDatabase> {

@@ -6,7 +6,12 @@
 import { describe, test } from 'node:test';
 import { PROCESS_SUITE_TIMEOUT_MS, SUITE_TIMEOUT_MS } from './time-limits.js';
 
-export function suiteUnless(skip: string | false, name: string, body: () => void, timeout = SUITE_TIMEOUT_MS): void {
+export function suiteUnless(
+  skip: string | false,
+  name: string,
+  body: () => void,
+  timeout = SUITE_TIMEOUT_MS,
+): void {
   if (skip === false) describe(name, { timeout }, body);
   else test(name, { skip }, () => undefined);
 }

@@ -13,7 +13,9 @@ export type TestWrite =
   /** Answers PRAGMA synchronous of the writer's connection: 0 OFF, 1 NORMAL, 2 FULL. */
   | { readonly kind: 'synchronous' };
 
-export const TEST_MIGRATIONS = [{ version: 1, sql: 'CREATE TABLE v (x INTEGER NOT NULL CHECK (x >= 0))' }];
+export const TEST_MIGRATIONS = [
+  { version: 1, sql: 'CREATE TABLE v (x INTEGER NOT NULL CHECK (x >= 0))' },
+];
 
 export function prepareTestWrites(db: SqliteDatabase): (write: TestWrite) => number {
   const insert = db.prepare<[number]>('INSERT INTO v (x) VALUES (?)');

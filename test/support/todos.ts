@@ -3,11 +3,15 @@
 import assert from 'node:assert/strict';
 import type { StoredTodo, Todo, TodoInput, TodoStore } from '../../src/todo/store.js';
 
-export async function createTodo(store: Pick<TodoStore, 'create'>, input: TodoInput): Promise<Todo> {
+export async function createTodo(
+  store: Pick<TodoStore, 'create'>,
+  input: TodoInput,
+): Promise<Todo> {
   const outcome = await store.create(input);
   assert.ok(outcome.kind === 'created', 'the store had no id left');
   return { id: outcome.id, title: input.title, done: input.done };
 }
 
 /** An item as stored, without its version: for the tests whose promise is about the data alone. */
-export const dataOf = (todo: StoredTodo | undefined): Todo | undefined => (todo === undefined ? undefined : { id: todo.id, title: todo.title, done: todo.done });
+export const dataOf = (todo: StoredTodo | undefined): Todo | undefined =>
+  todo === undefined ? undefined : { id: todo.id, title: todo.title, done: todo.done };

@@ -13,9 +13,18 @@ const QUICK_EXPORT = { OTEL_BSP_SCHEDULE_DELAY: '50' };
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const PARENT_ID = '00f067aa0ba902b7';
 
-async function withTraced(args: readonly string[], env: NodeJS.ProcessEnv, body: (url: string, receiver: Receiver, service: ServiceProcess) => Promise<void>, receiver?: Receiver): Promise<void> {
+async function withTraced(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  body: (url: string, receiver: Receiver, service: ServiceProcess) => Promise<void>,
+  receiver?: Receiver,
+): Promise<void> {
   const collector = receiver ?? (await startReceiver());
-  const service = await startServiceProcess(['--otel-endpoint', collector.url, '--db', 'memory', ...args], 1, { env: { ...QUICK_EXPORT, ...env } });
+  const service = await startServiceProcess(
+    ['--otel-endpoint', collector.url, '--db', 'memory', ...args],
+    1,
+    { env: { ...QUICK_EXPORT, ...env } },
+  );
   try {
     await body(service.urls[0] as string, collector, service);
   } finally {
@@ -24,11 +33,19 @@ async function withTraced(args: readonly string[], env: NodeJS.ProcessEnv, body:
   }
 }
 
-const serverSpans = (spans: readonly ReceivedSpan[]): ReceivedSpan[] => spans.filter((span) => span.kind === 2);
+const serverSpans = (spans: readonly ReceivedSpan[]): ReceivedSpan[] =>
+  spans.filter((span) => span.kind === 2);
 const spanFor = (spans: readonly ReceivedSpan[], requestId: string): ReceivedSpan | undefined =>
-  serverSpans(spans).find((span) => (span.attributes['http.response.header.x-request-id'] as string[] | undefined)?.[0] === requestId);
+  serverSpans(spans).find(
+    (span) =>
+      (span.attributes['http.response.header.x-request-id'] as string[] | undefined)?.[0] ===
+      requestId,
+  );
 
-async function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; requestId: string }> {
+async function get(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; requestId: string }> {
   const response = await fetch(url, { headers });
   await response.arrayBuffer();
   return { status: response.status, requestId: response.headers.get('x-request-id') ?? '' };
@@ -41,7 +58,10 @@ async function spanOf(receiver: Receiver, requestId: string): Promise<ReceivedSp
 
 test('a request whose traceparent is valid continues that trace: its span is the child of the caller, with its tracestate', async () => {
   await withTraced([], {}, async (url, receiver) => {
-    const { status, requestId } = await get(`${url}/todos/1`, { traceparent: `00-${TRACE_ID}-${PARENT_ID}-01`, tracestate: 'congo=t61rcWkgMzE,rojo=00f067aa0ba902b7' });
+    const { status, requestId } = await get(`${url}/todos/1`, {
+      traceparent: `00-${TRACE_ID}-${PARENT_ID}-01`,
+      tracestate: 'congo=t61rcWkgMzE,rojo=00f067aa0ba902b7',
+    });
     assert.equal(status, 200);
     const span = await spanOf(receiver, requestId);
     assert.equal(span.traceId, TRACE_ID);
@@ -53,32 +73,41 @@ test('a request whose traceparent is valid continues that trace: its span is the
 });
 
 test('a request without traceparent starts a new trace, with the HTTP semantic conventions on its SERVER span', async () => {
-  await withTraced([], { OTEL_SERVICE_NAME: 'todo-under-test', OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=test,team=a%20b' }, async (url, receiver) => {
-    const { requestId } = await get(`${url}/todos/1?token=secret`, { 'user-agent': 'trace-test/1.0' });
-    const span = await spanOf(receiver, requestId);
-    assert.match(span.traceId, /^[0-9a-f]{32}$/);
-    assert.notEqual(span.traceId, TRACE_ID);
-    assert.equal(span.parentSpanId, '');
-    const port = Number(new URL(url).port);
-    assert.deepEqual(span.attributes, {
-      'http.request.method': 'GET',
-      'url.path': '/todos/1',
-      'url.scheme': 'http',
-      'network.protocol.version': '1.1',
-      'http.response.header.x-request-id': [requestId],
-      'client.address': '127.0.0.1',
-      'user_agent.original': 'trace-test/1.0',
-      'server.address': '127.0.0.1',
-      'server.port': port,
-      'http.response.status_code': 200,
-      'http.route': '/todos/{todo_id}',
-    });
-    // A 4xx is the client's: no error on a server span.
-    assert.equal(span.statusCode, 0);
-    assert.equal(span.resource['service.name'], 'todo-under-test');
-    assert.equal(span.resource['deployment.environment.name'], 'test');
-    assert.equal(span.resource.team, 'a b');
-  });
+  await withTraced(
+    [],
+    {
+      OTEL_SERVICE_NAME: 'todo-under-test',
+      OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=test,team=a%20b',
+    },
+    async (url, receiver) => {
+      const { requestId } = await get(`${url}/todos/1?token=secret`, {
+        'user-agent': 'trace-test/1.0',
+      });
+      const span = await spanOf(receiver, requestId);
+      assert.match(span.traceId, /^[0-9a-f]{32}$/);
+      assert.notEqual(span.traceId, TRACE_ID);
+      assert.equal(span.parentSpanId, '');
+      const port = Number(new URL(url).port);
+      assert.deepEqual(span.attributes, {
+        'http.request.method': 'GET',
+        'url.path': '/todos/1',
+        'url.scheme': 'http',
+        'network.protocol.version': '1.1',
+        'http.response.header.x-request-id': [requestId],
+        'client.address': '127.0.0.1',
+        'user_agent.original': 'trace-test/1.0',
+        'server.address': '127.0.0.1',
+        'server.port': port,
+        'http.response.status_code': 200,
+        'http.route': '/todos/{todo_id}',
+      });
+      // A 4xx is the client's: no error on a server span.
+      assert.equal(span.statusCode, 0);
+      assert.equal(span.resource['service.name'], 'todo-under-test');
+      assert.equal(span.resource['deployment.environment.name'], 'test');
+      assert.equal(span.resource.team, 'a b');
+    },
+  );
 });
 
 /** The W3C trace-context test suite's malformed or unsupported traceparent values: each is ignored, and a new trace starts. */
@@ -107,7 +136,10 @@ const MALFORMED_TRACEPARENTS: readonly string[] = [
 test("malformed traceparent headers (the W3C test suite's cases) are ignored: the request is answered as usual and a new trace starts", async () => {
   await withTraced([], {}, async (url, receiver) => {
     for (const traceparent of MALFORMED_TRACEPARENTS) {
-      const { status, requestId } = await get(`${url}/todos/1`, { traceparent, tracestate: 'rojo=00f067aa0ba902b7' });
+      const { status, requestId } = await get(`${url}/todos/1`, {
+        traceparent,
+        tracestate: 'rojo=00f067aa0ba902b7',
+      });
       assert.equal(status, 200, traceparent);
       const span = await spanOf(receiver, requestId);
       assert.notEqual(span.traceId, TRACE_ID, traceparent);
@@ -115,7 +147,9 @@ test("malformed traceparent headers (the W3C test suite's cases) are ignored: th
       assert.equal(span.traceState, '', traceparent);
     }
     // A later version's traceparent is read by its first four fields, as the specification asks.
-    const { requestId } = await get(`${url}/todos/1`, { traceparent: `cc-${TRACE_ID}-${PARENT_ID}-01-what-the-future-will-be-like` });
+    const { requestId } = await get(`${url}/todos/1`, {
+      traceparent: `cc-${TRACE_ID}-${PARENT_ID}-01-what-the-future-will-be-like`,
+    });
     const future = await spanOf(receiver, requestId);
     assert.equal(future.traceId, TRACE_ID);
     assert.equal(future.parentSpanId, PARENT_ID);
@@ -124,62 +158,87 @@ test("malformed traceparent headers (the W3C test suite's cases) are ignored: th
 
 test('the sampled flag is honoured (parent-based by default), and OTEL_TRACES_SAMPLER chooses another sampler', async () => {
   await withTraced([], {}, async (url, receiver) => {
-    const unsampled = await get(`${url}/todos/1`, { traceparent: `00-${TRACE_ID}-${PARENT_ID}-00` });
+    const unsampled = await get(`${url}/todos/1`, {
+      traceparent: `00-${TRACE_ID}-${PARENT_ID}-00`,
+    });
     const sampled = await get(`${url}/todos/1`, { traceparent: `00-${TRACE_ID}-${PARENT_ID}-01` });
     await spanOf(receiver, sampled.requestId);
     assert.equal(spanFor(receiver.spans, unsampled.requestId), undefined);
   });
   await withTraced([], { OTEL_TRACES_SAMPLER: 'always_on' }, async (url, receiver) => {
-    const unsampledParent = await get(`${url}/todos/1`, { traceparent: `00-${TRACE_ID}-${PARENT_ID}-00` });
+    const unsampledParent = await get(`${url}/todos/1`, {
+      traceparent: `00-${TRACE_ID}-${PARENT_ID}-00`,
+    });
     assert.equal((await spanOf(receiver, unsampledParent.requestId)).traceId, TRACE_ID);
   });
-  await withTraced([], { OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' }, async (url, receiver) => {
-    const none = await get(`${url}/todos/1`);
-    const marker = await fetch(`${url}/todos/1`, { headers: { traceparent: `00-${TRACE_ID}-${PARENT_ID}-01` } });
-    await marker.arrayBuffer();
-    // traceidratio ignores the parent: with a ratio of 0 nothing is sampled, so nothing arrives.
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    assert.equal(spanFor(receiver.spans, none.requestId), undefined);
-    assert.equal(serverSpans(receiver.spans).length, 0);
-  });
+  await withTraced(
+    [],
+    { OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' },
+    async (url, receiver) => {
+      const none = await get(`${url}/todos/1`);
+      const marker = await fetch(`${url}/todos/1`, {
+        headers: { traceparent: `00-${TRACE_ID}-${PARENT_ID}-01` },
+      });
+      await marker.arrayBuffer();
+      // traceidratio ignores the parent: with a ratio of 0 nothing is sampled, so nothing arrives.
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      assert.equal(spanFor(receiver.spans, none.requestId), undefined);
+      assert.equal(serverSpans(receiver.spans).length, 0);
+    },
+  );
 });
 
 const FORMATS = ['default', 'unified', 'problem'] as const;
 
 for (const format of FORMATS) {
   test(`spans carry status, route, error.type and refusals in the ${format} error format`, async () => {
-    await withTraced(['--errors', format, '--rate-limit', 'reads=1/s:2'], {}, async (url, receiver) => {
-      const unmatched = await get(`${url}/nowhere`);
-      const invalid = await fetch(`${url}/todos`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"done":true}' });
-      await invalid.arrayBuffer();
-      const invalidId = invalid.headers.get('x-request-id') as string;
-      // The burst of 2 lets two reads through; the next is refused.
-      let refused = await get(`${url}/todos/1`);
-      for (let i = 0; i < 5 && refused.status !== 429; i++) refused = await get(`${url}/todos/1`);
-      assert.equal(refused.status, 429);
+    await withTraced(
+      ['--errors', format, '--rate-limit', 'reads=1/s:2'],
+      {},
+      async (url, receiver) => {
+        const unmatched = await get(`${url}/nowhere`);
+        const invalid = await fetch(`${url}/todos`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{"done":true}',
+        });
+        await invalid.arrayBuffer();
+        const invalidId = invalid.headers.get('x-request-id') as string;
+        // The burst of 2 lets two reads through; the next is refused.
+        let refused = await get(`${url}/todos/1`);
+        for (let i = 0; i < 5 && refused.status !== 429; i++) refused = await get(`${url}/todos/1`);
+        assert.equal(refused.status, 429);
 
-      const notFound = await spanOf(receiver, unmatched.requestId);
-      assert.equal(notFound.name, 'GET');
-      assert.equal(notFound.attributes['http.route'], undefined);
-      assert.equal(notFound.attributes['http.response.status_code'], 404);
-      const unprocessable = await spanOf(receiver, invalidId);
-      assert.equal(unprocessable.name, 'POST /todos');
-      assert.equal(unprocessable.attributes['http.response.status_code'], 422);
-      assert.equal(unprocessable.attributes['error.type'], undefined);
-      assert.equal(unprocessable.statusCode, 0);
-      const tooMany = await spanOf(receiver, refused.requestId);
-      assert.equal(tooMany.attributes['http.response.status_code'], 429);
-      assert.equal(tooMany.statusCode, 0);
-      assert.deepEqual(
-        tooMany.events.map((event) => [event.name, event.attributes['http.response.status_code']]),
-        [['request.refused', 429]],
-      );
-    });
+        const notFound = await spanOf(receiver, unmatched.requestId);
+        assert.equal(notFound.name, 'GET');
+        assert.equal(notFound.attributes['http.route'], undefined);
+        assert.equal(notFound.attributes['http.response.status_code'], 404);
+        const unprocessable = await spanOf(receiver, invalidId);
+        assert.equal(unprocessable.name, 'POST /todos');
+        assert.equal(unprocessable.attributes['http.response.status_code'], 422);
+        assert.equal(unprocessable.attributes['error.type'], undefined);
+        assert.equal(unprocessable.statusCode, 0);
+        const tooMany = await spanOf(receiver, refused.requestId);
+        assert.equal(tooMany.attributes['http.response.status_code'], 429);
+        assert.equal(tooMany.statusCode, 0);
+        assert.deepEqual(
+          tooMany.events.map((event) => [
+            event.name,
+            event.attributes['http.response.status_code'],
+          ]),
+          [['request.refused', 429]],
+        );
+      },
+    );
   });
 
   test(`a 5xx sets error.type and the ERROR status, and the error line carries trace_id and span_id (${format} format)`, async () => {
     const receiver = await startReceiver();
-    const service = await startServiceProcess(['bank', '--otel-endpoint', receiver.url, '--db', 'memory', '--errors', format], 1, { env: QUICK_EXPORT });
+    const service = await startServiceProcess(
+      ['bank', '--otel-endpoint', receiver.url, '--db', 'memory', '--errors', format],
+      1,
+      { env: QUICK_EXPORT },
+    );
     try {
       const url = service.urls[0] as string;
       // The bank's /crash is an unhandled failure: a 500 in every format.
@@ -216,7 +275,9 @@ for (const format of FORMATS) {
 
 test('OTEL_EXPORTER_OTLP_PROTOCOL=http/json sends the same spans by the OTLP/JSON mapping', async () => {
   await withTraced([], { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }, async (url, receiver) => {
-    const { requestId } = await get(`${url}/todos/999`, { traceparent: `00-${TRACE_ID}-${PARENT_ID}-01` });
+    const { requestId } = await get(`${url}/todos/999`, {
+      traceparent: `00-${TRACE_ID}-${PARENT_ID}-01`,
+    });
     const span = await spanOf(receiver, requestId);
     assert.equal(span.contentType, 'application/json');
     assert.equal(span.traceId, TRACE_ID);
@@ -227,41 +288,79 @@ test('OTEL_EXPORTER_OTLP_PROTOCOL=http/json sends the same spans by the OTLP/JSO
 });
 
 /** A store span under its request: the child of the request's SERVER span, with the database's words. */
-function storeSpanUnder(spans: readonly ReceivedSpan[], request: ReceivedSpan): ReceivedSpan | undefined {
-  return spans.find((span) => span.kind === 3 && span.parentSpanId === request.spanId && span.traceId === request.traceId);
+function storeSpanUnder(
+  spans: readonly ReceivedSpan[],
+  request: ReceivedSpan,
+): ReceivedSpan | undefined {
+  return spans.find(
+    (span) =>
+      span.kind === 3 && span.parentSpanId === request.spanId && span.traceId === request.traceId,
+  );
 }
 
-async function checkStoreSpans(args: readonly string[], system: string, reads: boolean): Promise<void> {
+async function checkStoreSpans(
+  args: readonly string[],
+  system: string,
+  reads: boolean,
+): Promise<void> {
   const receiver = await startReceiver();
-  const service = await startServiceProcess(['--otel-endpoint', receiver.url, ...args], 1, { env: QUICK_EXPORT });
+  const service = await startServiceProcess(['--otel-endpoint', receiver.url, ...args], 1, {
+    env: QUICK_EXPORT,
+  });
   try {
     const url = service.urls[0] as string;
-    const created = await fetch(`${url}/todos`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"title":"Trace me"}' });
+    const created = await fetch(`${url}/todos`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"title":"Trace me"}',
+    });
     const { id } = (await created.json()) as { id: number };
     const write = await spanOf(receiver, created.headers.get('x-request-id') as string);
-    const writeSpans = await receiver.waitFor((spans) => storeSpanUnder(spans, write) !== undefined);
+    const writeSpans = await receiver.waitFor(
+      (spans) => storeSpanUnder(spans, write) !== undefined,
+    );
     const batch = storeSpanUnder(writeSpans, write) as ReceivedSpan;
     assert.equal(batch.attributes['db.system.name'], system);
     assert.equal(batch.attributes['db.operation.name'], 'BATCH');
     if (reads) {
       const read = await get(`${url}/todos/${id}`);
       const readSpan = await spanOf(receiver, read.requestId);
-      const readSpans = await receiver.waitFor((spans) => storeSpanUnder(spans, readSpan) !== undefined);
+      const readSpans = await receiver.waitFor(
+        (spans) => storeSpanUnder(spans, readSpan) !== undefined,
+      );
       const select = storeSpanUnder(readSpans, readSpan) as ReceivedSpan;
       assert.equal(select.attributes['db.system.name'], system);
       assert.equal(select.attributes['db.operation.name'], 'SELECT');
     }
-    // Writes sent together share a batch: one span, its size, the child of one request and linked to the others (and they to it).
+    // Writes sent together share a batch: one span, its size, the child of one request and linked
+    // to the others (and they to it).
     const responses = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => fetch(`${url}/todos`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"title":"Batch ${i}"}` })),
+      Array.from({ length: 20 }, (_, i) =>
+        fetch(`${url}/todos`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: `{"title":"Batch ${i}"}`,
+        }),
+      ),
     );
     await Promise.all(responses.map((response) => response.arrayBuffer()));
     const ids = responses.map((response) => response.headers.get('x-request-id') as string);
-    const spans = await receiver.waitFor((all) => ids.every((rid) => spanFor(all, rid) !== undefined) && all.some((s) => s.kind === 3 && Number(s.attributes['db.operation.batch.size']) > 1));
-    const shared = spans.find((s) => s.kind === 3 && Number(s.attributes['db.operation.batch.size']) > 1) as ReceivedSpan;
+    const spans = await receiver.waitFor(
+      (all) =>
+        ids.every((rid) => spanFor(all, rid) !== undefined) &&
+        all.some((s) => s.kind === 3 && Number(s.attributes['db.operation.batch.size']) > 1),
+    );
+    const shared = spans.find(
+      (s) => s.kind === 3 && Number(s.attributes['db.operation.batch.size']) > 1,
+    ) as ReceivedSpan;
     const parent = serverSpans(spans).find((s) => s.spanId === shared.parentSpanId);
     assert.ok(parent !== undefined, 'the batch span is the child of a request span');
-    assert.ok(ids.includes((parent.attributes['http.response.header.x-request-id'] as string[])[0] as string), 'of one of the requests it served');
+    assert.ok(
+      ids.includes(
+        (parent.attributes['http.response.header.x-request-id'] as string[])[0] as string,
+      ),
+      'of one of the requests it served',
+    );
     assert.equal(shared.links.length, Number(shared.attributes['db.operation.batch.size']) - 1);
     for (const link of shared.links) {
       const linked = serverSpans(spans).find((s) => s.spanId === link.spanId) as ReceivedSpan;
@@ -299,13 +398,20 @@ async function closedPort(): Promise<number> {
 
 async function dropped(url: string, reason: string): Promise<number> {
   const text = await (await fetch(`${url}/metrics`)).text();
-  const match = new RegExp(`^otel_spans_dropped_total\\{service="todo",reason="${reason}"\\} (\\d+)`, 'm').exec(text);
+  const match = new RegExp(
+    `^otel_spans_dropped_total\\{service="todo",reason="${reason}"\\} (\\d+)`,
+    'm',
+  ).exec(text);
   return match === null ? -1 : Number(match[1]);
 }
 
 test('a collector that is down delays no request: its spans are dropped and counted on /metrics', async () => {
   const port = await closedPort();
-  const service = await startServiceProcess(['--otel-endpoint', `http://127.0.0.1:${port}`, '--db', 'memory'], 1, { env: { ...QUICK_EXPORT, OTEL_EXPORTER_OTLP_TIMEOUT: '200' } });
+  const service = await startServiceProcess(
+    ['--otel-endpoint', `http://127.0.0.1:${port}`, '--db', 'memory'],
+    1,
+    { env: { ...QUICK_EXPORT, OTEL_EXPORTER_OTLP_TIMEOUT: '200' } },
+  );
   try {
     const url = service.urls[0] as string;
     const started = performance.now();
@@ -313,7 +419,8 @@ test('a collector that is down delays no request: its spans are dropped and coun
     const elapsedMs = performance.now() - started;
     assert.ok(elapsedMs < 5_000, `200 requests took ${Math.round(elapsedMs)} ms`);
     const deadline = Date.now() + 10_000;
-    while ((await dropped(url, 'export_failed')) < 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    while ((await dropped(url, 'export_failed')) < 1 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 100));
     assert.ok((await dropped(url, 'export_failed')) >= 1);
   } finally {
     await service.kill();
@@ -322,9 +429,19 @@ test('a collector that is down delays no request: its spans are dropped and coun
 
 test('a collector that never answers: the queue stays bounded (OTEL_BSP_MAX_QUEUE_SIZE), the rest is dropped and counted, and requests stay fast', async () => {
   const receiver = await startReceiver({ behaviour: 'hang' });
-  const service = await startServiceProcess(['--otel-endpoint', receiver.url, '--db', 'memory'], 1, {
-    env: { ...QUICK_EXPORT, OTEL_BSP_MAX_QUEUE_SIZE: '10', OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '5', OTEL_BSP_EXPORT_TIMEOUT: '30000', OTEL_EXPORTER_OTLP_TIMEOUT: '30000' },
-  });
+  const service = await startServiceProcess(
+    ['--otel-endpoint', receiver.url, '--db', 'memory'],
+    1,
+    {
+      env: {
+        ...QUICK_EXPORT,
+        OTEL_BSP_MAX_QUEUE_SIZE: '10',
+        OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '5',
+        OTEL_BSP_EXPORT_TIMEOUT: '30000',
+        OTEL_EXPORTER_OTLP_TIMEOUT: '30000',
+      },
+    },
+  );
   try {
     const url = service.urls[0] as string;
     const started = performance.now();
@@ -341,15 +458,28 @@ test('a collector that never answers: the queue stays bounded (OTEL_BSP_MAX_QUEU
 test('shutdown exports the spans still queued, and a stuck collector holds the exit no longer than its bound', async () => {
   const receiver = await startReceiver();
   // Spans would wait a minute for the next scheduled export: only the shutdown's flush sends them.
-  const service = await startServiceProcess(['--otel-endpoint', receiver.url, '--db', 'memory'], 1, { env: { OTEL_BSP_SCHEDULE_DELAY: '60000' } });
+  const service = await startServiceProcess(
+    ['--otel-endpoint', receiver.url, '--db', 'memory'],
+    1,
+    { env: { OTEL_BSP_SCHEDULE_DELAY: '60000' } },
+  );
   const { requestId } = await get(`${service.urls[0] as string}/todos/1`);
   await service.kill();
   assert.equal(await service.exited, 0);
-  assert.ok(spanFor(receiver.spans, requestId) !== undefined, 'the span arrived before the process exited');
+  assert.ok(
+    spanFor(receiver.spans, requestId) !== undefined,
+    'the span arrived before the process exited',
+  );
   await receiver.close();
 
   const stuck = await startReceiver({ behaviour: 'hang' });
-  const held = await startServiceProcess(['--otel-endpoint', stuck.url, '--db', 'memory'], 1, { env: { OTEL_BSP_SCHEDULE_DELAY: '60000', OTEL_EXPORTER_OTLP_TIMEOUT: '60000', OTEL_BSP_EXPORT_TIMEOUT: '60000' } });
+  const held = await startServiceProcess(['--otel-endpoint', stuck.url, '--db', 'memory'], 1, {
+    env: {
+      OTEL_BSP_SCHEDULE_DELAY: '60000',
+      OTEL_EXPORTER_OTLP_TIMEOUT: '60000',
+      OTEL_BSP_EXPORT_TIMEOUT: '60000',
+    },
+  });
   await get(`${held.urls[0] as string}/todos/1`);
   const stopping = performance.now();
   await held.kill();
@@ -369,7 +499,9 @@ test('with tracing off (no endpoint), no part of the OpenTelemetry SDK is loaded
     [[], 'otel-modules:0'],
     [['--otel-endpoint', 'http://127.0.0.1:1'], undefined],
   ] as const) {
-    const service = await startServiceProcess(['--db', 'memory', ...args], 1, { nodeOptions: ['--import', probe] });
+    const service = await startServiceProcess(['--db', 'memory', ...args], 1, {
+      nodeOptions: ['--import', probe],
+    });
     await service.kill();
     const line = /otel-modules:\d+/.exec(service.output())?.[0];
     if (expected !== undefined) assert.equal(line, expected);
@@ -379,17 +511,27 @@ test('with tracing off (no endpoint), no part of the OpenTelemetry SDK is loaded
 
 test('with tracing on, every operation of /openapi.json declares the traceparent and tracestate request headers it reads; off, none does', async () => {
   const readHeaders = async (url: string): Promise<string[][]> => {
-    const document = (await (await fetch(`${url}/openapi.json`)).json()) as { paths: Record<string, Record<string, { parameters?: { in: string; name: string }[] }>> };
-    return Object.values(document.paths).flatMap((item) => Object.values(item).map((operation) => (operation.parameters ?? []).filter((p) => p.in === 'header').map((p) => p.name.toLowerCase())));
+    const document = (await (await fetch(`${url}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { parameters?: { in: string; name: string }[] }>>;
+    };
+    return Object.values(document.paths).flatMap((item) =>
+      Object.values(item).map((operation) =>
+        (operation.parameters ?? [])
+          .filter((p) => p.in === 'header')
+          .map((p) => p.name.toLowerCase()),
+      ),
+    );
   };
   await withTraced([], {}, async (url) => {
     const operations = await readHeaders(url);
     assert.ok(operations.length > 0);
-    for (const names of operations) assert.ok(names.includes('traceparent') && names.includes('tracestate'), names.join(', '));
+    for (const names of operations)
+      assert.ok(names.includes('traceparent') && names.includes('tracestate'), names.join(', '));
   });
   const untraced = await startServiceProcess(['--db', 'memory'], 1);
   try {
-    for (const names of await readHeaders(untraced.urls[0] as string)) assert.ok(!names.includes('traceparent') && !names.includes('tracestate'), names.join(', '));
+    for (const names of await readHeaders(untraced.urls[0] as string))
+      assert.ok(!names.includes('traceparent') && !names.includes('tracestate'), names.join(', '));
   } finally {
     await untraced.kill();
   }

@@ -21,9 +21,14 @@ describe('group-commit SQLite to-do store', { timeout: SUITE_TIMEOUT_MS }, () =>
     const db = new Database(':memory:');
     try {
       for (const migration of TODO_MIGRATIONS) db.exec(migration.sql);
-      const plan = db.prepare(`EXPLAIN QUERY PLAN ${CREATE_NEXT_SQL}`).all('title', 0, 1) as { detail: string }[];
+      const plan = db.prepare(`EXPLAIN QUERY PLAN ${CREATE_NEXT_SQL}`).all('title', 0, 1) as {
+        detail: string;
+      }[];
       const steps = plan.map((step) => step.detail);
-      assert.ok(steps.some((step) => /^SEARCH todos/.test(step)), steps.join(' | '));
+      assert.ok(
+        steps.some((step) => /^SEARCH todos/.test(step)),
+        steps.join(' | '),
+      );
       assert.ok(!steps.some((step) => /^SCAN todos/.test(step)), steps.join(' | '));
     } finally {
       db.close();
@@ -33,7 +38,11 @@ describe('group-commit SQLite to-do store', { timeout: SUITE_TIMEOUT_MS }, () =>
   test('100 concurrent creates take the ids 2 to 101, each once, and each is readable at once', async () => {
     const store = await openSqliteTodoStore(freshFile());
     try {
-      const created = await Promise.all(Array.from({ length: 100 }, (_, i) => createTodo(store, { title: `item ${i}`, done: false })));
+      const created = await Promise.all(
+        Array.from({ length: 100 }, (_, i) =>
+          createTodo(store, { title: `item ${i}`, done: false }),
+        ),
+      );
       assert.deepEqual(
         created.map((t) => Number(t.id)).sort((a, b) => a - b),
         Array.from({ length: 100 }, (_, i) => i + 2),
@@ -67,11 +76,20 @@ describe('group-commit SQLite to-do store', { timeout: SUITE_TIMEOUT_MS }, () =>
         store.finish(1),
       ]);
       // The seeded item has version 1; a remove gives no version, a finish the next one.
-      assert.deepEqual(replaced, { kind: 'replaced', todo: { id: 1, title: 'Buy oat milk', done: false, version: 2 } });
-      assert.deepEqual(createdAt5, { kind: 'created', todo: { id: 5, title: 'Five', done: true, version: 3 } });
+      assert.deepEqual(replaced, {
+        kind: 'replaced',
+        todo: { id: 1, title: 'Buy oat milk', done: false, version: 2 },
+      });
+      assert.deepEqual(createdAt5, {
+        kind: 'created',
+        todo: { id: 5, title: 'Five', done: true, version: 3 },
+      });
       assert.deepEqual(removed, { kind: 'removed' });
       assert.deepEqual(removedAgain, { kind: 'missing' });
-      assert.deepEqual(finished, { kind: 'finished', todo: { id: 1, title: 'Buy oat milk', done: true, version: 4 } });
+      assert.deepEqual(finished, {
+        kind: 'finished',
+        todo: { id: 1, title: 'Buy oat milk', done: true, version: 4 },
+      });
     } finally {
       await store.close();
     }
@@ -80,7 +98,9 @@ describe('group-commit SQLite to-do store', { timeout: SUITE_TIMEOUT_MS }, () =>
   test('close() while writes are queued finishes them; they survive a reopen', async () => {
     const file = freshFile();
     const store = await openSqliteTodoStore(file);
-    const pending = Array.from({ length: 30 }, (_, i) => createTodo(store, { title: `t${i}`, done: i % 2 === 0 }));
+    const pending = Array.from({ length: 30 }, (_, i) =>
+      createTodo(store, { title: `t${i}`, done: i % 2 === 0 }),
+    );
     const closed = store.close();
     assert.equal((await Promise.all(pending)).length, 30);
     await closed;

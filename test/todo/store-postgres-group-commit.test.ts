@@ -24,7 +24,11 @@ describe('group-commit PostgreSQL to-do store', { skip, timeout: SUITE_TIMEOUT_M
   test('100 concurrent creates take the ids 2 to 101, each once, and each is readable at once', async () => {
     const { store } = await freshStore();
     try {
-      const created = await Promise.all(Array.from({ length: 100 }, (_, i) => createTodo(store, { title: `item ${i}`, done: i % 2 === 0 })));
+      const created = await Promise.all(
+        Array.from({ length: 100 }, (_, i) =>
+          createTodo(store, { title: `item ${i}`, done: i % 2 === 0 }),
+        ),
+      );
       assert.deepEqual(
         created.map((t) => Number(t.id)).sort((a, b) => a - b),
         Array.from({ length: 100 }, (_, i) => i + 2),
@@ -40,7 +44,11 @@ describe('group-commit PostgreSQL to-do store', { skip, timeout: SUITE_TIMEOUT_M
     const { store: first, url } = await freshStore();
     const second = await openPostgresTodoStore(url);
     try {
-      const created = await Promise.all(Array.from({ length: 200 }, (_, i) => createTodo(i % 2 === 0 ? first : second, { title: `${i}`, done: false })));
+      const created = await Promise.all(
+        Array.from({ length: 200 }, (_, i) =>
+          createTodo(i % 2 === 0 ? first : second, { title: `${i}`, done: false }),
+        ),
+      );
       assert.deepEqual(
         created.map((t) => Number(t.id)).sort((a, b) => a - b),
         Array.from({ length: 200 }, (_, i) => i + 2),
@@ -59,10 +67,19 @@ describe('group-commit PostgreSQL to-do store', { skip, timeout: SUITE_TIMEOUT_M
         Array.from({ length: 40 }, (_, i) => {
           const store = i % 2 === 0 ? first : second;
           const input = { title: `${i}`, done: false };
-          return i % 4 < 2 ? store.create(input) : store.createOnce(input, { key: `k${i}`, fingerprint: `fp${i}`, nowMs: 1_000, expiredBeforeMs: 0 });
+          return i % 4 < 2
+            ? store.create(input)
+            : store.createOnce(input, {
+                key: `k${i}`,
+                fingerprint: `fp${i}`,
+                nowMs: 1_000,
+                expiredBeforeMs: 0,
+              });
         }),
       );
-      const kinds = outcomes.map((outcome) => ('outcome' in outcome ? outcome.outcome.kind : outcome.kind));
+      const kinds = outcomes.map((outcome) =>
+        'outcome' in outcome ? outcome.outcome.kind : outcome.kind,
+      );
       assert.equal(kinds.filter((kind) => kind === 'no-id-left').length, 39);
       assert.equal((await second.get(Number.MAX_SAFE_INTEGER))?.id, Number.MAX_SAFE_INTEGER);
     } finally {
@@ -73,32 +90,43 @@ describe('group-commit PostgreSQL to-do store', { skip, timeout: SUITE_TIMEOUT_M
   test('a mixed batch answers each write in the order asked, each change with a version above the one before', async () => {
     const { store } = await freshStore();
     try {
-      const [replaced, createdAt5, removed, removedAgain, finished, finishedAgain, missing, next] = await Promise.all([
-        store.replace(1, { title: 'Buy oat milk', done: false }),
-        store.replace(5, { title: 'Five', done: true }),
-        store.remove(5),
-        store.remove(5),
-        store.finish(1),
-        store.finish(1),
-        store.finish(5),
-        createTodo(store, { title: 'after "1" ✓', done: false }),
-      ]);
-      assert.ok(replaced.kind === 'replaced' && createdAt5.kind === 'created' && finished.kind === 'finished');
+      const [replaced, createdAt5, removed, removedAgain, finished, finishedAgain, missing, next] =
+        await Promise.all([
+          store.replace(1, { title: 'Buy oat milk', done: false }),
+          store.replace(5, { title: 'Five', done: true }),
+          store.remove(5),
+          store.remove(5),
+          store.finish(1),
+          store.finish(1),
+          store.finish(5),
+          createTodo(store, { title: 'after "1" ✓', done: false }),
+        ]);
+      assert.ok(
+        replaced.kind === 'replaced' &&
+          createdAt5.kind === 'created' &&
+          finished.kind === 'finished',
+      );
       assert.deepEqual(dataOf(replaced.todo), { id: 1, title: 'Buy oat milk', done: false });
       assert.deepEqual(dataOf(createdAt5.todo), { id: 5, title: 'Five', done: true });
       assert.deepEqual(removed, { kind: 'removed' });
       assert.deepEqual(removedAgain, { kind: 'missing' });
       assert.deepEqual(dataOf(finished.todo), { id: 1, title: 'Buy oat milk', done: true });
       const versions = [replaced.todo.version, createdAt5.todo.version, finished.todo.version];
-      assert.deepEqual(versions, [...new Set(versions)].sort((a, b) => a - b));
+      assert.deepEqual(
+        versions,
+        [...new Set(versions)].sort((a, b) => a - b),
+      );
       assert.deepEqual(finishedAgain, { kind: 'already-done' });
       assert.deepEqual(missing, { kind: 'missing' });
       assert.deepEqual(next, { id: 2, title: 'after "1" ✓', done: false });
-      assert.deepEqual((await Promise.all([store.get(1), store.get(2), store.get(5)])).map(dataOf), [
-        { id: 1, title: 'Buy oat milk', done: true },
-        { id: 2, title: 'after "1" ✓', done: false },
-        undefined,
-      ]);
+      assert.deepEqual(
+        (await Promise.all([store.get(1), store.get(2), store.get(5)])).map(dataOf),
+        [
+          { id: 1, title: 'Buy oat milk', done: true },
+          { id: 2, title: 'after "1" ✓', done: false },
+          undefined,
+        ],
+      );
     } finally {
       await store.close();
     }
@@ -109,7 +137,9 @@ describe('group-commit PostgreSQL to-do store', { skip, timeout: SUITE_TIMEOUT_M
     // With an item at the largest BIGINT, the next id is out of range: that create cannot be made.
     const client = new pg.Client({ connectionString: url });
     await client.connect();
-    await client.query(`INSERT INTO todos (id, title, done) VALUES (9223372036854775807, '"last"', false)`);
+    await client.query(
+      `INSERT INTO todos (id, title, done) VALUES (9223372036854775807, '"last"', false)`,
+    );
     await client.end();
     try {
       const [created, replaced, finished] = await Promise.allSettled([
@@ -119,8 +149,14 @@ describe('group-commit PostgreSQL to-do store', { skip, timeout: SUITE_TIMEOUT_M
       ]);
       assert.equal(created?.status, 'rejected');
       assert.match(String((created as PromiseRejectedResult).reason), /out of range/);
-      assert.ok(replaced?.status === 'fulfilled' && replaced.value.kind === 'created', 'the replace created item 5');
-      assert.ok(finished?.status === 'fulfilled' && finished.value.kind === 'finished', 'the finish finished item 1');
+      assert.ok(
+        replaced?.status === 'fulfilled' && replaced.value.kind === 'created',
+        'the replace created item 5',
+      );
+      assert.ok(
+        finished?.status === 'fulfilled' && finished.value.kind === 'finished',
+        'the finish finished item 1',
+      );
       assert.deepEqual(dataOf(finished.value.todo), { id: 1, title: 'Buy milk', done: true });
       assert.deepEqual(dataOf(await store.get(5)), { id: 5, title: 'Five', done: false });
     } finally {
@@ -130,7 +166,9 @@ describe('group-commit PostgreSQL to-do store', { skip, timeout: SUITE_TIMEOUT_M
 
   test('close() while writes are queued finishes them, then refuses new ones; they survive a reopen', async () => {
     const { store, url } = await freshStore();
-    const pending = Array.from({ length: 30 }, (_, i) => createTodo(store, { title: `t${i}`, done: i % 2 === 0 }));
+    const pending = Array.from({ length: 30 }, (_, i) =>
+      createTodo(store, { title: `t${i}`, done: i % 2 === 0 }),
+    );
     const closed = store.close();
     assert.equal((await Promise.all(pending)).length, 30);
     await closed;

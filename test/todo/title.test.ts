@@ -12,7 +12,10 @@ function byJsonParse(stored: string): string {
   return title;
 }
 
-function outcome(decode: (stored: string) => string, stored: string): { title: string } | { refused: true } {
+function outcome(
+  decode: (stored: string) => string,
+  stored: string,
+): { title: string } | { refused: true } {
   try {
     return { title: decode(stored) };
   } catch {
@@ -24,18 +27,55 @@ describe('stored titles', () => {
   test('every UTF-16 code unit survives the round trip, alone and among others', () => {
     for (let unit = 0; unit <= 0xffff; unit++) {
       const c = String.fromCharCode(unit);
-      for (const title of [c, `Buy ${c} milk`]) assert.equal(decodeTitle(encodeTitle(title)), title, `code unit ${unit}`);
+      for (const title of [c, `Buy ${c} milk`])
+        assert.equal(decodeTitle(encodeTitle(title)), title, `code unit ${unit}`);
     }
-    for (const title of ['', 'Buy milk', 'é 😀', '\ud800 alone', '"quoted"', 'back\\slash', 'x'.repeat(10_000)]) {
+    for (const title of [
+      '',
+      'Buy milk',
+      'é 😀',
+      '\ud800 alone',
+      '"quoted"',
+      'back\\slash',
+      'x'.repeat(10_000),
+    ]) {
       assert.equal(decodeTitle(encodeTitle(title)), title);
     }
   });
 
   test('any stored text decodes as JSON.parse decodes it, or is refused as JSON.parse refuses it', () => {
     const stored = [
-      '', '"', '""', '"a', 'a"', '"a"b"', '"a\nb"', '"a\tb"', '"a\u001fb"', '"a\u007fb"', '"\\"', '"a\\"', '"\\u0041"', '"\\ud800"',
-      '12', 'null', 'true', '["a"]', '{"a":1}', ' "a"', '"a" ', '"\ud800"', '"\u2028"', '"\u0000"', '"plain title"',
+      '',
+      '"',
+      '""',
+      '"a',
+      'a"',
+      '"a"b"',
+      '"a\nb"',
+      '"a\tb"',
+      '"a\u001fb"',
+      '"a\u007fb"',
+      '"\\"',
+      '"a\\"',
+      '"\\u0041"',
+      '"\\ud800"',
+      '12',
+      'null',
+      'true',
+      '["a"]',
+      '{"a":1}',
+      ' "a"',
+      '"a" ',
+      '"\ud800"',
+      '"\u2028"',
+      '"\u0000"',
+      '"plain title"',
     ];
-    for (const text of stored) assert.deepEqual(outcome(decodeTitle, text), outcome(byJsonParse, text), JSON.stringify(text));
+    for (const text of stored)
+      assert.deepEqual(
+        outcome(decodeTitle, text),
+        outcome(byJsonParse, text),
+        JSON.stringify(text),
+      );
   });
 });

@@ -12,6 +12,7 @@ export const ETAG_HEADER_DOC: Record<string, unknown> = {
 };
 
 export const NOT_MODIFIED_ROW: Record<string, unknown> = {
-  description: 'Not Modified: If-None-Match names the current ETag (or *). No body; the ETag is sent again.',
+  description:
+    'Not Modified: If-None-Match names the current ETag (or *). No body; the ETag is sent again.',
   headers: ETAG_HEADER_DOC,
 };

@@ -21,7 +21,8 @@ export type DocsOptions = OpenApiOptions;
  * other host. (A ReDoc that moves the logo elsewhere is caught by the browser test.)
  */
 const REDOC_LOGO_URL = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
-const INLINE_LOGO = 'data:image/svg+xml,%3Csvg xmlns=%27http://www.w3.org/2000/svg%27 width=%2716%27 height=%2716%27/%3E';
+const INLINE_LOGO =
+  'data:image/svg+xml,%3Csvg xmlns=%27http://www.w3.org/2000/svg%27 width=%2716%27 height=%2716%27/%3E';
 const offlineRedoc = (bundle: string): string => bundle.replaceAll(REDOC_LOGO_URL, INLINE_LOGO);
 
 /** Pages name an inline icon, so that a browser does not ask for /favicon.ico (a 404, a console error). */
@@ -125,7 +126,6 @@ ${sections}
 
 // ---------------------------------------------------------------- the routes
 
-
 const require = createRequire(import.meta.url);
 const packageDir = (name: string): string => dirname(require.resolve(`${name}/package.json`));
 
@@ -133,11 +133,20 @@ const packageDir = (name: string): string => dirname(require.resolve(`${name}/pa
  * A file of an installed package, read on first use and kept, optionally rewritten once; a failed
  * read is tried again next time.
  */
-function packageFile(pkg: string, file: string, contentType: string, rewrite?: (text: string) => string): () => Promise<Reply> {
+function packageFile(
+  pkg: string,
+  file: string,
+  contentType: string,
+  rewrite?: (text: string) => string,
+): () => Promise<Reply> {
   let cached: Promise<Reply> | undefined;
   return () =>
     (cached ??= readFile(join(packageDir(pkg), file)).then(
-      (body) => ({ status: 200, body: rewrite === undefined ? body : rewrite(body.toString('utf8')), contentType }),
+      (body) => ({
+        status: 200,
+        body: rewrite === undefined ? body : rewrite(body.toString('utf8')),
+        contentType,
+      }),
       (error: unknown) => {
         cached = undefined;
         throw error;
@@ -146,10 +155,18 @@ function packageFile(pkg: string, file: string, contentType: string, rewrite?: (
 }
 
 function staticRoute(path: string, reply: () => Reply | Promise<Reply>): Route {
-  return defineRoute({ method: 'GET', path, status: 200, params: {}, docs: { name: path, hidden: true }, handle: reply });
+  return defineRoute({
+    method: 'GET',
+    path,
+    status: 200,
+    params: {},
+    docs: { name: path, hidden: true },
+    handle: reply,
+  });
 }
 
-const problemsRoute = (page: string): Route => staticRoute('/docs/problems', () => ({ status: 200, body: page, contentType: HTML }));
+const problemsRoute = (page: string): Route =>
+  staticRoute('/docs/problems', () => ({ status: 200, body: page, contentType: HTML }));
 
 /**
  * The documentation routes. /docs/problems is served with problem details only: it explains the
@@ -161,16 +178,39 @@ export function docsRoutes(options: DocsOptions): Route[] {
   const openapi = JSON.stringify(described.openapi);
   const docs = swaggerPage(options.title);
   const redoc = redocPage(options.title);
-  const problems = options.errorFormat.name === 'problem' ? [problemsRoute(problemsPage(options.title, described.codes))] : [];
+  const problems =
+    options.errorFormat.name === 'problem'
+      ? [problemsRoute(problemsPage(options.title, described.codes))]
+      : [];
   return [
     staticRoute('/openapi.json', () => ({ status: 200, body: openapi })),
     staticRoute('/docs', () => ({ status: 200, body: docs, contentType: HTML })),
     ...problems,
-    staticRoute('/docs/oauth2-redirect', packageFile('swagger-ui-dist', 'oauth2-redirect.html', HTML)),
-    staticRoute('/docs/oauth2-redirect.js', packageFile('swagger-ui-dist', 'oauth2-redirect.js', 'text/javascript; charset=utf-8')),
-    staticRoute('/docs/swagger-ui.css', packageFile('swagger-ui-dist', 'swagger-ui.css', 'text/css; charset=utf-8')),
-    staticRoute('/docs/swagger-ui-bundle.js', packageFile('swagger-ui-dist', 'swagger-ui-bundle.js', 'text/javascript; charset=utf-8')),
+    staticRoute(
+      '/docs/oauth2-redirect',
+      packageFile('swagger-ui-dist', 'oauth2-redirect.html', HTML),
+    ),
+    staticRoute(
+      '/docs/oauth2-redirect.js',
+      packageFile('swagger-ui-dist', 'oauth2-redirect.js', 'text/javascript; charset=utf-8'),
+    ),
+    staticRoute(
+      '/docs/swagger-ui.css',
+      packageFile('swagger-ui-dist', 'swagger-ui.css', 'text/css; charset=utf-8'),
+    ),
+    staticRoute(
+      '/docs/swagger-ui-bundle.js',
+      packageFile('swagger-ui-dist', 'swagger-ui-bundle.js', 'text/javascript; charset=utf-8'),
+    ),
     staticRoute('/redoc', () => ({ status: 200, body: redoc, contentType: HTML })),
-    staticRoute('/redoc/redoc.standalone.js', packageFile('redoc', 'bundles/redoc.standalone.js', 'text/javascript; charset=utf-8', offlineRedoc)),
+    staticRoute(
+      '/redoc/redoc.standalone.js',
+      packageFile(
+        'redoc',
+        'bundles/redoc.standalone.js',
+        'text/javascript; charset=utf-8',
+        offlineRedoc,
+      ),
+    ),
   ];
 }

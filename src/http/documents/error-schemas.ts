@@ -24,15 +24,33 @@ export interface FormatSchemaNames {
 }
 
 export const FORMAT_SCHEMA_NAMES: Readonly<Record<ErrorFormatName, FormatSchemaNames>> = {
-  default: { validation: 'HTTPValidationError', error: 'Message', codedError: 'CodedMessage', mostSpecificFirst: ['CodedMessage', 'Message', 'HTTPValidationError'] },
-  unified: { validation: 'UnifiedValidationError', error: 'UnifiedError', codedError: 'UnifiedError', mostSpecificFirst: ['UnifiedValidationError', 'UnifiedError'] },
-  problem: { validation: 'ValidationProblem', error: 'Problem', codedError: 'Problem', mostSpecificFirst: ['ValidationProblem', 'Problem'] },
+  default: {
+    validation: 'HTTPValidationError',
+    error: 'Message',
+    codedError: 'CodedMessage',
+    mostSpecificFirst: ['CodedMessage', 'Message', 'HTTPValidationError'],
+  },
+  unified: {
+    validation: 'UnifiedValidationError',
+    error: 'UnifiedError',
+    codedError: 'UnifiedError',
+    mostSpecificFirst: ['UnifiedValidationError', 'UnifiedError'],
+  },
+  problem: {
+    validation: 'ValidationProblem',
+    error: 'Problem',
+    codedError: 'Problem',
+    mostSpecificFirst: ['ValidationProblem', 'Problem'],
+  },
 };
 
 export const schemaRef = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 
 /** The catalogue's codes among `codes`, in the catalogue's order. */
-const inCatalogueOrder = (codes: ReadonlySet<ErrorCode>, pick: (code: ErrorCode) => boolean = () => true): ErrorCode[] =>
+const inCatalogueOrder = (
+  codes: ReadonlySet<ErrorCode>,
+  pick: (code: ErrorCode) => boolean = () => true,
+): ErrorCode[] =>
   catalogueEntries()
     .map(([code]) => code)
     .filter((code) => codes.has(code) && pick(code));
@@ -72,20 +90,35 @@ function defaultSchemas(codes: ReadonlySet<ErrorCode>): Record<string, JsonSchem
   const coded = inCatalogueOrder(codes, (code) => ERROR_CATALOGUE[code].inDefault === 'coded');
   return {
     CodedMessage: {
-      properties: { detail: codeAndMessage(codeSchema(coded, "those of our own are listed in this document's description")) },
+      properties: {
+        detail: codeAndMessage(
+          codeSchema(coded, "those of our own are listed in this document's description"),
+        ),
+      },
       type: 'object',
       required: ['detail'],
       title: 'CodedMessage',
     },
     HTTPValidationError: {
-      properties: { detail: { items: schemaRef('ValidationError'), type: 'array', title: 'Detail' } },
+      properties: {
+        detail: { items: schemaRef('ValidationError'), type: 'array', title: 'Detail' },
+      },
       type: 'object',
       title: 'HTTPValidationError',
     },
-    Message: { properties: { detail: { type: 'string', title: 'Detail' } }, type: 'object', required: ['detail'], title: 'Message' },
+    Message: {
+      properties: { detail: { type: 'string', title: 'Detail' } },
+      type: 'object',
+      required: ['detail'],
+      title: 'Message',
+    },
     ValidationError: {
       properties: {
-        loc: { items: { anyOf: [{ type: 'string' }, { type: 'integer' }] }, type: 'array', title: 'Location' },
+        loc: {
+          items: { anyOf: [{ type: 'string' }, { type: 'integer' }] },
+          type: 'array',
+          title: 'Location',
+        },
         msg: { type: 'string', title: 'Message' },
         type: { type: 'string', title: 'Error Type' },
         input: { title: 'Input' },
@@ -102,7 +135,14 @@ function unifiedSchemas(codes: ReadonlySet<ErrorCode>): Record<string, JsonSchem
   const allowed = inCatalogueOrder(codes, (code) => code !== 'VALIDATION_FAILED');
   return {
     UnifiedError: {
-      properties: { error: codeAndMessage(codeSchema(allowed, "HTTP_<status>, or one of our own listed in this document's description")) },
+      properties: {
+        error: codeAndMessage(
+          codeSchema(
+            allowed,
+            "HTTP_<status>, or one of our own listed in this document's description",
+          ),
+        ),
+      },
       type: 'object',
       required: ['error'],
       title: 'UnifiedError',
@@ -115,7 +155,10 @@ function unifiedSchemas(codes: ReadonlySet<ErrorCode>): Record<string, JsonSchem
             message: { type: 'string', title: 'Message' },
             fields: {
               items: {
-                properties: { field: { type: 'string', title: 'Field' }, message: { type: 'string', title: 'Message' } },
+                properties: {
+                  field: { type: 'string', title: 'Field' },
+                  message: { type: 'string', title: 'Message' },
+                },
                 type: 'object',
                 required: ['field', 'message'],
               },
@@ -143,10 +186,15 @@ function problemSchemas(codes: ReadonlySet<ErrorCode>): Record<string, JsonSchem
       format: 'uri-reference',
       enum: [...new Set(allowed.map(problemType))],
       title: 'Type',
-      description: 'about:blank, or the URI of one of our own problem types, relative to the service (explained at /docs/problems).',
+      description:
+        'about:blank, or the URI of one of our own problem types, relative to the service (explained at /docs/problems).',
     },
     title: { type: 'string', title: 'Title' },
-    status: { type: 'integer', enum: [...new Set(allowed.map((code) => ERROR_CATALOGUE[code].status))], title: 'Status' },
+    status: {
+      type: 'integer',
+      enum: [...new Set(allowed.map((code) => ERROR_CATALOGUE[code].status))],
+      title: 'Status',
+    },
     detail: { type: 'string', title: 'Detail' },
     code: codeSchema(allowed, 'explained at /docs/problems'),
   };
@@ -160,9 +208,21 @@ function problemSchemas(codes: ReadonlySet<ErrorCode>): Record<string, JsonSchem
           items: {
             properties: {
               detail: { type: 'string', title: 'Detail' },
-              pointer: { type: 'string', title: 'Pointer', description: 'Where in the body: a JSON Pointer, as a URI fragment' },
-              parameter: { type: 'string', title: 'Parameter', description: 'Which path parameter, by name' },
-              type: { type: 'string', title: 'Error Type', description: "pydantic's type of the failure" },
+              pointer: {
+                type: 'string',
+                title: 'Pointer',
+                description: 'Where in the body: a JSON Pointer, as a URI fragment',
+              },
+              parameter: {
+                type: 'string',
+                title: 'Parameter',
+                description: 'Which path parameter, by name',
+              },
+              type: {
+                type: 'string',
+                title: 'Error Type',
+                description: "pydantic's type of the failure",
+              },
             },
             type: 'object',
             required: ['detail', 'type'],
@@ -182,7 +242,10 @@ function problemSchemas(codes: ReadonlySet<ErrorCode>): Record<string, JsonSchem
  * The error schemas of a format, allowing exactly `codes`: the codes the document's answers carry
  * (a service's document names no code, problem type or status that service never answers).
  */
-export function errorSchemas(format: ErrorFormatName, codes: ReadonlySet<ErrorCode>): Readonly<Record<string, JsonSchema>> {
+export function errorSchemas(
+  format: ErrorFormatName,
+  codes: ReadonlySet<ErrorCode>,
+): Readonly<Record<string, JsonSchema>> {
   switch (format) {
     case 'default':
       return defaultSchemas(codes);

@@ -3,7 +3,11 @@
 // fixes each operation's three-digit codes (the to-do table, and D10 for the bank), so the key's
 // 400 and 409 are described by a `4XX` range, and its 422 joins the validation 422 as another body
 // it may have (openapi.ts places each answer).
-import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_LENGTH_MAX, IDEMPOTENCY_KEY_PATTERN } from '../stages/idempotency-key.js';
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENCY_KEY_LENGTH_MAX,
+  IDEMPOTENCY_KEY_PATTERN,
+} from '../stages/idempotency-key.js';
 
 export function idempotencyKeyParameter(required: boolean): Record<string, unknown> {
   return {
@@ -21,7 +25,8 @@ export function idempotencyKeyParameter(required: boolean): Record<string, unkno
 
 export const REPLAYED_HEADER_DOC: Record<string, unknown> = {
   'Idempotent-Replayed': {
-    description: 'Present (true) when this answer is the recorded answer of an earlier request with the same Idempotency-Key.',
+    description:
+      'Present (true) when this answer is the recorded answer of an earlier request with the same Idempotency-Key.',
     schema: { type: 'string', const: 'true' },
   },
 };
@@ -34,5 +39,8 @@ export const KEY_ANSWERS_DESCRIPTION =
   'outcome replays with its own status, whatever it is.';
 
 export const RETRY_AFTER_HEADER_DOC: Record<string, unknown> = {
-  'Retry-After': { description: 'On a 409: seconds after which to send the same request again.', schema: { type: 'string' } },
+  'Retry-After': {
+    description: 'On a 409: seconds after which to send the same request again.',
+    schema: { type: 'string' },
+  },
 };

@@ -4,13 +4,30 @@
 // shows examples that are real answers, rendered by the one renderer in the active format, each
 // under the row a client reads it under (test/http/openapi-examples.test.ts).
 import { catalogueEntries, ERROR_CATALOGUE, problemType, type ErrorCode } from '../catalogue.js';
-import { errorSchemas, FORMAT_SCHEMA_NAMES, schemaRef, type FormatSchemaNames } from './error-schemas.js';
+import {
+  errorSchemas,
+  FORMAT_SCHEMA_NAMES,
+  schemaRef,
+  type FormatSchemaNames,
+} from './error-schemas.js';
 import { ApiError, bodyNotParsable, bodyTooLarge, InvalidRequest } from '../errors.js';
 import { keyInFlight, keyReused } from '../stages/idempotency.js';
-import { carriedHeaders, conditionParameters, preflightOperation, SHARED_COMPONENTS, stageRequestHeaders, withStageHeaders } from './operation-docs.js';
+import {
+  carriedHeaders,
+  conditionParameters,
+  preflightOperation,
+  SHARED_COMPONENTS,
+  stageRequestHeaders,
+  withStageHeaders,
+} from './operation-docs.js';
 import type { Stage } from '../stages/stage.js';
 import { idempotencyKeyInvalid, idempotencyKeyRequired } from '../stages/idempotency-key.js';
-import { idempotencyKeyParameter, KEY_ANSWERS_DESCRIPTION, REPLAYED_HEADER_DOC, RETRY_AFTER_HEADER_DOC } from './idempotency-docs.js';
+import {
+  idempotencyKeyParameter,
+  KEY_ANSWERS_DESCRIPTION,
+  REPLAYED_HEADER_DOC,
+  RETRY_AFTER_HEADER_DOC,
+} from './idempotency-docs.js';
 import { ETAG_HEADER_DOC, NOT_MODIFIED_ROW } from './conditions-docs.js';
 import { JsonObject } from '../json/json-value.js';
 import { MESSAGES } from '../validation/lax.js';
@@ -18,7 +35,13 @@ import { renderError, type ErrorFormat } from '../render.js';
 import { keyRequired, type DocumentedError, type Route } from '../route.js';
 import type { Issues, JsonSchema } from '../validation/schema.js';
 import type { RateLimits } from '../../rate-limits/policy.js';
-import { limitedKind, RATE_LIMITED_DESCRIPTION, RATE_LIMITED_EXAMPLE, rateLimitHeaderDocs, RETRY_AFTER_429_DOC } from './rate-limit-docs.js';
+import {
+  limitedKind,
+  RATE_LIMITED_DESCRIPTION,
+  RATE_LIMITED_EXAMPLE,
+  rateLimitHeaderDocs,
+  RETRY_AFTER_429_DOC,
+} from './rate-limit-docs.js';
 
 export interface OpenApiOptions {
   readonly title: string;
@@ -91,7 +114,12 @@ interface Row {
 function show(error: Error | InvalidRequest, format: ErrorFormat): Shown {
   const rendered = renderError(error, format);
   const mediaType = rendered.contentType.split(';')[0] ?? '';
-  const code: ErrorCode = error instanceof InvalidRequest ? 'VALIDATION_FAILED' : error instanceof ApiError ? error.code : 'INTERNAL';
+  const code: ErrorCode =
+    error instanceof InvalidRequest
+      ? 'VALIDATION_FAILED'
+      : error instanceof ApiError
+        ? error.code
+        : 'INTERNAL';
   const entry = ERROR_CATALOGUE[code];
   const kind: Kind =
     mediaType === PLAIN_TEXT
@@ -101,9 +129,22 @@ function show(error: Error | InvalidRequest, format: ErrorFormat): Shown {
         : format.name === 'default' && entry.inDefault === 'coded'
           ? 'codedError'
           : 'error';
-  let label: string = entry.own ? entry.title : error instanceof ApiError ? error.detail : 'An unhandled failure';
-  if (rendered.unexpected && error instanceof ApiError) label = `${label}: not recognised in this format, an unhandled failure`;
-  return { code, status: rendered.status, label, mediaType, kind, value: kind === 'plain' ? rendered.body : JSON.parse(rendered.body), headers: Object.keys(rendered.headers) };
+  let label: string = entry.own
+    ? entry.title
+    : error instanceof ApiError
+      ? error.detail
+      : 'An unhandled failure';
+  if (rendered.unexpected && error instanceof ApiError)
+    label = `${label}: not recognised in this format, an unhandled failure`;
+  return {
+    code,
+    status: rendered.status,
+    label,
+    mediaType,
+    kind,
+    value: kind === 'plain' ? rendered.body : JSON.parse(rendered.body),
+    headers: Object.keys(rendered.headers),
+  };
 }
 
 /**
@@ -113,16 +154,23 @@ function show(error: Error | InvalidRequest, format: ErrorFormat): Shown {
  * still lists 422, as FastAPI does; it never answers it, and its example is pydantic's item for a
  * missing parameter.
  */
-function typicalInvalidRequest(route: Route): { readonly invalid: InvalidRequest; readonly answered: boolean } {
+function typicalInvalidRequest(route: Route): {
+  readonly invalid: InvalidRequest;
+  readonly answered: boolean;
+} {
   const issues: Issues = [];
   if (route.body !== undefined) {
     route.body.fromBody(new JsonObject([]), ['body'], issues);
     if (issues.length === 0) route.body.fromBody(undefined, ['body'], issues);
   }
-  for (const [, spec, loc] of route.params) if (issues.length === 0) spec.fromText(NOT_AN_INTEGER, loc, issues);
+  for (const [, spec, loc] of route.params)
+    if (issues.length === 0) spec.fromText(NOT_AN_INTEGER, loc, issues);
   if (issues.length > 0) return { invalid: new InvalidRequest(issues), answered: true };
   const loc = route.params[0]?.[2] ?? ['body'];
-  return { invalid: new InvalidRequest([{ type: 'missing', loc, msg: MESSAGES.missing, input: null }]), answered: false };
+  return {
+    invalid: new InvalidRequest([{ type: 'missing', loc, msg: MESSAGES.missing, input: null }]),
+    answered: false,
+  };
 }
 
 /** The errors an operation answers beside its declared rows and its typical 422: the stages' first. */
@@ -173,24 +221,43 @@ export function describeApi(options: OpenApiOptions): ApiDescription {
     const content = contentOf(row.shown, names);
     for (const name of content.schemas) used.add(name);
     const others = row.namesOthers ? row.shown.slice(row.own).map((shown) => shown.label) : [];
-    const description = others.length === 0 ? row.description : `${row.description}. Also under this status: ${others.join('; ')}.`;
+    const description =
+      others.length === 0
+        ? row.description
+        : `${row.description}. Also under this status: ${others.join('; ')}.`;
     const headers = { ...row.headers, ...carriedHeaders(row.shown, row.headers) };
-    return { description, ...(Object.keys(headers).length === 0 ? {} : { headers }), content: content.content };
+    return {
+      description,
+      ...(Object.keys(headers).length === 0 ? {} : { headers }),
+      content: content.content,
+    };
   };
 
   for (const route of options.routes) {
     if (route.docs.hidden === true) continue;
     const name = route.docs.name;
-    const operation: Record<string, unknown> = { summary: titleCase(name), operationId: camelCase(name) };
+    const operation: Record<string, unknown> = {
+      summary: titleCase(name),
+      operationId: camelCase(name),
+    };
     if (route.docs.description !== undefined) operation.description = route.docs.description;
-    const parameters: Record<string, unknown>[] = route.params.map(([param, spec]) => ({ name: param, in: 'path', required: true, schema: spec.jsonSchema }));
-    if (route.idempotent) parameters.push(idempotencyKeyParameter(keyRequired(route.idempotent, keysRequired)));
+    const parameters: Record<string, unknown>[] = route.params.map(([param, spec]) => ({
+      name: param,
+      in: 'path',
+      required: true,
+      schema: spec.jsonSchema,
+    }));
+    if (route.idempotent)
+      parameters.push(idempotencyKeyParameter(keyRequired(route.idempotent, keysRequired)));
     parameters.push(...conditionParameters(route), ...stageRequestHeaders(route, stages));
     if (parameters.length > 0) operation.parameters = parameters;
     if (route.body !== undefined) {
       used.add(route.body.name);
       known[route.body.name] = route.body.jsonSchema;
-      operation.requestBody = { content: { [JSON_MEDIA_TYPE]: { schema: schemaRef(route.body.name) } }, required: true };
+      operation.requestBody = {
+        content: { [JSON_MEDIA_TYPE]: { schema: schemaRef(route.body.name) } },
+        required: true,
+      };
     }
 
     const responses: Record<string, unknown> = {};
@@ -198,26 +265,55 @@ export function describeApi(options: OpenApiOptions): ApiDescription {
       if (route.status === 204) return { description };
       const model = route.docs.responseModel;
       const example = route.docs.example;
-      if (example === undefined) throw new Error(`${route.method} ${route.path} documents a success body without an example`);
+      if (example === undefined)
+        throw new Error(
+          `${route.method} ${route.path} documents a success body without an example`,
+        );
       const schema = model === undefined ? {} : component(model);
-      return { description, content: { [JSON_MEDIA_TYPE]: { schema, examples: { [model ?? 'body']: { summary: description, value: JSON.parse(example) } } } } };
+      return {
+        description,
+        content: {
+          [JSON_MEDIA_TYPE]: {
+            schema,
+            examples: { [model ?? 'body']: { summary: description, value: JSON.parse(example) } },
+          },
+        },
+      };
     };
     const tagged = route.docs.tagged !== undefined;
     const limited = limitedKind(route.method, options.rateLimits);
-    const limitHeaders = limited === undefined || options.rateLimits === undefined ? {} : rateLimitHeaderDocs(limited, options.rateLimits);
+    const limitHeaders =
+      limited === undefined || options.rateLimits === undefined
+        ? {}
+        : rateLimitHeaderDocs(limited, options.rateLimits);
     if (route.docs.succeeds !== false) {
       const row = success('Successful Response');
-      const headers = { ...(route.idempotent ? REPLAYED_HEADER_DOC : {}), ...(tagged ? ETAG_HEADER_DOC : {}), ...limitHeaders };
-      responses[String(route.status)] = Object.keys(headers).length === 0 ? row : { ...row, headers };
+      const headers = {
+        ...(route.idempotent ? REPLAYED_HEADER_DOC : {}),
+        ...(tagged ? ETAG_HEADER_DOC : {}),
+        ...limitHeaders,
+      };
+      responses[String(route.status)] =
+        Object.keys(headers).length === 0 ? row : { ...row, headers };
     }
-    if (route.docs.otherSuccess !== undefined) responses['2XX'] = tagged ? { ...success(route.docs.otherSuccess), headers: ETAG_HEADER_DOC } : success(route.docs.otherSuccess);
+    if (route.docs.otherSuccess !== undefined)
+      responses['2XX'] = tagged
+        ? { ...success(route.docs.otherSuccess), headers: ETAG_HEADER_DOC }
+        : success(route.docs.otherSuccess);
     if (route.docs.tagged === 'read') responses['3XX'] = NOT_MODIFIED_ROW;
 
-    const rows = errorRows(route, format, keysRequired, stages, limited === undefined ? undefined : limitHeaders);
+    const rows = errorRows(
+      route,
+      format,
+      keysRequired,
+      stages,
+      limited === undefined ? undefined : limitHeaders,
+    );
     for (const [key, row] of rows) if (row.shown.length > 0) responses[key] = rowObject(row);
     operation.responses = withStageHeaders(route, responses, stages);
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operation;
-    if (options.cors === true) (paths[route.path] as Record<string, unknown>).options ??= preflightOperation(route.path);
+    if (options.cors === true)
+      (paths[route.path] as Record<string, unknown>).options ??= preflightOperation(route.path);
   }
 
   const carried = catalogueEntries()
@@ -226,13 +322,21 @@ export function describeApi(options: OpenApiOptions): ApiDescription {
   const formatSchemas = errorSchemas(format.name, codes);
   // The 422 body names the format's other schemas (its items) by $ref.
   if (used.has(names.validation)) {
-    for (const name of Object.keys(formatSchemas)) if (name !== names.error && name !== names.codedError) used.add(name);
+    for (const name of Object.keys(formatSchemas))
+      if (name !== names.error && name !== names.codedError) used.add(name);
   }
-  const schemas = Object.fromEntries([...used].sort().map((name) => [name, formatSchemas[name] ?? known[name]]));
+  const schemas = Object.fromEntries(
+    [...used].sort().map((name) => [name, formatSchemas[name] ?? known[name]]),
+  );
   return {
     openapi: {
       openapi: '3.1.0',
-      info: { title: options.title, version: options.version, description: describeErrors(format, carried), license: LICENSE },
+      info: {
+        title: options.title,
+        version: options.version,
+        description: describeErrors(format, carried),
+        license: LICENSE,
+      },
       // No `servers`: the document is served by the service it describes, and without the member a
       // client resolves paths against the document's own origin (OpenAPI's default server, "/"),
       // while Swagger UI shows no server selector with one useless choice.
@@ -250,10 +354,17 @@ export function describeApi(options: OpenApiOptions): ApiDescription {
  * JSON writes integer-like keys first, in ascending order, and the others in the order they are
  * added), each error shown under the row a client reads its status under.
  */
-function errorRows(route: Route, format: ErrorFormat, keysRequired: boolean, stages: readonly Stage[], limitHeaders: Record<string, unknown> | undefined): Map<string, Row> {
+function errorRows(
+  route: Route,
+  format: ErrorFormat,
+  keysRequired: boolean,
+  stages: readonly Stage[],
+  limitHeaders: Record<string, unknown> | undefined,
+): Map<string, Row> {
   const rows = new Map<string, Row>();
   const declare = (key: string, row: Row): void => {
-    if (rows.has(key)) throw new Error(`${route.method} ${route.path} documents two answers with status ${key}`);
+    if (rows.has(key))
+      throw new Error(`${route.method} ${route.path} documents two answers with status ${key}`);
     rows.set(key, row);
   };
   for (const declared of route.docs.responses ?? []) {
@@ -268,15 +379,37 @@ function errorRows(route: Route, format: ErrorFormat, keysRequired: boolean, sta
     declare('422', { description, shown: [show(invalid, format)], own: 1, namesOthers: true });
   }
   if (limitHeaders !== undefined) {
-    declare('429', { description: RATE_LIMITED_DESCRIPTION, headers: { ...RETRY_AFTER_429_DOC, ...limitHeaders }, shown: [show(RATE_LIMITED_EXAMPLE, format)], own: 1, namesOthers: true });
+    declare('429', {
+      description: RATE_LIMITED_DESCRIPTION,
+      headers: { ...RETRY_AFTER_429_DOC, ...limitHeaders },
+      shown: [show(RATE_LIMITED_EXAMPLE, format)],
+      own: 1,
+      namesOthers: true,
+    });
   }
-  if (route.idempotent) rows.set('4XX', { description: KEY_ANSWERS_DESCRIPTION, headers: RETRY_AFTER_HEADER_DOC, shown: [], own: 0, namesOthers: false });
-  rows.set('default', { description: otherErrorsDescription(format), shown: [], own: 0, namesOthers: false });
+  if (route.idempotent)
+    rows.set('4XX', {
+      description: KEY_ANSWERS_DESCRIPTION,
+      headers: RETRY_AFTER_HEADER_DOC,
+      shown: [],
+      own: 0,
+      namesOthers: false,
+    });
+  rows.set('default', {
+    description: otherErrorsDescription(format),
+    shown: [],
+    own: 0,
+    namesOthers: false,
+  });
   for (const error of otherErrorsOf(route, keysRequired, stages)) {
     const shown = show(error, format);
-    const row = rows.get(String(shown.status)) ?? rows.get(`${String(shown.status).charAt(0)}XX`) ?? rows.get('default');
+    const row =
+      rows.get(String(shown.status)) ??
+      rows.get(`${String(shown.status).charAt(0)}XX`) ??
+      rows.get('default');
     // An answer its row already shows (/crash's 500 is the unhandled failure) is shown once.
-    if (row !== undefined && !row.shown.some((other) => other.code === shown.code)) row.shown.push(shown);
+    if (row !== undefined && !row.shown.some((other) => other.code === shown.code))
+      row.shown.push(shown);
   }
   return rows;
 }
@@ -290,7 +423,10 @@ function ownRow(declared: DocumentedError, shown: Shown): Row {
     declared.headers === undefined
       ? undefined
       : Object.fromEntries(
-          Object.entries(declared.headers).map(([name, description]) => [name, { description, required: true, schema: { type: 'string' } }]),
+          Object.entries(declared.headers).map(([name, description]) => [
+            name,
+            { description, required: true, schema: { type: 'string' } },
+          ]),
         );
   return { description: declared.description, headers, shown: [shown], own: 1, namesOthers: true };
 }
@@ -299,12 +435,20 @@ function ownRow(declared: DocumentedError, shown: Shown): Row {
  * A row's content: per media type, the schema its answers follow (one, or the alternatives most
  * specific first) and each answer as a named example.
  */
-function contentOf(shown: readonly Shown[], names: FormatSchemaNames): { content: Record<string, unknown>; schemas: string[] } {
+function contentOf(
+  shown: readonly Shown[],
+  names: FormatSchemaNames,
+): { content: Record<string, unknown>; schemas: string[] } {
   const content: Record<string, unknown> = {};
   const schemas: string[] = [];
   for (const mediaType of new Set(shown.map((answer) => answer.mediaType))) {
     const answers = shown.filter((answer) => answer.mediaType === mediaType);
-    const examples = Object.fromEntries(answers.map((answer) => [answer.code, { summary: `${answer.status} ${answer.label}`, value: answer.value }]));
+    const examples = Object.fromEntries(
+      answers.map((answer) => [
+        answer.code,
+        { summary: `${answer.status} ${answer.label}`, value: answer.value },
+      ]),
+    );
     if (mediaType === PLAIN_TEXT) {
       content[mediaType] = { schema: PLAIN_TEXT_500_SCHEMA, examples };
       continue;
@@ -314,14 +458,19 @@ function contentOf(shown: readonly Shown[], names: FormatSchemaNames): { content
       [...kinds].some((kind) => kind !== 'plain' && names[kind] === name),
     );
     schemas.push(...alternatives);
-    const schema = alternatives.length === 1 ? schemaRef(alternatives[0] as string) : { anyOf: alternatives.map(schemaRef) };
+    const schema =
+      alternatives.length === 1
+        ? schemaRef(alternatives[0] as string)
+        : { anyOf: alternatives.map(schemaRef) };
     content[mediaType] = { schema, examples };
   }
   return { content, schemas };
 }
 
 function otherErrorsDescription(format: ErrorFormat): string {
-  return format.name === 'problem' ? 'Any other error, as a problem (problem types at /docs/problems)' : 'Any other error, in the active error format';
+  return format.name === 'problem'
+    ? 'Any other error, as a problem (problem types at /docs/problems)'
+    : 'Any other error, in the active error format';
 }
 
 /** The info text: which error format this document describes, and the codes of our own its answers carry. */
@@ -335,8 +484,17 @@ function describeErrors(format: ErrorFormat, codes: readonly ErrorCode[]): strin
   switch (format.name) {
     case 'default': {
       const coded = listed((code) => ERROR_CATALOGUE[code].inDefault === 'coded');
-      const head = 'Errors are FastAPI\'s: `{"detail": …}`; an unhandled failure is a plain-text 500.';
-      return coded.length === 0 ? head : [head, '', 'A `detail` of our own is an object `{"code", "message"}` with one of these codes:', '', ...coded].join('\n');
+      const head =
+        'Errors are FastAPI\'s: `{"detail": …}`; an unhandled failure is a plain-text 500.';
+      return coded.length === 0
+        ? head
+        : [
+            head,
+            '',
+            'A `detail` of our own is an object `{"code", "message"}` with one of these codes:',
+            '',
+            ...coded,
+          ].join('\n');
     }
     case 'unified':
       return [
@@ -351,7 +509,7 @@ function describeErrors(format: ErrorFormat, codes: readonly ErrorCode[]): strin
     case 'problem':
       return [
         'Errors are RFC 9457 problem details (`application/problem+json`) with the wire code as the `code` member.',
-        'An error that says no more than its status has the type `about:blank`; this service\'s own problem types are explained at [/docs/problems](/docs/problems):',
+        "An error that says no more than its status has the type `about:blank`; this service's own problem types are explained at [/docs/problems](/docs/problems):",
         '',
         ...own.map((code) => {
           const entry = ERROR_CATALOGUE[code];

@@ -60,8 +60,10 @@ function decodeText(bytes: Uint8Array): DecodedText {
   const b2 = bytes[2];
   const b3 = bytes[3];
   // The BOM checks run in detect_encoding's order: FF FE 00 00 is UTF-32 before it is UTF-16.
-  if (b0 === 0x00 && b1 === 0x00 && b2 === 0xfe && b3 === 0xff) return decodeUtf32(bytes.subarray(4), false);
-  if (b0 === 0xff && b1 === 0xfe && b2 === 0x00 && b3 === 0x00) return decodeUtf32(bytes.subarray(4), true);
+  if (b0 === 0x00 && b1 === 0x00 && b2 === 0xfe && b3 === 0xff)
+    return decodeUtf32(bytes.subarray(4), false);
+  if (b0 === 0xff && b1 === 0xfe && b2 === 0x00 && b3 === 0x00)
+    return decodeUtf32(bytes.subarray(4), true);
   if (b0 === 0xfe && b1 === 0xff) return decodeUtf16(bytes.subarray(2), false);
   if (b0 === 0xff && b1 === 0xfe) return decodeUtf16(bytes.subarray(2), true);
   if (b0 === 0xef && b1 === 0xbb && b2 === 0xbf) return decodeUtf8(bytes.subarray(3));
@@ -140,7 +142,10 @@ function decodeUtf16(bytes: Uint8Array, littleEndian: boolean): DecodedText {
   try {
     // The native decoder gives the same text whenever it accepts the bytes: UTF-16 code units are
     // exactly what Python joins or keeps apart, so no pair is split.
-    return { text: (littleEndian ? utf16leDecoder : utf16beDecoder).decode(bytes), splitPairs: null };
+    return {
+      text: (littleEndian ? utf16leDecoder : utf16beDecoder).decode(bytes),
+      splitPairs: null,
+    };
   } catch {
     // It refuses lone surrogates, which surrogatepass lets through: decode unit by unit.
   }
@@ -213,7 +218,9 @@ class CodeUnitWriter {
     const chunk = 8192; // String.fromCharCode takes its units as arguments; keep the count small
     let text = '';
     for (let start = 0; start < this.length; start += chunk) {
-      text += String.fromCharCode(...this.units.subarray(start, Math.min(start + chunk, this.length)));
+      text += String.fromCharCode(
+        ...this.units.subarray(start, Math.min(start + chunk, this.length)),
+      );
     }
     return { text, splitPairs: this.splitPairs };
   }
@@ -426,7 +433,12 @@ let placedIndex: Map<string, number> | null = null;
  * with the key written at top (the caller then moves top on by two). Past KEYS_SCANNED_MAX keys, a
  * Map from key to slot spares a scan per key; it is handed back in placedIndex.
  */
-function placeKey(key: string, start: number, top: number, index: Map<string, number> | null): number {
+function placeKey(
+  key: string,
+  start: number,
+  top: number,
+  index: Map<string, number> | null,
+): number {
   placedIndex = index;
   if (index === null) {
     for (let k = start; k < top; k += 2) {
@@ -523,7 +535,14 @@ function readEscapedString(s: string, quote: number, backslash: number): string 
 
 function isSimpleEscape(c: number): boolean {
   return (
-    c === QUOTE || c === BACKSLASH || c === SLASH || c === 0x62 || c === 0x66 || c === 0x6e || c === 0x72 || c === 0x74
+    c === QUOTE ||
+    c === BACKSLASH ||
+    c === SLASH ||
+    c === 0x62 ||
+    c === 0x66 ||
+    c === 0x6e ||
+    c === 0x72 ||
+    c === 0x74
   );
 }
 
@@ -597,7 +616,9 @@ function readNumber(s: string, start: number): JsonValue {
   if (mantissa <= Number.MAX_SAFE_INTEGER) return negative ? 0 - mantissa : mantissa; // 0 - 0 is Python's int 0
   const digitCount = intEnd - start - (negative ? 1 : 0);
   if (digitCount > INT_MAX_STR_DIGITS) {
-    throw new BodyEncodingError(`integer of ${digitCount} digits exceeds the limit of ${INT_MAX_STR_DIGITS}`);
+    throw new BodyEncodingError(
+      `integer of ${digitCount} digits exceeds the limit of ${INT_MAX_STR_DIGITS}`,
+    );
   }
   return BigInt(s.slice(start, intEnd));
 }
@@ -610,9 +631,19 @@ const POWERS_OF_TEN = Array.from({ length: 23 }, (_, k) => Number(`1e${k}`));
  * one multiplication or division rounds once and so gives the correctly rounded value (Clinger's fast
  * path); anything else goes to Number(), which rounds correctly too but costs a slice and a parse.
  */
-function floatOf(s: string, start: number, end: number, negative: boolean, mantissa: number, exponent10: number): number {
+function floatOf(
+  s: string,
+  start: number,
+  end: number,
+  negative: boolean,
+  mantissa: number,
+  exponent10: number,
+): number {
   if (mantissa <= Number.MAX_SAFE_INTEGER && exponent10 >= -22 && exponent10 <= 22) {
-    const magnitude = exponent10 < 0 ? mantissa / (POWERS_OF_TEN[-exponent10] as number) : mantissa * (POWERS_OF_TEN[exponent10] as number);
+    const magnitude =
+      exponent10 < 0
+        ? mantissa / (POWERS_OF_TEN[-exponent10] as number)
+        : mantissa * (POWERS_OF_TEN[exponent10] as number);
     return negative ? -magnitude : magnitude;
   }
   return Number(s.slice(start, end));

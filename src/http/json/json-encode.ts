@@ -117,7 +117,10 @@ function isLowSurrogate(unit: number): boolean {
 /** How many characters JSON.stringify writes for one code unit that is not half of a pair. */
 function escapedWidth(unit: number): number {
   if (unit === 0x22 || unit === 0x5c) return 2; // \" and \\
-  if (unit < 0x20) return unit === 0x08 || unit === 0x09 || unit === 0x0a || unit === 0x0c || unit === 0x0d ? 2 : 6;
+  if (unit < 0x20)
+    return unit === 0x08 || unit === 0x09 || unit === 0x0a || unit === 0x0c || unit === 0x0d
+      ? 2
+      : 6;
   if (unit >= 0xd800 && unit <= 0xdfff) return 6; // a lone surrogate: \udxxx
   return 1;
 }

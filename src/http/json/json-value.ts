@@ -50,14 +50,19 @@ export class JsonObject implements ReadonlyMap<string, JsonValue> {
     return false;
   }
 
-  forEach(callback: (value: JsonValue, key: string, object: ReadonlyMap<string, JsonValue>) => void, thisArg?: unknown): void {
+  forEach(
+    callback: (value: JsonValue, key: string, object: ReadonlyMap<string, JsonValue>) => void,
+    thisArg?: unknown,
+  ): void {
     const members = this.members;
-    for (let k = 0; k < members.length; k += 2) callback.call(thisArg, members[k + 1] as JsonValue, members[k] as string, this);
+    for (let k = 0; k < members.length; k += 2)
+      callback.call(thisArg, members[k + 1] as JsonValue, members[k] as string, this);
   }
 
   *entries(): IterableIterator<[string, JsonValue]> {
     const members = this.members;
-    for (let k = 0; k < members.length; k += 2) yield [members[k] as string, members[k + 1] as JsonValue];
+    for (let k = 0; k < members.length; k += 2)
+      yield [members[k] as string, members[k + 1] as JsonValue];
   }
 
   *keys(): IterableIterator<string> {
@@ -79,4 +84,5 @@ export class JsonObject implements ReadonlyMap<string, JsonValue> {
  * A decoded JSON value. Integers are `number` while safe, `bigint` beyond 2^53-1;
  * floats are `PyFloat`; objects are `JsonObject`s (no prototype, no key reordering).
  */
-export type JsonValue = null | boolean | string | number | bigint | PyFloat | JsonValue[] | JsonObject;
+export type JsonValue =
+  null | boolean | string | number | bigint | PyFloat | JsonValue[] | JsonObject;

@@ -24,14 +24,26 @@ export interface TrustedProxies {
 }
 
 /** Addresses and subnets (`10.0.0.0/8`, `::1`), comma-separated; or why not. */
-export function parseTrustedProxies(text: string, header: ProxyHeader = PROXY_HEADER_DEFAULT): TrustedProxies | string {
+export function parseTrustedProxies(
+  text: string,
+  header: ProxyHeader = PROXY_HEADER_DEFAULT,
+): TrustedProxies | string {
   const list = new BlockList();
   for (const item of text.split(',').map((part) => part.trim())) {
     const [address = '', prefixText, extra] = item.split('/');
     const family = isIP(address);
-    const prefix = prefixText === undefined ? undefined : /^\d{1,3}$/.test(prefixText) ? Number(prefixText) : NaN;
+    const prefix =
+      prefixText === undefined
+        ? undefined
+        : /^\d{1,3}$/.test(prefixText)
+          ? Number(prefixText)
+          : NaN;
     const prefixMax = family === 6 ? 128 : 32;
-    if (family === 0 || extra !== undefined || (prefix !== undefined && !(prefix >= 0 && prefix <= prefixMax))) {
+    if (
+      family === 0 ||
+      extra !== undefined ||
+      (prefix !== undefined && !(prefix >= 0 && prefix <= prefixMax))
+    ) {
       return `"${item}" is not an IP address or a subnet such as 10.0.0.0/8`;
     }
     const type = family === 6 ? 'ipv6' : 'ipv4';
@@ -70,7 +82,8 @@ function forwardedChain(req: IncomingMessage, header: ProxyHeader): string[] {
   for (const element of elements) {
     for (const pair of element.split(';')) {
       const eq = pair.indexOf('=');
-      if (eq !== -1 && pair.slice(0, eq).trim().toLowerCase() === 'for') chain.push(forwardedNode(pair.slice(eq + 1)));
+      if (eq !== -1 && pair.slice(0, eq).trim().toLowerCase() === 'for')
+        chain.push(forwardedNode(pair.slice(eq + 1)));
     }
   }
   return chain;

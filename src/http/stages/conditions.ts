@@ -34,7 +34,10 @@ export function preconditionsOf(headers: IncomingHttpHeaders): Preconditions {
   const ifMatch = headers['if-match'];
   const ifNoneMatch = headers['if-none-match'];
   if (ifMatch === undefined && ifNoneMatch === undefined) return NO_PRECONDITIONS;
-  return { ifMatch: ifMatch === undefined ? undefined : parseTagList(ifMatch), ifNoneMatch: ifNoneMatch === undefined ? undefined : parseTagList(ifNoneMatch) };
+  return {
+    ifMatch: ifMatch === undefined ? undefined : parseTagList(ifMatch),
+    ifNoneMatch: ifNoneMatch === undefined ? undefined : parseTagList(ifNoneMatch),
+  };
 }
 
 /** entity-tag = [ W/ ] DQUOTE *etagc DQUOTE, etagc = %x21 / %x23-7E / obs-text; members apart by commas and blanks. */

@@ -42,7 +42,11 @@ export function parseCorsOrigins(text: string): CorsPolicy | string {
     } catch {
       url = undefined;
     }
-    if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== item) {
+    if (
+      url === undefined ||
+      (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+      url.origin !== item
+    ) {
       return `"${item}" is not an origin: write scheme://host[:port], as a browser sends it in Origin (no path, no trailing slash)`;
     }
     origins.add(item);
@@ -56,7 +60,14 @@ export function parseCorsOrigins(text: string): CorsPolicy | string {
  */
 export function corsHeaders(policy: CorsPolicy, origin: string | undefined): string[] {
   if (origin === undefined || !policy.origins.has(origin)) return ['Vary', 'Origin'];
-  return ['Access-Control-Allow-Origin', origin, 'Access-Control-Expose-Headers', EXPOSED, 'Vary', 'Origin'];
+  return [
+    'Access-Control-Allow-Origin',
+    origin,
+    'Access-Control-Expose-Headers',
+    EXPOSED,
+    'Vary',
+    'Origin',
+  ];
 }
 
 /**
@@ -64,8 +75,13 @@ export function corsHeaders(policy: CorsPolicy, origin: string | undefined): str
  * an allowed origin; undefined for any other request, which is then routed as usual (a preflight
  * from another origin gets the 405 the path gives OPTIONS, and the browser refuses the call).
  */
-export function preflightHeaders(policy: CorsPolicy, origin: string | undefined, requestMethod: string | undefined): string[] | undefined {
-  if (requestMethod === undefined || origin === undefined || !policy.origins.has(origin)) return undefined;
+export function preflightHeaders(
+  policy: CorsPolicy,
+  origin: string | undefined,
+  requestMethod: string | undefined,
+): string[] | undefined {
+  if (requestMethod === undefined || origin === undefined || !policy.origins.has(origin))
+    return undefined;
   return [
     'Access-Control-Allow-Origin',
     origin,
@@ -91,11 +107,21 @@ export function corsStage(policy: CorsPolicy): Stage {
       const { req } = call;
       const origin = req.headers.origin;
       if (call.method === 'OPTIONS') {
-        const preflight = preflightHeaders(policy, origin, req.headers['access-control-request-method']);
-        if (preflight !== undefined) return { status: 204, headers: Object.fromEntries(pairs(preflight)) };
+        const preflight = preflightHeaders(
+          policy,
+          origin,
+          req.headers['access-control-request-method'],
+        );
+        if (preflight !== undefined)
+          return { status: 204, headers: Object.fromEntries(pairs(preflight)) };
       }
       // A list made for the call: the answer's headers take it as it is.
-      addHeaders(call, origin !== undefined && policy.origins.has(origin) ? allowedHeaders(origin) : ['Vary', 'Origin']);
+      addHeaders(
+        call,
+        origin !== undefined && policy.origins.has(origin)
+          ? allowedHeaders(origin)
+          : ['Vary', 'Origin'],
+      );
       return undefined;
     },
     docs: {
@@ -104,7 +130,14 @@ export function corsStage(policy: CorsPolicy): Stage {
   };
 }
 
-const allowedHeaders = (origin: string): string[] => ['Access-Control-Allow-Origin', origin, 'Access-Control-Expose-Headers', EXPOSED, 'Vary', 'Origin'];
+const allowedHeaders = (origin: string): string[] => [
+  'Access-Control-Allow-Origin',
+  origin,
+  'Access-Control-Expose-Headers',
+  EXPOSED,
+  'Vary',
+  'Origin',
+];
 
 function pairs(list: readonly string[]): [string, string][] {
   const out: [string, string][] = [];
@@ -114,16 +147,43 @@ function pairs(list: readonly string[]): [string, string][] {
 
 /** The headers every answer may carry under CORS, as the documents show them. */
 export const CORS_HEADER_DOCS: Readonly<Record<string, HeaderDoc>> = {
-  'Access-Control-Allow-Origin': { description: 'With --cors-origin: the Origin of the request, when it is one of the listed origins (then a page there may read this answer).' },
-  'Access-Control-Expose-Headers': { description: `With --cors-origin, for a listed Origin: the headers a page may read (${EXPOSED}).` },
-  Vary: { description: 'Origin: the CORS headers depend on the request\'s Origin.', example: 'Origin' },
+  'Access-Control-Allow-Origin': {
+    description:
+      'With --cors-origin: the Origin of the request, when it is one of the listed origins (then a page there may read this answer).',
+  },
+  'Access-Control-Expose-Headers': {
+    description: `With --cors-origin, for a listed Origin: the headers a page may read (${EXPOSED}).`,
+  },
+  Vary: {
+    description: "Origin: the CORS headers depend on the request's Origin.",
+    example: 'Origin',
+  },
 };
 
 /** The preflight's headers, as the documents show them on its operation. */
 export const PREFLIGHT_HEADER_DOCS: Readonly<Record<string, HeaderDoc>> = {
-  'Access-Control-Allow-Origin': { description: 'The Origin of the preflight, one of the listed origins.', required: true },
-  'Access-Control-Allow-Methods': { description: 'The methods a page may use.', required: true, example: ALLOWED_METHODS },
-  'Access-Control-Allow-Headers': { description: 'The request headers a page may send besides the safelisted ones.', required: true, example: ALLOWED_HEADERS },
-  'Access-Control-Max-Age': { description: 'Seconds a browser may keep this answer.', required: true, example: String(PREFLIGHT_MAX_AGE_S) },
-  Vary: { description: 'The answer depends on these request headers.', required: true, example: 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers' },
+  'Access-Control-Allow-Origin': {
+    description: 'The Origin of the preflight, one of the listed origins.',
+    required: true,
+  },
+  'Access-Control-Allow-Methods': {
+    description: 'The methods a page may use.',
+    required: true,
+    example: ALLOWED_METHODS,
+  },
+  'Access-Control-Allow-Headers': {
+    description: 'The request headers a page may send besides the safelisted ones.',
+    required: true,
+    example: ALLOWED_HEADERS,
+  },
+  'Access-Control-Max-Age': {
+    description: 'Seconds a browser may keep this answer.',
+    required: true,
+    example: String(PREFLIGHT_MAX_AGE_S),
+  },
+  Vary: {
+    description: 'The answer depends on these request headers.',
+    required: true,
+    example: 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers',
+  },
 };

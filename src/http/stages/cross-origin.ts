@@ -29,7 +29,11 @@ export function isSafeMethod(method: string): boolean {
  * site sent it (cross-site, or same-site: a sibling subdomain is another origin too), or, without
  * Sec-Fetch-Site, an Origin that is neither the request's own Host nor trusted.
  */
-export function refusesCrossOrigin(policy: CrossOriginPolicy, method: string, headers: IncomingHttpHeaders): boolean {
+export function refusesCrossOrigin(
+  policy: CrossOriginPolicy,
+  method: string,
+  headers: IncomingHttpHeaders,
+): boolean {
   if (isSafeMethod(method)) return false;
   const site = headers['sec-fetch-site'];
   const origin = headers.origin;
@@ -66,13 +70,15 @@ export function crossOriginStage(policy: CrossOriginPolicy): Stage {
 const CROSS_ORIGIN_REQUEST_DOCS: readonly RequestHeaderDoc[] = [
   {
     name: 'Sec-Fetch-Site',
-    description: 'Set by browsers: cross-site or same-site from a page on an origin that is not listed is refused (403 CROSS_ORIGIN_REFUSED).',
+    description:
+      'Set by browsers: cross-site or same-site from a page on an origin that is not listed is refused (403 CROSS_ORIGIN_REFUSED).',
     required: false,
     schema: { type: 'string', enum: ['cross-site', 'same-site', 'same-origin', 'none'] },
   },
   {
     name: 'Origin',
-    description: 'Set by browsers: without Sec-Fetch-Site, an Origin that is neither listed nor the service\'s own is refused (403 CROSS_ORIGIN_REFUSED).',
+    description:
+      "Set by browsers: without Sec-Fetch-Site, an Origin that is neither listed nor the service's own is refused (403 CROSS_ORIGIN_REFUSED).",
     required: false,
     schema: { type: 'string' },
   },

@@ -27,7 +27,8 @@ export const DEADLINE_MS_MAX = 86_400_000;
 /** Seconds after which a retry may find the started write finished, as for a key still in flight. */
 const RETRY_AFTER_S = '1';
 
-export const deadlineExceeded = (): ApiError => new ApiError('DEADLINE_EXCEEDED', { headers: { 'Retry-After': RETRY_AFTER_S } });
+export const deadlineExceeded = (): ApiError =>
+  new ApiError('DEADLINE_EXCEEDED', { headers: { 'Retry-After': RETRY_AFTER_S } });
 
 /**
  * The stage (stage.ts): a handler that waits gets a timer, cleared when it settles; past `ms` the
@@ -48,7 +49,10 @@ export function deadlineStage(ms: number): Stage {
     },
     docs: {
       errors: (route) => (waitsForStore(route) ? [deadlineExceeded()] : []),
-      answerHeaders: () => ({ headers: RETRY_AFTER_504_DOC, rows: (key) => key === '504' || key === '5XX' || key === 'default' }),
+      answerHeaders: () => ({
+        headers: RETRY_AFTER_504_DOC,
+        rows: (key) => key === '504' || key === '5XX' || key === 'default',
+      }),
     },
   };
 }
@@ -63,9 +67,14 @@ function deadlinePassed(call: Call, pipeline: Pipeline): void {
 
 /** An operation that waits for the store is one that lists the 503 of a store away. */
 function waitsForStore(route: Route): boolean {
-  return (route.docs.otherErrors ?? []).some((error) => error instanceof ApiError && error.code === 'HTTP_503');
+  return (route.docs.otherErrors ?? []).some(
+    (error) => error instanceof ApiError && error.code === 'HTTP_503',
+  );
 }
 
 const RETRY_AFTER_504_DOC: Readonly<Record<string, HeaderDoc>> = {
-  'Retry-After': { description: 'On a 504: seconds after which a retry with the same Idempotency-Key may find the write finished.' },
+  'Retry-After': {
+    description:
+      'On a 504: seconds after which a retry with the same Idempotency-Key may find the write finished.',
+  },
 };

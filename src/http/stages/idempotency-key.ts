@@ -35,7 +35,13 @@ export function parseIdempotencyKey(values: readonly string[]): string | undefin
   if (values.length !== 1) return undefined;
   const value = (values[0] as string).trim();
   const key = value.startsWith('"') ? unquote(value) : value;
-  if (key === undefined || key.length === 0 || key.length > IDEMPOTENCY_KEY_LENGTH_MAX || !PRINTABLE.test(value)) return undefined;
+  if (
+    key === undefined ||
+    key.length === 0 ||
+    key.length > IDEMPOTENCY_KEY_LENGTH_MAX ||
+    !PRINTABLE.test(value)
+  )
+    return undefined;
   return key;
 }
 

@@ -15,9 +15,17 @@
 // or finds nothing and runs.
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { DEFAULT_KEY_TTL_MS, type KeyedOutcome, type KeyedWrite } from '../../shared/keyed-writes.js';
+import {
+  DEFAULT_KEY_TTL_MS,
+  type KeyedOutcome,
+  type KeyedWrite,
+} from '../../shared/keyed-writes.js';
 import { ApiError } from '../errors.js';
-import { idempotencyKeyInvalid, idempotencyKeyRequired, parseIdempotencyKey } from './idempotency-key.js';
+import {
+  idempotencyKeyInvalid,
+  idempotencyKeyRequired,
+  parseIdempotencyKey,
+} from './idempotency-key.js';
 import { ReplayCache } from './replay-cache.js';
 import { keyRequired, type Idempotent, type Reply, type Route, type RouteInput } from '../route.js';
 
@@ -38,7 +46,8 @@ export const DEFAULT_IDEMPOTENCY_TTL_MS = DEFAULT_KEY_TTL_MS;
 
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
 
-export const keyInFlight = (): ApiError => new ApiError('IDEMPOTENCY_KEY_IN_FLIGHT', { headers: { 'Retry-After': '1' } });
+export const keyInFlight = (): ApiError =>
+  new ApiError('IDEMPOTENCY_KEY_IN_FLIGHT', { headers: { 'Retry-After': '1' } });
 export const keyReused = (): ApiError => new ApiError('IDEMPOTENCY_KEY_REUSED');
 
 /**
@@ -69,7 +78,13 @@ export class IdempotencyGate {
   constructor(private readonly policy: IdempotencyPolicy) {}
 
   /** Runs an idempotent route under the request's key, if it has one; else its handler. */
-  run(route: Route, idempotent: AnyIdempotent, input: AnyInput, req: IncomingMessage, body: Buffer | undefined): Reply | Promise<Reply> {
+  run(
+    route: Route,
+    idempotent: AnyIdempotent,
+    input: AnyInput,
+    req: IncomingMessage,
+    body: Buffer | undefined,
+  ): Reply | Promise<Reply> {
     const found = this.lookup(idempotent, input, req, body);
     if (found === undefined) return route.handle(input);
     return found instanceof KeyedRun ? this.once(idempotent, input, found) : found;
@@ -81,10 +96,18 @@ export class IdempotencyGate {
    * errors (invalid, required, in flight, reused). The rate limit decides between the two
    * (rate-limit-stage.ts), so that a replay is answered whatever the limit.
    */
-  lookup(idempotent: AnyIdempotent, input: AnyInput, req: IncomingMessage, body: Buffer | undefined): Reply | KeyedRun | undefined {
+  lookup(
+    idempotent: AnyIdempotent,
+    input: AnyInput,
+    req: IncomingMessage,
+    body: Buffer | undefined,
+  ): Reply | KeyedRun | undefined {
     // req.headers first: the route has built it already, while headersDistinct would build a second
     // object of every header, for each request that sends no key.
-    const values = req.headers['idempotency-key'] === undefined ? undefined : req.headersDistinct['idempotency-key'];
+    const values =
+      req.headers['idempotency-key'] === undefined
+        ? undefined
+        : req.headersDistinct['idempotency-key'];
     if (values === undefined) {
       if (keyRequired(idempotent, this.policy.required)) throw idempotencyKeyRequired();
       return undefined;
@@ -118,7 +141,12 @@ export class IdempotencyGate {
     const released = (): void => {
       this.running.delete(key);
     };
-    const write: KeyedWrite = { key, fingerprint, nowMs, expiredBeforeMs: nowMs - this.policy.ttlMs };
+    const write: KeyedWrite = {
+      key,
+      fingerprint,
+      nowMs,
+      expiredBeforeMs: nowMs - this.policy.ttlMs,
+    };
     let pending: Promise<KeyedOutcome<unknown>>;
     try {
       pending = idempotent.once(input, write);
@@ -138,17 +166,35 @@ export class IdempotencyGate {
     );
   }
 
-  private settle(idempotent: AnyIdempotent, input: AnyInput, write: KeyedWrite, keyed: KeyedOutcome<unknown>): Reply {
+  private settle(
+    idempotent: AnyIdempotent,
+    input: AnyInput,
+    write: KeyedWrite,
+    keyed: KeyedOutcome<unknown>,
+  ): Reply {
     switch (keyed.kind) {
       case 'in-flight':
         throw keyInFlight();
       case 'ran':
         // Kept only under rate limits: a retry over the limit is then answered from here.
-        if (this.policy.keepRan === true) this.replays.set(write.key, write.fingerprint, keyed.outcome, keyed.recordedAtMs + this.policy.ttlMs, Date.now());
+        if (this.policy.keepRan === true)
+          this.replays.set(
+            write.key,
+            write.fingerprint,
+            keyed.outcome,
+            keyed.recordedAtMs + this.policy.ttlMs,
+            Date.now(),
+          );
         return idempotent.reply(input, keyed.outcome);
       case 'recorded':
         if (keyed.fingerprint !== write.fingerprint) throw keyReused();
-        this.replays.set(write.key, keyed.fingerprint, keyed.outcome, keyed.recordedAtMs + this.policy.ttlMs, Date.now());
+        this.replays.set(
+          write.key,
+          keyed.fingerprint,
+          keyed.outcome,
+          keyed.recordedAtMs + this.policy.ttlMs,
+          Date.now(),
+        );
         return replay(idempotent, input, keyed.outcome);
     }
   }
@@ -168,5 +214,7 @@ function replay(idempotent: AnyIdempotent, input: AnyInput, outcome: unknown): R
 /** Method, request-target exactly as sent, and (for an operation that reads one) a digest of the body. */
 function fingerprintOf(req: IncomingMessage, body: Buffer | undefined): string {
   const target = `${req.method ?? 'GET'} ${req.url ?? '/'}`;
-  return body === undefined ? target : `${target} sha256:${createHash('sha256').update(body).digest('base64url')}`;
+  return body === undefined
+    ? target
+    : `${target} sha256:${createHash('sha256').update(body).digest('base64url')}`;
 }

@@ -50,7 +50,12 @@ const GAIN = 0.5;
  * to 1: an integral controller on the busy share. A busy share that is not a number (no time
  * passed) leaves the share as it was.
  */
-export function nextShedShare(share: number, busy: number, target: number, elapsedMs: number): number {
+export function nextShedShare(
+  share: number,
+  busy: number,
+  target: number,
+  elapsedMs: number,
+): number {
   if (!Number.isFinite(busy)) return share;
   return Math.min(1, Math.max(0, share + GAIN * (busy - target) * (elapsedMs / SHED_UPDATE_MS)));
 }
@@ -59,7 +64,9 @@ export function nextShedShare(share: number, busy: number, target: number, elaps
 const RETRY_AFTER_MAX_S = 3;
 
 export const overloaded = (): ApiError =>
-  new ApiError('OVERLOADED', { headers: { 'Retry-After': String(1 + Math.floor(Math.random() * RETRY_AFTER_MAX_S)) } });
+  new ApiError('OVERLOADED', {
+    headers: { 'Retry-After': String(1 + Math.floor(Math.random() * RETRY_AFTER_MAX_S)) },
+  });
 
 export class LoadShedder {
   /** Admitted requests whose handler is waiting; the pipeline counts them in and out. */
@@ -71,7 +78,12 @@ export class LoadShedder {
   private readonly shed: Record<ShedSignal, () => void>;
 
   /** `random` draws which requests fall in the share shed (tests pass a fixed one). */
-  constructor(policy: SheddingPolicy, service: string, registry: Registry | undefined, private readonly random: () => number = Math.random) {
+  constructor(
+    policy: SheddingPolicy,
+    service: string,
+    registry: Registry | undefined,
+    private readonly random: () => number = Math.random,
+  ) {
     this.waitingMax = policy.waitingMax ?? Infinity;
     const target = policy.loopBusy;
     if (target !== undefined) {
@@ -79,7 +91,12 @@ export class LoadShedder {
       this.steering = setInterval(() => {
         const now = performance.eventLoopUtilization();
         const since = performance.eventLoopUtilization(now, last);
-        this.share = nextShedShare(this.share, since.utilization, target, since.idle + since.active);
+        this.share = nextShedShare(
+          this.share,
+          since.utilization,
+          target,
+          since.idle + since.active,
+        );
         last = now;
       }, SHED_UPDATE_MS).unref();
     }
@@ -102,7 +119,12 @@ export class LoadShedder {
 
   /** The signal past its threshold, counted as one request shed; undefined: admit the request. */
   refuse(): ShedSignal | undefined {
-    const signal: ShedSignal | undefined = this.waiting >= this.waitingMax ? 'waiting' : this.share > 0 && this.random() < this.share ? 'loop-busy' : undefined;
+    const signal: ShedSignal | undefined =
+      this.waiting >= this.waitingMax
+        ? 'waiting'
+        : this.share > 0 && this.random() < this.share
+          ? 'loop-busy'
+          : undefined;
     if (signal !== undefined) this.shed[signal]();
     return signal;
   }
@@ -134,11 +156,17 @@ export function sheddingStage(shedder: LoadShedder): Stage {
     },
     docs: {
       errors: () => [overloaded()],
-      answerHeaders: () => ({ headers: RETRY_AFTER_503_DOC, rows: (key) => key === '503' || key === '5XX' || key === 'default' }),
+      answerHeaders: () => ({
+        headers: RETRY_AFTER_503_DOC,
+        rows: (key) => key === '503' || key === '5XX' || key === 'default',
+      }),
     },
   };
 }
 
 const RETRY_AFTER_503_DOC: Readonly<Record<string, HeaderDoc>> = {
-  'Retry-After': { description: 'On a 503: seconds after which to try again (1 to 3 when the service sheds load, 1 while its database is away).' },
+  'Retry-After': {
+    description:
+      'On a 503: seconds after which to try again (1 to 3 when the service sheds load, 1 while its database is away).',
+  },
 };

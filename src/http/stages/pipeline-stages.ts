@@ -20,7 +20,11 @@ import type { BodyLimits } from '../body.js';
 import { corsStage, type CorsPolicy } from './cors.js';
 import { crossOriginStage, type CrossOriginPolicy } from './cross-origin.js';
 import { deadlineStage } from './deadline.js';
-import { DEFAULT_IDEMPOTENCY_TTL_MS, IdempotencyGate, type IdempotencyPolicy } from './idempotency.js';
+import {
+  DEFAULT_IDEMPOTENCY_TTL_MS,
+  IdempotencyGate,
+  type IdempotencyPolicy,
+} from './idempotency.js';
 import { sheddingStage, type LoadShedder } from './load-shedding.js';
 import type { RateLimitGate } from './rate-limit.js';
 import { rateLimitStage } from './rate-limit-stage.js';
@@ -49,7 +53,9 @@ export interface PipelineOptions {
 }
 
 export function pipelineStages(options: PipelineOptions): PipelineDefinition {
-  const gate = new IdempotencyGate(options.idempotency ?? { required: false, ttlMs: DEFAULT_IDEMPOTENCY_TTL_MS });
+  const gate = new IdempotencyGate(
+    options.idempotency ?? { required: false, ttlMs: DEFAULT_IDEMPOTENCY_TTL_MS },
+  );
   const { cors, crossOrigin, shedding, rateLimits, tracer } = options;
   const limits = options.rateLimitPolicy ?? {};
   const stages: (Stage | undefined)[] = [
@@ -64,5 +70,8 @@ export function pipelineStages(options: PipelineOptions): PipelineDefinition {
     rateLimits === undefined ? undefined : rateLimitStage(rateLimits, limits, 'keyed'),
     (options.deadlineMs ?? 0) > 0 ? deadlineStage(options.deadlineMs as number) : undefined,
   ];
-  return { stages: stages.filter((stage): stage is Stage => stage !== undefined), handler: routeHandler(gate) };
+  return {
+    stages: stages.filter((stage): stage is Stage => stage !== undefined),
+    handler: routeHandler(gate),
+  };
 }

@@ -15,7 +15,10 @@ export const UUIDS_PER_BATCH = 256;
 
 const HEX_DIGITS = '0123456789abcdef';
 /** The two hex digits of each byte value as one 16-bit store: the high digit's code in the low byte (little-endian). */
-const HEX_PAIRS = Uint16Array.from({ length: 256 }, (_, byte) => HEX_DIGITS.charCodeAt(byte >> 4) | (HEX_DIGITS.charCodeAt(byte & 15) << 8));
+const HEX_PAIRS = Uint16Array.from(
+  { length: 256 },
+  (_, byte) => HEX_DIGITS.charCodeAt(byte >> 4) | (HEX_DIGITS.charCodeAt(byte & 15) << 8),
+);
 const DASH = 0x2d;
 /**
  * The UUIDs made of `random` (16 bytes each), as one string, 36 characters each, in the text form
@@ -29,7 +32,8 @@ export function uuidsText(random: Uint8Array): string {
   const count = Math.floor(random.length / UUID_BYTES);
   const text = Buffer.allocUnsafeSlow(count * UUID_LENGTH);
   const view = new DataView(text.buffer, text.byteOffset, text.length);
-  const digits = (at: number, byte: number): void => view.setUint16(at, HEX_PAIRS[byte] as number, true);
+  const digits = (at: number, byte: number): void =>
+    view.setUint16(at, HEX_PAIRS[byte] as number, true);
   const byteAt = (i: number): number => random[i] as number;
   for (let uuid = 0; uuid < count; uuid++) {
     const f = uuid * UUID_BYTES;

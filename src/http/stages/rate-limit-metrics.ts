@@ -3,7 +3,10 @@
 import { Counter, type Registry } from 'prom-client';
 import type { RequestKind } from '../../rate-limits/policy.js';
 
-export function rateLimitedCounter(service: string, registry: Registry): (kind: RequestKind) => void {
+export function rateLimitedCounter(
+  service: string,
+  registry: Registry,
+): (kind: RequestKind) => void {
   const counter = new Counter<'service' | 'kind'>({
     name: 'http_requests_rate_limited_total',
     help: 'Requests answered 429 because their client was over its rate limit, by kind (reads, writes).',

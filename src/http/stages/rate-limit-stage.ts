@@ -9,7 +9,14 @@ import { isPromise } from '../../shared/eventually.js';
 import type { RequestKind } from '../../rate-limits/policy.js';
 import { KeyedRun } from './idempotency.js';
 import { limitedKind } from '../documents/rate-limit-docs.js';
-import { policyField, RATE_LIMIT_DRAFT, RATE_LIMIT_HEADER, RATE_LIMIT_POLICY_HEADER, rateLimited, type RateLimitGate } from './rate-limit.js';
+import {
+  policyField,
+  RATE_LIMIT_DRAFT,
+  RATE_LIMIT_HEADER,
+  RATE_LIMIT_POLICY_HEADER,
+  rateLimited,
+  type RateLimitGate,
+} from './rate-limit.js';
 import type { RateLimits } from '../../rate-limits/policy.js';
 import type { Route } from '../route.js';
 import { addHeaders, Hold, type Call, type Entered, type HeaderDoc, type Stage } from './stage.js';
@@ -17,7 +24,11 @@ import { addHeaders, Hold, type Call, type Entered, type HeaderDoc, type Stage }
 /** Which requests an instance decides: those without a keyed run (before the input), or those with one. */
 export type RateLimitPlace = 'unkeyed' | 'keyed';
 
-export function rateLimitStage(gate: RateLimitGate, limits: RateLimits, place: RateLimitPlace): Stage {
+export function rateLimitStage(
+  gate: RateLimitGate,
+  limits: RateLimits,
+  place: RateLimitPlace,
+): Stage {
   return {
     name: place === 'unkeyed' ? 'rate-limit' : 'rate-limit (keyed writes)',
     enter(call: Call): Entered {
@@ -27,7 +38,9 @@ export function rateLimitStage(gate: RateLimitGate, limits: RateLimits, place: R
       if (place === 'unkeyed') {
         if (gate.decidedByKeyGate(route, call.req)) return undefined;
         const admitted = admit(gate, call, kind);
-        return admitted !== undefined && gate.mayRunAhead(call.method, call.req) ? new Hold(admitted) : admitted;
+        return admitted !== undefined && gate.mayRunAhead(call.method, call.req)
+          ? new Hold(admitted)
+          : admitted;
       }
       return call.keyed instanceof KeyedRun ? admit(gate, call, kind) : undefined;
     },
@@ -58,7 +71,10 @@ function rateLimitDocs(limits: RateLimits): Stage['docs'] {
           description: `The limit on ${kind} per client (${RATE_LIMIT_DRAFT}): its quota q (the burst) and window w (seconds in which a whole burst comes back).`,
           example: policyField(kind, limits),
         },
-        [RATE_LIMIT_HEADER]: { description: 'What is left of the limit: r requests may be sent at once now, and t seconds say when it grows.' },
+        [RATE_LIMIT_HEADER]: {
+          description:
+            'What is left of the limit: r requests may be sent at once now, and t seconds say when it grows.',
+        },
       };
       return { headers, rows: () => true };
     },

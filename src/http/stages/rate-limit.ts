@@ -54,7 +54,8 @@ export interface RateLimitOptions {
 /** Header name, value, name, value… as the pipeline writes them. */
 export type LimitHeaders = string[];
 
-export const rateLimited = (headers: Readonly<Record<string, string>>): ApiError => new ApiError('RATE_LIMITED', { headers });
+export const rateLimited = (headers: Readonly<Record<string, string>>): ApiError =>
+  new ApiError('RATE_LIMITED', { headers });
 
 /**
  * The policy's field value: `"reads";q=800;w=2` for 200/s after a burst of 400. The window w is the
@@ -83,7 +84,9 @@ interface KindFields {
 
 function kindFields(kind: RequestKind, limits: RateLimits): KindFields | undefined {
   const policy = policyField(kind, limits);
-  return policy === undefined ? undefined : { policy, statePrefix: `"${kind}";r=`, burst: (limits[kind] as Rate).burst };
+  return policy === undefined
+    ? undefined
+    : { policy, statePrefix: `"${kind}";r=`, burst: (limits[kind] as Rate).burst };
 }
 
 const seconds = (ms: number): number => Math.ceil(ms / 1000);
@@ -128,7 +131,10 @@ export class RateLimitGate {
       this.refusedLately = new Set();
       this.refusedSinceMs = nowMs;
     }
-    return this.refusedLately.size < REFUSED_CLIENTS_MAX && !this.refusedLately.has(clientAddress(req, this.options.trustedProxies));
+    return (
+      this.refusedLately.size < REFUSED_CLIENTS_MAX &&
+      !this.refusedLately.has(clientAddress(req, this.options.trustedProxies))
+    );
   }
 
   /** True when the Idempotency-Key gate decides for this request, after its replay lookup. */
@@ -148,7 +154,11 @@ export class RateLimitGate {
     } catch (error) {
       return this.limiterDown(error);
     }
-    if (isPromise(decided)) return decided.then((decision) => this.answer(kind, client, decision), (error: unknown) => this.limiterDown(error));
+    if (isPromise(decided))
+      return decided.then(
+        (decision) => this.answer(kind, client, decision),
+        (error: unknown) => this.limiterDown(error),
+      );
     return this.answer(kind, client, decided);
   }
 
@@ -181,7 +191,10 @@ export class RateLimitGate {
     this.refusedSinceWarn += 1;
     const nowMs = Date.now();
     if (nowMs - this.warnedMs < WARN_EVERY_MS) return;
-    this.options.log.warn('requests refused over their rate limit', { refused: this.refusedSinceWarn, sinceMs: Number.isFinite(this.warnedMs) ? nowMs - this.warnedMs : undefined });
+    this.options.log.warn('requests refused over their rate limit', {
+      refused: this.refusedSinceWarn,
+      sinceMs: Number.isFinite(this.warnedMs) ? nowMs - this.warnedMs : undefined,
+    });
     this.warnedMs = nowMs;
     this.refusedSinceWarn = 0;
   }

@@ -47,10 +47,17 @@ export class ReplayCache {
   }
 
   /** Keeps the outcome until `expiresAtMs`, if it is live and small enough, evicting the oldest entries to make room. */
-  set(key: string, fingerprint: string, outcome: unknown, expiresAtMs: number, nowMs: number): void {
+  set(
+    key: string,
+    fingerprint: string,
+    outcome: unknown,
+    expiresAtMs: number,
+    nowMs: number,
+  ): void {
     if (expiresAtMs <= nowMs) return;
     // Strings are counted at two bytes a character (V8 keeps some at one), the outcome as its JSON.
-    const bytes = 2 * (key.length + fingerprint.length + JSON.stringify(outcome).length) + ENTRY_OVERHEAD_BYTES;
+    const bytes =
+      2 * (key.length + fingerprint.length + JSON.stringify(outcome).length) + ENTRY_OVERHEAD_BYTES;
     if (bytes > Math.min(REPLAY_ENTRY_BYTES_MAX, this.bytesMax)) return;
     const old = this.entries.get(key);
     if (old !== undefined) this.delete(key, old);

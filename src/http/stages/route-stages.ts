@@ -17,7 +17,11 @@ export function routingStage(routes: readonly Route[], errorFormat: ErrorFormat)
   const router = new Router(routes);
   // The constant answer to an unknown path, rendered once; its bytes, so that its length is known.
   const rendered = renderError(notFound(), errorFormat);
-  const notFoundReply: Reply = { status: rendered.status, body: Buffer.from(rendered.body), contentType: rendered.contentType };
+  const notFoundReply: Reply = {
+    status: rendered.status,
+    body: Buffer.from(rendered.body),
+    contentType: rendered.contentType,
+  };
   return {
     name: 'routing',
     enter(call: Call): Entered {
@@ -51,7 +55,8 @@ export function inputStage(limits: BodyLimits): Stage {
       const values = call.values as readonly string[];
       const issues: Issues = [];
       const params: Record<string, unknown> = {};
-      for (const [name, spec, loc, placeholder] of route.params) params[name] = spec.fromText(values[placeholder] as string, loc, issues);
+      for (const [name, spec, loc, placeholder] of route.params)
+        params[name] = spec.fromText(values[placeholder] as string, loc, issues);
       const bodySpec = route.body;
       const { req } = call;
       if (bodySpec === undefined) {
@@ -66,7 +71,11 @@ export function inputStage(limits: BodyLimits): Stage {
         const body =
           decoded.kind === 'text'
             ? bodySpec.fromRawText(decoded.text, ['body'], issues)
-            : bodySpec.fromBody(decoded.kind === 'json' ? decoded.value : undefined, ['body'], issues);
+            : bodySpec.fromBody(
+                decoded.kind === 'json' ? decoded.value : undefined,
+                ['body'],
+                issues,
+              );
         if (issues.length > 0) return new InvalidRequest(issues);
         call.input = { params, body, preconditions: preconditionsOf(req.headers) };
         call.body = bytes;
@@ -83,20 +92,29 @@ export function idempotencyStage(gate: IdempotencyGate): Stage {
     enter(call: Call): Entered {
       const idempotent = (call.matched as Route).idempotent;
       if (idempotent === undefined) return undefined;
-      const found = gate.lookup(idempotent, call.input as NonNullable<Call['input']>, call.req, call.body);
+      const found = gate.lookup(
+        idempotent,
+        call.input as NonNullable<Call['input']>,
+        call.req,
+        call.body,
+      );
       if (found instanceof KeyedRun) call.keyed = found;
       else if (found !== undefined) return found;
       return undefined;
     },
     docs: {
       // A replay answers the recorded outcome, whatever its status: every row may be one.
-      answerHeaders: (route) => (route.idempotent === undefined ? undefined : { headers: REPLAYED_DOC, rows: () => true }),
+      answerHeaders: (route) =>
+        route.idempotent === undefined ? undefined : { headers: REPLAYED_DOC, rows: () => true },
     },
   };
 }
 
 const REPLAYED_DOC: Readonly<Record<string, HeaderDoc>> = {
-  [REPLAYED_HEADER]: { description: 'Present (true) when this answer is the recorded answer of an earlier request with the same Idempotency-Key.' },
+  [REPLAYED_HEADER]: {
+    description:
+      'Present (true) when this answer is the recorded answer of an earlier request with the same Idempotency-Key.',
+  },
 };
 
 /** The route's handler, or, for a keyed write, its write under the key (idempotency.ts). */
@@ -105,6 +123,8 @@ export function routeHandler(gate: IdempotencyGate): Handler {
     const route = call.matched as Route;
     const input = call.input as NonNullable<Call['input']>;
     const keyed = call.keyed;
-    return keyed instanceof KeyedRun && route.idempotent !== undefined ? gate.once(route.idempotent, input, keyed) : route.handle(input);
+    return keyed instanceof KeyedRun && route.idempotent !== undefined
+      ? gate.once(route.idempotent, input, keyed)
+      : route.handle(input);
   };
 }

@@ -100,7 +100,12 @@ export interface HeaderDoc {
 /** What a stage declares in the documents, for one operation (undefined: nothing for it). */
 export interface StageDocs {
   /** Headers the stage adds to the operation's answers, for the rows whose key `rows` accepts. */
-  readonly answerHeaders?: (route: Route) => { readonly headers: Readonly<Record<string, HeaderDoc>>; readonly rows: (key: string) => boolean } | undefined;
+  readonly answerHeaders?: (route: Route) =>
+    | {
+        readonly headers: Readonly<Record<string, HeaderDoc>>;
+        readonly rows: (key: string) => boolean;
+      }
+    | undefined;
   /** Request headers the stage reads on the operation. */
   readonly requestHeaders?: (route: Route) => readonly RequestHeaderDoc[];
   /** Errors the stage may answer on the operation, as representative instances. */

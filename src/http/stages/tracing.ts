@@ -29,7 +29,8 @@ const TRACE_CONTEXT_HEADERS: readonly RequestHeaderDoc[] = [
   },
   {
     name: 'tracestate',
-    description: "W3C Trace Context: vendors' trace state, carried on with the traceparent it comes with. Read only with tracing on.",
+    description:
+      "W3C Trace Context: vendors' trace state, carried on with the traceparent it comes with. Read only with tracing on.",
     required: false,
     schema: { type: 'string' },
     example: 'congo=t61rcWkgMzE',
@@ -46,13 +47,25 @@ export function tracingStage(tracer: RequestTracer): Stage {
     name: 'tracing',
     enter(call: Call): undefined {
       const { req } = call;
-      call.trace = tracer.started(call.method, call.url, req.headers, req.socket, req.httpVersion, call.id);
+      call.trace = tracer.started(
+        call.method,
+        call.url,
+        req.headers,
+        req.socket,
+        req.httpVersion,
+        call.id,
+      );
       return undefined;
     },
     scope: ORIGIN_SCOPE,
     finished(call: Call, status: number): void {
       const trace = call.trace;
-      if (trace !== undefined) trace.finished(call.route === UNMATCHED_ROUTE ? undefined : call.route, status, call.errorType);
+      if (trace !== undefined)
+        trace.finished(
+          call.route === UNMATCHED_ROUTE ? undefined : call.route,
+          status,
+          call.errorType,
+        );
     },
     docs: {
       requestHeaders: (_route: Route) => TRACE_CONTEXT_HEADERS,

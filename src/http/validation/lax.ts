@@ -105,7 +105,9 @@ export type IntErrorType = 'int_parsing' | 'int_parsing_size' | 'string_unicode'
  * - `string_unicode`: the text holds an unpaired surrogate (unreachable through an HTTP path or query
  *   if the URL decoder, like Python's `unquote`, replaces invalid UTF-8 with U+FFFD).
  */
-export type IntOutcome = { readonly ok: true; readonly value: bigint } | { readonly ok: false; readonly type: IntErrorType };
+export type IntOutcome =
+  | { readonly ok: true; readonly value: bigint }
+  | { readonly ok: false; readonly type: IntErrorType };
 
 /** jiter's bound on an integer's length, sign included (IntParse::parse: `new_index - start > 4300`). */
 const MAX_INT_CHARS = 4300;
@@ -272,7 +274,9 @@ export type BoolErrorType = 'bool_parsing' | 'bool_type';
  * boolean value, `bool_type` for everything else. (pydantic refuses a string holding an unpaired
  * surrogate with `string_unicode`; by deviation D7 such a string is an ordinary string here.)
  */
-export type BoolOutcome = { readonly ok: true; readonly value: boolean } | { readonly ok: false; readonly type: BoolErrorType };
+export type BoolOutcome =
+  | { readonly ok: true; readonly value: boolean }
+  | { readonly ok: false; readonly type: BoolErrorType };
 
 const TRUE: BoolOutcome = Object.freeze({ ok: true, value: true });
 const FALSE: BoolOutcome = Object.freeze({ ok: true, value: false });

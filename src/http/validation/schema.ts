@@ -29,7 +29,8 @@ export interface IntBounds {
 /** An integer read from text as pydantic reads it (lax), then checked against its bounds. */
 export function intParam(bounds: IntBounds): ParamSpec<number> {
   for (const bound of [bounds.gt, bounds.ge, bounds.le]) {
-    if (bound !== undefined && !Number.isSafeInteger(bound)) throw new Error(`bound ${bound} is not a safe integer`);
+    if (bound !== undefined && !Number.isSafeInteger(bound))
+      throw new Error(`bound ${bound} is not a safe integer`);
   }
   // Without an upper and a lower bound a value could leave the safe range and lose digits as a number.
   if (bounds.le === undefined || (bounds.ge === undefined && bounds.gt === undefined)) {
@@ -41,14 +42,25 @@ export function intParam(bounds: IntBounds): ParamSpec<number> {
   if (bounds.ge !== undefined) jsonSchema.minimum = bounds.ge;
   jsonSchema.title = bounds.title;
 
-  type Check = { kind: 'less_than_equal' | 'greater_than_equal' | 'greater_than'; ctxKey: string; limit: number };
+  type Check = {
+    kind: 'less_than_equal' | 'greater_than_equal' | 'greater_than';
+    ctxKey: string;
+    limit: number;
+  };
   // pydantic checks le, then ge, then gt, and reports the first that fails.
   const checks: Check[] = [];
-  if (bounds.le !== undefined) checks.push({ kind: 'less_than_equal', ctxKey: 'le', limit: bounds.le });
-  if (bounds.ge !== undefined) checks.push({ kind: 'greater_than_equal', ctxKey: 'ge', limit: bounds.ge });
-  if (bounds.gt !== undefined) checks.push({ kind: 'greater_than', ctxKey: 'gt', limit: bounds.gt });
+  if (bounds.le !== undefined)
+    checks.push({ kind: 'less_than_equal', ctxKey: 'le', limit: bounds.le });
+  if (bounds.ge !== undefined)
+    checks.push({ kind: 'greater_than_equal', ctxKey: 'ge', limit: bounds.ge });
+  if (bounds.gt !== undefined)
+    checks.push({ kind: 'greater_than', ctxKey: 'gt', limit: bounds.gt });
   const fails = (check: Check, value: number | bigint): boolean =>
-    check.kind === 'less_than_equal' ? value > check.limit : check.kind === 'greater_than_equal' ? value < check.limit : value <= check.limit;
+    check.kind === 'less_than_equal'
+      ? value > check.limit
+      : check.kind === 'greater_than_equal'
+        ? value < check.limit
+        : value <= check.limit;
 
   return {
     jsonSchema,
@@ -60,7 +72,13 @@ export function intParam(bounds: IntBounds): ParamSpec<number> {
       }
       for (const check of checks) {
         if (fails(check, value)) {
-          issues.push({ type: check.kind, loc, msg: constraintMessage(check.kind, check.limit), input: text, ctx: { [check.ctxKey]: check.limit } });
+          issues.push({
+            type: check.kind,
+            loc,
+            msg: constraintMessage(check.kind, check.limit),
+            input: text,
+            ctx: { [check.ctxKey]: check.limit },
+          });
           return undefined;
         }
       }
@@ -105,7 +123,12 @@ export const LAX_BOOL_DESCRIPTION =
 /** A boolean field with pydantic's lax words and numbers. */
 export function boolField(title: string, defaultValue: boolean): FieldSpec<boolean> {
   return {
-    jsonSchema: { type: 'boolean', title, default: defaultValue, description: LAX_BOOL_DESCRIPTION },
+    jsonSchema: {
+      type: 'boolean',
+      title,
+      default: defaultValue,
+      description: LAX_BOOL_DESCRIPTION,
+    },
     default: defaultValue,
     fromJson(value, loc, issues) {
       const outcome = boolFromJson(value);
@@ -117,7 +140,9 @@ export function boolField(title: string, defaultValue: boolean): FieldSpec<boole
 }
 
 type Fields = Readonly<Record<string, FieldSpec<unknown>>>;
-export type ModelOf<F extends Fields> = { -readonly [K in keyof F]: F[K] extends FieldSpec<infer T> ? T : never };
+export type ModelOf<F extends Fields> = {
+  -readonly [K in keyof F]: F[K] extends FieldSpec<infer T> ? T : never;
+};
 
 export interface ModelSpec<T> {
   readonly name: string;
@@ -147,13 +172,23 @@ export function model<F extends Fields>(name: string, fields: F): ModelSpec<Mode
         return undefined;
       }
       if (!(body instanceof JsonObject)) {
-        issues.push({ type: 'model_attributes_type', loc, msg: MESSAGES.model_attributes_type, input: body });
+        issues.push({
+          type: 'model_attributes_type',
+          loc,
+          msg: MESSAGES.model_attributes_type,
+          input: body,
+        });
         return undefined;
       }
       return readFields(entries, body, loc, issues) as ModelOf<F> | undefined;
     },
     fromRawText(text, loc, issues) {
-      issues.push({ type: 'model_attributes_type', loc, msg: MESSAGES.model_attributes_type, input: text });
+      issues.push({
+        type: 'model_attributes_type',
+        loc,
+        msg: MESSAGES.model_attributes_type,
+        input: text,
+      });
       return undefined;
     },
   };
