@@ -5,9 +5,9 @@
 // (baseline-sqlite.ts): the same job as our durable writes, the second ruler for them. With
 // --rate-limit, each GET of a to-do is admitted by a GCRA per client address held in a Map and its
 // answer carries RateLimit-Policy and RateLimit: what rate limits cost a server written by hand.
-// With --shed-all, every request is answered 503 at once, unread: the least a shed answer costs
-// on node:http (bench/overload.ts).
-// It runs as its own process:  node baseline.js --port N --errors default|unified|problem --openapi FILE --accounts a=1 [--db FILE]
+// With --shed-all, every request is answered 503 at once, unread: the least a shed answer costs on
+// node:http (bench/overload.ts). It runs as its own process:  node baseline.js --port N --errors
+// default|unified|problem --openapi FILE --accounts a=1 [--db FILE]
 import { readFileSync } from 'node:fs';
 import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

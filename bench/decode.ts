@@ -1,8 +1,8 @@
-// `npm run bench:decode`: what our Python-compatible JSON decoder costs against JSON.parse on the same
-// bytes (decoded to text the way a Node server does, then parsed), shape by shape. The two alternate
-// within each round, and the ratio reported is the median of the per-round ratios, so that a noisy
-// machine moves both sides alike. `--quick` runs fewer rounds; `--only TEXT` the shapes whose name
-// contains TEXT. Exits 1 if any shape costs more than RATIO_MAX.
+// `npm run bench:decode`: what our Python-compatible JSON decoder costs against JSON.parse on the
+// same bytes (decoded to text the way a Node server does, then parsed), shape by shape. The two
+// alternate within each round, and the ratio reported is the median of the per-round ratios, so
+// that a noisy machine moves both sides alike. `--quick` runs fewer rounds; `--only TEXT` the
+// shapes whose name contains TEXT. Exits 1 if any shape costs more than RATIO_MAX.
 import { parseArgs } from 'node:util';
 import { decodeJson } from '../src/http/json/json-decode.js';
 import { BODY_LIMITS } from '../src/server.js';

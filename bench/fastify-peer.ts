@@ -1,11 +1,11 @@
-// The peer: GET /todos/1 served by Fastify 5 as its documentation would have one written, doing
-// the job our to-do service does for that request. Its pino logger is on and writes one line per
+// The peer: GET /todos/1 served by Fastify 5 as its documentation would have one written, doing the
+// job our to-do service does for that request. Its pino logger is on and writes one line per
 // request (Fastify's own "request completed" line; its "incoming request" line is left out through
-// its LogController), to stdout with pino's default destination. Each request gets an id (an acceptable
-// X-Request-Id is kept, as ours keeps it, else a random UUID), logged and sent back in
-// X-Request-Id. The to-do is read from a SQLite file with better-sqlite3 (WAL, synchronous FULL, one
-// prepared statement), and the answer is the same JSON our service sends.
-//   node fastify-peer.js --port N --db FILE
+// its LogController), to stdout with pino's default destination. Each request gets an id (an
+// acceptable X-Request-Id is kept, as ours keeps it, else a random UUID), logged and sent back in
+// X-Request-Id. The to-do is read from a SQLite file with better-sqlite3 (WAL, synchronous FULL,
+// one prepared statement), and the answer is the same JSON our service sends.   node
+// fastify-peer.js --port N --db FILE
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { parseArgs } from 'node:util';

@@ -1,7 +1,7 @@
 // A load generator that keeps its schedule: request i is due at i ÷ rate seconds from the start and
-// goes out then on an idle connection, or on a new one when every connection is busy, whether or not
-// the earlier requests were answered (open loop). Its latency is counted from that due time, not
-// from when it went out (no coordinated omission): a request that had to wait for a connection,
+// goes out then on an idle connection, or on a new one when every connection is busy, whether or
+// not the earlier requests were answered (open loop). Its latency is counted from that due time,
+// not from when it went out (no coordinated omission): a request that had to wait for a connection,
 // because the cap was reached or the generator fell behind, counts its wait. autocannon's
 // overallRate and wrk are closed loops: a fixed set of connections each waits for its answer before
 // sending again, so a slow server slows the load down and the backlog never grows past them.
@@ -165,7 +165,8 @@ export async function offer(schedule: Schedule): Promise<Answers> {
       const now = performance.now();
       if (rate > 0) {
         // Once the run is over, every request due before its end is due: (end - start) need not be
-        // exactly seconds × 1000 in floating point, and the last one must not be lost to the rounding.
+        // exactly seconds × 1000 in floating point, and the last one must not be lost to the
+        // rounding.
         const dueCount =
           now >= end ? Math.ceil(seconds * rate - 1e-9) : Math.floor(((now - start) * rate) / 1000);
         if (sent < dueCount && now >= countedFrom)

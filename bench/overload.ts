@@ -1,10 +1,11 @@
 // `npm run bench:overload`: does load shedding hold the admitted requests' latency to its bound
 // under three times the load the service sustains? Each run starts a fresh to-do service on a
-// SQLite file three times: to measure its capacity C (closed loop), then to offer it 3 × C open loop
-// (open-loop.ts) without shedding, then with `--shed-waiting N`, N = C × the target latency, and
-// `--shed-loop-busy 80`. Then, at the same offered rate, a bare node:http server that answers every
-// request 503 unread (baseline.ts --shed-all): what refusing the whole load costs at the least, so
-// that a run says whether any shedding inside the process could leave room for admitted requests.
+// SQLite file three times: to measure its capacity C (closed loop), then to offer it 3 × C open
+// loop (open-loop.ts) without shedding, then with `--shed-waiting N`, N = C × the target latency,
+// and `--shed-loop-busy 80`. Then, at the same offered rate, a bare node:http server that answers
+// every request 503 unread (baseline.ts --shed-all): what refusing the whole load costs at the
+// least, so that a run says whether any shedding inside the process could leave room for admitted
+// requests.
 //
 // The bound, stated before the runs (docs/load-shedding.md): an admitted request finds fewer
 // than N requests waiting ahead of it, and the store completes them at about C a second, so it
@@ -15,7 +16,8 @@
 // service's latency when it, not the generator, is saturated, and a generator that shares the
 // service's core takes CPU from it exactly when the load is highest. (The instruction counts need
 // no such care: they count the service's instructions, whatever else runs.) Not a test: the figures
-// depend on the machine, and are recorded in docs/load-shedding.md with the date, the commit and the load.
+// depend on the machine, and are recorded in docs/load-shedding.md with the date, the commit and
+// the load.
 //
 //   npm run bench:overload                            five runs of 6 s at 3 × capacity
 //   npm run bench:overload -- --runs 5 --seconds 20 --factor 2 --title-bytes 8000

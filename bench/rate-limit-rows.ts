@@ -61,7 +61,8 @@ async function drive(
     if (Math.floor(done / REPORT_EVERY) > Math.floor(first / REPORT_EVERY) || done === CLIENTS) {
       const { rows, bytes } = await measure();
       const nowMs = performance.now();
-      // Every chunk that finished within the span, and the one before it (its decisions may have been taken within it).
+      // Every chunk that finished within the span, and the one before it (its decisions may have
+      // been taken within it).
       const within = decidedAt.findIndex((chunk) => chunk.atMs >= nowMs - BOUND_MS);
       const boundClients = decidedAt
         .slice(Math.max(0, within - 1))
@@ -120,7 +121,8 @@ async function main(): Promise<void> {
       await shared.close();
       await probe.end();
     }
-    // The in-process limiter's table for reads, as inProcessLimiter() makes it, so that its rows can be counted.
+    // The in-process limiter's table for reads, as inProcessLimiter() makes it, so that its rows
+    // can be counted.
     const table = new GcraTable(LIMITS.reads as NonNullable<RateLimits['reads']>, () =>
       performance.now(),
     );

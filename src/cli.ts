@@ -13,15 +13,15 @@ import type { ServiceDefinition } from './http/service.js';
 import { createLogger, type Logger } from './observe/log.js';
 import { createMetricsRegistry } from './observe/metrics.js';
 import { storeMetrics } from './observe/store-metrics.js';
-import { startServer, type RunningServer } from './server.js';
+import { startServer, type RunningServer, type ServerOptions } from './server.js';
 import { connectionsMaxFor } from './http/connection-guard.js';
 import { createBankService } from './bank/service.js';
 import { INITIAL_ACCOUNTS } from './bank/model.js';
 import { createTodoService } from './todo/service.js';
 import { limiterFor } from './rate-limiter-for.js';
+import { PoolerMismatch } from './db/postgres-pooler.js';
 import type { StoreObserver } from './db/store-observer.js';
 import type { Tracing } from './telemetry/tracing.js';
-import { PoolerMismatch } from './db/postgres-pooler.js';
 
 function dbFor(service: ServiceName, config: Config): DbSpec {
   return config.db ?? { kind: 'sqlite', path: `./data/${service}.sqlite` };
@@ -65,6 +65,56 @@ async function createService(
   }
 }
 
+/** The server options of the index-th service of this process (ports are consecutive). */
+async function serverOptionsFor(
+  service: ServiceName,
+  index: number,
+  config: Config,
+  serviceLog: Logger,
+  metrics: Registry | undefined,
+  connectionsMax: number,
+  tracing: Tracing | undefined,
+): Promise<ServerOptions> {
+  return {
+    host: config.host,
+    port: config.port === 0 ? 0 : config.port + index,
+    errorFormat: { name: config.errors, catchAll: config.catchAll },
+    log: serviceLog,
+    accessLog: config.accessLog,
+    metrics,
+    service,
+    connectionsMax,
+    idempotency: { required: config.requireIdempotencyKey, ttlMs: config.idempotencyTtlMs },
+    cors: config.cors,
+    crossOriginProtection: config.crossOriginProtection,
+    deadlineMs: config.deadlineMs,
+    shedding: config.shedding,
+    tracer: tracing?.requests,
+    rateLimits:
+      config.rateLimits === undefined
+        ? undefined
+        : {
+            limits: config.rateLimits,
+            limiter: await limiterFor(
+              service,
+              config.rateLimits,
+              config.db,
+              serviceLog,
+              config.dbPooler,
+            ),
+            whenDown: config.rateLimitStoreDown,
+            trustedProxies: config.trustProxy,
+          },
+    metricsListen:
+      config.metricsListen === undefined
+        ? undefined
+        : {
+            host: config.metricsListen.host ?? config.host,
+            port: config.metricsListen.port === 0 ? 0 : config.metricsListen.port + index,
+          },
+  };
+}
+
 async function main(): Promise<void> {
   let config: Config;
   try {
@@ -80,13 +130,7 @@ async function main(): Promise<void> {
   }
   const log = createLogger(config.logLevel);
   const running: RunningServer[] = [];
-  // Tracing (issue 43): the SDK is loaded only when it is on.
-  const tracings: Tracing[] = [];
-  const tracingModule =
-    config.tracing === undefined ? undefined : await import('./telemetry/tracing.js');
-  /** After the servers closed (their store's last batches included): the last spans go out, within a bounded time. */
-  const stopTracing = (): Promise<unknown> =>
-    Promise.all(tracings.map((tracing) => tracing.shutdown()));
+  const tracings = await tracingsFor(config);
   // Installed before the first "listening" line: until a listener exists, SIGTERM kills the
   // process outright, and a supervisor may send it as soon as it reads that line. A repeated
   // signal changes nothing: Ctrl-C under `npm start` reaches us twice, from the terminal and
@@ -98,7 +142,7 @@ async function main(): Promise<void> {
     log.info('shutting down', { signal });
     Promise.all(running.map((server) => server.close())).then(
       async (reports) => {
-        await stopTracing();
+        await tracings.stop();
         log.info('shut down', { connectionsCut: reports.some((report) => report.connectionsCut) });
         await log.close();
         process.exit(0);
@@ -114,74 +158,55 @@ async function main(): Promise<void> {
     for (const [index, service] of config.services.entries()) {
       const serviceLog = log.child({ service });
       const metrics = config.metrics ? createMetricsRegistry() : undefined;
-      const tracing = tracingModule?.startTracing(
-        config.tracing as NonNullable<Config['tracing']>,
-        { service, registry: metrics, log: serviceLog },
-      );
-      if (tracing !== undefined) tracings.push(tracing);
+      const tracing = tracings.start(service, metrics, serviceLog);
       const definition = await createService(service, config, serviceLog, metrics, tracing);
-      const server = await startServer(definition, {
-        host: config.host,
-        port: config.port === 0 ? 0 : config.port + index,
-        errorFormat: { name: config.errors, catchAll: config.catchAll },
-        log: serviceLog,
-        accessLog: config.accessLog,
-        metrics,
-        service,
-        connectionsMax,
-        idempotency: { required: config.requireIdempotencyKey, ttlMs: config.idempotencyTtlMs },
-        cors: config.cors,
-        crossOriginProtection: config.crossOriginProtection,
-        deadlineMs: config.deadlineMs,
-        shedding: config.shedding,
-        tracer: tracing?.requests,
-        rateLimits:
-          config.rateLimits === undefined
-            ? undefined
-            : {
-                limits: config.rateLimits,
-                limiter: await limiterFor(
-                  service,
-                  config.rateLimits,
-                  config.db,
-                  serviceLog,
-                  config.dbPooler,
-                ),
-                whenDown: config.rateLimitStoreDown,
-                trustedProxies: config.trustProxy,
-              },
-        metricsListen:
-          config.metricsListen === undefined
-            ? undefined
-            : {
-                host: config.metricsListen.host ?? config.host,
-                port: config.metricsListen.port === 0 ? 0 : config.metricsListen.port + index,
-              },
-      });
+      const server = await startServer(
+        definition,
+        await serverOptionsFor(
+          service,
+          index,
+          config,
+          serviceLog,
+          metrics,
+          connectionsMax,
+          tracing,
+        ),
+      );
       running.push(server);
-      // The store's kind only: a PostgreSQL URL may hold a password.
-      serviceLog.info('listening', {
-        version: definition.version,
-        url: server.url,
-        errors: config.errors,
-        catchAll: config.catchAll,
-        store: dbFor(service, config).kind,
-        accessLog: config.accessLog,
-        metrics: config.metrics,
-        metricsUrl: server.metricsUrl,
-        // Said only when on, so that the line of a service without limits is as it was.
-        ...(config.rateLimits === undefined
-          ? {}
-          : { rateLimits: config.db?.kind === 'postgres' ? 'postgres' : 'in-process' }),
-        // Said only when on; the collector's URL is not: it may hold a credential.
-        ...(config.tracing === undefined ? {} : { tracing: config.tracing.protocol }),
-      });
+      logListening(serviceLog, service, config, definition, server);
     }
   } catch (error) {
     await Promise.allSettled(running.map((server) => server.close()));
-    await stopTracing();
+    await tracings.stop();
     await fail(log, error);
   }
+}
+
+/** The line that says a service is up, and how it runs. */
+function logListening(
+  serviceLog: Logger,
+  service: ServiceName,
+  config: Config,
+  definition: ServiceDefinition,
+  server: RunningServer,
+): void {
+  // The store's kind only: a PostgreSQL URL may hold a password.
+  serviceLog.info('listening', {
+    version: definition.version,
+    url: server.url,
+    errors: config.errors,
+    catchAll: config.catchAll,
+    store: dbFor(service, config).kind,
+    accessLog: config.accessLog,
+    metrics: config.metrics,
+    metricsUrl: server.metricsUrl,
+    // Said only when on, so that the line of a service without limits is as it was.
+    ...(config.rateLimits === undefined
+      ? {}
+      : { rateLimits: config.db?.kind === 'postgres' ? 'postgres' : 'in-process' }),
+    // Said only when on; the collector's URL is not: it may hold a credential.
+    ...(config.tracing === undefined ? {} : { tracing: config.tracing.protocol }),
+  });
 }
 
 async function fail(log: Logger, error: unknown): Promise<never> {
@@ -196,3 +221,31 @@ async function fail(log: Logger, error: unknown): Promise<never> {
 }
 
 await main();
+
+/**
+ * Tracing (issue 43): the SDK is loaded only when it is on. One tracer per service; stop(), after
+ * the servers closed (their store's last batches included), sends the last spans within a
+ * bounded time.
+ */
+async function tracingsFor(config: Config): Promise<{
+  start(service: ServiceName, metrics: Registry | undefined, log: Logger): Tracing | undefined;
+  stop(): Promise<unknown>;
+}> {
+  const tracingConfig = config.tracing;
+  const started: Tracing[] = [];
+  const tracingModule =
+    tracingConfig === undefined ? undefined : await import('./telemetry/tracing.js');
+  return {
+    start(service, metrics, log) {
+      if (tracingModule === undefined || tracingConfig === undefined) return undefined;
+      const tracing = tracingModule.startTracing(tracingConfig, {
+        service,
+        registry: metrics,
+        log,
+      });
+      started.push(tracing);
+      return tracing;
+    },
+    stop: () => Promise.all(started.map((tracing) => tracing.shutdown())),
+  };
+}

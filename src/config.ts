@@ -13,8 +13,8 @@ import {
 } from './http/stages/client-address.js';
 import { WHEN_LIMITER_DOWN_DEFAULT, type WhenLimiterDown } from './http/stages/rate-limit.js';
 import { parseRateLimits, type RateLimits } from './rate-limits/policy.js';
-import { readTracingConfig, type TracingConfig } from './telemetry/config.js';
 import { POOLERS, type Pooler } from './db/postgres-pooler.js';
+import { readTracingConfig, type TracingConfig } from './telemetry/config.js';
 
 export type ServiceName = 'todo' | 'bank';
 
@@ -151,95 +151,14 @@ const REPLACED_SHED_LOOP_DELAY =
   '--shed-loop-delay-ms (SVC_SHED_LOOP_DELAY_MS) was replaced by --shed-loop-busy PERCENT (SVC_SHED_LOOP_BUSY): see docs/load-shedding.md';
 
 export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Config {
-  const flags = new Map<string, string | true>();
-  let service: string | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    if (!arg.startsWith('--')) {
-      if (service !== undefined) throw new ConfigError(`unexpected argument "${arg}"`);
-      service = arg;
-      continue;
-    }
-    const [name, inline] = splitFlag(arg);
-    if (
-      [
-        'help',
-        'catch-all',
-        'require-idempotency-key',
-        'require-if-match',
-        'cross-origin-protection',
-      ].includes(name)
-    ) {
-      if (inline !== undefined) throw new ConfigError(`--${name} takes no value`);
-      flags.set(name, true);
-      continue;
-    }
-    if (name === 'shed-loop-delay-ms') throw new ConfigError(REPLACED_SHED_LOOP_DELAY);
-    if (
-      ![
-        'host',
-        'port',
-        'db',
-        'errors',
-        'accounts',
-        'log-level',
-        'access-log',
-        'metrics',
-        'sqlite-synchronous',
-        'db-pool-size',
-        'db-pool-wait-ms',
-        'db-pooler',
-        'idempotency-ttl',
-        'cors-origin',
-        'metrics-listen',
-        'deadline-ms',
-        'shed-waiting',
-        'shed-loop-busy',
-        'rate-limit',
-        'rate-limit-store-down',
-        'trust-proxy',
-        'trust-proxy-header',
-        'otel-endpoint',
-      ].includes(name)
-    ) {
-      throw new ConfigError(`unknown option --${name}`);
-    }
-    const value = inline ?? argv[++i];
-    if (value === undefined) throw new ConfigError(`--${name} needs a value`);
-    flags.set(name, value);
-  }
-  // An empty variable counts as unset; an empty option value is a mistake.
-  const pick = (flag: string, variable: string): string | undefined => {
-    const value = flags.get(flag);
-    if (value === '') throw new ConfigError(`--${flag} needs a value`);
-    return typeof value === 'string' ? value : env[variable] === '' ? undefined : env[variable];
-  };
-
-  const which = service ?? (env.SVC_SERVICE === '' ? undefined : env.SVC_SERVICE) ?? 'all';
-  if (which !== 'all' && which !== 'todo' && which !== 'bank') {
-    throw new ConfigError(`unknown service "${which}": expected all, todo or bank`);
-  }
-  const services: ServiceName[] = which === 'all' ? ['todo', 'bank'] : [which];
-  const errors = pick('errors', 'SVC_ERRORS') ?? 'default';
-  if (!ERROR_FORMAT_NAMES.includes(errors as ErrorFormatName)) {
-    throw new ConfigError(`--errors must be ${ERROR_FORMAT_NAMES.join(', ')}, not "${errors}"`);
-  }
-  const logLevel = pick('log-level', 'SVC_LOG_LEVEL') ?? 'info';
-  if (!LOG_LEVELS.includes(logLevel as LogLevel))
-    throw new ConfigError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
-  const catchAllEnv = env.SVC_CATCH_ALL;
-  if (catchAllEnv !== undefined && !['', '0', '1', 'true', 'false'].includes(catchAllEnv)) {
-    throw new ConfigError('SVC_CATCH_ALL must be 1 or 0');
-  }
-  const catchAll = flags.get('catch-all') === true || catchAllEnv === '1' || catchAllEnv === 'true';
-  const requireKeyEnv = env.SVC_REQUIRE_IDEMPOTENCY_KEY;
-  if (requireKeyEnv !== undefined && !['', '0', '1', 'true', 'false'].includes(requireKeyEnv)) {
-    throw new ConfigError('SVC_REQUIRE_IDEMPOTENCY_KEY must be 1 or 0');
-  }
+  const { flags, service } = readArgs(argv);
+  const pick = pickerOf(flags, env);
+  const services = readServices(service, env);
+  const errors = readErrorFormat(pick);
+  const logLevel = readLogLevel(pick);
+  const catchAll = flags.get('catch-all') === true || switchOn(env, 'SVC_CATCH_ALL');
   const requireIdempotencyKey =
-    flags.get('require-idempotency-key') === true ||
-    requireKeyEnv === '1' ||
-    requireKeyEnv === 'true';
+    flags.get('require-idempotency-key') === true || switchOn(env, 'SVC_REQUIRE_IDEMPOTENCY_KEY');
   const requireIfMatch =
     flags.get('require-if-match') === true || switchOn(env, 'SVC_REQUIRE_IF_MATCH');
   const ttlText = pick('idempotency-ttl', 'SVC_IDEMPOTENCY_TTL');
@@ -247,11 +166,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
   // there.
   if (catchAll && errors !== 'unified')
     throw new ConfigError('--catch-all belongs to the unified format: add --errors unified');
-  const synchronous = (
-    pick('sqlite-synchronous', 'SVC_SQLITE_SYNCHRONOUS') ?? 'full'
-  ).toUpperCase();
-  if (synchronous !== 'FULL' && synchronous !== 'OFF')
-    throw new ConfigError('--sqlite-synchronous must be full or off');
+  const synchronous = readSynchronous(pick);
   const accessLog = onOff(pick('access-log', 'SVC_ACCESS_LOG') ?? 'on', 'access-log');
   const metrics = onOff(pick('metrics', 'SVC_METRICS') ?? 'on', 'metrics');
   const dbText = pick('db', 'SVC_DB');
@@ -261,30 +176,9 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
   const poolWaitText = pick('db-pool-wait-ms', 'SVC_DB_POOL_WAIT_MS');
   const dbPooler = readPooler(pick('db-pooler', 'SVC_DB_POOLER'), dbText);
   const corsText = pick('cors-origin', 'SVC_CORS_ORIGIN');
-  const metricsListenText = pick('metrics-listen', 'SVC_METRICS_LISTEN');
-  const metricsListen =
-    metricsListenText === undefined ? undefined : parseListen(metricsListenText);
-  if (metricsListen !== undefined && !metrics)
-    throw new ConfigError('--metrics-listen serves /metrics: it needs --metrics on');
+  const metricsListen = readMetricsListen(pick('metrics-listen', 'SVC_METRICS_LISTEN'), metrics);
   const deadlineText = pick('deadline-ms', 'SVC_DEADLINE_MS');
-  const shedWaitingText = pick('shed-waiting', 'SVC_SHED_WAITING');
-  // A deployment that still sets the replaced signal would otherwise lose its shedding unseen.
-  if (env.SVC_SHED_LOOP_DELAY_MS !== undefined && env.SVC_SHED_LOOP_DELAY_MS !== '')
-    throw new ConfigError(REPLACED_SHED_LOOP_DELAY);
-  const shedBusyText = pick('shed-loop-busy', 'SVC_SHED_LOOP_BUSY');
-  const shedding =
-    shedWaitingText === undefined && shedBusyText === undefined
-      ? undefined
-      : {
-          waitingMax:
-            shedWaitingText === undefined
-              ? undefined
-              : parseBounded(shedWaitingText, '--shed-waiting', 1, 100_000),
-          loopBusy:
-            shedBusyText === undefined
-              ? undefined
-              : parseBounded(shedBusyText, '--shed-loop-busy', 1, 99) / 100,
-        };
+  const shedding = readShedding(pick, env);
   const cors = corsText === undefined ? undefined : parseCorsOrigins(corsText);
   if (typeof cors === 'string') throw new ConfigError(`--cors-origin: ${cors}`);
   const crossOriginProtection =
@@ -292,42 +186,21 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     flags.get('cross-origin-protection') === true ||
     switchOn(env, 'SVC_CROSS_ORIGIN_PROTECTION');
   const { rateLimits, trustProxy, rateLimitStoreDown } = readRateLimits(pick, dbText);
-  const otelEndpoint = flags.get('otel-endpoint');
-  if (otelEndpoint === '') throw new ConfigError('--otel-endpoint needs a value');
-  let tracing: TracingConfig | undefined;
-  try {
-    tracing = readTracingConfig(typeof otelEndpoint === 'string' ? otelEndpoint : undefined, env);
-  } catch (error) {
-    throw new ConfigError((error as Error).message);
-  }
-
-  const port =
-    portText === undefined ? DEFAULT_PORTS[services[0] as ServiceName] : parsePort(portText);
-  // The services take consecutive ports (0 lets the system choose for each).
-  if (port !== 0 && port + services.length - 1 > 65535)
-    throw new ConfigError(`--port ${port} leaves no port for the bank (it takes port + 1)`);
-
+  const port = readPort(portText, services);
   return {
     services,
     host: pick('host', 'SVC_HOST') ?? '127.0.0.1',
     port,
     db: dbText === undefined ? undefined : parseDb(dbText),
-    errors: errors as ErrorFormatName,
+    errors,
     catchAll,
     accounts: accountsText === undefined ? undefined : parseAccounts(accountsText),
-    logLevel: logLevel as LogLevel,
+    logLevel,
     accessLog,
     metrics,
     metricsListen,
     sqliteSynchronous: synchronous,
-    dbPoolSize:
-      poolSizeText === undefined
-        ? undefined
-        : parseBounded(poolSizeText, '--db-pool-size', 1, 1000),
-    dbPoolWaitMs:
-      poolWaitText === undefined
-        ? undefined
-        : parseBounded(poolWaitText, '--db-pool-wait-ms', 1, 30_000),
+    ...readPool(poolSizeText, poolWaitText),
     dbPooler,
     requireIdempotencyKey,
     requireIfMatch,
@@ -343,8 +216,164 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     rateLimits,
     trustProxy,
     rateLimitStoreDown,
-    tracing,
+    tracing: readTracing(flags.get('otel-endpoint'), env),
     help: flags.get('help') === true,
+  };
+}
+
+/** The options that take no value; every other one takes one. */
+const SWITCHES = [
+  'help',
+  'catch-all',
+  'require-idempotency-key',
+  'require-if-match',
+  'cross-origin-protection',
+];
+const VALUED_OPTIONS = [
+  'host',
+  'port',
+  'db',
+  'errors',
+  'accounts',
+  'log-level',
+  'access-log',
+  'metrics',
+  'sqlite-synchronous',
+  'db-pool-size',
+  'db-pool-wait-ms',
+  'db-pooler',
+  'idempotency-ttl',
+  'cors-origin',
+  'metrics-listen',
+  'deadline-ms',
+  'shed-waiting',
+  'shed-loop-busy',
+  'rate-limit',
+  'rate-limit-store-down',
+  'trust-proxy',
+  'trust-proxy-header',
+  'otel-endpoint',
+];
+
+/** The command line as given: the one service named, and each option with its value. */
+function readArgs(argv: readonly string[]): {
+  readonly flags: ReadonlyMap<string, string | true>;
+  readonly service: string | undefined;
+} {
+  const flags = new Map<string, string | true>();
+  let service: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (!arg.startsWith('--')) {
+      if (service !== undefined) throw new ConfigError(`unexpected argument "${arg}"`);
+      service = arg;
+      continue;
+    }
+    const [name, inline] = splitFlag(arg);
+    if (SWITCHES.includes(name)) {
+      if (inline !== undefined) throw new ConfigError(`--${name} takes no value`);
+      flags.set(name, true);
+      continue;
+    }
+    if (name === 'shed-loop-delay-ms') throw new ConfigError(REPLACED_SHED_LOOP_DELAY);
+    if (!VALUED_OPTIONS.includes(name)) throw new ConfigError(`unknown option --${name}`);
+    const value = inline ?? argv[++i];
+    if (value === undefined) throw new ConfigError(`--${name} needs a value`);
+    flags.set(name, value);
+  }
+  return { flags, service };
+}
+
+type OptionPicker = (flag: string, variable: string) => string | undefined;
+
+/** An option's text, from the command line first, then the environment. */
+function pickerOf(flags: ReadonlyMap<string, string | true>, env: NodeJS.ProcessEnv): OptionPicker {
+  // An empty variable counts as unset; an empty option value is a mistake.
+  return (flag, variable) => {
+    const value = flags.get(flag);
+    if (value === '') throw new ConfigError(`--${flag} needs a value`);
+    return typeof value === 'string' ? value : env[variable] === '' ? undefined : env[variable];
+  };
+}
+
+function readServices(service: string | undefined, env: NodeJS.ProcessEnv): ServiceName[] {
+  const which = service ?? (env.SVC_SERVICE === '' ? undefined : env.SVC_SERVICE) ?? 'all';
+  if (which !== 'all' && which !== 'todo' && which !== 'bank') {
+    throw new ConfigError(`unknown service "${which}": expected all, todo or bank`);
+  }
+  return which === 'all' ? ['todo', 'bank'] : [which];
+}
+
+function readErrorFormat(pick: OptionPicker): ErrorFormatName {
+  const errors = pick('errors', 'SVC_ERRORS') ?? 'default';
+  if (!ERROR_FORMAT_NAMES.includes(errors as ErrorFormatName)) {
+    throw new ConfigError(`--errors must be ${ERROR_FORMAT_NAMES.join(', ')}, not "${errors}"`);
+  }
+  return errors as ErrorFormatName;
+}
+
+function readLogLevel(pick: OptionPicker): LogLevel {
+  const logLevel = pick('log-level', 'SVC_LOG_LEVEL') ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel as LogLevel))
+    throw new ConfigError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
+  return logLevel as LogLevel;
+}
+
+function readSynchronous(pick: OptionPicker): Config['sqliteSynchronous'] {
+  const synchronous = (
+    pick('sqlite-synchronous', 'SVC_SQLITE_SYNCHRONOUS') ?? 'full'
+  ).toUpperCase();
+  if (synchronous !== 'FULL' && synchronous !== 'OFF')
+    throw new ConfigError('--sqlite-synchronous must be full or off');
+  return synchronous;
+}
+
+/** The first service's port; the services take consecutive ports (0 lets the system choose for each). */
+function readPort(text: string | undefined, services: readonly ServiceName[]): number {
+  const port = text === undefined ? DEFAULT_PORTS[services[0] as ServiceName] : parsePort(text);
+  if (port !== 0 && port + services.length - 1 > 65535)
+    throw new ConfigError(`--port ${port} leaves no port for the bank (it takes port + 1)`);
+  return port;
+}
+
+/** --metrics-listen, which only means something while /metrics is served. */
+function readMetricsListen(text: string | undefined, metrics: boolean): Config['metricsListen'] {
+  const metricsListen = text === undefined ? undefined : parseListen(text);
+  if (metricsListen !== undefined && !metrics)
+    throw new ConfigError('--metrics-listen serves /metrics: it needs --metrics on');
+  return metricsListen;
+}
+
+/** PostgreSQL's pool: its size and how long a request waits for a connection. */
+function readPool(
+  sizeText: string | undefined,
+  waitText: string | undefined,
+): Pick<Config, 'dbPoolSize' | 'dbPoolWaitMs'> {
+  return {
+    dbPoolSize:
+      sizeText === undefined ? undefined : parseBounded(sizeText, '--db-pool-size', 1, 1000),
+    dbPoolWaitMs:
+      waitText === undefined ? undefined : parseBounded(waitText, '--db-pool-wait-ms', 1, 30_000),
+  };
+}
+
+/** --shed-waiting and --shed-loop-busy: either signal alone sheds. */
+function readShedding(pick: OptionPicker, env: NodeJS.ProcessEnv): SheddingPolicy | undefined {
+  const shedWaitingText = pick('shed-waiting', 'SVC_SHED_WAITING');
+  // A deployment that still sets the replaced signal would otherwise lose its shedding unseen.
+  if (env.SVC_SHED_LOOP_DELAY_MS !== undefined && env.SVC_SHED_LOOP_DELAY_MS !== '')
+    throw new ConfigError(REPLACED_SHED_LOOP_DELAY);
+  const shedBusyText = pick('shed-loop-busy', 'SVC_SHED_LOOP_BUSY');
+  if (shedWaitingText === undefined && shedBusyText === undefined) return undefined;
+  return {
+    waitingMax:
+      shedWaitingText === undefined
+        ? undefined
+        : parseBounded(shedWaitingText, '--shed-waiting', 1, 100_000),
+    loopBusy:
+      shedBusyText === undefined
+        ? undefined
+        : parseBounded(shedBusyText, '--shed-loop-busy', 1, 99) / 100,
   };
 }
 
@@ -358,7 +387,7 @@ function switchOn(env: NodeJS.ProcessEnv, variable: string): boolean {
 
 /** --rate-limit and the options that only mean something beside it. */
 function readRateLimits(
-  pick: (flag: string, variable: string) => string | undefined,
+  pick: OptionPicker,
   dbText: string | undefined,
 ): Pick<Config, 'rateLimits' | 'trustProxy' | 'rateLimitStoreDown'> {
   const limitsText = pick('rate-limit', 'SVC_RATE_LIMIT');
@@ -501,4 +530,17 @@ export function parseAccounts(text: string): ReadonlyMap<string, number> {
     accounts.set(name, Number(balanceText));
   }
   return accounts;
+}
+
+/** --otel-endpoint and the OTEL_* variables (telemetry/config.ts); undefined: tracing off. */
+function readTracing(
+  endpoint: string | boolean | undefined,
+  env: NodeJS.ProcessEnv,
+): TracingConfig | undefined {
+  if (endpoint === '') throw new ConfigError('--otel-endpoint needs a value');
+  try {
+    return readTracingConfig(typeof endpoint === 'string' ? endpoint : undefined, env);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
 }

@@ -126,16 +126,14 @@ function crossOriginPolicy(options: ServerOptions): CrossOriginPolicy | undefine
   return { trusted: options.cors?.origins ?? new Set() };
 }
 
-export async function startServer(
+/** What the pipeline's stages are told, its routes aside: the same for the answers and the documents. */
+function edgeOptions(
   service: ServiceDefinition,
   options: ServerOptions,
-): Promise<RunningServer> {
+  shedder: LoadShedder | undefined,
+): Omit<PipelineOptions, 'routes'> {
   const registry = options.metrics;
-  const shedder =
-    options.shedding === undefined
-      ? undefined
-      : new LoadShedder(options.shedding, options.service, registry);
-  const edge: Omit<PipelineOptions, 'routes'> = {
+  return {
     errorFormat: options.errorFormat,
     limits: BODY_LIMITS,
     // Under rate limits, the outcomes of keyed writes are kept for their retries (idempotency.ts).
@@ -165,8 +163,15 @@ export async function startServer(
           }),
     rateLimitPolicy: options.rateLimits?.limits,
   };
+}
+
+function docsFor(
+  service: ServiceDefinition,
+  options: ServerOptions,
+  edge: Omit<PipelineOptions, 'routes'>,
+): Route[] {
   // The documents are drawn from the same stages as the pipeline that answers (stage.ts).
-  const docs = docsRoutes({
+  return docsRoutes({
     title: service.title,
     version: service.version,
     routes: service.routes,
@@ -177,6 +182,19 @@ export async function startServer(
     stages: pipelineStages({ ...edge, routes: service.routes }).stages,
     cors: options.cors !== undefined,
   });
+}
+
+export async function startServer(
+  service: ServiceDefinition,
+  options: ServerOptions,
+): Promise<RunningServer> {
+  const registry = options.metrics;
+  const shedder =
+    options.shedding === undefined
+      ? undefined
+      : new LoadShedder(options.shedding, options.service, registry);
+  const edge = edgeOptions(service, options, shedder);
+  const docs = docsFor(service, options, edge);
   const shutdownState = { started: false };
   const metricsOnApi = registry !== undefined && options.metricsListen === undefined;
   const operational = [...healthRoutes(service), ...(metricsOnApi ? [metricsRoute(registry)] : [])];

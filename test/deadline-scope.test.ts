@@ -1,6 +1,7 @@
-// A request's deadline as the work behind it sees it (src/shared/deadline-scope.ts): what is registered is
-// given up once, in order, when the deadline passes; the deadline of work shared by several requests
-// passes when the last of theirs does; and the current deadline is the one of the scope entered.
+// A request's deadline as the work behind it sees it (src/shared/deadline-scope.ts): what is
+// registered is given up once, in order, when the deadline passes; the deadline of work shared by
+// several requests passes when the last of theirs does; and the current deadline is the one of the
+// scope entered.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {

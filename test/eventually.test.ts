@@ -1,5 +1,5 @@
-// A value there at once or later (src/shared/eventually.ts): a read that needs no wait is carried on
-// without a promise, and one that must wait is chained, with the same outcome either way.
+// A value there at once or later (src/shared/eventually.ts): a read that needs no wait is carried
+// on without a promise, and one that must wait is chained, with the same outcome either way.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { andThen, isPromise } from '../src/shared/eventually.js';

@@ -1,5 +1,6 @@
 // jsonString, which writes the access line's fields and every string of a JSON answer: the same
-// text as JSON.stringify, whatever the string holds; jsonStringContent, the same without its quotes.
+// text as JSON.stringify, whatever the string holds; jsonStringContent, the same without its
+// quotes.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { jsonString, jsonStringContent } from '../src/shared/json-string.js';

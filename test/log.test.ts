@@ -142,7 +142,7 @@ describe('lines per turn', () => {
 });
 
 describe('the logger on stdout, in a process of its own', () => {
-  const LOG_MODULE = new URL('../src/log.js', import.meta.url).href;
+  const LOG_MODULE = new URL('../src/observe/log.js', import.meta.url).href;
 
   /** Runs `body` (an async function body with `log`, a logger on stdout, in scope) in a fresh node. */
   function run(body: string): Promise<{ code: number | null; stdout: string; stderr: string }> {

@@ -1,9 +1,9 @@
 // The ledger on PostgreSQL, on the scaffold of src/db/postgres-store.ts. Withdrawals are
 // group-committed: a batch of them is one call of bank_withdraw_batch, which locks each account of
-// the batch once, as committed, decides its withdrawals in the order asked, writes each balance once
-// and commits them all together; the same statement appends each withdrawal made to the journal.
-// The schema refuses a negative balance outright, as a last line of defence. Reads that arrive
-// together share one query.
+// the batch once, as committed, decides its withdrawals in the order asked, writes each balance
+// once and commits them all together; the same statement appends each withdrawal made to the
+// journal. The schema refuses a negative balance outright, as a last line of defence. Reads that
+// arrive together share one query.
 //
 // Keyed withdrawals share the batch: a batch that holds any is one transaction that claims their
 // keys, decides every withdrawal that may run with the same function, and records the keyed ones'
@@ -104,8 +104,8 @@ export const LEDGER_POSTGRES_MIGRATIONS: readonly Migration[] = [
 
 /**
  * A batch and its journal rows in one statement, so one commit: the function decides and writes the
- * balances, and the rows of the withdrawals it made (taken[i] true) are appended in the order asked,
- * each with its idempotency key or NULL.
+ * balances, and the rows of the withdrawals it made (taken[i] true) are appended in the order
+ * asked, each with its idempotency key or NULL.
  */
 const WITHDRAW_BATCH = `WITH batch AS (
     SELECT taken, balances FROM bank_withdraw_batch($1::text[], $2::bigint[])

@@ -11,9 +11,10 @@ export const LEDGER_KEYS_TABLE = 'bank_idempotency_keys';
 
 /**
  * A withdrawal's outcome read from the answer the first design recorded (idempotency-records.ts): a
- * 200's body names the balance left; a 404 is an unknown account. Insufficient funds is left out, so
- * its record is dropped: the default format's 500 never held the balance, and as balances only go
- * down, a retry is refused again (and recorded anew). ledger-postgres.ts says the same in its SQL.
+ * 200's body names the balance left; a 404 is an unknown account. Insufficient funds is left out,
+ * so its record is dropped: the default format's 500 never held the balance, and as balances only
+ * go down, a retry is refused again (and recorded anew). ledger-postgres.ts says the same in its
+ * SQL.
  */
 const OUTCOME_FROM_ANSWER = `CASE status
     WHEN 200 THEN json_object('kind', 'done', 'balance', json_extract(body, '$.balance'))
@@ -53,7 +54,8 @@ export const LEDGER_SERVICE = 'bank';
 export type BalanceQuery = (account: string) => number | undefined;
 
 export function prepareBalanceQuery(db: SqliteDatabase): BalanceQuery {
-  // The value alone rather than a row object, which better-sqlite3 builds slowly (see prepareTodoRead).
+  // The value alone rather than a row object, which better-sqlite3 builds slowly (see
+  // prepareTodoRead).
   const select = db
     .prepare<[string], number>('SELECT balance FROM accounts WHERE name = ?')
     .pluck(true);
@@ -61,9 +63,10 @@ export function prepareBalanceQuery(db: SqliteDatabase): BalanceQuery {
 }
 
 /**
- * Applies one write; it must run inside a write transaction. A withdrawal's check and decrement
- * are one conditional UPDATE; only when it takes nothing is the balance read, to tell an unknown
- * account from insufficient funds (the same transaction, so that balance is the one the UPDATE saw).
+ * Applies one write; it must run inside a write transaction. A withdrawal's check and decrement are
+ * one conditional UPDATE; only when it takes nothing is the balance read, to tell an unknown
+ * account from insufficient funds (the same transaction, so that balance is the one the UPDATE
+ * saw).
  */
 function prepareLedgerWrites(
   db: SqliteDatabase,

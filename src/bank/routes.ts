@@ -52,103 +52,129 @@ const balanceTag = (balance: number): string => `"${balance}"`;
 
 export function bankRoutes(ledger: Ledger): Route[] {
   return [
-    defineRoute({
-      method: 'GET',
-      path: '/accounts/{account}',
-      status: 200,
-      params: { account: accountParam },
-      docs: {
-        name: 'read_account',
-        responseModel: 'Account',
-        example: accountJson('alice', 100),
-        responses: [unknownAccount],
-        tagged: 'read',
-        otherErrors: [preconditionFailed(), ledgerAway],
-      },
-      handle: ({ params, preconditions }) =>
-        andThen(ledger.balance(params.account), (balance) => {
-          if (balance === undefined) throw accountNotFound(params.account);
-          const etag = balanceTag(balance);
-          return conditionalRead(preconditions, etag, {
-            status: 200,
-            body: accountJson(params.account, balance),
-            etag,
-          });
-        }),
-    }),
-    defineRoute({
-      method: 'GET',
-      path: '/secret',
-      status: 200,
-      params: {},
-      docs: {
-        name: 'secret',
-        succeeds: false,
-        responses: [
-          {
-            description: 'Login needed',
-            error: loginNeeded(),
-            headers: { 'WWW-Authenticate': 'The scheme to log in with: Bearer' },
-          },
-        ],
-      },
-      handle() {
-        throw loginNeeded();
-      },
-    }),
-    defineRoute({
-      method: 'GET',
-      path: '/accounts/{account}/limits',
-      status: 200,
-      params: { account: accountParam },
-      docs: {
-        name: 'limits',
-        succeeds: false,
-        responses: [{ description: 'Only managers can see limits', error: limitsHidden() }],
-      },
-      // As in the reference, the account is not looked up: the answer is the same for any name.
-      handle() {
-        throw limitsHidden();
-      },
-    }),
-    defineRoute({
-      method: 'POST',
-      path: '/withdraw/{account}/{amount}',
-      status: 200,
-      params: { account: accountParam, amount: amountParam },
-      docs: {
-        name: 'withdraw',
-        responseModel: 'Account',
-        example: accountJson('bob', 2),
-        responses: [
-          unknownAccount,
-          // Insufficient funds: 400 NOT_ENOUGH_MONEY in the unified format, an unhandled 500 in the default one.
-          { description: 'The balance is smaller than the amount', error: notEnoughMoney(5, 10) },
-        ],
-        otherErrors: [ledgerAway],
-      },
-      idempotent: {
-        once: ({ params }, key) => ledger.withdrawOnce(params.account, params.amount, key),
-        reply: withdrawalReply,
-      },
-      handle: async (input) =>
-        withdrawalReply(input, await ledger.withdraw(input.params.account, input.params.amount)),
-    }),
-    defineRoute({
-      method: 'GET',
-      path: '/crash',
-      status: 200,
-      params: {},
-      docs: {
-        name: 'crash',
-        succeeds: false,
-        responses: [
-          { description: 'Always an unhandled failure', error: new Error('deliberate failure') },
-        ],
-      },
-      handle() {
-        throw new Error(`deliberate failure; internal state: ${CRASH_SECRET}`);
-      },
-    }),
+    readAccountRoute(ledger),
+    secretRoute(),
+    limitsRoute(),
+    withdrawRoute(ledger),
+    crashRoute(),
   ];
+}
+
+/** GET /accounts/{account}: the balance, its entity tag judged against the conditions. */
+function readAccountRoute(ledger: Ledger): Route {
+  return defineRoute({
+    method: 'GET',
+    path: '/accounts/{account}',
+    status: 200,
+    params: { account: accountParam },
+    docs: {
+      name: 'read_account',
+      responseModel: 'Account',
+      example: accountJson('alice', 100),
+      responses: [unknownAccount],
+      tagged: 'read',
+      otherErrors: [preconditionFailed(), ledgerAway],
+    },
+    handle: ({ params, preconditions }) =>
+      andThen(ledger.balance(params.account), (balance) => {
+        if (balance === undefined) throw accountNotFound(params.account);
+        const etag = balanceTag(balance);
+        return conditionalRead(preconditions, etag, {
+          status: 200,
+          body: accountJson(params.account, balance),
+          etag,
+        });
+      }),
+  });
+}
+
+/** GET /secret: always 401, with the header that says how to log in. */
+function secretRoute(): Route {
+  return defineRoute({
+    method: 'GET',
+    path: '/secret',
+    status: 200,
+    params: {},
+    docs: {
+      name: 'secret',
+      succeeds: false,
+      responses: [
+        {
+          description: 'Login needed',
+          error: loginNeeded(),
+          headers: { 'WWW-Authenticate': 'The scheme to log in with: Bearer' },
+        },
+      ],
+    },
+    handle() {
+      throw loginNeeded();
+    },
+  });
+}
+
+/** GET /accounts/{account}/limits: always 403. */
+function limitsRoute(): Route {
+  return defineRoute({
+    method: 'GET',
+    path: '/accounts/{account}/limits',
+    status: 200,
+    params: { account: accountParam },
+    docs: {
+      name: 'limits',
+      succeeds: false,
+      responses: [{ description: 'Only managers can see limits', error: limitsHidden() }],
+    },
+    // As in the reference, the account is not looked up: the answer is the same for any name.
+    handle() {
+      throw limitsHidden();
+    },
+  });
+}
+
+/** POST /withdraw/{account}/{amount}. */
+function withdrawRoute(ledger: Ledger): Route {
+  return defineRoute({
+    method: 'POST',
+    path: '/withdraw/{account}/{amount}',
+    status: 200,
+    params: { account: accountParam, amount: amountParam },
+    docs: {
+      name: 'withdraw',
+      responseModel: 'Account',
+      example: accountJson('bob', 2),
+      responses: [
+        unknownAccount,
+        // Insufficient funds: 400 NOT_ENOUGH_MONEY in the unified format, an unhandled 500 in the
+        // default one.
+        { description: 'The balance is smaller than the amount', error: notEnoughMoney(5, 10) },
+      ],
+      otherErrors: [ledgerAway],
+    },
+    idempotent: {
+      once: ({ params }, key) => ledger.withdrawOnce(params.account, params.amount, key),
+      reply: withdrawalReply,
+    },
+    handle: async (input) =>
+      withdrawalReply(input, await ledger.withdraw(input.params.account, input.params.amount)),
+  });
+}
+
+/** GET /crash: always an unhandled failure, whose message must not reach the client. */
+function crashRoute(): Route {
+  return defineRoute({
+    method: 'GET',
+    path: '/crash',
+    status: 200,
+    params: {},
+    docs: {
+      name: 'crash',
+      succeeds: false,
+      responses: [
+        { description: 'Always an unhandled failure', error: new Error('deliberate failure') },
+      ],
+    },
+    handle() {
+      throw new Error(`deliberate failure; internal state: ${CRASH_SECRET}`);
+    },
+  });
 }

@@ -95,8 +95,8 @@ export interface KeyedBatchOptions<Op, Outcome> {
   readonly table: string;
   readonly claimFunction: string;
   /**
-   * Decides and writes `ops` in one statement on `session`, one outcome each, in order. `keys` holds
-   * each op's idempotency key, or null: a journal keeps it beside the write.
+   * Decides and writes `ops` in one statement on `session`, one outcome each, in order. `keys`
+   * holds each op's idempotency key, or null: a journal keeps it beside the write.
    */
   readonly decide: (
     session: SqlSession,

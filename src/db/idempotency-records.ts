@@ -1,8 +1,8 @@
-// Idempotency records as both databases keep them: one row per key, holding the request it was
-// used for (its fingerprint) and the outcome of its write as JSON (src/shared/keyed-writes.ts), written in
-// the same transaction as the write itself, so that no crash can separate the two. The primary key
-// on `key` is what decides between instances: a key is recorded once. A row older than the time to
-// live counts as absent, and is pruned in the background.
+// Idempotency records as both databases keep them: one row per key, holding the request it was used
+// for (its fingerprint) and the outcome of its write as JSON (src/shared/keyed-writes.ts), written
+// in the same transaction as the write itself, so that no crash can separate the two. The primary
+// key on `key` is what decides between instances: a key is recorded once. A row older than the time
+// to live counts as absent, and is pruned in the background.
 import type { KeyedOutcome, KeyedWrite } from '../shared/keyed-writes.js';
 
 /** Pruning deletes at most this many rows per statement, so that it never holds a lock for long. */
@@ -30,8 +30,8 @@ export function recordedOutcome<O>(row: RecordRow): KeyedOutcome<O> {
 
 /**
  * What a record holds: its `outcome` (JSON), or, in the first design, the rendered HTTP `answer`
- * (status, content type, headers, body). The early migrations still make the first design, so that a
- * new database passes through the same steps as one made before the change; a later step of each
+ * (status, content type, headers, body). The early migrations still make the first design, so that
+ * a new database passes through the same steps as one made before the change; a later step of each
  * store converts it (outcomeRecordsSql).
  */
 export type RecordShape = 'outcome' | 'answer';

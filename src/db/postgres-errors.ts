@@ -82,6 +82,7 @@ export function translatePostgresError(error: unknown): unknown {
 
 /**
  * The database could not be reached: operations queued behind the one that met it would wait for
- * nothing, so they fail with it at once. (Busy or saturated is not this: a queue behind those drains.)
+ * nothing, so they fail with it at once. (Busy or saturated is not this: a queue behind those
+ * drains.)
  */
 export const isOutage = (error: Error): boolean => isStoreFault(error, 'unavailable');

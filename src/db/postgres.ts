@@ -1,8 +1,8 @@
 // Opening a PostgreSQL database the way every store here needs it: a bounded pool with time-outs on
-// everything (connecting, waiting for a pooled connection, each statement), synchronous_commit on so
-// that an acknowledged write is on the server's disk, versioned migrations that several instances
-// may run at once, and every database fault turned into a store error (store-errors.ts) rather than
-// a hang or a crash.
+// everything (connecting, waiting for a pooled connection, each statement), synchronous_commit on
+// so that an acknowledged write is on the server's disk, versioned migrations that several
+// instances may run at once, and every database fault turned into a store error (store-errors.ts)
+// rather than a hang or a crash.
 //
 // Unreachable at start: the store still opens (the service starts and answers 503, /readyz says
 // not ready) and migrates on the first request that finds the database back. A database that
@@ -88,8 +88,9 @@ export interface PostgresOptions {
 /** Connections per store unless --db-pool-size says otherwise; the benchmark gives pgbench as many for its ceiling. */
 export const POSTGRES_POOL_SIZE = 10;
 /**
- * A burst queues rather than fails: 5,000 withdrawals at once take a few seconds on ten connections,
- * well within the 30 s a request may take. Connecting has its own, short bound (CONNECT_TIMEOUT_MS).
+ * A burst queues rather than fails: 5,000 withdrawals at once take a few seconds on ten
+ * connections, well within the 30 s a request may take. Connecting has its own, short bound
+ * (CONNECT_TIMEOUT_MS).
  */
 export const POOL_WAIT_MS_DEFAULT = 10_000;
 /** Opening one connection: a server that does not accept within this is unavailable. */
@@ -106,10 +107,9 @@ export const PING_TIMEOUT_MS = 1_000;
 /** pg_advisory_xact_lock key under which migrations run: any constant shared by all instances. */
 const MIGRATION_LOCK = 7_310_001;
 
-export async function openPostgres(options: PostgresOptions): Promise<PostgresDatabase> {
-  const size = options.poolSize ?? POSTGRES_POOL_SIZE;
-  const pooler = options.pooler ?? 'none';
-  const pool = new pg.Pool({
+/** The pool, its connections bounded in time, so that a database that stops answering is noticed. */
+function newPool(options: PostgresOptions, size: number, pooler: Pooler): pg.Pool {
+  return new pg.Pool({
     connectionString: options.url,
     max: size,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
@@ -127,6 +127,12 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresDa
         }
       : {}),
   });
+}
+
+export async function openPostgres(options: PostgresOptions): Promise<PostgresDatabase> {
+  const size = options.poolSize ?? POSTGRES_POOL_SIZE;
+  const pooler = options.pooler ?? 'none';
+  const pool = newPool(options, size, pooler);
   const sql = sqlRunner(pool, pooler);
   const { service, observer } = options;
   const health = new StoreHealth(options.log, observer);
@@ -163,8 +169,8 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresDa
     }));
 
   /**
-   * While the database is unavailable, one operation at a time tries it and the others fail at once:
-   * otherwise each wave of operations that gets a pooled turn would wait out its own connect
+   * While the database is unavailable, one operation at a time tries it and the others fail at
+   * once: otherwise each wave of operations that gets a pooled turn would wait out its own connect
    * time-out, and a client would wait several of them for its 503.
    */
   let trying = false;
@@ -193,7 +199,8 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresDa
         trying = trial = true;
       }
       release = await gate.acquire(deadline);
-      // It went away while this one waited for a turn: a trial of its own would make its wait longer still.
+      // It went away while this one waited for a turn: a trial of its own would make its wait
+      // longer still.
       if (health.unavailable && !trial)
         throw new StoreError(
           'unavailable',
@@ -222,7 +229,8 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresDa
   } catch (error) {
     const fault = postgresStoreError(error);
     // Unreachable at start: the service starts, answers 503 and migrates once the database is back.
-    // A pooler refusing the session settings is a configuration to fix (poolerRefusal), not an outage.
+    // A pooler refusing the session settings is a configuration to fix (poolerRefusal), not an
+    // outage.
     const refusal = poolerRefusal(error);
     if (refusal !== undefined) {
       await pool.end();
@@ -377,7 +385,8 @@ async function cancellableQuery<R extends object>(
   } finally {
     forget();
     // A failed statement's connection is not pooled again, as pool.query does: after a client-side
-    // time-out it still waits for that statement's answer, and would hold up the next one behind it.
+    // time-out it still waits for that statement's answer, and would hold up the next one behind
+    // it.
     client.release(cancelled || failed);
   }
 }
@@ -473,7 +482,8 @@ function migrate(sql: SqlRunner, options: PostgresOptions): Promise<void> {
       session: sessionOf({ query: (text, values) => sql.statement('read', text, values) }),
       locked: (work) =>
         sql.transaction(async (session) => {
-          // Instances starting together queue here: one creates the schema, the others find it done.
+          // Instances starting together queue here: one creates the schema, the others find it
+          // done.
           await session.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
           locked = session;
           await work(sessionOf(session));

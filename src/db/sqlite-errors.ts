@@ -38,7 +38,8 @@ export function sqliteStoreError(
 ): StoreError | undefined {
   if (code === undefined) return undefined;
   for (const [prefix, make] of FAMILIES) {
-    // The primary code, or one of its extended codes (SQLITE_IOERR_FSYNC, SQLITE_READONLY_DBMOVED …).
+    // The primary code, or one of its extended codes (SQLITE_IOERR_FSYNC, SQLITE_READONLY_DBMOVED
+    // …).
     if (code === prefix || code.startsWith(`${prefix}_`)) return make(message, cause);
   }
   return undefined;

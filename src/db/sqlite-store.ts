@@ -126,7 +126,8 @@ export async function openSqliteStore<Op, Outcome>(
   /**
    * While writes fail (disk full, read-only), readiness writes something that changes nothing, to
    * learn when they work again. It runs on this thread's connection with no busy wait, so that a
-   * writer holding the lock makes it fail at once (try again at the next check) instead of stalling.
+   * writer holding the lock makes it fail at once (try again at the next check) instead of
+   * stalling.
    */
   function probeWrites(): boolean {
     reads.end();
@@ -158,7 +159,8 @@ export async function openSqliteStore<Op, Outcome>(
     );
   }
 
-  // The writer answers each entry by its kind (sqlite-writes.ts): these say which answer each asked for.
+  // The writer answers each entry by its kind (sqlite-writes.ts): these say which answer each asked
+  // for.
   const write = (op: Op): Promise<Outcome> => run({ op }) as Promise<Outcome>;
   const writeOnce = <Recorded>(op: Op, key: KeyedWrite): Promise<KeyedOutcome<Recorded>> =>
     run({ op, key }) as Promise<KeyedOutcome<Recorded>>;

@@ -1,6 +1,6 @@
 // Reads that share one read transaction per turn of the event loop. In WAL mode every transaction
-// takes and drops a read lock on the -shm file (two fcntl calls and an fstat, about 2.5 µs), which is
-// most of the cost of a point read; a turn under load serves many reads, so they share one lock.
+// takes and drops a read lock on the -shm file (two fcntl calls and an fstat, about 2.5 µs), which
+// is most of the cost of a point read; a turn under load serves many reads, so they share one lock.
 //
 // What a read sees: the database as of the turn's first read. The snapshot ends when the turn ends
 // and whenever this process acknowledges a write (the store calls end() before resolving it), so a

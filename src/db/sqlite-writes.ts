@@ -17,7 +17,8 @@ import type { SqliteDatabase } from './sqlite.js';
 export interface SqliteWrites<Op, Outcome> {
   /**
    * Prepares the store's writes on a connection; each runs inside a write transaction, and throws
-   * to fail alone. `key` is the write's idempotency key, or null: a journal keeps it beside the write.
+   * to fail alone. `key` is the write's idempotency key, or null: a journal keeps it beside the
+   * write.
    */
   readonly prepare: (db: SqliteDatabase) => (op: Op, key: string | null) => Outcome;
   /**

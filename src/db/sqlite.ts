@@ -117,8 +117,9 @@ function migrate(db: SqliteDatabase, options: SqliteOptions): Promise<void> {
   return runMigrations(
     {
       session,
-      // IMMEDIATE takes the write lock first: instances starting together migrate one after another.
-      // Nothing else uses this connection while it opens, so the transaction may span the awaits.
+      // IMMEDIATE takes the write lock first: instances starting together migrate one after
+      // another. Nothing else uses this connection while it opens, so the transaction may span the
+      // awaits.
       async locked(work) {
         db.exec('BEGIN IMMEDIATE');
         try {

@@ -1,12 +1,15 @@
 // The one error a store throws when its database, not the request, is at fault. Storage knows
 // nothing of HTTP: it carries what kind of fault it is and what went wrong, and the layer above
-// decides how to answer (src/store-answers.ts). Any other error a store throws is a bug, and stays one.
+// decides how to answer (src/store-answers.ts). Any other error a store throws is a bug, and stays
+// one.
 
 /**
  * What kind of fault:
  * - unavailable: the database cannot be reached or answered with a server or I/O failure;
- * - busy: another writer held a lock past the time we wait for it (SQLITE_BUSY, a lock or statement time-out);
- * - saturated: every connection of the pool stayed in use for as long as a request may wait (overload, not an outage);
+ * - busy: another writer held a lock past the time we wait for it (SQLITE_BUSY, a lock or statement
+ *   time-out);
+ * - saturated: every connection of the pool stayed in use for as long as a request may wait
+ *   (overload, not an outage);
  * - full: the disk (or the server's) is full: reads go on, no write can succeed;
  * - read-only: the file, the role or the database is read-only: reads go on, no write can succeed;
  * - corrupt: the database file or an index is damaged; not passing, an operator must restore it.

@@ -94,7 +94,8 @@ export type AnswerSink<C> = (
 /** A reply as an answer, handed to `send` (no record of its own: one less allocation a request). */
 export function sendReply<C>(call: C, reply: Reply, requestId: string, send: AnswerSink<C>): void {
   if (reply.status === 304) {
-    // RFC 9110 §15.4.5: no body, and no Content-Length (it would have to be the 200's); the ETag stays.
+    // RFC 9110 §15.4.5: no body, and no Content-Length (it would have to be the 200's); the ETag
+    // stays.
     return send(
       call,
       304,

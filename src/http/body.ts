@@ -45,7 +45,8 @@ export function readBody(req: IncomingMessage, bodyBytesMax: number): Promise<Bu
             : Buffer.concat(chunks),
       ),
     );
-    // A request stream fails only when its connection does before the body is whole: the client left.
+    // A request stream fails only when its connection does before the body is whole: the client
+    // left.
     req.on('error', () => reject(new ClientAbortError()));
   });
 }
@@ -54,8 +55,9 @@ export function readBody(req: IncomingMessage, bodyBytesMax: number): Promise<Bu
 const lenientUtf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /**
- * FastAPI: an empty body is absent; a JSON media type is parsed (syntax errors are 422 json_invalid,
- * undecodable bytes 400); any other media type, or none, hands the raw text to the model.
+ * FastAPI: an empty body is absent; a JSON media type is parsed (syntax errors are 422
+ * json_invalid, undecodable bytes 400); any other media type, or none, hands the raw text to the
+ * model.
  */
 export function decodeBody(
   bytes: Buffer,
@@ -85,8 +87,9 @@ export function decodeBody(
 }
 
 /**
- * Python's email.message rules, as FastAPI applies them: the part before ';', trimmed and lower-cased,
- * must hold exactly one '/', with main type `application` and sub type `json` or `…+json`.
+ * Python's email.message rules, as FastAPI applies them: the part before ';', trimmed and
+ * lower-cased, must hold exactly one '/', with main type `application` and sub type `json` or
+ * `…+json`.
  */
 export function isJsonMediaType(contentType: string | undefined): boolean {
   if (contentType === undefined) return false;

@@ -1,8 +1,8 @@
 // Connections are a resource like memory: each one holds a file descriptor, and a process that has
-// used all of its descriptors can accept no one and open no file. A client that opens connections and
-// sends nothing costs nothing to send, so the server keeps the count below its descriptor limit and
-// lets the silent go first: a socket that has sent no byte is closed after SILENT_MS, and at once
-// when a newcomer needs its place.
+// used all of its descriptors can accept no one and open no file. A client that opens connections
+// and sends nothing costs nothing to send, so the server keeps the count below its descriptor limit
+// and lets the silent go first: a socket that has sent no byte is closed after SILENT_MS, and at
+// once when a newcomer needs its place.
 //
 // A client that sends one byte of a request's head now and then (slowloris) costs hardly more, and
 // Node's header time-out (10 s) lets it hold its place that long, renewable. So when no silent

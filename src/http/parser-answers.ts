@@ -10,7 +10,8 @@
 // A body the parser cannot read (a malformed chunk: a size that is not hex, data longer than its
 // size, a chunk not ended by CRLF) fails after its request reached the pipeline; it is answered
 // here all the same (400, or 413 for chunk extensions past their limit), as Node itself answers it,
-// unless the pipeline's answer has begun; the pipeline, whose read of the body then fails, stays silent.
+// unless the pipeline's answer has begun; the pipeline, whose read of the body then fails, stays
+// silent.
 import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';

@@ -153,8 +153,8 @@ class DurationHistogram extends Histogram<Label> {
         { labels: series.labels, value: series.count, metricName: `${name}_count` },
       );
     }
-    // prom-client types `type` as a numeric enum, but its registry writes the string it holds at run
-    // time into `# TYPE`; 'histogram' is what its own Histogram holds.
+    // prom-client types `type` as a numeric enum, but its registry writes the string it holds at
+    // run time into `# TYPE`; 'histogram' is what its own Histogram holds.
     return {
       name,
       help: DURATION_HELP,

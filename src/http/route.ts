@@ -51,14 +51,16 @@ export interface RouteDocs {
    * Errors the operation answers that no row of its own lists (the contract fixes a to-do
    * operation's codes), as representative instances: each is shown, rendered in the active format,
    * as an example of the row a client reads it under (`4XX` or `default`). The contract layer adds
-   * those it causes itself (a body's 400 and 413, the Idempotency-Key's answers, an unhandled failure).
+   * those it causes itself (a body's 400 and 413, the Idempotency-Key's answers, an unhandled
+   * failure).
    */
   readonly otherErrors?: readonly Error[];
   /** False for an operation that never succeeds: its success status is then not documented. */
   readonly succeeds?: boolean;
   /**
-   * What another 2xx the operation may answer with the same body means (PUT's 201). It is documented
-   * as the `2XX` range, since the contract fixes which three-digit codes a to-do operation lists.
+   * What another 2xx the operation may answer with the same body means (PUT's 201). It is
+   * documented as the `2XX` range, since the contract fixes which three-digit codes a to-do
+   * operation lists.
    */
   readonly otherSuccess?: string;
   /**
@@ -90,7 +92,8 @@ export interface Idempotent<P, B, O> {
   reply(input: RouteInput<P, B>, outcome: O): Reply;
   /**
    * The key stays optional under --require-idempotency-key, which is for the writes that create
-   * (POST): a PUT, a DELETE or a finish takes a key to replay its answer, but needs none to be safe.
+   * (POST): a PUT, a DELETE or a finish takes a key to replay its answer, but needs none to be
+   * safe.
    */
   readonly keyOptional?: boolean;
 }

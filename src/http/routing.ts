@@ -1,7 +1,7 @@
 // Which route a request-target reaches, by the reference's rules (Starlette's router) and our
-// deviations: a path segment is percent-decoded on its own, so %2F is data and not a separator (D8);
-// a 405 lists every method of the path (D3); HEAD is served by GET routes (D4); a trailing slash
-// redirects with a relative Location that keeps the query (D9).
+// deviations: a path segment is percent-decoded on its own, so %2F is data and not a separator
+// (D8); a 405 lists every method of the path (D3); HEAD is served by GET routes (D4); a trailing
+// slash redirects with a relative Location that keeps the query (D9).
 
 export interface Routable {
   readonly method: string;
@@ -145,8 +145,8 @@ function matchSegments(
   return values ?? NO_VALUES;
 }
 
-// Not fatal: bytes that are not UTF-8 become U+FFFD, as Python's unquote does. And a byte order mark
-// is a character like any other there (Python's utf-8 codec keeps it), so it is not dropped.
+// Not fatal: bytes that are not UTF-8 become U+FFFD, as Python's unquote does. And a byte order
+// mark is a character like any other there (Python's utf-8 codec keeps it), so it is not dropped.
 const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** Python's urllib.parse.unquote: valid %XX runs are UTF-8 bytes, anything else stays as written. */

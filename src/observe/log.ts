@@ -65,7 +65,8 @@ export function createLogger(level: LogLevel, write?: (line: string) => void): L
     {
       level,
       serializers: { error: serializeError },
-      // The defaults, stated: a line of ours always has these keys, whatever pino's next version says.
+      // The defaults, stated: a line of ours always has these keys, whatever pino's next version
+      // says.
       base: { pid: process.pid, hostname: hostname() },
       timestamp: pino.stdTimeFunctions.epochTime,
       messageKey: 'msg',
@@ -169,8 +170,8 @@ function wrap(
   let lastEnd = '';
   // The start of a line (level, time, bindings) for the last millisecond seen: a busy server writes
   // many lines in one, and V8 writes an epoch time (a double, beyond small integers) by its general
-  // number-to-text path. It and the end are joined into flat strings: one made with `+` is a tree of
-  // its pieces, which each line would walk again when the turn's lines are copied out.
+  // number-to-text path. It and the end are joined into flat strings: one made with `+` is a tree
+  // of its pieces, which each line would walk again when the turn's lines are copied out.
   let lastTime = -1;
   let lastStart = '';
   return {

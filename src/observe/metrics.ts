@@ -5,7 +5,8 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 
 /**
  * prom-client's defaults include three gauges named `…_total`, which Prometheus reserves for
- * counters (`promtool check metrics` rejects them); the same values stay under the names without it.
+ * counters (`promtool check metrics` rejects them); the same values stay under the names without
+ * it.
  */
 const MISNAMED_DEFAULTS = [
   'nodejs_active_handles_total',

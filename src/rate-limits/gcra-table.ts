@@ -1,12 +1,13 @@
 // The in-process limiter: GCRA (decision.ts) over a table of one theoretical arrival time per
 // client and kind, with the clock passed in, so that tests can drive time exactly.
 //
-// The table is bounded twice. A row whose time is past means the same as no row (the client has
-// its whole burst), so a new row first drops those, at most once a sweep period (sweepEveryMs: a
+// The table is bounded twice. A row whose time is past means the same as no row (the client has its
+// whole burst), so a new row first drops those, at most once a sweep period (sweepEveryMs: a
 // quarter of the window): the table holds at most the clients admitted within the last window plus
 // that period. And it holds at most rowsMax rows: when every row is a client still within its
 // window, it forgets the one whose row was made first, which then starts afresh with its whole
-// burst: for that client, and only while the table is full, the bound is then burst more than it says.
+// burst: for that client, and only while the table is full, the bound is then burst more than it
+// says.
 import { decisionOf, gcra, type Decision } from './decision.js';
 import { sweepEveryMs, windowMs, type Rate } from './policy.js';
 

@@ -2,9 +2,9 @@
 // the key, src/http/stages/idempotency.ts) and storage (which records the outcome with the write,
 // src/db/idempotency-records.ts) share, declared once and knowing neither.
 //
-// A store records a keyed write's *outcome*, plain data such as `{kind: "insufficient", balance: 5}`,
-// never an HTTP answer: the route renders the first answer and every replay from it, in the error
-// format the service runs with at the time.
+// A store records a keyed write's *outcome*, plain data such as `{kind: "insufficient", balance:
+// 5}`, never an HTTP answer: the route renders the first answer and every replay from it, in the
+// error format the service runs with at the time.
 
 /** How long a key's record lives unless the service is told otherwise (--idempotency-ttl). */
 export const DEFAULT_KEY_TTL_MS = 24 * 60 * 60 * 1000;

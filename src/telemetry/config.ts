@@ -92,55 +92,9 @@ export function readTracingConfig(
       `OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or http/json (grpc is not supported), not "${protocol}"`,
     );
   }
-  const sampler = get('OTEL_TRACES_SAMPLER') ?? 'parentbased_always_on';
-  if (!(SAMPLERS as readonly string[]).includes(sampler))
-    throw new Error(`OTEL_TRACES_SAMPLER must be one of ${SAMPLERS.join(', ')}, not "${sampler}"`);
-  const ratioText = get('OTEL_TRACES_SAMPLER_ARG');
-  const samplerRatio =
-    ratioText === undefined || !sampler.endsWith('traceidratio') ? 1 : Number(ratioText);
-  if (
-    !(samplerRatio >= 0 && samplerRatio <= 1) ||
-    (ratioText !== undefined && !/^\d*\.?\d+$/.test(ratioText))
-  ) {
-    throw new Error(
-      `OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1, not "${ratioText ?? ''}"`,
-    );
-  }
-  const whole = (name: string, fallback: number, min: number, max: number): number => {
-    const text = get(name);
-    if (text === undefined) return fallback;
-    const value = /^\d{1,9}$/.test(text) ? Number(text) : NaN;
-    if (!(value >= min && value <= max))
-      throw new Error(`${name} must be a whole number from ${min} to ${max}, not "${text}"`);
-    return value;
-  };
-  const maxQueueSize = whole(
-    'OTEL_BSP_MAX_QUEUE_SIZE',
-    BSP_DEFAULTS.maxQueueSize,
-    1,
-    MAX_QUEUE_SIZE_MAX,
-  );
-  const batch = {
-    scheduledDelayMs: whole(
-      'OTEL_BSP_SCHEDULE_DELAY',
-      BSP_DEFAULTS.scheduledDelayMs,
-      0,
-      TIMEOUT_MS_MAX,
-    ),
-    exportTimeoutMs: whole(
-      'OTEL_BSP_EXPORT_TIMEOUT',
-      BSP_DEFAULTS.exportTimeoutMs,
-      1,
-      TIMEOUT_MS_MAX,
-    ),
-    maxQueueSize,
-    maxExportBatchSize: whole(
-      'OTEL_BSP_MAX_EXPORT_BATCH_SIZE',
-      Math.min(BSP_DEFAULTS.maxExportBatchSize, maxQueueSize),
-      1,
-      maxQueueSize,
-    ),
-  };
+  const { sampler, samplerRatio } = readSampler(get);
+  const whole = wholeOf(get);
+  const batch = readBatch(whole);
   const exportTimeoutMs = whole(
     'OTEL_EXPORTER_OTLP_TRACES_TIMEOUT',
     whole('OTEL_EXPORTER_OTLP_TIMEOUT', EXPORT_TIMEOUT_MS_DEFAULT, 1, TIMEOUT_MS_MAX),
@@ -158,7 +112,7 @@ export function readTracingConfig(
     exportTimeoutMs,
     serviceName,
     resourceAttributes: keyValues(get('OTEL_RESOURCE_ATTRIBUTES'), 'OTEL_RESOURCE_ATTRIBUTES'),
-    sampler: sampler as SamplerName,
+    sampler,
     samplerRatio,
     batch,
   };
@@ -199,4 +153,70 @@ function keyValues(text: string | undefined, name: string): Record<string, strin
     pairs[key] = value;
   }
   return pairs;
+}
+
+type EnvReader = (name: string) => string | undefined;
+
+/** OTEL_TRACES_SAMPLER and its argument, checked. */
+function readSampler(get: EnvReader): { sampler: SamplerName; samplerRatio: number } {
+  const sampler = get('OTEL_TRACES_SAMPLER') ?? 'parentbased_always_on';
+  if (!(SAMPLERS as readonly string[]).includes(sampler))
+    throw new Error(`OTEL_TRACES_SAMPLER must be one of ${SAMPLERS.join(', ')}, not "${sampler}"`);
+  const ratioText = get('OTEL_TRACES_SAMPLER_ARG');
+  const samplerRatio =
+    ratioText === undefined || !sampler.endsWith('traceidratio') ? 1 : Number(ratioText);
+  if (
+    !(samplerRatio >= 0 && samplerRatio <= 1) ||
+    (ratioText !== undefined && !/^\d*\.?\d+$/.test(ratioText))
+  ) {
+    throw new Error(
+      `OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1, not "${ratioText ?? ''}"`,
+    );
+  }
+  return { sampler: sampler as SamplerName, samplerRatio };
+}
+
+/** A whole-number variable within bounds, or its default. */
+function wholeOf(
+  get: EnvReader,
+): (name: string, fallback: number, min: number, max: number) => number {
+  return (name: string, fallback: number, min: number, max: number): number => {
+    const text = get(name);
+    if (text === undefined) return fallback;
+    const value = /^\d{1,9}$/.test(text) ? Number(text) : NaN;
+    if (!(value >= min && value <= max))
+      throw new Error(`${name} must be a whole number from ${min} to ${max}, not "${text}"`);
+    return value;
+  };
+}
+
+/** The batch span processor's OTEL_BSP_* variables, checked. */
+function readBatch(whole: ReturnType<typeof wholeOf>): TracingConfig['batch'] {
+  const maxQueueSize = whole(
+    'OTEL_BSP_MAX_QUEUE_SIZE',
+    BSP_DEFAULTS.maxQueueSize,
+    1,
+    MAX_QUEUE_SIZE_MAX,
+  );
+  return {
+    scheduledDelayMs: whole(
+      'OTEL_BSP_SCHEDULE_DELAY',
+      BSP_DEFAULTS.scheduledDelayMs,
+      0,
+      TIMEOUT_MS_MAX,
+    ),
+    exportTimeoutMs: whole(
+      'OTEL_BSP_EXPORT_TIMEOUT',
+      BSP_DEFAULTS.exportTimeoutMs,
+      1,
+      TIMEOUT_MS_MAX,
+    ),
+    maxQueueSize,
+    maxExportBatchSize: whole(
+      'OTEL_BSP_MAX_EXPORT_BATCH_SIZE',
+      Math.min(BSP_DEFAULTS.maxExportBatchSize, maxQueueSize),
+      1,
+      maxQueueSize,
+    ),
+  };
 }

@@ -1,4 +1,5 @@
-// The to-do resource on the wire: its input schema, its output shape, its entity tags and its errors.
+// The to-do resource on the wire: its input schema, its output shape, its entity tags and its
+// errors.
 import type { Preconditions, TagList } from '../http/stages/conditions.js';
 import { ApiError } from '../http/errors.js';
 import {
@@ -70,10 +71,10 @@ export function versionsOf(list: TagList, strong: boolean): VersionSet {
 const VERSION_REQUIRED: WriteCondition = { kind: 'required' };
 
 /**
- * What a write asks of the item's version: what its If-Match and If-None-Match say; without
- * either, nothing. Where a version is `required` (--require-if-match), only If-Match names the
- * version read, or `If-None-Match: *` a create: without one of them the write refuses to change an
- * item that exists (an If-None-Match naming tags says which versions it refuses, not which it read).
+ * What a write asks of the item's version: what its If-Match and If-None-Match say; without either,
+ * nothing. Where a version is `required` (--require-if-match), only If-Match names the version
+ * read, or `If-None-Match: *` a create: without one of them the write refuses to change an item
+ * that exists (an If-None-Match naming tags says which versions it refuses, not which it read).
  */
 export function writeConditionOf(
   { ifMatch, ifNoneMatch }: Preconditions,

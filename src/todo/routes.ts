@@ -96,9 +96,23 @@ const example = todoJson(EXAMPLE_TODO);
 const storeAway = serviceUnavailable();
 
 export function todoRoutes(store: TodoStore, options: TodoRouteOptions = {}): Route[] {
-  const byId = { todo_id: todoIdParam };
   const required = options.requireIfMatch === true;
-  const readTodo = ({
+  return [
+    readRoute(store),
+    replaceRoute(store, required),
+    deleteRoute(store, required),
+    createRoute(store),
+    oopsDeleteRoute(store),
+    finishRoute(store),
+    readV2Route(store),
+  ];
+}
+
+const byId = { todo_id: todoIdParam };
+
+/** Both reads of one item answer alike. */
+function readTodo(store: TodoStore) {
+  return ({
     params,
     preconditions,
   }: {
@@ -106,134 +120,168 @@ export function todoRoutes(store: TodoStore, options: TodoRouteOptions = {}): Ro
     preconditions: Preconditions;
   }): Eventually<Reply> =>
     andThen(store.get(params.todo_id), (todo) => readReply(preconditions, todo));
-  // A write that names a version it does not find answers 412; one that must name one and does not, 428.
-  const writeErrors = [preconditionFailed(), ...(required ? [preconditionRequired()] : [])];
-  return [
-    defineRoute({
-      method: 'GET',
-      path: '/todos/{todo_id}',
-      status: 200,
-      params: byId,
-      docs: {
-        name: 'read_todo',
-        responseModel: 'Todo',
-        example,
-        tagged: 'read',
-        otherErrors: [todoNotFound(), preconditionFailed(), storeAway],
-      },
-      handle: readTodo,
-    }),
-    defineRoute({
-      method: 'PUT',
-      path: '/todos/{todo_id}',
-      status: 200,
-      params: byId,
-      body: todoIn,
-      docs: {
-        name: 'replace_todo',
-        responseModel: 'Todo',
-        example,
-        otherSuccess: 'Successful Response; 201 when the id did not exist and the item was created',
-        tagged: 'write',
-        otherErrors: [...writeErrors, storeAway],
-      },
-      idempotent: {
-        once: ({ params, body, preconditions }, key) =>
-          store.replaceOnce(params.todo_id, body, writeConditionOf(preconditions, required), key),
-        reply: (_, outcome) => replacedReply(outcome),
-        keyOptional: true,
-      },
-      handle: async ({ params, body, preconditions }) =>
-        replacedReply(
-          await store.replace(params.todo_id, body, writeConditionOf(preconditions, required)),
-        ),
-    }),
-    defineRoute({
-      method: 'DELETE',
-      path: '/todos/{todo_id}',
-      status: 204,
-      params: byId,
-      docs: { name: 'delete_todo', otherErrors: [todoNotFound(), ...writeErrors, storeAway] },
-      idempotent: {
-        once: ({ params, preconditions }, key) =>
-          store.removeOnce(params.todo_id, writeConditionOf(preconditions, required), key),
-        reply: (_, outcome) => removedReply(outcome),
-        keyOptional: true,
-      },
-      handle: async ({ params, preconditions }) =>
-        removedReply(await store.remove(params.todo_id, writeConditionOf(preconditions, required))),
-    }),
-    defineRoute({
-      method: 'POST',
-      path: '/todos',
-      status: 201,
-      params: {},
-      body: todoIn,
-      docs: {
-        name: 'create_todo',
-        responseModel: 'Todo',
-        example,
-        tagged: 'write',
-        otherErrors: [noIdLeft(), storeAway],
-      },
-      idempotent: { once: ({ body }, key) => store.createOnce(body, key), reply: createdReply },
-      handle: async (input) => createdReply(input, await store.create(input.body)),
-    }),
-    defineRoute({
-      method: 'DELETE',
-      path: '/oops/{todo_id}',
-      status: 204,
-      params: byId,
-      docs: {
-        name: 'oops_delete',
-        description:
-          'Deletes the to-do if there is one, without checking: 204 whether or not it existed (DELETE /todos/{todo_id} answers 404 ' +
-          'for a missing one). The item is really removed. The operation produces a value, which the 204 drops: a 204 never has a body.',
-        otherErrors: [storeAway],
-      },
-      // The lesson of this endpoint: it declares 204 yet produces a value. It removes the item if
-      // there is one and never checks; the value is dropped on the wire, because a 204 has no body.
-      async handle({ params }) {
-        const removed = (await store.remove(params.todo_id, UNCONDITIONAL)).kind === 'removed';
-        return { status: 204, body: JSON.stringify({ removed }) };
-      },
-    }),
-    defineRoute({
-      method: 'POST',
-      path: '/todos/{todo_id}/done',
-      status: 200,
-      params: byId,
-      docs: {
-        name: 'finish_todo',
-        responseModel: 'Todo',
-        example: todoJson({ ...EXAMPLE_TODO, done: true }),
-        tagged: 'write',
-        otherErrors: [todoNotFound(), todoAlreadyDone(), preconditionFailed(), storeAway],
-      },
-      // 428 is for PUT and DELETE only: finishing cannot undo anyone's change, so it never requires a version.
-      idempotent: {
-        once: ({ params, preconditions }, key) =>
-          store.finishOnce(params.todo_id, writeConditionOf(preconditions, false), key),
-        reply: (_, outcome) => finishedReply(outcome),
-        keyOptional: true,
-      },
-      handle: async ({ params, preconditions }) =>
-        finishedReply(await store.finish(params.todo_id, writeConditionOf(preconditions, false))),
-    }),
-    defineRoute({
-      method: 'GET',
-      path: '/v2/todos/{todo_id}',
-      status: 200,
-      params: byId,
-      docs: {
-        name: 'read_todo_v2',
-        responseModel: 'Todo',
-        example,
-        responses: [{ description: 'No todo with this id', error: todoNotFound() }],
-        tagged: 'read',
-        otherErrors: [preconditionFailed(), storeAway],
-      },
-      handle: readTodo,
-    }),
-  ];
+}
+
+// A write that names a version it does not find answers 412; one that must name one and does not,
+// 428.
+function writeErrors(required: boolean): Error[] {
+  return [preconditionFailed(), ...(required ? [preconditionRequired()] : [])];
+}
+
+/** GET /todos/{todo_id}: the item, judged against If-Match and If-None-Match. */
+function readRoute(store: TodoStore): Route {
+  return defineRoute({
+    method: 'GET',
+    path: '/todos/{todo_id}',
+    status: 200,
+    params: byId,
+    docs: {
+      name: 'read_todo',
+      responseModel: 'Todo',
+      example,
+      tagged: 'read',
+      otherErrors: [todoNotFound(), preconditionFailed(), storeAway],
+    },
+    handle: readTodo(store),
+  });
+}
+
+/** PUT /todos/{todo_id}: replaces the item, or creates it under that id (201). */
+function replaceRoute(store: TodoStore, required: boolean): Route {
+  return defineRoute({
+    method: 'PUT',
+    path: '/todos/{todo_id}',
+    status: 200,
+    params: byId,
+    body: todoIn,
+    docs: {
+      name: 'replace_todo',
+      responseModel: 'Todo',
+      example,
+      otherSuccess: 'Successful Response; 201 when the id did not exist and the item was created',
+      tagged: 'write',
+      otherErrors: [...writeErrors(required), storeAway],
+    },
+    idempotent: {
+      once: ({ params, body, preconditions }, key) =>
+        store.replaceOnce(params.todo_id, body, writeConditionOf(preconditions, required), key),
+      reply: (_, outcome) => replacedReply(outcome),
+      keyOptional: true,
+    },
+    handle: async ({ params, body, preconditions }) =>
+      replacedReply(
+        await store.replace(params.todo_id, body, writeConditionOf(preconditions, required)),
+      ),
+  });
+}
+
+/** DELETE /todos/{todo_id}. */
+function deleteRoute(store: TodoStore, required: boolean): Route {
+  return defineRoute({
+    method: 'DELETE',
+    path: '/todos/{todo_id}',
+    status: 204,
+    params: byId,
+    docs: {
+      name: 'delete_todo',
+      otherErrors: [todoNotFound(), ...writeErrors(required), storeAway],
+    },
+    idempotent: {
+      once: ({ params, preconditions }, key) =>
+        store.removeOnce(params.todo_id, writeConditionOf(preconditions, required), key),
+      reply: (_, outcome) => removedReply(outcome),
+      keyOptional: true,
+    },
+    handle: async ({ params, preconditions }) =>
+      removedReply(await store.remove(params.todo_id, writeConditionOf(preconditions, required))),
+  });
+}
+
+/** POST /todos: the store picks the id. */
+function createRoute(store: TodoStore): Route {
+  return defineRoute({
+    method: 'POST',
+    path: '/todos',
+    status: 201,
+    params: {},
+    body: todoIn,
+    docs: {
+      name: 'create_todo',
+      responseModel: 'Todo',
+      example,
+      tagged: 'write',
+      otherErrors: [noIdLeft(), storeAway],
+    },
+    idempotent: { once: ({ body }, key) => store.createOnce(body, key), reply: createdReply },
+    handle: async (input) => createdReply(input, await store.create(input.body)),
+  });
+}
+
+/** DELETE /oops/{todo_id}: a 204 that produces a value (the lesson below). */
+function oopsDeleteRoute(store: TodoStore): Route {
+  return defineRoute({
+    method: 'DELETE',
+    path: '/oops/{todo_id}',
+    status: 204,
+    params: byId,
+    docs: {
+      name: 'oops_delete',
+      description:
+        'Deletes the to-do if there is one, without checking: 204 whether or not it existed (DELETE /todos/{todo_id} answers 404 ' +
+        'for a missing one). The item is really removed. The operation produces a value, which the 204 drops: a 204 never has a body.',
+      otherErrors: [storeAway],
+    },
+    // The lesson of this endpoint: it declares 204 yet produces a value. It removes the item if
+    // there is one and never checks; the value is dropped on the wire, because a 204 has no body.
+    async handle({ params }) {
+      const removed = (await store.remove(params.todo_id, UNCONDITIONAL)).kind === 'removed';
+      return { status: 204, body: JSON.stringify({ removed }) };
+    },
+  });
+}
+
+/** POST /todos/{todo_id}/done. */
+function finishRoute(store: TodoStore): Route {
+  return defineRoute({
+    method: 'POST',
+    path: '/todos/{todo_id}/done',
+    status: 200,
+    params: byId,
+    docs: {
+      name: 'finish_todo',
+      responseModel: 'Todo',
+      example: todoJson({ ...EXAMPLE_TODO, done: true }),
+      tagged: 'write',
+      otherErrors: [todoNotFound(), todoAlreadyDone(), preconditionFailed(), storeAway],
+    },
+    // 428 is for PUT and DELETE only: finishing cannot undo anyone's change, so it never requires
+    // a version.
+    idempotent: {
+      once: ({ params, preconditions }, key) =>
+        store.finishOnce(params.todo_id, writeConditionOf(preconditions, false), key),
+      reply: (_, outcome) => finishedReply(outcome),
+      keyOptional: true,
+    },
+    handle: async ({ params, preconditions }) =>
+      finishedReply(await store.finish(params.todo_id, writeConditionOf(preconditions, false))),
+  });
+}
+
+/** GET /v2/todos/{todo_id}: as GET /todos/{todo_id}, its 404 documented as a response of its own. */
+function readV2Route(store: TodoStore): Route {
+  return defineRoute({
+    method: 'GET',
+    path: '/v2/todos/{todo_id}',
+    status: 200,
+    params: byId,
+    docs: {
+      name: 'read_todo_v2',
+      responseModel: 'Todo',
+      example,
+      responses: [{ description: 'No todo with this id', error: todoNotFound() }],
+      tagged: 'read',
+      otherErrors: [preconditionFailed(), storeAway],
+    },
+    handle: readTodo(store),
+  });
 }

@@ -34,7 +34,8 @@ export const TODO_ID_MAX = Number.MAX_SAFE_INTEGER;
 
 /**
  * A create's outcome: the id it took and the item's version, or none left (D11), in which case
- * nothing was stored. `version` is absent only from a keyed create recorded before versions existed.
+ * nothing was stored. `version` is absent only from a keyed create recorded before versions
+ * existed.
  */
 export type CreateOutcome =
   | { readonly kind: 'created'; readonly id: number; readonly version?: number }

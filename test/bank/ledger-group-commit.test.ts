@@ -84,7 +84,8 @@ describe('group-commit SQLite ledger', { timeout: SUITE_TIMEOUT_MS }, () => {
         ['bob', 100],
       ]),
     );
-    // The trigger aborts bob's UPDATE statement only: SQLite undoes that statement, the transaction goes on.
+    // The trigger aborts bob's UPDATE statement only: SQLite undoes that statement, the transaction
+    // goes on.
     const saboteur = new Database(file);
     saboteur.exec(`CREATE TRIGGER refuse_bob BEFORE UPDATE ON accounts WHEN NEW.name = 'bob'
       BEGIN SELECT RAISE(ABORT, 'bob is frozen'); END;`);

@@ -228,7 +228,8 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
       let blocked: Promise<unknown>[] = [];
       let keyedOnes: ReturnType<Ledger['withdrawOnce']>[] = [];
       // Bob's row is held: the first two batches (a withdrawal from bob each) wait on it with both
-      // batch slots taken, so the two keyed withdrawals queue meanwhile and go together as one batch.
+      // batch slots taken, so the two keyed withdrawals queue meanwhile and go together as one
+      // batch.
       await holding(url, "SELECT balance FROM accounts WHERE name = 'bob' FOR UPDATE", async () => {
         blocked = [ledger.withdraw('bob', 1), ledger.withdraw('bob', 1)];
         await new Promise((resolve) => setTimeout(resolve, 100));
@@ -248,8 +249,9 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
   });
 
   test('a batch locks its accounts in name order, whatever order it names them, so that batches of two instances queue instead of deadlocking', async () => {
-    // Seeded against name order, so that the table's physical order (a scan's) is dan, cat, bea, ann:
-    // a batch that locked rows as it scanned them would hold dan, not ann and bea, while it waits.
+    // Seeded against name order, so that the table's physical order (a scan's) is dan, cat, bea,
+    // ann: a batch that locked rows as it scanned them would hold dan, not ann and bea, while it
+    // waits.
     const batches: number[] = [];
     const { ledger, url } = await freshLedger({ dan: 100, cat: 100, bea: 100, ann: 100 }, batches);
     const watcher = new pg.Client({ connectionString: url });

@@ -1,6 +1,6 @@
-// The overload bench's generator (bench/open-loop.ts) against a real HTTP server that answers after a
-// set delay: requests go out on their schedule whatever the answers, and each one's latency counts
-// from when it was due, so that a slow server cannot slow the load down or hide the wait.
+// The overload bench's generator (bench/open-loop.ts) against a real HTTP server that answers after
+// a set delay: requests go out on their schedule whatever the answers, and each one's latency
+// counts from when it was due, so that a slow server cannot slow the load down or hide the wait.
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,6 +1,7 @@
 // CORS in a real browser: a page served from another origin calls the services with fetch() and
 // reads each answer's status, body and X-Request-Id (and Retry-After), errors, failures, the
-// deadline's 504 and the shed 503 included, as a front-end developer's page would. Without the service's CORS headers the browser would hide all of it.
+// deadline's 504 and the shed 503 included, as a front-end developer's page would. Without the
+// service's CORS headers the browser would hide all of it.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -155,7 +156,8 @@ processSuiteUnless(browserSkip(), 'CORS in a browser', () => {
           const tab = await browser.newPage();
           await tab.goto(page.origin);
           // Another connection holds the write lock: the write waits (and meets its deadline), and
-          // while it waits the service is past its signal (one request waiting), so the read is shed.
+          // while it waits the service is past its signal (one request waiting), so the read is
+          // shed.
           const holder = new Database(file);
           holder.pragma('busy_timeout = 0');
           holder.exec('BEGIN IMMEDIATE');

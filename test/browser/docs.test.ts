@@ -36,8 +36,8 @@ async function openOffline(browser: BrowserContext, url: string): Promise<Offlin
     return route.abort();
   });
   await page.goto(url, { waitUntil: 'load' });
-  // Headless Chromium may not ask for /favicon.ico at all, so the icon is checked where it is named:
-  // inline, a browser that does ask finds it without a request and without a 404.
+  // Headless Chromium may not ask for /favicon.ico at all, so the icon is checked where it is
+  // named: inline, a browser that does ask finds it without a request and without a 404.
   assert.match((await page.locator('link[rel="icon"]').getAttribute('href')) ?? '', /^data:/);
   return { foreign, errors, page };
 }
@@ -77,7 +77,8 @@ processSuiteUnless(skip, 'documentation in a browser', () => {
       withBrowser(async (browser) => {
         const { foreign, errors, page } = await openOffline(browser, `${url}/docs`);
         await page.waitForSelector('.opblock', { timeout: 15_000 });
-        // The issue's case: this row showed the schema's first enum values, status 400 and HTTP_400.
+        // The issue's case: this row showed the schema's first enum values, status 400 and
+        // HTTP_400.
         assert.deepEqual(await shownExample(page, '/secret', '401'), {
           type: 'about:blank',
           title: 'Unauthorized',

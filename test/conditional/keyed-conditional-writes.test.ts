@@ -1,8 +1,9 @@
-// Conditional writes under an Idempotency-Key (RFC 9110 §13 with the httpapi draft): PUT, DELETE and
-// POST /todos/{id}/done take a key as POST /todos does. A retry whose first attempt went through
-// replays that attempt's 2xx, with its ETag, instead of a 412 for the version it made itself; a
-// refused attempt is recorded and replayed as the bank's refusals are; a key used for another
-// request is refused, and nothing changes twice. Real servers on a SQLite file and on PostgreSQL.
+// Conditional writes under an Idempotency-Key (RFC 9110 §13 with the httpapi draft): PUT, DELETE
+// and POST /todos/{id}/done take a key as POST /todos does. A retry whose first attempt went
+// through replays that attempt's 2xx, with its ETag, instead of a 412 for the version it made
+// itself; a refused attempt is recorded and replayed as the bank's refusals are; a key used for
+// another request is refused, and nothing changes twice. Real servers on a SQLite file and on
+// PostgreSQL.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { get, send, type RawResponse } from '../support/http.js';

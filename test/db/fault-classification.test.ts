@@ -1,5 +1,5 @@
-// Which database failures are which store fault, and how the services answer each: table-driven, one
-// row per promise. Real failures of each kind are produced end to end in test/reliability/.
+// Which database failures are which store fault, and how the services answer each: table-driven,
+// one row per promise. Real failures of each kind are produced end to end in test/reliability/.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import {
@@ -16,7 +16,8 @@ const pgError = (code: string, message = `pg ${code}`): Error =>
   Object.assign(new Error(message), { code });
 
 describe('PostgreSQL failures by SQLSTATE', () => {
-  // Each row: the SQLSTATE, its name, its store fault, and the words the message starts with before PostgreSQL's own.
+  // Each row: the SQLSTATE, its name, its store fault, and the words the message starts with before
+  // PostgreSQL's own.
   const rows: readonly (readonly [string, string, StoreFault | undefined, string?])[] = [
     ['53100', 'disk_full', 'full', "the database server's disk is full"],
     ['53300', 'too_many_connections', 'saturated', 'the database server has no connection left'],

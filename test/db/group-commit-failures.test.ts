@@ -1,6 +1,6 @@
-// Group commit through a writer thread (src/db/group-commit*.ts) when writes fail: an operation that
-// fails alone fails with SQLite's code while the rest of its batch commits, and a writer thread that
-// dies fails what it held and every later write, and makes the store not ready.
+// Group commit through a writer thread (src/db/group-commit*.ts) when writes fail: an operation
+// that fails alone fails with SQLite's code while the rest of its batch commits, and a writer
+// thread that dies fails what it held and every later write, and makes the store not ready.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -95,7 +95,8 @@ describe('group commit when writes fail', { timeout: SUITE_TIMEOUT_MS }, () => {
       const store = await openTestStore(faults);
       try {
         assert.equal(await store.write(insert(1)), 1);
-        // Exiting inside the write loses its batch; an error thrown just after it may come before or after its commit is answered.
+        // Exiting inside the write loses its batch; an error thrown just after it may come before
+        // or after its commit is answered.
         const dying = store.write({ kind: 'die', how });
         if (how === 'exit')
           await assert.rejects(dying, (error: unknown) => isStoreFault(error, 'unavailable'));
@@ -103,7 +104,8 @@ describe('group commit when writes fail', { timeout: SUITE_TIMEOUT_MS }, () => {
           await dying.catch((error: unknown) =>
             assert.ok(isStoreFault(error, 'unavailable'), String(error)),
           );
-        // The thread's error reaches this thread in a later turn: wait for it (readiness says when).
+        // The thread's error reaches this thread in a later turn: wait for it (readiness says
+        // when).
         for (let turns = 0; turns < 200 && (await store.ready()); turns++)
           await new Promise((resolve) => setTimeout(resolve, 10));
         assert.equal(await store.ready(), false);

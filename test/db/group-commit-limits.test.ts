@@ -18,7 +18,8 @@ let files = 0;
 const freshFile = (): string => join(dir, `db-${++files}.sqlite`);
 
 describe('group commit at its limits', { timeout: SUITE_TIMEOUT_MS }, () => {
-  // Two full batches and a few more: the queue is cut twice, and each cut must lose and repeat nothing.
+  // Two full batches and a few more: the queue is cut twice, and each cut must lose and repeat
+  // nothing.
   const batchOpsMax = GROUP_COMMIT_LIMITS.opsMax;
   const queued = 2 * batchOpsMax + 3;
 

@@ -1,7 +1,8 @@
 // The main thread's half of group commit on SQLite (src/db/group-commit.ts), shown the replies a
 // real writer thread sends only when something is badly wrong: a batch refused as a whole, a reply
 // for the wrong batch, a reply that cannot be read. The writer is a scripted stand-in
-// (test/support/scripted-writer.ts); the real writer's failures are in group-commit-failures.test.ts.
+// (test/support/scripted-writer.ts); the real writer's failures are in
+// group-commit-failures.test.ts.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { GroupCommitWriter } from '../../src/db/group-commit.js';

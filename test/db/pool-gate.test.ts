@@ -1,5 +1,6 @@
-// The wait for a pooled connection: at most `size` turns out at once, the rest served in order, and a
-// wait past the bound fails as saturation, with the usage reported to an observer at every change.
+// The wait for a pooled connection: at most `size` turns out at once, the rest served in order, and
+// a wait past the bound fails as saturation, with the usage reported to an observer at every
+// change.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { PoolGate, type PoolUsage } from '../../src/db/pool-gate.js';

@@ -1,7 +1,8 @@
-// Point reads on PostgreSQL that arrive together share one query (src/db/postgres-batched-reads.ts),
-// here with a scripted lookup in place of the query: what one lookup is asked, how many are out at
-// once, and what closing waits for. The same reads against a real server are in the store tests;
-// here only how a batch meets its reads' deadlines, on a table another session has locked.
+// Point reads on PostgreSQL that arrive together share one query
+// (src/db/postgres-batched-reads.ts), here with a scripted lookup in place of the query: what one
+// lookup is asked, how many are out at once, and what closing waits for. The same reads against a
+// real server are in the store tests; here only how a batch meets its reads' deadlines, on a table
+// another session has locked.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';

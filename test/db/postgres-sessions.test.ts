@@ -1,7 +1,8 @@
 // The connections a PostgreSQL store opens (src/db/postgres.ts), against the real server: what each
 // connection tells the server, what the store does when the server refuses writes at start, which
 // statements count as writes for readiness, and connections the server ends under the store (while
-// pooled and idle, or inside a transaction), which must fail as unavailable without ending the process.
+// pooled and idle, or inside a transaction), which must fail as unavailable without ending the
+// process.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
@@ -221,7 +222,8 @@ suiteUnless(await postgresSkip(), 'the connections of a PostgreSQL store', () =>
       db.transaction(async (session) => {
         const [own] = (await session.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows;
         await admin('SELECT pg_terminate_backend($1)', [own?.pid]);
-        // The server's goodbye reaches the idle connection as an 'error' event before the next statement.
+        // The server's goodbye reaches the idle connection as an 'error' event before the next
+        // statement.
         await new Promise((resolve) => setTimeout(resolve, 200));
         await session.query('INSERT INTO v (x) VALUES (2)');
       }),

@@ -1,6 +1,6 @@
-// The shared limiter's own pruning rounds (src/db/rate-limits-pruning.ts): one a sweep period, never
-// two at once, an outage logged once (not once a round, which may be four times a second) and its
-// end once, and stopping waits for the round in progress.
+// The shared limiter's own pruning rounds (src/db/rate-limits-pruning.ts): one a sweep period,
+// never two at once, an outage logged once (not once a round, which may be four times a second) and
+// its end once, and stopping waits for the round in progress.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';

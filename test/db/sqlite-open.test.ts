@@ -1,6 +1,6 @@
 // Opening a SQLite store's file (src/db/sqlite.ts), in this process on real files: the folders are
-// made, a damaged file stops the open with the reason, a failed migration leaves nothing behind, and
-// the readiness check notices a file deleted under a running store.
+// made, a damaged file stops the open with the reason, a failed migration leaves nothing behind,
+// and the readiness check notices a file deleted under a running store.
 import assert from 'node:assert/strict';
 import {
   closeSync,
@@ -89,7 +89,8 @@ describe('opening SQLite', () => {
   });
 
   test('a file of exactly 64 MiB is still checked whole; one byte more is not', async () => {
-    // Zeros past the pages the header counts (a sparse file): SQLite reads only what the header says.
+    // Zeros past the pages the header counts (a sparse file): SQLite reads only what the header
+    // says.
     const sized = async (size: number): Promise<string> => {
       const file = await damagedFile();
       truncateSync(file, size);

@@ -1,6 +1,6 @@
 // StoreHealth (src/db/store-health.ts): when a store is ready, and what it says about it, from the
-// faults its operations meet. The log is the service's real logger, its lines collected; the clock of
-// the rate-limited warnings is node:test's mock of Date.
+// faults its operations meet. The log is the service's real logger, its lines collected; the clock
+// of the rate-limited warnings is node:test's mock of Date.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { StoreError, isStoreFault, type StoreFault } from '../../src/db/store-errors.js';

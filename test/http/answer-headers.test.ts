@@ -325,7 +325,8 @@ async function checkMode(
         { method: 'GET', path: mode.service === 'todo' ? '/todos/1' : '/accounts/alice' },
         origin,
       );
-      // Until the reads' burst is spent; a read shed while the stuck write still settles is tried again.
+      // Until the reads' burst is spent; a read shed while the stuck write still settles is tried
+      // again.
       for (let i = 0; i < 200; i++) {
         const res = await send(server.url, read);
         if (res.status === 503) await new Promise((resolve) => setTimeout(resolve, 50));

@@ -1,5 +1,6 @@
 // The error catalogue is the one list of what the services can answer: the table of docs/errors.md
-// must say exactly what it holds, and every problem type it names must be explained where its URI points.
+// must say exactly what it holds, and every problem type it names must be explained where its URI
+// points.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';

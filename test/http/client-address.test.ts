@@ -38,7 +38,8 @@ test('a forged X-Forwarded-For from a peer that is not a trusted proxy is ignore
 
 test('behind trusted proxies, the first untrusted address from the right is the client; what it wrote to its left is not believed', () => {
   const trusted = proxies('10.0.0.0/8,192.0.2.1');
-  // The client sent "1.1.1.1" itself; the edge proxy (192.0.2.1) appended 198.51.100.9, the inner one 192.0.2.1.
+  // The client sent "1.1.1.1" itself; the edge proxy (192.0.2.1) appended 198.51.100.9, the inner
+  // one 192.0.2.1.
   const req = request('10.1.2.3', { 'x-forwarded-for': '1.1.1.1, 198.51.100.9, 192.0.2.1' });
   assert.equal(clientAddress(req, trusted), '198.51.100.9');
 });
@@ -46,13 +47,15 @@ test('behind trusted proxies, the first untrusted address from the right is the 
 test('behind a proxy that appends X-Forwarded-For (the default header), a Forwarded the client sent itself is ignored entirely', () => {
   const trusted = proxies('10.0.0.1');
   assert.equal(trusted.header, 'x-forwarded-for');
-  // The client 203.0.113.50 names a victim in Forwarded; the proxy appended its address to X-Forwarded-For.
+  // The client 203.0.113.50 names a victim in Forwarded; the proxy appended its address to
+  // X-Forwarded-For.
   const req = request('10.0.0.1', {
     forwarded: 'for=198.51.100.99',
     'x-forwarded-for': '203.0.113.50',
   });
   assert.equal(clientAddress(req, trusted), '203.0.113.50');
-  // With no X-Forwarded-For at all, a Forwarded does not name the client either: the proxy is the client.
+  // With no X-Forwarded-For at all, a Forwarded does not name the client either: the proxy is the
+  // client.
   assert.equal(
     clientAddress(request('10.0.0.1', { forwarded: 'for=198.51.100.99' }), trusted),
     '10.0.0.1',
@@ -137,12 +140,14 @@ test('several lines of the chosen header are one list, in their order; lines of 
       req.on('error', reject).end();
     });
   try {
-    // The client's own line first, then the ones its proxies added: the last untrusted is the client.
+    // The client's own line first, then the ones its proxies added: the last untrusted is the
+    // client.
     await send('/xff', 'X-Forwarded-For', ['198.51.100.99', '203.0.113.50'], {
       Forwarded: ['for=198.51.100.97', 'for=198.51.100.98'],
     });
     await send('/forwarded', 'Forwarded', ['for=198.51.100.99', 'for=203.0.113.50']);
-    // A later line is further right than an earlier one: the trusted hop in the second line is skipped.
+    // A later line is further right than an earlier one: the trusted hop in the second line is
+    // skipped.
     await send('/xff', 'X-Forwarded-For', ['198.51.100.99, 203.0.113.51', '127.0.0.1']);
   } finally {
     server.close();

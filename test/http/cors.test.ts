@@ -1,6 +1,6 @@
-// Cross-origin requests (src/http/stages/cors.ts), on real servers: off by default; when on, every answer
-// to an allowed origin carries the CORS headers — successes, every error the services give, the
-// 500 of a failure, a 503, a redirect — and a preflight from it is answered 204.
+// Cross-origin requests (src/http/stages/cors.ts), on real servers: off by default; when on, every
+// answer to an allowed origin carries the CORS headers — successes, every error the services give,
+// the 500 of a failure, a 503, a redirect — and a preflight from it is answered 204.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parseCorsOrigins, type CorsPolicy } from '../../src/http/stages/cors.js';

@@ -1,6 +1,6 @@
-// Cross-origin protection (src/http/stages/cross-origin.ts), as Go 1.25's CrossOriginProtection decides:
-// the decision on its own, then on real servers in every format, with CORS and alone; a refused
-// write changes nothing, and a request with neither header is unchanged.
+// Cross-origin protection (src/http/stages/cross-origin.ts), as Go 1.25's CrossOriginProtection
+// decides: the decision on its own, then on real servers in every format, with CORS and alone; a
+// refused write changes nothing, and a request with neither header is unchanged.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { readConfig } from '../../src/config.js';

@@ -1,7 +1,7 @@
-// The request deadline in the pipeline (src/http/stages/deadline.ts), on a real server with a handler that
-// waits as long as the test says: its timer goes once the answer is set, so that an answered
-// request is not kept in memory until its deadline; and the time its client takes to send the body
-// is not counted, as deadline.ts promises (Node's own time-outs bound that: 408).
+// The request deadline in the pipeline (src/http/stages/deadline.ts), on a real server with a
+// handler that waits as long as the test says: its timer goes once the answer is set, so that an
+// answered request is not kept in memory until its deadline; and the time its client takes to send
+// the body is not counted, as deadline.ts promises (Node's own time-outs bound that: 408).
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';

@@ -1,7 +1,7 @@
-// The idempotency gate of one process (src/http/stages/idempotency.ts): what it decides before a keyed
-// request reaches the store — a key running here now, an outcome it still holds — and what it keeps
-// afterwards. The route is a recording stand-in whose `once` answers like a store's keyed write; the
-// requests, end to end on real servers and stores, are in test/idempotency.
+// The idempotency gate of one process (src/http/stages/idempotency.ts): what it decides before a
+// keyed request reaches the store — a key running here now, an outcome it still holds — and what it
+// keeps afterwards. The route is a recording stand-in whose `once` answers like a store's keyed
+// write; the requests, end to end on real servers and stores, are in test/idempotency.
 import { NO_PRECONDITIONS } from '../../src/http/stages/conditions.js';
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';

@@ -1,8 +1,9 @@
-// The fast decoder against the reference port of CPython's scanner (test/support/json-decode-reference.ts),
-// on inputs generated from fixed seeds: JSON with every kind of token (escapes and surrogates,
-// integers around 2^53 and past 15 digits, floats the fast path can and cannot round, duplicate keys,
-// nesting, whitespace), then the same texts broken by one edit or cut short. For every input both
-// give the same value (same types, same key order, same float bits) or the same error at the same place.
+// The fast decoder against the reference port of CPython's scanner
+// (test/support/json-decode-reference.ts), on inputs generated from fixed seeds: JSON with every
+// kind of token (escapes and surrogates, integers around 2^53 and past 15 digits, floats the fast
+// path can and cannot round, duplicate keys, nesting, whitespace), then the same texts broken by
+// one edit or cut short. For every input both give the same value (same types, same key order, same
+// float bits) or the same error at the same place.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { decodeShapes } from '../../bench/decode-shapes.js';
@@ -47,8 +48,8 @@ function outcome(decode: () => JsonValue, toCodePoints: (unit: number) => number
 
 function assertSameAsReference(generated: string, what: string): void {
   const bytes = Buffer.from(generated, 'utf8');
-  // An edit may split a surrogate pair, which UTF-8 cannot carry: compare on the text the bytes hold.
-  // That text is well-formed UTF-16, so a code point count is Array.from's length.
+  // An edit may split a surrogate pair, which UTF-8 cannot carry: compare on the text the bytes
+  // hold. That text is well-formed UTF-16, so a code point count is Array.from's length.
   const text = bytes.toString('utf8');
   const toCodePoints = (unit: number): number => Array.from(text.slice(0, unit)).length;
   const fast = outcome(() => decodeJson(bytes, DEPTH_MAX), toCodePoints);

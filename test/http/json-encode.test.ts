@@ -1,4 +1,5 @@
-// Expected texts are those of json.dumps(value, ensure_ascii=False, separators=(",", ":")) in CPython 3.11.7.
+// Expected texts are those of json.dumps(value, ensure_ascii=False, separators=(",", ":")) in
+// CPython 3.11.7.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

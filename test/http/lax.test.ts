@@ -32,7 +32,8 @@ function assertInts(cases: readonly (readonly [string, bigint | string])[]): voi
       expected,
       `intFromText(${JSON.stringify(text.length > 40 ? `${text.slice(0, 20)}…(${text.length})` : text)})`,
     );
-    // The path parameter's one-pass read must agree: the same integer (as number or bigint), or the same error.
+    // The path parameter's one-pass read must agree: the same integer (as number or bigint), or the
+    // same error.
     const read = readIntText(text);
     assert.equal(
       typeof read === 'string' ? read : BigInt(read),
@@ -448,8 +449,8 @@ test('bool: ints 0 and 1 are booleans, other ints inside i64 are bool_parsing (i
 });
 
 test('bool: a number is read as the JSON int or float it stands for (the function is total, whatever its caller)', () => {
-  // The decoder gives safe integers as numbers and floats as PyFloat; a plain number of any kind still
-  // answers as pydantic answers its value.
+  // The decoder gives safe integers as numbers and floats as PyFloat; a plain number of any kind
+  // still answers as pydantic answers its value.
   assertBools([
     [0.5, 'bool_type'],
     [-(2 ** 63), 'bool_parsing'], // i64::MIN itself

@@ -1,8 +1,8 @@
-// Load shedding (src/http/stages/load-shedding.ts) in a real service process, its signal forced with a
-// tiny threshold: one request waiting on a SQLite write lock that another connection holds. New
-// requests are then turned away with 503 and a jittered Retry-After in the active format, before
-// any work; the health checks and /metrics never are; the metric counts the shed. The waiting
-// request meets its deadline meanwhile: that 504 is checked in each format too.
+// Load shedding (src/http/stages/load-shedding.ts) in a real service process, its signal forced
+// with a tiny threshold: one request waiting on a SQLite write lock that another connection holds.
+// New requests are then turned away with 503 and a jittered Retry-After in the active format,
+// before any work; the health checks and /metrics never are; the metric counts the shed. The
+// waiting request meets its deadline meanwhile: that 504 is checked in each format too.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -170,7 +170,8 @@ describe('load shedding', { timeout: SUITE_TIMEOUT_MS }, () => {
   });
 
   test('a loop busy past its target sheds a growing share of new requests, and none once it is idle again', async () => {
-    // A request falls in the share shed when the draw is below the share: a tiny draw sees any share above none.
+    // A request falls in the share shed when the draw is below the share: a tiny draw sees any
+    // share above none.
     let draw = 1e-9;
     const shedder = new LoadShedder({ loopBusy: 0.5 }, 'todo', undefined, () => draw);
     /** The shedder's answer once it is `expected`, or its last one after `ms`. */
@@ -185,8 +186,8 @@ describe('load shedding', { timeout: SUITE_TIMEOUT_MS }, () => {
     try {
       await sleep(200);
       assert.equal(shedder.refuse(), undefined, 'an idle loop, after several updates, sheds none');
-      // The loop busy all the time but for a turn now and then, for many updates; a draw of one half
-      // sees the share once it is past one half.
+      // The loop busy all the time but for a turn now and then, for many updates; a draw of one
+      // half sees the share once it is past one half.
       draw = 0.5;
       let shedWhileBusy: string | undefined;
       const until = performance.now() + 1_500;

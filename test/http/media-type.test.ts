@@ -1,6 +1,6 @@
 // Which Content-Type makes a body JSON (src/http/body.ts, isJsonMediaType): Python's email.message
-// rules as FastAPI applies them. Through real servers, the corpus has the common cases; these are the
-// edges of the rule.
+// rules as FastAPI applies them. Through real servers, the corpus has the common cases; these are
+// the edges of the rule.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { isJsonMediaType } from '../../src/http/body.js';

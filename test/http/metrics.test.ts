@@ -1,6 +1,6 @@
-// GET /metrics as Prometheus scrapes it: an exposition that Prometheus' own promtool accepts, request
-// counters and durations that move with the requests, bounded labels, the process metrics, and a
-// route that stays out of the docs and goes away with --metrics off.
+// GET /metrics as Prometheus scrapes it: an exposition that Prometheus' own promtool accepts,
+// request counters and durations that move with the requests, bounded labels, the process metrics,
+// and a route that stays out of the docs and goes away with --metrics off.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';

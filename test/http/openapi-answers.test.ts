@@ -77,7 +77,8 @@ describe(
           }
         }
         assert.deepEqual(found, []);
-        // The replay must have reached the operations and their errors, or the check proves nothing.
+        // The replay must have reached the operations and their errors, or the check proves
+        // nothing.
         assert.ok(checked >= 50, `only ${checked} answers checked`);
         assert.ok(
           statuses.has(422) && statuses.has(404),

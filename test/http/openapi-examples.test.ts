@@ -1,10 +1,11 @@
-// Every row of every documented operation shows examples that are answers of that row, in every mode
-// the services run in (each service in each error format, and with keys required where that changes
-// the document: the published modes). Swagger UI and ReDoc show a row's example as what the row
-// answers, so an example under the wrong row teaches a reader the wrong status.
+// Every row of every documented operation shows examples that are answers of that row, in every
+// mode the services run in (each service in each error format, and with keys required where that
+// changes the document: the published modes). Swagger UI and ReDoc show a row's example as what the
+// row answers, so an example under the wrong row teaches a reader the wrong status.
 //
 // Checked on each mode's /openapi.json, served by a real server:
-// - every row but a 204 and a 304 (the 3XX range) has content, and every media type of it at least one example;
+// - every row but a 204 and a 304 (the 3XX range) has content, and every media type of it at least
+//   one example;
 // - every example validates against its row's schema (Ajv, JSON Schema 2020-12);
 // - an error example stands for a status, read from its body as a client reads it (a problem's
 //   `status`, the catalogue's status of a unified code: HTTP_<status> or one of our own), or, where
@@ -12,7 +13,8 @@
 //   must then be a code the format shows in that shape; the row a client reads that status under
 //   (its code, else its range, else default) is the row the example is shown in;
 // - a row with several schemas lists them so that a client taking the first alternative whose
-//   required members an answer has (a generated Python client does) reads each example as one it fits;
+//   required members an answer has (a generated Python client does) reads each example as one it
+//   fits;
 // - the codes the error schemas allow are those the examples carry, and a service's document names
 //   no code of the other service's own.
 import assert from 'node:assert/strict';
@@ -53,8 +55,9 @@ function examplesOf(media: MediaTypeObject): [string, unknown][] {
 
 /**
  * The status an error example stands for, or what is wrong with it. The body says it where it can
- * (a problem's `status`; a unified or coded detail's code, by the catalogue), and then the example's
- * name must be that code; where the body cannot, the name must be a code the format shows that way.
+ * (a problem's `status`; a unified or coded detail's code, by the catalogue), and then the
+ * example's name must be that code; where the body cannot, the name must be a code the format shows
+ * that way.
  */
 function statusOf(mediaType: string, name: string, value: unknown): number | string {
   const byCode = (code: unknown, shape: ReadonlyArray<string>): number | string => {
@@ -67,7 +70,8 @@ function statusOf(mediaType: string, name: string, value: unknown): number | str
   };
   const any = ['detail', 'coded', 'validation', 'unhandled'];
   if (mediaType === 'text/plain') {
-    // The plain 500 of an unhandled failure, whatever the error was (insufficient funds, in the default format).
+    // The plain 500 of an unhandled failure, whatever the error was (insufficient funds, in the
+    // default format).
     if (value !== 'Internal Server Error') return `is not the plain 500: ${String(value)}`;
     const status = byCode(name, ['unhandled']);
     return typeof status === 'number' ? 500 : status;

@@ -200,7 +200,8 @@ describe('how an operation is documented', () => {
       documented['/x']?.get?.responses['400']?.description,
       'Bad body. Also under this status: Invalid Idempotency-Key.',
     );
-    // Two schemas in one row: the more specific first, so that a client trying them in order reads each right.
+    // Two schemas in one row: the more specific first, so that a client trying them in order reads
+    // each right.
     assert.deepEqual(
       documented['/x']?.get?.responses['400']?.content?.['application/json']?.schema,
       {

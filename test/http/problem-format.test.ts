@@ -1,5 +1,6 @@
-// `--errors problem`: every error of both services is an RFC 9457 problem (application/problem+json)
-// with type, title, status, detail and our wire code as `code`; one test per promise of the format.
+// `--errors problem`: every error of both services is an RFC 9457 problem
+// (application/problem+json) with type, title, status, detail and our wire code as `code`; one test
+// per promise of the format.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { CRASH_SECRET } from '../../src/bank/model.js';

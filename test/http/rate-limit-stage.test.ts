@@ -1,5 +1,5 @@
-// The rate limit as a stage (src/http/stages/rate-limit-stage.ts): a read whose decision waits for the
-// shared limiter runs meanwhile, and its answer waits for the decision: a refusal that comes
+// The rate limit as a stage (src/http/stages/rate-limit-stage.ts): a read whose decision waits for
+// the shared limiter runs meanwhile, and its answer waits for the decision: a refusal that comes
 // before the read is done is answered (429), not left as an unhandled rejection, and an admission
 // lets the read's own answer through with the limit's fields.
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
-// The replay cache (src/http/stages/replay-cache.ts): bounded by the bytes it holds, oldest out first, no
-// entry larger than its share, and nothing kept past its key's expiry.
+// The replay cache (src/http/stages/replay-cache.ts): bounded by the bytes it holds, oldest out
+// first, no entry larger than its share, and nothing kept past its key's expiry.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import {

@@ -149,7 +149,8 @@ describe('the request observer', () => {
       line !== undefined && line.durationMs >= 29 && line.durationMs <= elapsedMs + 0.0005,
       `${line?.durationMs} ms, within the ${elapsedMs} ms measured around it`,
     );
-    // Compared as text: k / 1000 times 1000 is not always k in binary floating point (30.123 * 1000 is 30122.999…).
+    // Compared as text: k / 1000 times 1000 is not always k in binary floating point (30.123 * 1000
+    // is 30122.999…).
     assert.equal(
       String(line.durationMs),
       line.durationMs.toFixed(3).replace(/\.?0+$/, ''),

@@ -1,6 +1,6 @@
-// The schemas' own promises: the checks intParam makes when a route is declared (so a bad declaration
-// stops the service at start-up, not at the first request), the JSON Schema it states, and a model
-// that records issues and hands back nothing.
+// The schemas' own promises: the checks intParam makes when a route is declared (so a bad
+// declaration stops the service at start-up, not at the first request), the JSON Schema it states,
+// and a model that records issues and hands back nothing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { JsonObject } from '../../src/http/json/json-value.js';

@@ -1,6 +1,6 @@
-// The stage shape (src/http/stages/stage.ts), as a new stage meets it: added to the list, it runs before
-// the route, its headers are on every answer (errors too), it may answer in the route's place, and
-// it is told each answer's status once it went out, as a tracing stage needs.
+// The stage shape (src/http/stages/stage.ts), as a new stage meets it: added to the list, it runs
+// before the route, its headers are on every answer (errors too), it may answer in the route's
+// place, and it is told each answer's status once it went out, as a tracing stage needs.
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,4 +1,5 @@
-// Answers are written at the end of the event-loop turn, all together (src/http/turn-end-writes.ts).
+// Answers are written at the end of the event-loop turn, all together
+// (src/http/turn-end-writes.ts).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setImmediate as nextTurnEnd } from 'node:timers/promises';

@@ -142,7 +142,8 @@ for (const backend of await storeBackends()) {
         assert.equal(refused.status, 500);
         assert.equal(refused.text, 'Internal Server Error');
         assertReplayOf(await withdraw(bank.url, '/withdraw/bob/6', poorKey), refused);
-        // The outcome is recorded, not the answer: an instance in another format answers it in its own.
+        // The outcome is recorded, not the answer: an instance in another format answers it in its
+        // own.
         const inUnified = await withdraw(unified.url, '/withdraw/bob/6', poorKey);
         assert.equal(inUnified.status, 400);
         assert.equal(inUnified.headers['idempotent-replayed'], 'true');

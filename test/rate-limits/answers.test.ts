@@ -177,7 +177,8 @@ describe('rate limits as a client meets them', { timeout: PROCESS_SUITE_TIMEOUT_
         });
       const attacker = '203.0.113.50';
       const victim = '198.51.100.99';
-      // A new name in Forwarded each time, and the victim's name: all of them count as the attacker.
+      // A new name in Forwarded each time, and the victim's name: all of them count as the
+      // attacker.
       const statuses = [];
       for (let i = 1; i <= 6; i++)
         statuses.push((await viaProxy(attacker, [['Forwarded', `for=198.51.100.${i}`]])).status);

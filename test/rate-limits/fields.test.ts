@@ -70,7 +70,8 @@ describe('the RateLimit fields tell the truth', () => {
     const limiter = inProcessLimiter(limits, () => nowMs);
     const answers: (Fields & { atMs: number })[] = [];
     await withServer({ service: 'todo', rateLimits: { limits, limiter } }, async (url) => {
-      // A greedy client: every 250 ms it sends until refused; pauses now and then so that its allowance grows back.
+      // A greedy client: every 250 ms it sends until refused; pauses now and then so that its
+      // allowance grows back.
       for (let step = 0; step < 400; step++) {
         nowMs = step * 250;
         if (step % 100 >= 80) continue;
@@ -97,7 +98,8 @@ describe('the RateLimit fields tell the truth', () => {
       if (!answer.admitted)
         assert.equal(answer.t, answer.retryAfter, `answer ${i}: a 429's t is its Retry-After`);
       assert.ok(answer.t >= 1 && answer.r < 3, `answer ${i}`);
-      // r grows in (t − 1, t] seconds: until t − 1 no more than r, by t at least r + 1 for a greedy client.
+      // r grows in (t − 1, t] seconds: until t − 1 no more than r, by t at least r + 1 for a greedy
+      // client.
       const soon = admittedWithin(i, answer.atMs, answer.atMs + (answer.t - 1) * 1000);
       assert.ok(
         soon <= answer.r,
@@ -166,7 +168,8 @@ processSuiteUnless(
         assert.deepEqual([answer.q, answer.w], [4, 8]);
         if (!answer.admitted)
           assert.equal(answer.t, answer.retryAfter, `answer ${i}: a 429's t is its Retry-After`);
-        // Decided before the answer's own decision + (t − 1) s: answered before it was sent + (t − 1) s.
+        // Decided before the answer's own decision + (t − 1) s: answered before it was sent + (t −
+        // 1) s.
         const soon = answers.filter(
           (other, j) =>
             j > i && other.admitted && other.answeredMs < answer.sentMs + (answer.t - 1) * 1000,

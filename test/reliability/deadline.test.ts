@@ -1,8 +1,8 @@
-// Request deadlines (src/http/stages/deadline.ts) against stores that really hang: a SQLite file whose
-// write lock another connection holds, a PostgreSQL table another session has locked. The service
-// is a real process; the 504 comes on time, the work nobody waits for is given up (a queued write
-// dropped, a PostgreSQL read cancelled on the server), and a write that had started finishes and
-// is found again under its Idempotency-Key.
+// Request deadlines (src/http/stages/deadline.ts) against stores that really hang: a SQLite file
+// whose write lock another connection holds, a PostgreSQL table another session has locked. The
+// service is a real process; the 504 comes on time, the work nobody waits for is given up (a queued
+// write dropped, a PostgreSQL read cancelled on the server), and a write that had started finishes
+// and is found again under its Idempotency-Key.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -98,7 +98,8 @@ describe(
       let released = false;
       try {
         // Apart, so that each goes its own way: the first batch is sent to the writer thread (which
-        // waits for the lock), the second follows it (two batches are out at most), the third queues.
+        // waits for the lock), the second follows it (two batches are out at most), the third
+        // queues.
         const first = timed(create(url, 'first', 'one'));
         await sleep(100);
         const second = timed(create(url, 'second', 'two'));

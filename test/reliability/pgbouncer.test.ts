@@ -47,7 +47,8 @@ processSuiteUnless(skip, 'four bank instances through one PgBouncer in transacti
   const fixture = usePooledDatabase();
   const instances: ServiceProcess[] = [];
   const accounts = [...ACCOUNTS].map(([name, balance]) => `${name}=${balance}`).join(',');
-  // Limits far above this load: the limiter decides every request through the pooler, and admits it.
+  // Limits far above this load: the limiter decides every request through the pooler, and admits
+  // it.
   const startBank = (): Promise<ServiceProcess> =>
     startServiceProcess([
       'bank',

@@ -1,7 +1,7 @@
 // Real PostgreSQL failures, each answered for what it is: a backend terminated mid-statement and a
-// statement timeout (503 with Retry-After), a read-only database (reads go on, writes 503, not ready
-// until writes work again), and overload (a burst queues and succeeds; a pool too small for it is
-// reported as saturation, never as an outage).
+// statement timeout (503 with Retry-After), a read-only database (reads go on, writes 503, not
+// ready until writes work again), and overload (a burst queues and succeeds; a pool too small for
+// it is reported as saturation, never as an outage).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';

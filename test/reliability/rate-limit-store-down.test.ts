@@ -34,9 +34,7 @@ const summary = (answers: readonly ScriptedAnswer[]): string =>
     ),
   ].join(', ');
 
-async function loadThroughOutage(
-  mode: 'open' | 'closed',
-): Promise<{
+async function loadThroughOutage(mode: 'open' | 'closed'): Promise<{
   before: ScriptedAnswer[];
   down: ScriptedAnswer[];
   back: ScriptedAnswer[];

@@ -1,5 +1,5 @@
-// Several processes on one SQLite file (docs/storage.md says this is safe): withdrawals stay atomic and
-// to-do ids unique when two instances of a service share a file.
+// Several processes on one SQLite file (docs/storage.md says this is safe): withdrawals stay atomic
+// and to-do ids unique when two instances of a service share a file.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

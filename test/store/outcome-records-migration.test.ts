@@ -1,7 +1,7 @@
-// Upgrading a database whose idempotency records hold rendered answers (the first design) to records
-// of outcomes (src/db/idempotency-records.ts): each record that names its outcome exactly replays it
-// after the upgrade, on both databases; an insufficient-funds record, which never held the balance in
-// the default format, is dropped, and its retry is refused again.
+// Upgrading a database whose idempotency records hold rendered answers (the first design) to
+// records of outcomes (src/db/idempotency-records.ts): each record that names its outcome exactly
+// replays it after the upgrade, on both databases; an insufficient-funds record, which never held
+// the balance in the default format, is dropped, and its retry is refused again.
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, test } from 'node:test';
 import { LEDGER_POSTGRES_MIGRATIONS } from '../../src/bank/ledger-postgres.js';

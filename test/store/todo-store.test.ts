@@ -215,13 +215,11 @@ for (const backend of await storeBackends()) {
       // PUT targets lie far apart, so that no POST can legitimately reach one by counting up.
       const work = Array.from({ length: 80 }, (_, i) =>
         i % 4 === 0
-          ? store
-              .replace(1000 * (i + 1), item(`put${i}`))
-              .then((r) => ({
-                id: 1000 * (i + 1),
-                title: `put${i}`,
-                created: r.kind === 'created',
-              }))
+          ? store.replace(1000 * (i + 1), item(`put${i}`)).then((r) => ({
+              id: 1000 * (i + 1),
+              title: `put${i}`,
+              created: r.kind === 'created',
+            }))
           : createTodo(store, item(`post${i}`)).then((todo) => ({
               id: todo.id,
               title: todo.title,
@@ -242,8 +240,9 @@ for (const backend of await storeBackends()) {
     });
 
     test('finishes racing with replaces of the same item finish each replaced version at most once', async () => {
-      // Each replace writes a new title with done = false; a finish that reports "finished" names the
-      // version it finished. Two finishes of one version mean one of them decided on a stale read.
+      // Each replace writes a new title with done = false; a finish that reports "finished" names
+      // the version it finished. Two finishes of one version mean one of them decided on a stale
+      // read.
       await store.replace(7, { title: 'round start', done: true });
       const work: Promise<unknown>[] = [];
       for (let i = 0; i < 30; i++) {

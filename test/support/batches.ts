@@ -1,4 +1,5 @@
-// The batches a group-committing store commits, as its observer is told them: how many writes each held.
+// The batches a group-committing store commits, as its observer is told them: how many writes each
+// held.
 import assert from 'node:assert/strict';
 import type { StoreObserver } from '../../src/db/store-observer.js';
 

@@ -9,7 +9,8 @@
 //                  the services, keeps running in the background until a later server block needs
 //                  one of its ports or the document ends (then SIGTERM, and it must exit 0);
 //   ```sh suite    `npm test` itself: the suite these examples run in.
-// Every document runs in its own empty folder, so `./data/` starts empty there, as in a fresh clone.
+// Every document runs in its own empty folder, so `./data/` starts empty there, as in a fresh
+// clone.
 //
 // What the runner changes in a script, and changes back in what it prints:
 //   - ports 8000 to 8009 (examples assume the to-do service on 8000 and the bank on 8001) become
@@ -329,7 +330,8 @@ export class DocSession {
     if (last === undefined)
       throw new Error(`${example.file}:${example.line}: an empty server block`);
     const ports = servicePorts(withoutNpm(last));
-    // Without --port the services would take 8000 or 8001 themselves: they get the free port in its place.
+    // Without --port the services would take 8000 or 8001 themselves: they get the free port in its
+    // place.
     const command = this.prepare(
       /\s--port\s/.test(last) ? last : `${withoutNpm(last)} --port ${ports[0]}`,
     );
@@ -337,7 +339,8 @@ export class DocSession {
       running.ports.some((port) => ports.includes(port)),
     ))
       await this.stop(server);
-    // exec: the shell becomes the services, so that SIGTERM reaches them and their exit code is theirs.
+    // exec: the shell becomes the services, so that SIGTERM reaches them and their exit code is
+    // theirs.
     const script = [
       ...lines.map((line) => this.prepare(line)),
       command.replace(/^((?:\w+=\S*\s+)*)/, '$1exec '),

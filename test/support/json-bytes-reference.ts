@@ -1,8 +1,8 @@
-// The oracle for how json.loads(body_bytes) turns bytes into text (CPython 3.11): json.detect_encoding,
-// then bytes.decode(encoding, 'surrogatepass'). Written from the codecs' definitions, table by table
-// and without fast paths, so that it shares no code and no structure with src/http/json/json-decode.ts.
-// Text comes out as Python holds it, a list of code points (a lone surrogate is one code point; two
-// that happen to touch stay two).
+// The oracle for how json.loads(body_bytes) turns bytes into text (CPython 3.11):
+// json.detect_encoding, then bytes.decode(encoding, 'surrogatepass'). Written from the codecs'
+// definitions, table by table and without fast paths, so that it shares no code and no structure
+// with src/http/json/json-decode.ts. Text comes out as Python holds it, a list of code points (a
+// lone surrogate is one code point; two that happen to touch stay two).
 
 /** The encodings detect_encoding can choose. */
 export type PythonEncoding =
@@ -39,7 +39,8 @@ export function decodeSurrogatePass(b: Uint8Array, encoding: PythonEncoding): nu
     case 'utf-8-sig':
       return utf8(b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf ? b.subarray(3) : b);
     case 'utf-16':
-      // The codec reads the byte order mark (detect_encoding only chose this codec when there is one).
+      // The codec reads the byte order mark (detect_encoding only chose this codec when there is
+      // one).
       return b[0] === 0xff && b[1] === 0xfe
         ? utf16(b.subarray(2), true)
         : utf16(b.subarray(2), false);
@@ -58,8 +59,8 @@ export function decodeSurrogatePass(b: Uint8Array, encoding: PythonEncoding): nu
 
 /**
  * The well-formed UTF-8 sequences (Unicode, table 3-7), by lead byte: how many continuation bytes
- * follow and the range of the first of them (the others are always 80..BF). With 'surrogatepass' the
- * ED row takes A0..BF too, the encoded surrogates D800..DFFF.
+ * follow and the range of the first of them (the others are always 80..BF). With 'surrogatepass'
+ * the ED row takes A0..BF too, the encoded surrogates D800..DFFF.
  */
 const UTF8_ROWS: readonly {
   readonly lead: readonly [number, number];

@@ -1,7 +1,7 @@
 // The decoder as it was first written, kept as the oracle of the differential tests: a direct,
-// token-by-token port of CPython 3.11's scanner (Modules/_json.c) with no fast paths, checked against
-// the reference's recorded answers before the fast decoder replaced it. Text in, value or error out;
-// positions are UTF-16 code units (the test turns them into code points).
+// token-by-token port of CPython 3.11's scanner (Modules/_json.c) with no fast paths, checked
+// against the reference's recorded answers before the fast decoder replaced it. Text in, value or
+// error out; positions are UTF-16 code units (the test turns them into code points).
 import { BodyEncodingError } from '../../src/http/json/json-decode.js';
 import { JsonObject, PyFloat, type JsonValue } from '../../src/http/json/json-value.js';
 

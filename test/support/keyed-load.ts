@@ -46,8 +46,9 @@ export const sendKeyed = (
   send(url, { method: 'POST', path: pathOf(w, amount), headers: [['Idempotency-Key', w.key]] });
 
 /**
- * Sends every planned withdrawal until it is answered definitively; `urls()` is read at each attempt,
- * so that an instance restarted on another port is found. Returns the answers, and how many retries.
+ * Sends every planned withdrawal until it is answered definitively; `urls()` is read at each
+ * attempt, so that an instance restarted on another port is found. Returns the answers, and how
+ * many retries.
  */
 export async function withdrawUntilDefinitive(
   plan: readonly PlannedWithdrawal[],

@@ -77,8 +77,8 @@ export async function withTestDatabase(
 }
 
 /**
- * Tries `write` until it fails as the server refusing writes; the first tries may meet sessions that
- * setReadOnly ended, which fail as outages instead. Fails the test if none is refused.
+ * Tries `write` until it fails as the server refusing writes; the first tries may meet sessions
+ * that setReadOnly ended, which fail as outages instead. Fails the test if none is refused.
  */
 export async function untilRefusedAsReadOnly(write: () => Promise<unknown>): Promise<Error> {
   for (let tries = 0; tries < 50; tries++) {
@@ -155,7 +155,8 @@ function redacted(url: string): string {
 
 /**
  * Makes one write of `db` fail as PostgreSQL refuses writes in a read-only transaction: the store
- * then knows writes fail, as on a read-only server, without changing the server. Table v must exist.
+ * then knows writes fail, as on a read-only server, without changing the server. Table v must
+ * exist.
  */
 export async function refuseOneWrite(db: {
   transaction(

@@ -1,19 +1,18 @@
 // A TCP proxy on 127.0.0.1 in front of the test database, so that a test can make the database go
-// away and come back without touching the real server.
-//   cut('reset')      — every open connection is torn down; new ones are accepted and then ignored,
-//                       as with a host that has vanished (the client can only time out).
-//   cut('silent')     — open connections stay up but nothing passes any more, as with a network that
-//                       drops packets; new ones are ignored too.
-//   cut('black-hole') — as 'silent', but new connections are held rather than ignored: restore()
-//                       forwards what they sent, as a healed network delivers a retransmitted SYN.
-//   cut('refuse')     — every open connection is torn down and the port stops listening, so a new
-//                       connection is refused at once, as with a server that is down on a live host.
-//   resetEvery()      — every connection, whatever its state, is reset (RST), as a firewall or a
-//                       restarted server does; what is forwarded afterwards is up to cut/restore.
-//   resetMidQuery()   — every forwarded connection whose client sent bytes the server has not yet
-//                       answered is reset: a query cut in the middle. The others go on.
-//   restore()         — new connections are forwarded again; silenced and held ones resume, as a
-//                       healed network delivers what was held back (ignored ones stay dead).
+// away and come back without touching the real server.   cut('reset')      — every open connection
+// is torn down; new ones are accepted and then ignored,                       as with a host that
+// has vanished (the client can only time out).   cut('silent')     — open connections stay up but
+// nothing passes any more, as with a network that                       drops packets; new ones are
+// ignored too.   cut('black-hole') — as 'silent', but new connections are held rather than ignored:
+// restore()                       forwards what they sent, as a healed network delivers a
+// retransmitted SYN.   cut('refuse')     — every open connection is torn down and the port stops
+// listening, so a new                       connection is refused at once, as with a server that is
+// down on a live host.   resetEvery()      — every connection, whatever its state, is reset (RST),
+// as a firewall or a                       restarted server does; what is forwarded afterwards is
+// up to cut/restore.   resetMidQuery()   — every forwarded connection whose client sent bytes the
+// server has not yet                       answered is reset: a query cut in the middle. The others
+// go on.   restore()         — new connections are forwarded again; silenced and held ones resume,
+// as a                       healed network delivers what was held back (ignored ones stay dead).
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 
 export type CutMode = 'reset' | 'silent' | 'black-hole' | 'refuse';

@@ -1,5 +1,6 @@
-// A small tmpfs for tests that need a disk to fill up. Mounting needs root (or CAP_SYS_ADMIN): without
-// it the suite is skipped with the reason, unless REQUIRE_TMPFS=1 (as in CI), where it fails instead.
+// A small tmpfs for tests that need a disk to fill up. Mounting needs root (or CAP_SYS_ADMIN):
+// without it the suite is skipped with the reason, unless REQUIRE_TMPFS=1 (as in CI), where it
+// fails instead.
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -344,7 +344,8 @@ describe('documentation', { timeout: SUITE_TIMEOUT_MS }, () => {
     const lax = doc.components.schemas.TodoIn?.properties.done?.description ?? '';
     for (const accepted of ['the numbers 1 and 0', '"yes"', '"off"', 'in any case'])
       assert.ok(lax.includes(accepted), `done's description says ${accepted}`);
-    // What the description says is what the service does: "yes" creates a done item, "2" is refused.
+    // What the description says is what the service does: "yes" creates a done item, "2" is
+    // refused.
     assert.equal(
       (
         json(await postJson(docsServer.url, '/todos', '{"title":"lax","done":"yes"}')) as {

@@ -14,11 +14,11 @@ export interface FormatSchemaNames {
   readonly codedError: string;
   /**
    * Every one of them, the most specific first: the order in which a row that has several lists
-   * them (`anyOf`). A generated client (openapi-python-client) reads a body as the first alternative
-   * whose required members it has, so a schema that requires more comes before one that requires
-   * less: the default format's `{"detail": {code, message}}` before `{"detail": text}`, and both
-   * before its 422 body, which requires nothing; a validation problem (or unified validation error)
-   * before the plain one, which it also fits.
+   * them (`anyOf`). A generated client (openapi-python-client) reads a body as the first
+   * alternative whose required members it has, so a schema that requires more comes before one that
+   * requires less: the default format's `{"detail": {code, message}}` before `{"detail": text}`,
+   * and both before its 422 body, which requires nothing; a validation problem (or unified
+   * validation error) before the plain one, which it also fits.
    */
   readonly mostSpecificFirst: readonly string[];
 }

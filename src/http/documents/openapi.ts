@@ -56,7 +56,8 @@ export interface OpenApiOptions {
   readonly rateLimits?: RateLimits;
   /**
    * The pipeline's stages (stage.ts): each declares the errors it may answer on an operation, the
-   * headers it adds to its answers and the request headers it reads (operation-docs.ts applies them).
+   * headers it adds to its answers and the request headers it reads (operation-docs.ts applies
+   * them).
    */
   readonly stages?: readonly Stage[];
   /** CORS is on: each path documents its preflight (OPTIONS). */
@@ -199,7 +200,8 @@ function otherErrorsOf(route: Route, keysRequired: boolean, stages: readonly Sta
  * Each error the operation answers is rendered once and shown as an example of the row a client
  * reads its status under (the exact code, else its range, else `default`); a row's schema is the
  * union of its examples' schemas, and the code, problem-type and status enums of the error schemas
- * are the codes the examples carry. So the document shows and allows exactly what the service answers.
+ * are the codes the examples carry. So the document shows and allows exactly what the service
+ * answers.
  */
 export function describeApi(options: OpenApiOptions): ApiDescription {
   const format = options.errorFormat;
@@ -241,15 +243,7 @@ export function describeApi(options: OpenApiOptions): ApiDescription {
       operationId: camelCase(name),
     };
     if (route.docs.description !== undefined) operation.description = route.docs.description;
-    const parameters: Record<string, unknown>[] = route.params.map(([param, spec]) => ({
-      name: param,
-      in: 'path',
-      required: true,
-      schema: spec.jsonSchema,
-    }));
-    if (route.idempotent)
-      parameters.push(idempotencyKeyParameter(keyRequired(route.idempotent, keysRequired)));
-    parameters.push(...conditionParameters(route), ...stageRequestHeaders(route, stages));
+    const parameters = parametersOf(route, keysRequired, stages);
     if (parameters.length > 0) operation.parameters = parameters;
     if (route.body !== undefined) {
       used.add(route.body.name);
@@ -260,55 +254,9 @@ export function describeApi(options: OpenApiOptions): ApiDescription {
       };
     }
 
-    const responses: Record<string, unknown> = {};
-    const success = (description: string): Record<string, unknown> => {
-      if (route.status === 204) return { description };
-      const model = route.docs.responseModel;
-      const example = route.docs.example;
-      if (example === undefined)
-        throw new Error(
-          `${route.method} ${route.path} documents a success body without an example`,
-        );
-      const schema = model === undefined ? {} : component(model);
-      return {
-        description,
-        content: {
-          [JSON_MEDIA_TYPE]: {
-            schema,
-            examples: { [model ?? 'body']: { summary: description, value: JSON.parse(example) } },
-          },
-        },
-      };
-    };
-    const tagged = route.docs.tagged !== undefined;
-    const limited = limitedKind(route.method, options.rateLimits);
-    const limitHeaders =
-      limited === undefined || options.rateLimits === undefined
-        ? {}
-        : rateLimitHeaderDocs(limited, options.rateLimits);
-    if (route.docs.succeeds !== false) {
-      const row = success('Successful Response');
-      const headers = {
-        ...(route.idempotent ? REPLAYED_HEADER_DOC : {}),
-        ...(tagged ? ETAG_HEADER_DOC : {}),
-        ...limitHeaders,
-      };
-      responses[String(route.status)] =
-        Object.keys(headers).length === 0 ? row : { ...row, headers };
-    }
-    if (route.docs.otherSuccess !== undefined)
-      responses['2XX'] = tagged
-        ? { ...success(route.docs.otherSuccess), headers: ETAG_HEADER_DOC }
-        : success(route.docs.otherSuccess);
-    if (route.docs.tagged === 'read') responses['3XX'] = NOT_MODIFIED_ROW;
-
-    const rows = errorRows(
-      route,
-      format,
-      keysRequired,
-      stages,
-      limited === undefined ? undefined : limitHeaders,
-    );
+    const limitHeaders = rateLimitHeadersOf(route, options.rateLimits);
+    const responses = successRows(route, limitHeaders ?? {}, component);
+    const rows = errorRows(route, format, keysRequired, stages, limitHeaders);
     for (const [key, row] of rows) if (row.shown.length > 0) responses[key] = rowObject(row);
     operation.responses = withStageHeaders(route, responses, stages);
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operation;
@@ -319,15 +267,7 @@ export function describeApi(options: OpenApiOptions): ApiDescription {
   const carried = catalogueEntries()
     .map(([code]) => code)
     .filter((code) => codes.has(code));
-  const formatSchemas = errorSchemas(format.name, codes);
-  // The 422 body names the format's other schemas (its items) by $ref.
-  if (used.has(names.validation)) {
-    for (const name of Object.keys(formatSchemas))
-      if (name !== names.error && name !== names.codedError) used.add(name);
-  }
-  const schemas = Object.fromEntries(
-    [...used].sort().map((name) => [name, formatSchemas[name] ?? known[name]]),
-  );
+  const schemas = componentSchemas(format.name, codes, used, known);
   return {
     openapi: {
       openapi: '3.1.0',
@@ -347,6 +287,95 @@ export function describeApi(options: OpenApiOptions): ApiDescription {
     },
     codes: carried,
   };
+}
+
+/** The rate-limit headers of a limited operation's answers; undefined for one not limited. */
+function rateLimitHeadersOf(
+  route: Route,
+  rateLimits: RateLimits | undefined,
+): Readonly<Record<string, unknown>> | undefined {
+  const limited = limitedKind(route.method, rateLimits);
+  if (limited === undefined) return undefined;
+  return rateLimits === undefined ? {} : rateLimitHeaderDocs(limited, rateLimits);
+}
+
+/** An operation's parameters: its path's, then the headers it reads (its key, its conditions, the stages'). */
+function parametersOf(
+  route: Route,
+  keysRequired: boolean,
+  stages: readonly Stage[],
+): Record<string, unknown>[] {
+  const parameters: Record<string, unknown>[] = route.params.map(([param, spec]) => ({
+    name: param,
+    in: 'path',
+    required: true,
+    schema: spec.jsonSchema,
+  }));
+  if (route.idempotent)
+    parameters.push(idempotencyKeyParameter(keyRequired(route.idempotent, keysRequired)));
+  parameters.push(...conditionParameters(route), ...stageRequestHeaders(route, stages));
+  return parameters;
+}
+
+/** The success rows: the declared status, another success as 2XX, a tagged read's 304 as 3XX. */
+function successRows(
+  route: Route,
+  limitHeaders: Readonly<Record<string, unknown>>,
+  component: (name: string) => JsonSchema,
+): Record<string, unknown> {
+  const responses: Record<string, unknown> = {};
+  const success = (description: string): Record<string, unknown> => {
+    if (route.status === 204) return { description };
+    const model = route.docs.responseModel;
+    const example = route.docs.example;
+    if (example === undefined)
+      throw new Error(`${route.method} ${route.path} documents a success body without an example`);
+    const schema = model === undefined ? {} : component(model);
+    return {
+      description,
+      content: {
+        [JSON_MEDIA_TYPE]: {
+          schema,
+          examples: { [model ?? 'body']: { summary: description, value: JSON.parse(example) } },
+        },
+      },
+    };
+  };
+  const tagged = route.docs.tagged !== undefined;
+  if (route.docs.succeeds !== false) {
+    const row = success('Successful Response');
+    const headers = {
+      ...(route.idempotent ? REPLAYED_HEADER_DOC : {}),
+      ...(tagged ? ETAG_HEADER_DOC : {}),
+      ...limitHeaders,
+    };
+    responses[String(route.status)] = Object.keys(headers).length === 0 ? row : { ...row, headers };
+  }
+  if (route.docs.otherSuccess !== undefined)
+    responses['2XX'] = tagged
+      ? { ...success(route.docs.otherSuccess), headers: ETAG_HEADER_DOC }
+      : success(route.docs.otherSuccess);
+  if (route.docs.tagged === 'read') responses['3XX'] = NOT_MODIFIED_ROW;
+  return responses;
+}
+
+/** The schemas the document names: the format's error bodies it uses, and the services' own. */
+function componentSchemas(
+  format: ErrorFormat['name'],
+  codes: ReadonlySet<ErrorCode>,
+  used: Set<string>,
+  known: Readonly<Record<string, JsonSchema>>,
+): Record<string, JsonSchema | undefined> {
+  const names = FORMAT_SCHEMA_NAMES[format];
+  const formatSchemas = errorSchemas(format, codes);
+  // The 422 body names the format's other schemas (its items) by $ref.
+  if (used.has(names.validation)) {
+    for (const name of Object.keys(formatSchemas))
+      if (name !== names.error && name !== names.codedError) used.add(name);
+  }
+  return Object.fromEntries(
+    [...used].sort().map((name) => [name, formatSchemas[name] ?? known[name]]),
+  );
 }
 
 /**

@@ -18,7 +18,8 @@ export class JsonSyntaxError extends Error {
 
 /**
  * The body cannot be decoded at all (bad bytes for the detected encoding, nesting deeper than
- * depthMax, or an integer of more than 4300 digits, which Python refuses to convert): FastAPI answers 400.
+ * depthMax, or an integer of more than 4300 digits, which Python refuses to convert): FastAPI
+ * answers 400.
  */
 export class BodyEncodingError extends Error {
   constructor(message: string) {
@@ -247,9 +248,10 @@ function codePointIndex(decoded: DecodedText, unit: number): number {
 //
 // Every JSON body goes through here and a hostile client picks the body's shape, so each kind of
 // token has a fast path and none is slow: the open container is held in typed locals rather than
-// looked up on the stack, small integers are summed digit by digit (no slice, no Number()), a string
-// without escapes is one slice, and a string with escapes is checked here (that is where Python's
-// messages and positions come from) and then decoded by JSON.parse, whose escapes are Python's.
+// looked up on the stack, small integers are summed digit by digit (no slice, no Number()), a
+// string without escapes is one slice, and a string with escapes is checked here (that is where
+// Python's messages and positions come from) and then decoded by JSON.parse, whose escapes are
+// Python's.
 
 /** A syntax error positioned in UTF-16 code units; decodeJson turns it into Python's position. */
 class UnitSyntaxError extends Error {
@@ -293,9 +295,9 @@ let scanEnd = 0;
 
 /**
  * The members of the containers being read, innermost last: an array's items, an object's keys and
- * values side by side. A container copies its part out in one slice when it closes, so nothing grows
- * item by item. Kept between calls so that it does not grow anew for every body; parseText clears
- * what it used, to hold on to no input.
+ * values side by side. A container copies its part out in one slice when it closes, so nothing
+ * grows item by item. Kept between calls so that it does not grow anew for every body; parseText
+ * clears what it used, to hold on to no input.
  */
 const scratch: (JsonValue | undefined)[] = [];
 
@@ -500,9 +502,10 @@ function readString(s: string, quote: number): string {
 
 /**
  * The rest of a string from its first backslash: every escape is checked where CPython checks it
- * (and reported where CPython reports it), then JSON.parse decodes the whole token. Its escapes mean
- * what Python's mean, surrogates included: an escaped pair joins, a lone escaped surrogate stays a
- * lone UTF-16 code unit (deviation D7), and a high surrogate before a non-surrogate escape stays alone.
+ * (and reported where CPython reports it), then JSON.parse decodes the whole token. Its escapes
+ * mean what Python's mean, surrogates included: an escaped pair joins, a lone escaped surrogate
+ * stays a lone UTF-16 code unit (deviation D7), and a high surrogate before a non-surrogate escape
+ * stays alone.
  */
 function readEscapedString(s: string, quote: number, backslash: number): string {
   const n = s.length;
@@ -575,7 +578,8 @@ function readNumber(s: string, start: number): JsonValue {
     throw new UnitSyntaxError('Expecting value', start);
   }
   const intEnd = i;
-  // A '.' or an 'e' belongs to the number only with a digit after it (and not as the last character).
+  // A '.' or an 'e' belongs to the number only with a digit after it (and not as the last
+  // character).
   let c = i < last ? s.charCodeAt(i) : -1;
   let isFloat = false;
   let exponent10 = 0;
@@ -612,7 +616,8 @@ function readNumber(s: string, start: number): JsonValue {
     return new PyFloat(floatOf(s, start, i, negative, mantissa, exponent10));
   }
   scanEnd = intEnd;
-  // A sum of digits is exact while it stays safe, and one that passed 2^53 never rounds back below it.
+  // A sum of digits is exact while it stays safe, and one that passed 2^53 never rounds back below
+  // it.
   if (mantissa <= Number.MAX_SAFE_INTEGER) return negative ? 0 - mantissa : mantissa; // 0 - 0 is Python's int 0
   const digitCount = intEnd - start - (negative ? 1 : 0);
   if (digitCount > INT_MAX_STR_DIGITS) {
@@ -627,9 +632,10 @@ function readNumber(s: string, start: number): JsonValue {
 const POWERS_OF_TEN = Array.from({ length: 23 }, (_, k) => Number(`1e${k}`));
 
 /**
- * float(token), correctly rounded. When the digits form a safe integer and the power of ten is exact,
- * one multiplication or division rounds once and so gives the correctly rounded value (Clinger's fast
- * path); anything else goes to Number(), which rounds correctly too but costs a slice and a parse.
+ * float(token), correctly rounded. When the digits form a safe integer and the power of ten is
+ * exact, one multiplication or division rounds once and so gives the correctly rounded value
+ * (Clinger's fast path); anything else goes to Number(), which rounds correctly too but costs a
+ * slice and a parse.
  */
 function floatOf(
   s: string,

@@ -1,7 +1,8 @@
-// json.dumps(value, ensure_ascii=False, separators=(",", ":")) of the reference, for response bodies.
-// Python escapes a string exactly as JSON.stringify does (", \, \b \f \n \r \t, other controls as
-// lowercase \u00xx, everything else raw) except for lone surrogates: Python writes them raw and then
-// fails to encode the body as UTF-8, JSON.stringify writes \udxxx. We keep the escape (deviation D7).
+// json.dumps(value, ensure_ascii=False, separators=(",", ":")) of the reference, for response
+// bodies. Python escapes a string exactly as JSON.stringify does (", \, \b \f \n \r \t, other
+// controls as lowercase \u00xx, everything else raw) except for lone surrogates: Python writes them
+// raw and then fails to encode the body as UTF-8, JSON.stringify writes \udxxx. We keep the escape
+// (deviation D7).
 
 import { jsonString } from '../../shared/json-string.js';
 import { JsonObject, PyFloat } from './json-value.js';
@@ -60,7 +61,8 @@ function encodeValue(value: unknown, depth: number, room: number): string {
       if (value instanceof Bounded) return encodeBounded(value, depth, room);
       return encodeContainer(value, depth + 1, room);
     default:
-      // undefined, functions and symbols have no JSON form; JSON.stringify writes null in their place.
+      // undefined, functions and symbols have no JSON form; JSON.stringify writes null in their
+      // place.
       return 'null';
   }
 }
@@ -125,8 +127,8 @@ function escapedWidth(unit: number): number {
   return 1;
 }
 
-// Objects are walked by key (Object.keys, Map.forEach) rather than by entry arrays: error bodies are
-// encoded on every 4xx, and the per-entry arrays were most of the encoder's cost.
+// Objects are walked by key (Object.keys, Map.forEach) rather than by entry arrays: error bodies
+// are encoded on every 4xx, and the per-entry arrays were most of the encoder's cost.
 //
 // Inside a Bounded, a container keeps its first members while they fit its room whole, brackets and
 // commas counted; only a first member too large alone is cut, to what the brackets leave. Numbers,
@@ -234,7 +236,8 @@ function pyFloatRepr(x: number): string {
   if (x === 0) return Object.is(x, -0) ? '-0.0' : '0.0';
   const magnitude = Math.abs(x);
   if (magnitude >= 1e-4 && magnitude < 1e16) {
-    // JS writes this whole range positionally (it switches to exponents only below 1e-6 or from 1e21).
+    // JS writes this whole range positionally (it switches to exponents only below 1e-6 or from
+    // 1e21).
     const text = String(x);
     return text.includes('.') ? text : text + '.0';
   }

@@ -96,7 +96,8 @@ export function clientAddress(req: IncomingMessage, proxies: TrustedProxies | un
   const chain = forwardedChain(req, proxies.header);
   for (let i = chain.length - 1; i >= 0; i--) {
     const hop = plain(chain[i] as string);
-    // A proxy that wrote something other than an address: the last one we can vouch for is the client.
+    // A proxy that wrote something other than an address: the last one we can vouch for is the
+    // client.
     if (isIP(hop) === 0) return i === chain.length - 1 ? peer : plain(chain[i + 1] as string);
     if (!trusted(proxies, hop)) return hop;
   }

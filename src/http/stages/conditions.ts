@@ -1,8 +1,8 @@
 // Conditional requests (RFC 9110 §13): a request's If-Match and If-None-Match, read once, and how a
 // representation's entity tag is judged against them. A route whose representation has a tag says
-// so on its reply (`Reply.etag`); a read is judged here (304, or 412 for a failed If-Match), a write
-// by its store, in the write's own transaction (src/todo/write-conditions.ts), since only there can
-// nothing come between the check and the change.
+// so on its reply (`Reply.etag`); a read is judged here (304, or 412 for a failed If-Match), a
+// write by its store, in the write's own transaction (src/todo/write-conditions.ts), since only
+// there can nothing come between the check and the change.
 import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError } from '../errors.js';
 import type { Reply } from '../route.js';

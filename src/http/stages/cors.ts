@@ -55,8 +55,9 @@ export function parseCorsOrigins(text: string): CorsPolicy | string {
 }
 
 /**
- * The headers an answer carries under the policy: for an allowed Origin, Access-Control-Allow-Origin
- * and Access-Control-Expose-Headers; and Vary: Origin always, since the answer depends on it.
+ * The headers an answer carries under the policy: for an allowed Origin,
+ * Access-Control-Allow-Origin and Access-Control-Expose-Headers; and Vary: Origin always, since the
+ * answer depends on it.
  */
 export function corsHeaders(policy: CorsPolicy, origin: string | undefined): string[] {
   if (origin === undefined || !policy.origins.has(origin)) return ['Vary', 'Origin'];

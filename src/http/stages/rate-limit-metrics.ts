@@ -15,7 +15,8 @@ export function rateLimitedCounter(
   });
   const writes = counter.labels(service, 'writes');
   const reads = counter.labels(service, 'reads');
-  // Both series exist from the start at 0, so that a rate over them is defined before the first refusal.
+  // Both series exist from the start at 0, so that a rate over them is defined before the first
+  // refusal.
   writes.inc(0);
   reads.inc(0);
   return (kind) => (kind === 'writes' ? writes : reads).inc();

@@ -33,7 +33,8 @@ export const RATE_LIMIT_DRAFT = 'draft-ietf-httpapi-ratelimit-headers-11';
 const WARN_EVERY_MS = 60_000;
 /**
  * Clients refused lately, kept for a second at most, and at most this many: a read of a client not
- * among them runs while the shared limiter decides (mayRunAhead). Past the bound, no read runs ahead.
+ * among them runs while the shared limiter decides (mayRunAhead). Past the bound, no read runs
+ * ahead.
  */
 export const REFUSED_CLIENTS_MAX = 10_000;
 const REFUSED_FORGOTTEN_MS = 1_000;

@@ -65,8 +65,8 @@ export function inputStage(limits: BodyLimits): Stage {
         return undefined;
       }
       return readBody(req, limits.bodyBytesMax).then((bytes): Outcome | undefined => {
-        // As in the reference, the body is decoded before anything is validated: a JSON syntax error
-        // (or undecodable bytes) is reported alone, even when a path parameter is also wrong.
+        // As in the reference, the body is decoded before anything is validated: a JSON syntax
+        // error (or undecodable bytes) is reported alone, even when a path parameter is also wrong.
         const decoded = decodeBody(bytes, req.headers['content-type'], limits);
         const body =
           decoded.kind === 'text'

@@ -1,6 +1,6 @@
-// pydantic's lax ("python" mode) coercions, as FastAPI applies them to path/query text and to decoded
-// JSON bodies, reproduced rule for rule from pydantic-core 2.46.4 so that the same input is accepted,
-// yields the same value, or fails with the same error type and message.
+// pydantic's lax ("python" mode) coercions, as FastAPI applies them to path/query text and to
+// decoded JSON bodies, reproduced rule for rule from pydantic-core 2.46.4 so that the same input is
+// accepted, yields the same value, or fails with the same error type and message.
 //
 // Sources (pydantic-core, now under pydantic/pydantic at pydantic-core/):
 //   src/input/shared.rs      str_as_int, clean_int_str, strip_leading_zeros, strip_underscores,
@@ -102,8 +102,8 @@ export type IntErrorType = 'int_parsing' | 'int_parsing_size' | 'string_unicode'
  * - `int_parsing`: not an integer by the rules below;
  * - `int_parsing_size`: the text starts with an integer whose sign and digits exceed 4300
  *   characters (jiter's bound, after CPython's int-from-str limit);
- * - `string_unicode`: the text holds an unpaired surrogate (unreachable through an HTTP path or query
- *   if the URL decoder, like Python's `unquote`, replaces invalid UTF-8 with U+FFFD).
+ * - `string_unicode`: the text holds an unpaired surrogate (unreachable through an HTTP path or
+ *   query if the URL decoder, like Python's `unquote`, replaces invalid UTF-8 with U+FFFD).
  */
 export type IntOutcome =
   | { readonly ok: true; readonly value: bigint }
@@ -125,7 +125,8 @@ function parseStrictInt(s: string): number | bigint | 'int_parsing' | 'int_parsi
   const first = negative ? 1 : 0;
   if (first >= n) return 'int_parsing';
   const c0 = s.charCodeAt(first);
-  // A zero is a whole integer only on its own: "0" followed by a digit, '.', 'e' or anything else fails.
+  // A zero is a whole integer only on its own: "0" followed by a digit, '.', 'e' or anything else
+  // fails.
   if (c0 === 0x30) return first + 1 === n ? 0 : 'int_parsing';
   if (c0 < 0x31 || c0 > 0x39) return 'int_parsing';
   let end = first + 1;
@@ -147,10 +148,11 @@ function parseStrictInt(s: string): number | bigint | 'int_parsing' | 'int_parsi
 }
 
 /**
- * pydantic-core's `strip_leading_zeros`: drops leading zeros, and underscores among them, keeping the
- * zero before a '.', or the last character when all are zeros/underscores. It hands back the rest
- * from the first 1-9 *or '-'* (so "0-1" becomes "-1", which then parses: a quirk kept on purpose).
- * Undefined when the text starts with anything but a digit or '-' (so "_1", ".5", "" fail).
+ * pydantic-core's `strip_leading_zeros`: drops leading zeros, and underscores among them, keeping
+ * the zero before a '.', or the last character when all are zeros/underscores. It hands back the
+ * rest from the first 1-9 *or '-'* (so "0-1" becomes "-1", which then parses: a quirk kept on
+ * purpose). Undefined when the text starts with anything but a digit or '-' (so "_1", ".5", ""
+ * fail).
  */
 function stripLeadingZeros(s: string): string | undefined {
   const c0 = s.charCodeAt(0);
@@ -176,7 +178,8 @@ function cleanIntText(raw: string): string | undefined {
     if (s.charCodeAt(1) === 0x2d) return undefined;
     s = s.slice(1);
   }
-  // The sign is set aside so that zeros after it are stripped too ("-01" → -1), and put back at the end.
+  // The sign is set aside so that zeros after it are stripped too ("-01" → -1), and put back at the
+  // end.
   let negative = false;
   if (s.charCodeAt(0) === 0x2d) {
     const next = s.charCodeAt(1);
@@ -187,7 +190,8 @@ function cleanIntText(raw: string): string | undefined {
   const stripped = stripLeadingZeros(s);
   if (stripped === undefined) return undefined;
   s = stripped;
-  // An all-zero fraction goes ("1.00" → "1"); an empty one ("1.") or any other stays and fails later.
+  // An all-zero fraction goes ("1.00" → "1"); an empty one ("1.") or any other stays and fails
+  // later.
   const dot = s.indexOf('.');
   if (dot >= 0 && dot < s.length - 1) {
     let allZeros = true;
@@ -199,8 +203,8 @@ function cleanIntText(raw: string): string | undefined {
     }
     if (allZeros) s = s.slice(0, dot);
   }
-  // strip_underscores: single underscores between characters, as Python's int() takes them; a leading,
-  // trailing or doubled one leaves the text as it is (and so it fails).
+  // strip_underscores: single underscores between characters, as Python's int() takes them; a
+  // leading, trailing or doubled one leaves the text as it is (and so it fails).
   if (s.includes('_') && !s.startsWith('_') && !s.endsWith('_') && !s.includes('__')) {
     const joined = s.replaceAll('_', '');
     return negative ? `-${joined}` : joined;
@@ -339,9 +343,9 @@ function floatAsBool(x: number): BoolOutcome {
 
 /**
  * pydantic's lax bool (python mode, as FastAPI validates a json.loads'ed body): a bool as itself; a
- * string by str_as_bool; an int inside i64 by int_as_bool (0/1, else bool_parsing); a larger int, which
- * extract_i64 refuses, goes the float way and ends as bool_type; a float by float_as_int; null, arrays
- * and objects bool_type.
+ * string by str_as_bool; an int inside i64 by int_as_bool (0/1, else bool_parsing); a larger int,
+ * which extract_i64 refuses, goes the float way and ends as bool_type; a float by float_as_int;
+ * null, arrays and objects bool_type.
  */
 export function boolFromJson(value: JsonValue): BoolOutcome {
   switch (typeof value) {

@@ -32,7 +32,8 @@ export function intParam(bounds: IntBounds): ParamSpec<number> {
     if (bound !== undefined && !Number.isSafeInteger(bound))
       throw new Error(`bound ${bound} is not a safe integer`);
   }
-  // Without an upper and a lower bound a value could leave the safe range and lose digits as a number.
+  // Without an upper and a lower bound a value could leave the safe range and lose digits as a
+  // number.
   if (bounds.le === undefined || (bounds.ge === undefined && bounds.gt === undefined)) {
     throw new Error('intParam needs an upper and a lower bound inside the safe integer range');
   }
