@@ -16,6 +16,8 @@
 // expected status. The figure is the least of every process's rounds (a late compilation, a
 // collection or code V8 gave up optimizing only ever adds). Two processes run at a time.
 import { execFileSync } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdirSync } from 'node:fs';
 import { answersDiffer, sendOnce, type Answer } from './answers.js';
 import { renderBreakdown, functionCosts, type FunctionCosts } from './breakdown.js';
@@ -59,7 +61,9 @@ type ServerRole =
   | 'todo-rate-limited'
   | 'todo-cors'
   | 'bare-sqlite'
-  | 'bare-rate-limited';
+  | 'bare-rate-limited'
+  | 'todo-traced'
+  | 'bare-traced';
 
 interface Job {
   readonly key: string;
@@ -88,6 +92,11 @@ export interface InstructionScenario {
 }
 
 const JSON_TYPE = 'application/json';
+const TRACED_ROW = 'GET /todos/1, tracing on, every request sampled';
+const OFFICIAL_TRACED_ROW =
+  'GET /todos/1, tracing by the official auto-instrumentation on bare node:http';
+/** The most our tracing may add to a request, as a share of what the official auto-instrumentation adds to the bare server. */
+const TRACING_EXTRA_SHARE_MAX = 0.5;
 const job = (key: string, request: BenchRequest, expectedStatus: number): Job => ({
   key,
   request,
@@ -219,6 +228,26 @@ export const INSTRUCTION_SCENARIOS: readonly InstructionScenario[] = [
     bodyCheck: 'exact',
     informational: true,
   },
+  // Issue 43: tracing on, every request sampled (no traceparent: each is a new trace, and the
+  // default parent-based sampler samples every root), its spans exported over OTLP/HTTP protobuf
+  // to a receiver of this process (not counted): ≤ 1.25 × the same service with tracing off…
+  {
+    name: TRACED_ROW,
+    server: 'todo-traced',
+    job: GET_TODO,
+    bodyCheck: 'exact',
+    ratioMax: 1.25,
+    reference: 'todo',
+  },
+  // …and the official auto-instrumentation of node:http on the bare server, the same job traced by
+  // the usual means: what tracing costs elsewhere (the extra of ours must be at most half of it).
+  {
+    name: OFFICIAL_TRACED_ROW,
+    server: 'bare-traced',
+    job: GET_TODO,
+    bodyCheck: 'exact',
+    informational: true,
+  },
 ];
 
 /** Limits no request of the count reaches: every one is admitted, and pays for its decision and its RateLimit fields. */
@@ -243,8 +272,16 @@ const ALL_SCENARIOS = [...INSTRUCTION_SCENARIOS, ...SAME_JOB_SCENARIOS];
 const CLI = new URL('../src/cli.js', import.meta.url);
 const BASELINE = new URL('./baseline.js', import.meta.url);
 const PEER = new URL('./fastify-peer.js', import.meta.url);
+const BASELINE_TRACED = new URL('./baseline-traced.js', import.meta.url);
 
-function startServer(role: ServerRole, dir: string, breakdown: boolean): Promise<CallgrindServer> {
+/** The OTLP receiver the traced servers export to: in this process, so that its work is not counted. Started on first need. */
+let sink: Promise<string> | undefined;
+
+async function startServer(
+  role: ServerRole,
+  dir: string,
+  breakdown: boolean,
+): Promise<CallgrindServer> {
   const options = { dir, nameCompiledCode: breakdown };
   const durable = ['--sqlite-synchronous', 'full'];
   switch (role) {
@@ -339,6 +376,33 @@ function startServer(role: ServerRole, dir: string, breakdown: boolean): Promise
         (port) => ['--port', String(port), '--db', `${dir}/peer.sqlite`],
         options,
       );
+    case 'todo-traced': {
+      const endpoint = await (sink ??= startOtlpSink());
+      return startUnderCallgrind(
+        role,
+        CLI,
+        (port) => [
+          'todo',
+          '--port',
+          String(port),
+          '--db',
+          `sqlite:${dir}/todo.sqlite`,
+          ...durable,
+          '--otel-endpoint',
+          endpoint,
+        ],
+        options,
+      );
+    }
+    case 'bare-traced': {
+      const endpoint = await (sink ??= startOtlpSink());
+      return startUnderCallgrind(
+        role,
+        BASELINE_TRACED,
+        (port) => ['--otlp', endpoint, '--port', String(port), '--accounts', BENCH_ACCOUNTS],
+        options,
+      );
+    }
   }
 }
 
@@ -440,7 +504,8 @@ async function inParallel<T>(tasks: readonly (() => Promise<T>)[], limit: number
 
 const thousands = (n: number): string => `${(n / 1000).toFixed(1)}k`;
 
-type Reference = 'bare' | 'peer' | 'bare-sqlite' | 'limits-off' | 'cors-off' | 'unconditional';
+type Reference =
+  'bare' | 'peer' | 'bare-sqlite' | 'limits-off' | 'cors-off' | 'unconditional' | 'tracing-off';
 const REFERENCE_LABEL: Record<Reference, string> = {
   bare: 'bare node:http',
   peer: 'Fastify 5 peer',
@@ -448,6 +513,7 @@ const REFERENCE_LABEL: Record<Reference, string> = {
   'limits-off': 'ours, limits off',
   'cors-off': 'ours, CORS off',
   unconditional: 'ours, no condition',
+  'tracing-off': 'ours, tracing off',
 };
 const REFERENCE_SHORT: Record<Reference, string> = {
   bare: 'bare',
@@ -456,6 +522,7 @@ const REFERENCE_SHORT: Record<Reference, string> = {
   'limits-off': 'limits off',
   'cors-off': 'CORS off',
   unconditional: 'unconditional',
+  'tracing-off': 'tracing off',
 };
 
 /** What a row is judged against: the bare server, unless the row names another reference. */
@@ -463,6 +530,7 @@ function referenceOf(s: InstructionScenario): Reference {
   if (s.peerOf !== undefined)
     return s.server === 'todo' ? 'unconditional' : (s.server as 'peer' | 'bare-sqlite');
   if (s.reference !== 'todo') return 'bare';
+  if (s.server === 'todo-traced') return 'tracing-off';
   return s.server === 'todo-cors' ? 'cors-off' : 'limits-off';
 }
 
@@ -484,6 +552,15 @@ export interface InstructionResults {
   readonly rows: readonly InstructionRow[];
   /** With plan.breakdown: where the instructions of each missed target go. */
   readonly breakdown: string | undefined;
+  /** With both tracing rows: the instructions tracing adds, ours and the official auto-instrumentation's, and whether ours is at most half. */
+  readonly tracingExtra?:
+    | {
+        readonly ours: number;
+        readonly theirs: number;
+        readonly share: number;
+        readonly met: boolean;
+      }
+    | undefined;
 }
 
 /** Counts every chosen scenario; callgrind's files go into `dir`. Rejects when a server fails or answers wrongly. */
@@ -520,6 +597,8 @@ export async function countInstructions(
   const runs = tasks.flatMap((task) =>
     Array.from({ length: plan.processes }, (_, p) => ({ ...task, process: p + 1 })),
   );
+  // The OTLP receiver of the traced rows is closed whatever happens: open, it would keep this
+  // process alive.
   const counted = await inParallel(
     runs.map(({ role, job: j, process }, i) => async () => {
       const taskDir = `${dir}/${String(i + 1).padStart(2, '0')}-${role}-${j.key.replace(/[^A-Za-z0-9]+/g, '-').replace(/-$/, '')}`;
@@ -527,7 +606,7 @@ export async function countInstructions(
       return measureServer(role, j, taskDir, plan, log, process);
     }),
     plan.parallel,
-  );
+  ).finally(stopOtlpSink);
   // Per row and server, every process's rounds; the functions of the least one.
   runs.forEach(({ role, job: j }, i) => {
     const byKey = measured.get(role) ?? new Map<string, Counted>();
@@ -589,7 +668,44 @@ export async function countInstructions(
         })),
       )
     : undefined;
-  return { plan, valgrind: valgrindVersion(), rows, breakdown };
+  return { plan, valgrind: valgrindVersion(), rows, breakdown, tracingExtra: tracingExtraOf(rows) };
+}
+
+/** Issue 43's comparison: what tracing adds to GET /todos/1 for us and for the official auto-instrumentation on the bare server. */
+function tracingExtraOf(rows: readonly InstructionRow[]): InstructionResults['tracingExtra'] {
+  const ours = rows.find((r) => r.scenario.name === TRACED_ROW);
+  const theirs = rows.find((r) => r.scenario.name === OFFICIAL_TRACED_ROW);
+  if (ours === undefined || theirs === undefined) return undefined;
+  const oursExtra = ours.ours - ours.reference;
+  const theirsExtra = theirs.ours - theirs.reference;
+  return {
+    ours: oursExtra,
+    theirs: theirsExtra,
+    share: oursExtra / theirsExtra,
+    met: oursExtra / theirsExtra <= TRACING_EXTRA_SHARE_MAX,
+  };
+}
+
+let sinkServer: Server | undefined;
+
+/** Answers every export 200 and keeps nothing: a collector that costs the traced servers nothing but their own sending. */
+async function startOtlpSink(): Promise<string> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end());
+  });
+  sinkServer = server;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+async function stopOtlpSink(): Promise<void> {
+  const server = sinkServer;
+  sink = undefined;
+  sinkServer = undefined;
+  if (server === undefined) return;
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
 }
 
 /** The judged table: one line per scenario, ours beside its reference, the ratio, the target and whether it was met. */
@@ -615,6 +731,14 @@ export function renderInstructionTable(results: InstructionResults): string {
             : '**missed**';
     lines.push(
       `| ${r.scenario.name} | ${r.scenario.job.expectedStatus} | ${reference} | ${thousands(r.reference)} (${thousands(r.referenceMain)}) | ${thousands(r.ours)} (${thousands(r.oursMain)}) | ${r.ratio.toFixed(2)} | ${r.target} | ${met} |`,
+    );
+  }
+  const extra = results.tracingExtra;
+  if (extra !== undefined) {
+    lines.push(
+      '',
+      `What tracing adds to GET /todos/1: ours ${thousands(extra.ours)} instr./req (traced − tracing off), the official auto-instrumentation ${thousands(extra.theirs)} (traced − bare): ` +
+        `ours ÷ theirs ${extra.share.toFixed(2)}, target ≤ ${TRACING_EXTRA_SHARE_MAX.toFixed(2)}: ${extra.met ? 'met' : '**missed**'}`,
     );
   }
   return `${lines.join('\n')}\n`;

@@ -75,7 +75,7 @@ export const areas = {
   'http-pipeline': {
     mutate: [
       'src/http/{app,answers,connection-guard,parser-answers,metrics-route,request-metrics,request-observer,turn-end-writes}.ts',
-      'src/http/stages/{cors,cross-origin,deadline,pipeline-stages,rate-limit-stage,route-stages,stage,load-shedding,random-uuids,request-id}.ts',
+      'src/http/stages/{cors,cross-origin,deadline,pipeline-stages,rate-limit-stage,route-stages,stage,tracing,load-shedding,random-uuids,request-id}.ts',
     ],
     tests: httpTests,
   },

@@ -20,6 +20,8 @@ import { INITIAL_ACCOUNTS } from './bank/model.js';
 import { createTodoService } from './todo/service.js';
 import { limiterFor } from './rate-limiter-for.js';
 import { PoolerMismatch } from './db/postgres-pooler.js';
+import type { StoreObserver } from './db/store-observer.js';
+import type { Tracing } from './telemetry/tracing.js';
 
 function dbFor(service: ServiceName, config: Config): DbSpec {
   return config.db ?? { kind: 'sqlite', path: `./data/${service}.sqlite` };
@@ -30,8 +32,12 @@ async function createService(
   config: Config,
   log: Logger,
   metrics: Registry | undefined,
+  tracing: Tracing | undefined,
 ): Promise<ServiceDefinition> {
-  const observer = metrics === undefined ? undefined : storeMetrics(service, metrics);
+  const counted = metrics === undefined ? undefined : storeMetrics(service, metrics);
+  // With tracing on, the store's batches are spans too.
+  const observer: StoreObserver | undefined =
+    tracing === undefined ? counted : { ...counted, batchStarted: tracing.batchStarted };
   const storeOptions = {
     sqliteSynchronous: config.sqliteSynchronous,
     log,
@@ -67,6 +73,7 @@ async function serverOptionsFor(
   serviceLog: Logger,
   metrics: Registry | undefined,
   connectionsMax: number,
+  tracing: Tracing | undefined,
 ): Promise<ServerOptions> {
   return {
     host: config.host,
@@ -82,6 +89,7 @@ async function serverOptionsFor(
     crossOriginProtection: config.crossOriginProtection,
     deadlineMs: config.deadlineMs,
     shedding: config.shedding,
+    tracer: tracing?.requests,
     rateLimits:
       config.rateLimits === undefined
         ? undefined
@@ -122,6 +130,7 @@ async function main(): Promise<void> {
   }
   const log = createLogger(config.logLevel);
   const running: RunningServer[] = [];
+  const tracings = await tracingsFor(config);
   // Installed before the first "listening" line: until a listener exists, SIGTERM kills the
   // process outright, and a supervisor may send it as soon as it reads that line. A repeated
   // signal changes nothing: Ctrl-C under `npm start` reaches us twice, from the terminal and
@@ -133,6 +142,7 @@ async function main(): Promise<void> {
     log.info('shutting down', { signal });
     Promise.all(running.map((server) => server.close())).then(
       async (reports) => {
+        await tracings.stop();
         log.info('shut down', { connectionsCut: reports.some((report) => report.connectionsCut) });
         await log.close();
         process.exit(0);
@@ -148,32 +158,55 @@ async function main(): Promise<void> {
     for (const [index, service] of config.services.entries()) {
       const serviceLog = log.child({ service });
       const metrics = config.metrics ? createMetricsRegistry() : undefined;
-      const definition = await createService(service, config, serviceLog, metrics);
+      const tracing = tracings.start(service, metrics, serviceLog);
+      const definition = await createService(service, config, serviceLog, metrics, tracing);
       const server = await startServer(
         definition,
-        await serverOptionsFor(service, index, config, serviceLog, metrics, connectionsMax),
+        await serverOptionsFor(
+          service,
+          index,
+          config,
+          serviceLog,
+          metrics,
+          connectionsMax,
+          tracing,
+        ),
       );
       running.push(server);
-      // The store's kind only: a PostgreSQL URL may hold a password.
-      serviceLog.info('listening', {
-        version: definition.version,
-        url: server.url,
-        errors: config.errors,
-        catchAll: config.catchAll,
-        store: dbFor(service, config).kind,
-        accessLog: config.accessLog,
-        metrics: config.metrics,
-        metricsUrl: server.metricsUrl,
-        // Said only when on, so that the line of a service without limits is as it was.
-        ...(config.rateLimits === undefined
-          ? {}
-          : { rateLimits: config.db?.kind === 'postgres' ? 'postgres' : 'in-process' }),
-      });
+      logListening(serviceLog, service, config, definition, server);
     }
   } catch (error) {
     await Promise.allSettled(running.map((server) => server.close()));
+    await tracings.stop();
     await fail(log, error);
   }
+}
+
+/** The line that says a service is up, and how it runs. */
+function logListening(
+  serviceLog: Logger,
+  service: ServiceName,
+  config: Config,
+  definition: ServiceDefinition,
+  server: RunningServer,
+): void {
+  // The store's kind only: a PostgreSQL URL may hold a password.
+  serviceLog.info('listening', {
+    version: definition.version,
+    url: server.url,
+    errors: config.errors,
+    catchAll: config.catchAll,
+    store: dbFor(service, config).kind,
+    accessLog: config.accessLog,
+    metrics: config.metrics,
+    metricsUrl: server.metricsUrl,
+    // Said only when on, so that the line of a service without limits is as it was.
+    ...(config.rateLimits === undefined
+      ? {}
+      : { rateLimits: config.db?.kind === 'postgres' ? 'postgres' : 'in-process' }),
+    // Said only when on; the collector's URL is not: it may hold a credential.
+    ...(config.tracing === undefined ? {} : { tracing: config.tracing.protocol }),
+  });
 }
 
 async function fail(log: Logger, error: unknown): Promise<never> {
@@ -188,3 +221,31 @@ async function fail(log: Logger, error: unknown): Promise<never> {
 }
 
 await main();
+
+/**
+ * Tracing (issue 43): the SDK is loaded only when it is on. One tracer per service; stop(), after
+ * the servers closed (their store's last batches included), sends the last spans within a
+ * bounded time.
+ */
+async function tracingsFor(config: Config): Promise<{
+  start(service: ServiceName, metrics: Registry | undefined, log: Logger): Tracing | undefined;
+  stop(): Promise<unknown>;
+}> {
+  const tracingConfig = config.tracing;
+  const started: Tracing[] = [];
+  const tracingModule =
+    tracingConfig === undefined ? undefined : await import('./telemetry/tracing.js');
+  return {
+    start(service, metrics, log) {
+      if (tracingModule === undefined || tracingConfig === undefined) return undefined;
+      const tracing = tracingModule.startTracing(tracingConfig, {
+        service,
+        registry: metrics,
+        log,
+      });
+      started.push(tracing);
+      return tracing;
+    },
+    stop: () => Promise.all(started.map((tracing) => tracing.shutdown())),
+  };
+}

@@ -14,6 +14,7 @@ import {
 import { WHEN_LIMITER_DOWN_DEFAULT, type WhenLimiterDown } from './http/stages/rate-limit.js';
 import { parseRateLimits, type RateLimits } from './rate-limits/policy.js';
 import { POOLERS, type Pooler } from './db/postgres-pooler.js';
+import { readTracingConfig, type TracingConfig } from './telemetry/config.js';
 
 export type ServiceName = 'todo' | 'bank';
 
@@ -67,6 +68,8 @@ export interface Config {
   readonly trustProxy: TrustedProxies | undefined;
   /** With limits held in PostgreSQL: what a request gets while the database cannot decide. */
   readonly rateLimitStoreDown: WhenLimiterDown;
+  /** OpenTelemetry traces over OTLP/HTTP (--otel-endpoint and the OTEL_* variables); undefined: off. */
+  readonly tracing: TracingConfig | undefined;
   readonly help: boolean;
 }
 
@@ -136,6 +139,9 @@ Options (each also read from the environment variable shown):
   --trust-proxy-header x-forwarded-for|forwarded
                        the one header the trusted proxies set; the other is ignored
                        (SVC_TRUST_PROXY_HEADER, default x-forwarded-for)
+  --otel-endpoint URL  send OpenTelemetry traces over OTLP/HTTP to the collector at URL (spans go
+                       to URL/v1/traces); the standard OTEL_EXPORTER_OTLP_* and OTEL_* variables
+                       apply (OTEL_EXPORTER_OTLP_ENDPOINT, default none: tracing off)
   --help               this text
 `;
 
@@ -181,7 +187,6 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     switchOn(env, 'SVC_CROSS_ORIGIN_PROTECTION');
   const { rateLimits, trustProxy, rateLimitStoreDown } = readRateLimits(pick, dbText);
   const port = readPort(portText, services);
-
   return {
     services,
     host: pick('host', 'SVC_HOST') ?? '127.0.0.1',
@@ -211,6 +216,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     rateLimits,
     trustProxy,
     rateLimitStoreDown,
+    tracing: readTracing(flags.get('otel-endpoint'), env),
     help: flags.get('help') === true,
   };
 }
@@ -246,6 +252,7 @@ const VALUED_OPTIONS = [
   'rate-limit-store-down',
   'trust-proxy',
   'trust-proxy-header',
+  'otel-endpoint',
 ];
 
 /** The command line as given: the one service named, and each option with its value. */
@@ -523,4 +530,17 @@ export function parseAccounts(text: string): ReadonlyMap<string, number> {
     accounts.set(name, Number(balanceText));
   }
   return accounts;
+}
+
+/** --otel-endpoint and the OTEL_* variables (telemetry/config.ts); undefined: tracing off. */
+function readTracing(
+  endpoint: string | boolean | undefined,
+  env: NodeJS.ProcessEnv,
+): TracingConfig | undefined {
+  if (endpoint === '') throw new ConfigError('--otel-endpoint needs a value');
+  try {
+    return readTracingConfig(typeof endpoint === 'string' ? endpoint : undefined, env);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
 }

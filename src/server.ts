@@ -26,6 +26,7 @@ import { answerParserErrors } from './http/parser-answers.js';
 import { LoadShedder, type SheddingPolicy } from './http/stages/load-shedding.js';
 import { RateLimitGate, type RateLimitOptions } from './http/stages/rate-limit.js';
 import { rateLimitedCounter } from './http/stages/rate-limit-metrics.js';
+import type { RequestTracer } from './telemetry/request-trace.js';
 
 export const BODY_LIMITS: BodyLimits = { bodyBytesMax: 1024 * 1024, nestingDepthMax: 512 };
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -76,6 +77,8 @@ export interface ServerOptions {
     RateLimitOptions,
     'limits' | 'limiter' | 'whenDown' | 'trustedProxies'
   >;
+  /** A span per request (src/telemetry/); none: tracing off. */
+  readonly tracer?: RequestTracer;
 }
 
 export interface ShutdownReport {
@@ -147,6 +150,7 @@ function edgeOptions(
     crossOrigin: crossOriginPolicy(options),
     deadlineMs: options.deadlineMs,
     shedding: shedder,
+    tracer: options.tracer,
     rateLimits:
       options.rateLimits === undefined
         ? undefined

@@ -14,6 +14,7 @@ import {
   withinDeadline,
   type Deadline,
 } from '../shared/deadline-scope.js';
+import { currentOrigin, type WorkOrigin } from '../shared/work-origin.js';
 import type { StoreObserver } from './store-observer.js';
 
 /** One operation's answer inside a committed batch: its outcome, or the error that undid it alone. */
@@ -53,6 +54,11 @@ export interface BatcherOptions<Op> extends BatchLimits {
    * is let finish, so that its outcome is known (and recorded with its Idempotency-Key).
    */
   readonly cancelsStarted?: boolean;
+  /** What a batch is, for a tracer (StoreObserver.batchStarted); none: its batches are not traced. */
+  readonly work?: {
+    readonly system: 'sqlite' | 'postgresql';
+    readonly operation: string | undefined;
+  };
 }
 
 interface Waiting<Op, Outcome> {
@@ -63,6 +69,8 @@ interface Waiting<Op, Outcome> {
   /** The deadline of the request that asked, if any, and how to stop watching it once the operation is sent. */
   readonly deadline: Deadline | undefined;
   forget: (() => void) | undefined;
+  /** Who asked (work-origin.ts): handed to the observer with the batch. */
+  readonly origin: WorkOrigin | undefined;
 }
 
 export class Batcher<Op, Outcome> {
@@ -91,6 +99,7 @@ export class Batcher<Op, Outcome> {
   submit(op: Op): Promise<Outcome> {
     if (this.closed) return Promise.reject(new Error('the store is closed'));
     const deadline = currentDeadline();
+    const origin = currentOrigin();
     return new Promise((resolve, reject) => {
       const waiting: Waiting<Op, Outcome> = {
         op,
@@ -99,6 +108,7 @@ export class Batcher<Op, Outcome> {
         reject,
         deadline,
         forget: undefined,
+        origin,
       };
       this.queue.push(waiting);
       // Still queued when its request's deadline passes: it is dropped, unsent (never half done).
@@ -158,6 +168,7 @@ export class Batcher<Op, Outcome> {
     let answered: Promise<readonly Settled<Outcome>[]>;
     for (const waiting of batch) waiting.forget?.();
     const ops = batch.map((w) => w.op);
+    const traced = this.traced(batch);
     try {
       answered =
         this.options.cancelsStarted === true
@@ -167,10 +178,29 @@ export class Batcher<Op, Outcome> {
       answered = Promise.reject(error);
     }
     answered.then(
-      (results) => this.settle(batch, results, sentMs),
+      (results) => this.settle(batch, results, sentMs, traced),
       (error: unknown) =>
-        this.settle(batch, error instanceof Error ? error : new Error(String(error)), sentMs),
+        this.settle(
+          batch,
+          error instanceof Error ? error : new Error(String(error)),
+          sentMs,
+          traced,
+        ),
     );
+  }
+
+  /** Tells a tracer of the batch, when one listens and the batch is named: what to call once it is answered. */
+  private traced(
+    batch: readonly Waiting<Op, Outcome>[],
+  ): ((error: Error | undefined) => void) | undefined {
+    const { work, observer } = this.options;
+    if (work === undefined || observer?.batchStarted === undefined) return undefined;
+    return observer.batchStarted({
+      system: work.system,
+      operation: work.operation,
+      size: batch.length,
+      origins: batch.map((w) => w.origin),
+    });
   }
 
   /** The oldest operations, as many as the limits allow (always at least one). */
@@ -195,6 +225,7 @@ export class Batcher<Op, Outcome> {
     batch: readonly Waiting<Op, Outcome>[],
     answer: readonly Settled<Outcome>[] | Error,
     sentMs: number,
+    traced: ((error: Error | undefined) => void) | undefined,
   ): void {
     this.inFlight -= 1;
     this.inFlightOps -= batch.length;
@@ -206,6 +237,8 @@ export class Batcher<Op, Outcome> {
     if (!(answer instanceof Error) && answer.length !== batch.length) {
       answer = new Error(`the database answered ${answer.length} of ${batch.length} operations`);
     }
+    // The batch's span ends before any of its requests is answered (and so before their spans end).
+    traced?.(answer instanceof Error ? answer : undefined);
     if (answer instanceof Error) {
       for (const waiting of batch) waiting.reject(answer);
       if (this.options.failsQueued?.(answer) === true) this.abandonQueued(answer);

@@ -21,6 +21,9 @@ export const GROUP_COMMIT_LIMITS = {
   inFlightMax: 2,
 };
 
+/** A group commit's writes differ from one another: the batch is a BATCH, of no one statement. */
+const SQLITE_WRITES = { system: 'sqlite', operation: undefined } as const;
+
 interface Answer<Outcome> {
   resolve(results: readonly Settled<Outcome>[]): void;
   reject(error: Error): void;
@@ -73,7 +76,11 @@ export class GroupCommitWriter<Op, Outcome> {
     });
     // Idle, the writer must not keep the process alive; it is referenced while a batch is out.
     this.worker.unref();
-    this.batcher = new Batcher((ops) => this.send(ops), { ...GROUP_COMMIT_LIMITS, ...options });
+    this.batcher = new Batcher((ops) => this.send(ops), {
+      ...GROUP_COMMIT_LIMITS,
+      ...options,
+      work: SQLITE_WRITES,
+    });
   }
 
   get healthy(): boolean {

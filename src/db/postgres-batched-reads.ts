@@ -5,6 +5,7 @@
 // acknowledged before it was asked.
 import { isOutage } from './postgres-errors.js';
 import { Batcher } from './batcher.js';
+import type { StoreObserver } from './store-observer.js';
 
 const LIMITS = {
   opsMax: 512,
@@ -21,16 +22,25 @@ export interface BatchedReads<K, V> {
 }
 
 /** `lookup` reads every key given in one query; keys it finds no row for are absent from its map. */
+/** `batchStarted`: a tracer's side of the store's observer (the rest of it counts writes, not these reads). */
 export function batchedReads<K, V>(
   lookup: (keys: readonly K[]) => Promise<ReadonlyMap<K, V>>,
   sizeOf: (key: K) => number,
+  batchStarted?: StoreObserver['batchStarted'],
 ): BatchedReads<K, V> {
   const batcher = new Batcher<K, V | undefined>(
     async (keys) => {
       const found = await lookup([...new Set(keys)]);
       return keys.map((key) => ({ ok: true, outcome: found.get(key) }));
     },
-    { ...LIMITS, sizeOf, failsQueued: isOutage, cancelsStarted: true },
+    {
+      ...LIMITS,
+      sizeOf,
+      failsQueued: isOutage,
+      cancelsStarted: true,
+      observer: { batchStarted },
+      work: { system: 'postgresql', operation: 'SELECT' },
+    },
   );
   return { read: (key) => batcher.submit(key), close: () => batcher.close() };
 }

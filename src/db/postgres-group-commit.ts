@@ -39,6 +39,9 @@ export interface PostgresGroupCommit<Op, Outcome> {
   close(): Promise<void>;
 }
 
+/** A group commit's writes differ from one another: the batch is a BATCH, of no one statement. */
+const POSTGRES_WRITES = { system: 'postgresql', operation: undefined } as const;
+
 export function postgresGroupCommit<Op, Outcome>(
   options: PostgresGroupCommitOptions<Op, Outcome>,
 ): PostgresGroupCommit<Op, Outcome> {
@@ -71,6 +74,7 @@ export function postgresGroupCommit<Op, Outcome>(
     sizeOf: options.sizeOf,
     failsQueued: isOutage,
     observer: options.observer,
+    work: POSTGRES_WRITES,
   });
   return { write: (op) => batcher.submit(op), close: () => batcher.close() };
 }

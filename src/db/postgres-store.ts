@@ -105,7 +105,7 @@ export async function openPostgresStore<Op, Outcome>(
   return {
     db,
     reads(lookup, sizeOf) {
-      const reader = batchedReads(lookup, sizeOf);
+      const reader = batchedReads(lookup, sizeOf, options.observer?.batchStarted);
       readers.push(reader as BatchedReads<unknown, unknown>);
       return reader;
     },

@@ -1,7 +1,18 @@
 // What a store tells whoever keeps its metrics. Storage does not know who listens or which library
 // they use: the composition root hands a listener in (StoreOptions.observer), one per service, and
 // every method is optional so that a listener takes only what it needs.
+import type { WorkOrigin } from '../shared/work-origin.js';
 import type { StoreFault } from './store-errors.js';
+
+/** A batch of store work on its way to the database, as a tracer sees it. */
+export interface BatchWork {
+  readonly system: 'sqlite' | 'postgresql';
+  /** The statement every operation of the batch runs (SELECT), or undefined when they differ (a group commit's writes). */
+  readonly operation: string | undefined;
+  readonly size: number;
+  /** Who asked for each operation (work-origin.ts), in order; undefined for work nobody traced asked for. */
+  readonly origins: readonly (WorkOrigin | undefined)[];
+}
 
 export interface PoolStats {
   /** Connections open, busy or idle. */
@@ -22,6 +33,11 @@ export interface StoreObserver {
   outage?(): void;
   /** An operation failed for a database fault (store-errors.ts): once per failed operation. */
   fault?(fault: StoreFault): void;
+  /**
+   * A batch was sent to the database (tracing: a span for its work); the function returned, if any,
+   * is called once it is answered, with the error that failed the whole batch, if one did.
+   */
+  batchStarted?(work: BatchWork): ((error: Error | undefined) => void) | undefined;
   /** An operation got its turn at the PostgreSQL pool after waiting this long (0 when one was free). */
   poolWaited?(waitedMs: number): void;
 }

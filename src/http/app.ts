@@ -30,6 +30,7 @@ import {
   type Outcome,
   type Pipeline,
   type PipelineDefinition,
+  type Scope,
   type Stage,
 } from './stages/stage.js';
 import { pipelineStages, type PipelineOptions } from './stages/pipeline-stages.js';
@@ -65,6 +66,20 @@ const ignore = (): void => undefined;
 /** True once the request's answer is set (it is then written at the end of the turn). */
 const answered = (call: Call): boolean => call.status !== 0;
 
+/** An error line's fields: the request id, and the trace's ids while the call's span is recorded (tracing.ts). */
+function errorFields(call: Call): { requestId: string; trace_id?: string; span_id?: string } {
+  const trace = call.trace;
+  return trace === undefined
+    ? { requestId: call.id }
+    : { requestId: call.id, trace_id: trace.traceId, span_id: trace.spanId };
+}
+
+/** What a span says of an error the call is answered with: its wire code, or for a failure of ours its class. */
+function errorTypeOf(error: unknown): string {
+  if (error instanceof ApiError) return error.code;
+  return error instanceof Error ? error.name : 'Error';
+}
+
 export function createRequestHandler(options: AppOptions): RequestHandler {
   const { errorFormat, log, observer, shutdown } = options;
   const { stages, handler } = options.pipeline ?? pipelineStages(options);
@@ -75,6 +90,9 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
     (stage) => stage.waits !== undefined || stage.settles !== undefined,
   );
   const scopesDeadline = stages.some((stage) => stage.scopesDeadline === true);
+  const scopes = stages.flatMap((stage): Scope[] =>
+    stage.scope === undefined ? [] : [stage.scope],
+  );
   const finishers = stages.filter((stage) => stage.finished !== undefined);
   const translate = options.translateError ?? ((error: unknown) => error);
   const pipeline: Pipeline = { fail };
@@ -129,6 +147,8 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
       call.method === 'HEAD' ? 0 : bytes,
       call.id,
       call.startedMs,
+      true,
+      call.trace?.logMembers,
     );
   }
 
@@ -136,7 +156,7 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
   function answerRefused(call: Call, error: unknown): void {
     const { res } = call;
     log.error('failed to write an answer', {
-      requestId: call.id,
+      ...errorFields(call),
       method: call.method,
       url: call.url,
       status: call.status,
@@ -161,7 +181,7 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
 
   // Only a report that threw comes here: its answer went out, so the log is all there is to do.
   const queueAnswer = writesAtTurnEnd(write, (call, error) =>
-    log.error('failed to report an answer', { requestId: call.id, error }),
+    log.error('failed to report an answer', { ...errorFields(call), error }),
   );
 
   /** Answers with the error in the active format, unless the call has its answer. Never throws. */
@@ -180,10 +200,11 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
       // logged when it happened; its replay is an answer like any other. Anything else is logged.
       const replayed = error instanceof ReplayedFailure;
       const cause = replayed ? error.error : error;
-      const rendered = renderError(translate(cause), errorFormat);
+      const translated = translate(cause);
+      const rendered = renderError(translated, errorFormat);
       if (rendered.unexpected && !(replayed && cause instanceof ApiError))
         log.error('unhandled failure', {
-          requestId: call.id,
+          ...errorFields(call),
           method: call.method,
           url: call.url,
           error: cause,
@@ -192,10 +213,12 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
       const bytes = Buffer.byteLength(rendered.body);
       const headers = answerHeaders(rendered, call.id, bytes);
       if (replayed) headers.push(REPLAYED_HEADER, 'true');
+      // Read by the stages' finished() (a tracing stage's refusal event, a 5xx's error.type).
+      call.errorType = errorTypeOf(translated);
       send(call, rendered.status, headers, rendered.body, bytes);
     } catch (failure) {
       // Rendering itself failed: still no crash, and nothing internal for the client.
-      log.error('failed to answer with an error', { requestId: call.id, error: failure });
+      log.error('failed to answer with an error', { ...errorFields(call), error: failure });
       if (!answered(call))
         send(
           call,
@@ -257,16 +280,23 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
     handle(call);
   }
 
-  /** The handler, within the call's deadline scope; a wait is watched by the stages that watch one. */
+  /** The handler, within the call's deadline scope and the stages' scopes; a wait is watched by the stages that watch one. */
   function handle(call: Call): void {
     let outcome: ReturnType<typeof handler>;
     const outer = scopesDeadline ? enterDeadline(call) : undefined;
+    // Most pipelines hold no scope, and one holds one (tracing's): no list of outer values for it.
+    const scoped = scopes.length;
+    const outerScope = scoped === 1 ? (scopes[0] as Scope).enter(call) : undefined;
+    const outerScopes = scoped > 1 ? scopes.map((scope) => scope.enter(call)) : undefined;
     try {
       outcome = handler(call);
     } catch (error) {
       return conclude(call, false, error);
     } finally {
       if (scopesDeadline) leaveDeadline(outer);
+      if (scoped === 1) (scopes[0] as Scope).leave(outerScope);
+      else if (outerScopes !== undefined)
+        for (let i = scoped - 1; i >= 0; i--) (scopes[i] as Scope).leave(outerScopes[i]);
     }
     if (!isPromise(outcome)) return conclude(call, true, outcome);
     if (watchers.length === 0) {
@@ -294,7 +324,7 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
     if (error instanceof DeadlinePassed) return;
     if (renderError(translate(error), errorFormat).unexpected)
       log.error('unhandled failure after the deadline passed', {
-        requestId: call.id,
+        ...errorFields(call),
         method: call.method,
         url: call.url,
         error,
@@ -327,6 +357,8 @@ function newCall(req: IncomingMessage, res: ServerResponse, id: string, startedM
     timer: undefined,
     waiting: false,
     deadline: undefined,
+    trace: undefined,
+    errorType: undefined,
     status: 0,
     answerHeaders: undefined,
     answerBody: undefined,

@@ -41,6 +41,8 @@ export class RequestObserver {
    * `startedMs` is performance.now() when the request arrived. `requestId` must come from
    * requestIdFor and `method` from node:http: the access line writes both as they are (below).
    * `line` false counts the answer in the metrics only (parser-answers.ts bounds its lines).
+   * `traceMembers`, while the request's span is recorded, are its trace_id and span_id as JSON
+   * members (src/telemetry/request-trace.ts), appended to the line.
    */
   finished(
     method: string,
@@ -51,6 +53,7 @@ export class RequestObserver {
     requestId: string,
     startedMs: number,
     line = true,
+    traceMembers?: string,
   ): void {
     const durationMs = performance.now() - startedMs;
     this.metrics?.finished(method, route, status, durationMs / 1000);
@@ -84,7 +87,9 @@ export class RequestObserver {
     }
     this.log.infoJson(
       'request',
-      `,"requestId":"${requestId}${this.methodText}${jsonStringContent(path)}${this.routeText}${millisecondsText(durationMs)},"bytes":${bytes}`,
+      traceMembers === undefined
+        ? `,"requestId":"${requestId}${this.methodText}${jsonStringContent(path)}${this.routeText}${millisecondsText(durationMs)},"bytes":${bytes}`
+        : `,"requestId":"${requestId}${this.methodText}${jsonStringContent(path)}${this.routeText}${millisecondsText(durationMs)},"bytes":${bytes}${traceMembers}`,
     );
   }
 }

@@ -64,8 +64,8 @@ test("a service's storage (every file but its routes, model and service) imports
   assert.deepEqual(found, []);
 });
 
-test('the words storage and HTTP share (src/shared/keyed-writes.ts, src/shared/eventually.ts, src/shared/deadline-scope.ts) import neither', () => {
-  for (const file of ['keyed-writes.ts', 'eventually.ts', 'deadline-scope.ts'])
+test('the words storage and HTTP share (src/shared/keyed-writes.ts, src/shared/eventually.ts, src/shared/deadline-scope.ts, src/shared/work-origin.ts) import neither', () => {
+  for (const file of ['keyed-writes.ts', 'eventually.ts', 'deadline-scope.ts', 'work-origin.ts'])
     assert.deepEqual(importsOf(join(SRC, 'shared', file)), [], file);
 });
 

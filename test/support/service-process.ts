@@ -32,12 +32,21 @@ export interface ProcessOptions extends Partial<RunAs> {
   readonly openFilesMax?: number;
   /** The compiled CLI to run, when not this build's own (for example a copy that another user can reach). */
   readonly cli?: string;
+  /** Variables added to the test's own environment. */
+  readonly env?: NodeJS.ProcessEnv;
+  /** Node's own options, before the script (--import …). */
+  readonly nodeOptions?: readonly string[];
 }
 
 export function runCli(args: readonly string[], options: ProcessOptions = {}): ChildProcess {
-  const { openFilesMax, cli = CLI, ...runAs } = options;
-  const spawnOptions: SpawnOptions = { stdio: ['ignore', 'pipe', 'pipe'], ...runAs };
-  if (openFilesMax === undefined) return spawn(process.execPath, [cli, ...args], spawnOptions);
+  const { openFilesMax, cli = CLI, env, nodeOptions = [], ...runAs } = options;
+  const spawnOptions: SpawnOptions = {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...runAs,
+    ...(env === undefined ? {} : { env: { ...process.env, ...env } }),
+  };
+  if (openFilesMax === undefined)
+    return spawn(process.execPath, [...nodeOptions, cli, ...args], spawnOptions);
   // exec keeps the process id, so that signals reach node itself and not the shell.
   const script = `ulimit -n ${openFilesMax} && exec "$0" "$@"`;
   return spawn('sh', ['-c', script, process.execPath, cli, ...args], spawnOptions);

@@ -2,6 +2,7 @@
 // what a stage is). Each is there only when its feature is on, so that a feature off costs a
 // request nothing. The order is the contract's:
 //
+//   tracing         a span per request, ended with its answer              (--otel-endpoint)
 //   cors            headers on every answer, the preflight's 204          (--cors-origin)
 //   cross-origin    403 for a cross-site write, before any work            (--cors-origin, --cross-origin-protection)
 //   routing         404, 405, 307; the matched route
@@ -13,8 +14,8 @@
 //   deadline        504 for a handler still waiting                        (--deadline-ms)
 //   → the handler: conditions (304, 412, 428) and the store; then the answer (answers.ts)
 //
-// The request id is no stage: every answer, a parser's too, carries one (request-id.ts). A tracing
-// stage would stand first, so that it sees every answer.
+// The request id is no stage: every answer, a parser's too, carries one (request-id.ts). The
+// tracing stage stands first, so that it sees every request and every answer.
 import type { BodyLimits } from '../body.js';
 import { corsStage, type CorsPolicy } from './cors.js';
 import { crossOriginStage, type CrossOriginPolicy } from './cross-origin.js';
@@ -32,6 +33,8 @@ import type { ErrorFormat } from '../render.js';
 import type { Route } from '../route.js';
 import { idempotencyStage, inputStage, routeHandler, routingStage } from './route-stages.js';
 import type { PipelineDefinition, Stage } from './stage.js';
+import { tracingStage } from './tracing.js';
+import type { RequestTracer } from '../../telemetry/request-trace.js';
 
 export interface PipelineOptions {
   readonly routes: readonly Route[];
@@ -45,15 +48,18 @@ export interface PipelineOptions {
   /** The gate, and the limits it holds (for the documents). */
   readonly rateLimits?: RateLimitGate;
   readonly rateLimitPolicy?: RateLimits;
+  /** A span per request (src/telemetry/); none: tracing off, and no tracing stage. */
+  readonly tracer?: RequestTracer;
 }
 
 export function pipelineStages(options: PipelineOptions): PipelineDefinition {
   const gate = new IdempotencyGate(
     options.idempotency ?? { required: false, ttlMs: DEFAULT_IDEMPOTENCY_TTL_MS },
   );
-  const { cors, crossOrigin, shedding, rateLimits } = options;
+  const { cors, crossOrigin, shedding, rateLimits, tracer } = options;
   const limits = options.rateLimitPolicy ?? {};
   const stages: (Stage | undefined)[] = [
+    tracer === undefined ? undefined : tracingStage(tracer),
     cors === undefined ? undefined : corsStage(cors),
     crossOrigin === undefined ? undefined : crossOriginStage(crossOrigin),
     routingStage(options.routes, options.errorFormat),

@@ -13,6 +13,9 @@
 //   `settles(call)` when it settles; `pipeline.fail(call, error)` answers the call early (a
 //   deadline's 504). A stage with `scopesDeadline` runs the handler within the call's deadline
 //   scope (deadline-scope.ts), so the work behind it can be given up.
+// - what the handler runs within: `scope` enters a module-level scope before the handler's
+//   synchronous run and leaves it after (the work-origin a tracer hands storage), as
+//   `scopesDeadline` does for the deadline.
 // - when the call is over: `finished(call, status)`, once its answer went out (a span's end).
 // - what it declares in the documents: `docs` (openapi.ts reads it for each operation): the
 //   headers it adds to answers, the request headers it reads, and the errors it may answer.
@@ -24,6 +27,7 @@ import type { IncomingMessage, OutgoingHttpHeader, ServerResponse } from 'node:h
 import type { Deadline, DeadlineHolder } from '../../shared/deadline-scope.js';
 import type { InvalidRequest } from '../errors.js';
 import type { Reply, Route, RouteInput } from '../route.js';
+import type { RequestTrace } from '../../telemetry/request-trace.js';
 
 /** An answer's headers as node:http's flat list: name, value, name, value… */
 export type HeaderList = OutgoingHttpHeader[];
@@ -56,6 +60,13 @@ export interface Call extends DeadlineHolder {
   timer: NodeJS.Timeout | undefined;
   waiting: boolean;
   deadline: Deadline | undefined;
+  /**
+   * The call's recorded span, set by the tracing stage (tracing.ts) when it samples the call: its
+   * ids go on the call's log lines (access and error). Undefined with tracing off or sampled out.
+   */
+  trace: RequestTrace | undefined;
+  /** The error code the call was answered with (its class, for a failure of ours), for finished(). */
+  errorType: string | undefined;
   /** The answer, once there is one (status 0 until then), kept until it is written at the end of the turn. */
   status: number;
   answerHeaders: HeaderList | undefined;
@@ -109,12 +120,23 @@ export interface RequestHeaderDoc {
   readonly example?: string;
 }
 
+/**
+ * A module-level scope the handler's synchronous run is held in (work-origin.ts): `enter` makes the
+ * call's value current and returns the one it replaces, which `leave` restores. Both run on every
+ * handled call: they must not throw.
+ */
+export interface Scope {
+  readonly enter: (call: Call) => unknown;
+  readonly leave: (outer: unknown) => void;
+}
+
 export interface Stage {
   readonly name: string;
   readonly enter?: (call: Call) => Entered;
   readonly waits?: (call: Call, pipeline: Pipeline) => void;
   readonly settles?: (call: Call) => void;
   readonly scopesDeadline?: boolean;
+  readonly scope?: Scope;
   /**
    * Told once the call's answer went out (or its client left: 499), with the status reported, just
    * before the access line: where a tracing stage ends its span. It must not throw.
