@@ -21,6 +21,7 @@ import {
   type RateLimits,
   type RequestKind,
 } from '../rate-limits/policy.js';
+import pg from 'pg';
 import { Batcher } from './batcher.js';
 import type { Migration } from './migrations.js';
 import { isOutage } from './postgres-errors.js';
@@ -52,6 +53,30 @@ export const PRUNE_PAGES = 128;
  */
 export const VACUUM_AFTER_ROWS = 10_000;
 const VACUUM_SQL = 'VACUUM (SKIP_LOCKED) rate_limits';
+/** A vacuum may take longer than a statement of the pool may (1.5 s); past this it is given up. */
+const VACUUM_TIMEOUT_MS = 60_000;
+
+/**
+ * VACUUM on a connection of its own: the pool's connections bound each statement to 1.5 s, which
+ * a vacuum under load passes (it was then cancelled, and the table's bytes grew with each wave of
+ * clients), and through a transaction pooler every write of the pool runs in a transaction, where
+ * VACUUM cannot. A lone statement on a new connection runs outside any, with no startup parameter
+ * a pooler would refuse; the time-out is the client's.
+ */
+async function vacuum(url: string): Promise<void> {
+  const client = new pg.Client({
+    connectionString: url,
+    connectionTimeoutMillis: 5_000,
+    query_timeout: VACUUM_TIMEOUT_MS,
+  });
+  client.on('error', () => undefined); // the statement's own failure is what the round reports
+  await client.connect();
+  try {
+    await client.query(VACUUM_SQL);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
 
 const LIMITS = {
   opsMax: 1024,
@@ -144,7 +169,7 @@ export async function openPostgresRateLimiter(
     deletedSinceVacuum += deleted;
     if (deletedSinceVacuum >= VACUUM_AFTER_ROWS && !stopped()) {
       deletedSinceVacuum = 0;
-      await db.writes.query(VACUUM_SQL);
+      await vacuum(options.url);
     }
     return deleted;
   };
