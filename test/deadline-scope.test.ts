@@ -1,4 +1,4 @@
-// A request's deadline as the work behind it sees it (src/shared/deadline-scope.ts): what is
+// A request's deadline as the work behind it sees it (src/common/deadline-scope.ts): what is
 // registered is given up once, in order, when the deadline passes; the deadline of work shared by
 // several requests passes when the last of theirs does; and the current deadline is the one of the
 // scope entered.
@@ -12,7 +12,7 @@ import {
   leaveDeadline,
   withinDeadline,
   type DeadlineHolder,
-} from '../src/shared/deadline-scope.js';
+} from '../src/common/deadline-scope.js';
 
 test('a deadline gives up what was registered, once, in the order it registered, when it passes', () => {
   const deadline = new Deadline();

@@ -1,8 +1,8 @@
-// A value there at once or later (src/shared/eventually.ts): a read that needs no wait is carried
+// A value there at once or later (src/common/eventually.ts): a read that needs no wait is carried
 // on without a promise, and one that must wait is chained, with the same outcome either way.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { andThen, isPromise } from '../src/shared/eventually.js';
+import { andThen, isPromise } from '../src/common/eventually.js';
 
 describe('eventually', () => {
   test('a value that is there goes on at once: the outcome is no promise', () => {

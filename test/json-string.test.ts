@@ -3,7 +3,7 @@
 // quotes.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { jsonString, jsonStringContent } from '../src/shared/json-string.js';
+import { jsonString, jsonStringContent } from '../src/common/json-string.js';
 
 describe('jsonString', () => {
   test('jsonString writes what JSON.stringify writes, for every UTF-16 code unit and around it', () => {

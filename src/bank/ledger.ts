@@ -2,8 +2,8 @@
 // the money together: no overdraft and no lost update, whatever the concurrency. Every withdrawal
 // that takes money appends a row to the withdrawal journal in the same step, so that for every
 // account the initial balance minus the sum of its journal is its balance.
-import type { Eventually } from '../shared/eventually.js';
-import type { KeyedOutcome, KeyedWrite } from '../shared/keyed-writes.js';
+import type { Eventually } from '../common/eventually.js';
+import type { KeyedOutcome, KeyedWrite } from '../common/keyed-writes.js';
 
 export type WithdrawOutcome =
   | { readonly kind: 'done'; readonly balance: number }

@@ -13,8 +13,8 @@ import {
   latestOf,
   withinDeadline,
   type Deadline,
-} from '../shared/deadline-scope.js';
-import { currentOrigin, type WorkOrigin } from '../shared/work-origin.js';
+} from '../common/deadline-scope.js';
+import { currentOrigin, type WorkOrigin } from '../common/work-origin.js';
 import type { StoreObserver } from './store-observer.js';
 
 /** One operation's answer inside a committed batch: its outcome, or the error that undid it alone. */

@@ -11,7 +11,7 @@
 // snapshot under READ COMMITTED: whatever committed with a key before its lock was free is seen.
 // The primary key on `key` stays the last word: a second record of a live key fails the batch's
 // transaction rather than overwriting the first.
-import type { KeyedOutcome, KeyedWrite } from '../shared/keyed-writes.js';
+import type { KeyedOutcome, KeyedWrite } from '../common/keyed-writes.js';
 import {
   keyedWriteSize,
   PRUNE_BATCH_ROWS,

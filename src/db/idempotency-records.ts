@@ -1,9 +1,9 @@
 // Idempotency records as both databases keep them: one row per key, holding the request it was used
-// for (its fingerprint) and the outcome of its write as JSON (src/shared/keyed-writes.ts), written
+// for (its fingerprint) and the outcome of its write as JSON (src/common/keyed-writes.ts), written
 // in the same transaction as the write itself, so that no crash can separate the two. The primary
 // key on `key` is what decides between instances: a key is recorded once. A row older than the time
 // to live counts as absent, and is pruned in the background.
-import type { KeyedOutcome, KeyedWrite } from '../shared/keyed-writes.js';
+import type { KeyedOutcome, KeyedWrite } from '../common/keyed-writes.js';
 
 /** Pruning deletes at most this many rows per statement, so that it never holds a lock for long. */
 export const PRUNE_BATCH_ROWS = 1_000;

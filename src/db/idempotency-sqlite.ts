@@ -1,7 +1,7 @@
 // Idempotency records on SQLite (idempotency-records.ts). Every statement here runs inside the
 // write transaction of the keyed write, under SQLite's one write lock: the lookup and the record
 // cannot be separated by another writer, in this process or another one on the same file.
-import type { KeyedOutcome, KeyedWrite } from '../shared/keyed-writes.js';
+import type { KeyedOutcome, KeyedWrite } from '../common/keyed-writes.js';
 import { PRUNE_BATCH_ROWS, recordedOutcome, type RecordRow } from './idempotency-records.js';
 import type { SqliteDatabase } from './sqlite.js';
 

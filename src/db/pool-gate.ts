@@ -3,7 +3,7 @@
 // most `size` operations hold a connection; the others wait in order, each up to `waitMs`, and one
 // that waits longer fails as saturation (a StoreError of fault 'saturated'), never as an outage.
 import { performance } from 'node:perf_hooks';
-import { DeadlinePassed, type Deadline } from '../shared/deadline-scope.js';
+import { DeadlinePassed, type Deadline } from '../common/deadline-scope.js';
 import { StoreError } from './store-errors.js';
 
 export interface PoolUsage {

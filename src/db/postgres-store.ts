@@ -5,7 +5,7 @@
 // that arrive together share one query (postgres-batched-reads.ts), and expired key records are
 // pruned in the background (idempotency-pruning.ts). What is left to a store is its SQL and how its
 // rows read as outcomes.
-import { DEFAULT_KEY_TTL_MS, type KeyedOutcome, type KeyedWrite } from '../shared/keyed-writes.js';
+import { DEFAULT_KEY_TTL_MS, type KeyedOutcome, type KeyedWrite } from '../common/keyed-writes.js';
 import {
   entrySize,
   keyedBatches,

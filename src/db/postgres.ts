@@ -9,7 +9,7 @@
 // answers but refuses us (wrong password, no such database, a failing migration) is a
 // configuration error: opening fails and the process exits with the reason.
 import pg from 'pg';
-import { currentDeadline, DeadlinePassed, type Deadline } from '../shared/deadline-scope.js';
+import { currentDeadline, DeadlinePassed, type Deadline } from '../common/deadline-scope.js';
 import type { Logger } from '../observe/log.js';
 import {
   runMigrations,

@@ -10,7 +10,7 @@
 // Every failure the database causes becomes a store error (store-errors.ts) and is reported to the
 // store's health (store-health.ts), which decides readiness and writes the log line, once. Expired
 // idempotency records are pruned in the background (idempotency-pruning.ts), by a write.
-import { DEFAULT_KEY_TTL_MS, type KeyedOutcome, type KeyedWrite } from '../shared/keyed-writes.js';
+import { DEFAULT_KEY_TTL_MS, type KeyedOutcome, type KeyedWrite } from '../common/keyed-writes.js';
 import type { Logger } from '../observe/log.js';
 import { GroupCommitWriter } from './group-commit.js';
 import { startKeyPruning } from './idempotency-pruning.js';

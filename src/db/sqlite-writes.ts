@@ -7,7 +7,7 @@
 //
 // What an outcome records is a function of the store's module, not a closure given with the write
 // as on PostgreSQL: the record is written in the writer thread, where only plain data travels.
-import type { KeyedOutcome, KeyedWrite } from '../shared/keyed-writes.js';
+import type { KeyedOutcome, KeyedWrite } from '../common/keyed-writes.js';
 import type { PrepareWrites } from './group-commit-worker.js';
 import { serveGroupCommits } from './group-commit-worker.js';
 import { keyedWriteSize } from './idempotency-records.js';

@@ -1,7 +1,7 @@
 // What a store tells whoever keeps its metrics. Storage does not know who listens or which library
 // they use: the composition root hands a listener in (StoreOptions.observer), one per service, and
 // every method is optional so that a listener takes only what it needs.
-import type { WorkOrigin } from '../shared/work-origin.js';
+import type { WorkOrigin } from '../common/work-origin.js';
 import type { StoreFault } from './store-errors.js';
 
 /** A batch of store work on its way to the database, as a tracer sees it. */

@@ -4,7 +4,7 @@
 // to the observer (access line, metrics).
 //
 // Hot path: a request costs one call chain, one record (the Call) and, for a handler that waits,
-// one promise (a read that needs no wait is answered without one, see src/shared/eventually.ts); no
+// one promise (a read that needs no wait is answered without one, see src/common/eventually.ts); no
 // async wrapper functions; the constant answer to an unknown path is rendered once; and invalid
 // input is handed back as a value that is not even an Error, rather than thrown (a throw costs
 // about as much as the rest of a 422). Answers are written at the end of the event-loop turn, all
@@ -15,10 +15,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../observe/log.js';
-import { DeadlinePassed, enterDeadline, leaveDeadline } from '../shared/deadline-scope.js';
+import { DeadlinePassed, enterDeadline, leaveDeadline } from '../common/deadline-scope.js';
 import { answeredByParser } from './parser-answers.js';
 import { ApiError, ClientAbortError, InvalidRequest } from './errors.js';
-import { isPromise } from '../shared/eventually.js';
+import { isPromise } from '../common/eventually.js';
 import { REPLAYED_HEADER, ReplayedFailure } from './stages/idempotency.js';
 import { renderError } from './render.js';
 import { requestIdFor } from './stages/request-id.js';

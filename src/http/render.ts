@@ -5,7 +5,7 @@
 // Every format renders from the error catalogue. The parts of a body that depend only on the wire
 // code are written once, at start-up, so an error on a hot path (a 404, a 422) costs one string
 // concatenation around its own text.
-import { jsonString } from '../shared/json-string.js';
+import { jsonString } from '../common/json-string.js';
 import { catalogueEntries, ERROR_CATALOGUE, problemType, type ErrorCode } from './catalogue.js';
 import { ApiError, InvalidRequest, type ValidationItem } from './errors.js';
 import { encodeJson, encodeJsonWithin } from './json/json-encode.js';

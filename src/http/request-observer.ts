@@ -3,7 +3,7 @@
 // token), the route template, the status, the duration, the response bytes and the request id:
 // never a body, and no header value but the request id.
 import { performance } from 'node:perf_hooks';
-import { jsonString, jsonStringContent } from '../shared/json-string.js';
+import { jsonString, jsonStringContent } from '../common/json-string.js';
 import type { Logger } from '../observe/log.js';
 import type { RequestMetrics } from './request-metrics.js';
 

@@ -5,7 +5,7 @@
 import { Buffer } from 'node:buffer';
 import { hostname } from 'node:os';
 import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
-import { jsonString } from '../shared/json-string.js';
+import { jsonString } from '../common/json-string.js';
 
 export type LogLevel = 'info' | 'warn' | 'error' | 'silent';
 export type LogFields = Readonly<Record<string, unknown>>;

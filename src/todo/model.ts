@@ -9,7 +9,7 @@ import {
   strField,
   type JsonSchema,
 } from '../http/validation/schema.js';
-import { jsonString } from '../shared/json-string.js';
+import { jsonString } from '../common/json-string.js';
 import { TODO_ID_MAX, type Todo } from './store.js';
 import { UNCONDITIONAL, type VersionSet, type WriteCondition } from './write-conditions.js';
 

@@ -3,7 +3,7 @@
 // If-None-Match here (conditions.ts); writes hand them to the store, which judges them in the
 // write's own transaction, after the item's existence: a 404 or 409 comes before a 412, as RFC 9110
 // §13.2.1 asks (a condition is evaluated only where the request would otherwise succeed).
-import { andThen, type Eventually } from '../shared/eventually.js';
+import { andThen, type Eventually } from '../common/eventually.js';
 import {
   conditionalRead,
   preconditionFailed,

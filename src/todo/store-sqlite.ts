@@ -5,7 +5,7 @@
 import { openSqliteStore } from '../db/sqlite-store.js';
 import type { StoreOptions } from '../db/store-options.js';
 import { INITIAL_TODO, type TodoInput, type TodoStore } from './store.js';
-import type { KeyedOutcome, KeyedWrite } from '../shared/keyed-writes.js';
+import type { KeyedOutcome, KeyedWrite } from '../common/keyed-writes.js';
 import {
   prepareTodoRead,
   storedTodo,

@@ -1,8 +1,8 @@
 // The to-do data and what the routes need from storage. Each method is one atomic step: no caller
 // ever reads and then writes, so that concurrent requests (and several instances) cannot
 // interleave badly. Outcomes are plain data; the routes decide what a client is answered.
-import type { Eventually } from '../shared/eventually.js';
-import type { KeyedOutcome, KeyedWrite } from '../shared/keyed-writes.js';
+import type { Eventually } from '../common/eventually.js';
+import type { KeyedOutcome, KeyedWrite } from '../common/keyed-writes.js';
 import type { WriteCondition } from './write-conditions.js';
 
 export interface Todo {

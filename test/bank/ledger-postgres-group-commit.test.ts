@@ -7,7 +7,7 @@ import pg from 'pg';
 import { openPostgresLedger } from '../../src/bank/ledger-postgres.js';
 import { isStoreFault } from '../../src/db/store-errors.js';
 import type { Ledger, WithdrawOutcome } from '../../src/bank/ledger.js';
-import type { KeyedWrite } from '../../src/shared/keyed-writes.js';
+import type { KeyedWrite } from '../../src/common/keyed-writes.js';
 import {
   createTestDatabase,
   postgresSkip,

@@ -13,7 +13,7 @@ import {
   Deadline,
   DeadlinePassed,
   withinDeadline,
-} from '../../src/shared/deadline-scope.js';
+} from '../../src/common/deadline-scope.js';
 import { createTestDatabase, postgresSkip, type TestDatabase } from '../support/postgres.js';
 import { suiteUnless } from '../support/suite.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';

@@ -13,7 +13,7 @@ import {
   ReplayedFailure,
 } from '../../src/http/stages/idempotency.js';
 import type { Idempotent, Reply, Route, RouteInput } from '../../src/http/route.js';
-import type { KeyedOutcome, KeyedWrite } from '../../src/shared/keyed-writes.js';
+import type { KeyedOutcome, KeyedWrite } from '../../src/common/keyed-writes.js';
 
 const HOUR = 60 * 60 * 1000;
 const TTL = HOUR;

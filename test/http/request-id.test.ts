@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { isAcceptableRequestId } from '../../src/http/stages/request-id.js';
-import { jsonString } from '../../src/shared/json-string.js';
+import { jsonString } from '../../src/common/json-string.js';
 import { send, type RawRequest, type RawResponse } from '../support/http.js';
 import { FAILURE_TEXT, withFaultyService } from '../support/faulty-service.js';
 import { withServer } from '../support/server.js';

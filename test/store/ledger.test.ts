@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { Ledger, WithdrawOutcome } from '../../src/bank/ledger.js';
 import { LEDGER_POSTGRES_MIGRATIONS } from '../../src/bank/ledger-postgres.js';
 import { openLedger } from '../../src/bank/service.js';
-import { isPromise } from '../../src/shared/eventually.js';
+import { isPromise } from '../../src/common/eventually.js';
 import { openTodoStore } from '../../src/todo/service.js';
 import { TODO_POSTGRES_MIGRATIONS } from '../../src/todo/store-postgres-migrations.js';
 import { assertCutByBytes, LARGE, recordBatches } from '../support/batches.js';

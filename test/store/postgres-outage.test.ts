@@ -13,7 +13,7 @@ import {
   type PostgresOptions,
 } from '../../src/db/postgres.js';
 import { isStoreFault, type StoreFault } from '../../src/db/store-errors.js';
-import { Deadline, withinDeadline } from '../../src/shared/deadline-scope.js';
+import { Deadline, withinDeadline } from '../../src/common/deadline-scope.js';
 import type { StoreObserver } from '../../src/db/store-observer.js';
 import { createLogger } from '../../src/observe/log.js';
 import {

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import type { FinishOutcome } from '../../src/todo/store.js';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { isPromise } from '../../src/shared/eventually.js';
+import { isPromise } from '../../src/common/eventually.js';
 import { openTodoStore } from '../../src/todo/service.js';
 import type { StoredTodo, TodoStore } from '../../src/todo/store.js';
 import { assertCutByBytes, LARGE, recordBatches } from '../support/batches.js';

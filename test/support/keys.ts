@@ -1,7 +1,7 @@
 // Idempotency keys as a store receives them, and the promises every store keeps about their records
 // (src/db/idempotency-records.ts), checked the same way for the ledger and the to-do store.
 import assert from 'node:assert/strict';
-import type { KeyedOutcome, KeyedWrite } from '../../src/shared/keyed-writes.js';
+import type { KeyedOutcome, KeyedWrite } from '../../src/common/keyed-writes.js';
 
 /** A keyed write under `key` (its fingerprint `fp-<key>`), at `nowMs`; records from before `expiredBeforeMs` are expired. */
 export const keyedWrite = (key: string, nowMs: number, expiredBeforeMs = 0): KeyedWrite => ({

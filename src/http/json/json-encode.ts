@@ -4,7 +4,7 @@
 // raw and then fails to encode the body as UTF-8, JSON.stringify writes \udxxx. We keep the escape
 // (deviation D7).
 
-import { jsonString } from '../../shared/json-string.js';
+import { jsonString } from '../../common/json-string.js';
 import { JsonObject, PyFloat } from './json-value.js';
 
 /** Serialise like Python's json.dumps(v, ensure_ascii=False, separators=(",", ":")) – compact, non-ASCII kept raw. */

@@ -1,6 +1,6 @@
 // Safe retries of the operations a route marks `idempotent`: a request that carries an
 // Idempotency-Key runs once; its store records the write's outcome with the key in the same
-// transaction (src/shared/keyed-writes.ts), and any later request with that key gets the answer to
+// transaction (src/common/keyed-writes.ts), and any later request with that key gets the answer to
 // that outcome again, with `Idempotent-Replayed: true`, without running anything. The answer is
 // rendered anew from the outcome each time, so a replay is the first answer's bytes as long as the
 // service runs with the same error format; after a restart in another format it is the same answer
@@ -19,7 +19,7 @@ import {
   DEFAULT_KEY_TTL_MS,
   type KeyedOutcome,
   type KeyedWrite,
-} from '../../shared/keyed-writes.js';
+} from '../../common/keyed-writes.js';
 import { ApiError } from '../errors.js';
 import {
   idempotencyKeyInvalid,

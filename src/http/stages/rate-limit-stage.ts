@@ -5,7 +5,7 @@
 // limit (the key stage found none when the call has a keyed run). A read whose decision waits for
 // the shared limiter runs meanwhile (a Hold): it changes nothing, so a refusal after it is still a
 // refusal that changed nothing.
-import { isPromise } from '../../shared/eventually.js';
+import { isPromise } from '../../common/eventually.js';
 import type { RequestKind } from '../../rate-limits/policy.js';
 import { KeyedRun } from './idempotency.js';
 import { limitedKind } from '../documents/rate-limit-docs.js';

@@ -11,7 +11,7 @@
 // write with an Idempotency-Key is decided later, by the Idempotency-Key gate, after it has looked
 // for the key's recorded answer: a replay does no work, and is answered even over the limit.
 import type { IncomingMessage } from 'node:http';
-import { isPromise } from '../../shared/eventually.js';
+import { isPromise } from '../../common/eventually.js';
 import type { Logger } from '../../observe/log.js';
 import type { Decision } from '../../rate-limits/decision.js';
 import { LimiterUnavailable, type RateLimiter } from '../../rate-limits/limiter.js';

@@ -24,7 +24,7 @@
 // route, the decoded input, a keyed write's ticket). Adding a stage (tracing, say) is its module
 // and one line in the list (server.ts builds it from the options).
 import type { IncomingMessage, OutgoingHttpHeader, ServerResponse } from 'node:http';
-import type { Deadline, DeadlineHolder } from '../../shared/deadline-scope.js';
+import type { Deadline, DeadlineHolder } from '../../common/deadline-scope.js';
 import type { InvalidRequest } from '../errors.js';
 import type { Reply, Route, RouteInput } from '../route.js';
 import type { RequestTrace } from '../../telemetry/request-trace.js';

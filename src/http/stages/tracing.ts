@@ -6,7 +6,7 @@
 // - enter: the request's SERVER span starts, continuing the trace a `traceparent` names; a
 //   sampled-out request gets no span and costs nothing more.
 // - scope: the handler's synchronous run is held in the request's work origin
-//   (src/shared/work-origin.ts), so that the store batches its work joins are spans of its trace.
+//   (src/common/work-origin.ts), so that the store batches its work joins are spans of its trace.
 // - finished: the span ends with the matched route, the status, a refusal's event and a 5xx's
 //   error.type (app.ts puts the error's code on the call as it answers with it).
 //
@@ -14,7 +14,7 @@
 import { UNMATCHED_ROUTE } from '../request-metrics.js';
 import type { Route } from '../route.js';
 import type { RequestTracer } from '../../telemetry/request-trace.js';
-import { enterOrigin, leaveOrigin, type WorkOrigin } from '../../shared/work-origin.js';
+import { enterOrigin, leaveOrigin, type WorkOrigin } from '../../common/work-origin.js';
 import type { Call, RequestHeaderDoc, Scope, Stage } from './stage.js';
 
 /** The W3C Trace Context headers, read on every operation while tracing is on. */
