@@ -19,7 +19,7 @@ import { execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdirSync } from 'node:fs';
-import { answersDiffer, sendOnce, type Answer } from './answers.js';
+import { responsesDiffer, sendOnce, type Received } from './responses.js';
 import { renderBreakdown, functionCosts, type FunctionCosts } from './breakdown.js';
 import { callgrindMissing, startUnderCallgrind, type CallgrindServer } from './callgrind.js';
 import { drive, type BenchRequest } from './load.js';
@@ -409,7 +409,7 @@ async function startServer(
 interface Counted {
   /** Per round: every thread's instructions and the main thread's, per request. */
   readonly rounds: readonly { readonly total: number; readonly mainThread: number }[];
-  readonly answer: Answer;
+  readonly answer: Received;
   readonly functions: FunctionCosts | undefined;
 }
 
@@ -632,7 +632,7 @@ export async function countInstructions(
       ?.get(s.job.key) as Counted;
     const ratioMax = s.ratioMax ?? 1;
     const ratio = least(mine).total / least(reference).total;
-    const mismatch = answersDiffer(
+    const mismatch = responsesDiffer(
       mine.answer,
       reference.answer,
       s.job.expectedStatus,

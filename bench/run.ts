@@ -18,7 +18,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { answersDiffer, sendOnce } from './answers.js';
+import { responsesDiffer, sendOnce } from './responses.js';
 import { describeBuild } from './build.js';
 import { callgrindMissing } from './callgrind.js';
 import { COLLECTABLE, idleConnectionCost, type IdleCost } from './idle-connections.js';
@@ -92,7 +92,7 @@ async function measureScenario(
     let mismatch: string | undefined;
     for (const { label, server } of servers) {
       if (label === 'bare node:http') continue;
-      mismatch ??= answersDiffer(
+      mismatch ??= responsesDiffer(
         await sendOnce(server.url, scenario.request),
         bare,
         scenario.expectedStatus,

@@ -34,11 +34,11 @@ const keyedTests = [
   '.build/test/http/{idempotency-key,idempotency-gate,replay-cache}.test.js',
 ];
 // Two slow files stay out: hostile-input (6,000 random requests, 10 s) guards against crashes and
-// leaks, which the contract tests pin down more precisely; openapi-answers (the corpus in every
+// leaks, which the contract tests pin down more precisely; openapi-responses (the corpus in every
 // mode, each answer validated by Ajv, 36 s) checks the documents, which the conformance replay and
 // the service tests check for the answers themselves at a fraction of the time per mutant.
 const httpTests = [
-  '.build/test/http/!(hostile-input|openapi-answers).test.js',
+  '.build/test/http/!(hostile-input|openapi-responses).test.js',
   '.build/test/conformance/*.test.js',
   ...serviceTests,
 ];
@@ -74,7 +74,7 @@ export const areas = {
   },
   'http-pipeline': {
     mutate: [
-      'src/http/{app,answers,connection-guard,parser-answers,metrics-route,request-metrics,request-observer,turn-end-writes}.ts',
+      'src/http/{app,responses,connection-guard,parser-responses,metrics-route,request-metrics,request-observer,turn-end-writes}.ts',
       'src/http/stages/{cors,cross-origin,deadline,pipeline-stages,rate-limit-stage,route-stages,stage,tracing,load-shedding,random-uuids,request-id}.ts',
     ],
     tests: httpTests,

@@ -90,7 +90,7 @@ async function serverOptionsFor(
     deadlineMs: config.deadlineMs,
     shedding: config.shedding,
     tracer: tracing?.requests,
-    rateLimits:
+    rateLimiting:
       config.rateLimits === undefined
         ? undefined
         : {

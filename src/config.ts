@@ -50,7 +50,7 @@ export interface Config {
   readonly dbPooler: Pooler | undefined;
   /** The operations that take an Idempotency-Key refuse a request without one. */
   readonly requireIdempotencyKey: boolean;
-  /** How long a recorded answer replays for its key. */
+  /** How long a recorded response replays for its key. */
   readonly idempotencyTtlMs: number;
   /** A PUT of an existing to-do, or a DELETE, without If-Match answers 428 (docs/conditional-requests.md). */
   readonly requireIfMatch: boolean;

@@ -20,9 +20,9 @@ import { defineRoute, type Route } from './http/route.js';
 import { assertRouteTable } from './http/route-table.js';
 import type { ServiceDefinition } from './http/service.js';
 import type { Logger } from './observe/log.js';
-import { answerForStoreError } from './store-answers.js';
+import { errorForStoreFault } from './store-fault-responses.js';
 import { listenForMetrics } from './observe/metrics-listener.js';
-import { answerParserErrors } from './http/parser-answers.js';
+import { respondToParserErrors } from './http/parser-responses.js';
 import { LoadShedder, type SheddingPolicy } from './http/stages/load-shedding.js';
 import { RateLimitGate, type RateLimitOptions } from './http/stages/rate-limit.js';
 import { rateLimitedCounter } from './http/stages/rate-limit-metrics.js';
@@ -73,7 +73,7 @@ export interface ServerOptions {
   /** Thresholds past which new requests are shed (http/load-shedding.ts); none: no shedding. */
   readonly shedding?: SheddingPolicy;
   /** Rate limits on the service's own routes; none by default. The server closes the limiter at shutdown. */
-  readonly rateLimits?: Pick<
+  readonly rateLimiting?: Pick<
     RateLimitOptions,
     'limits' | 'limiter' | 'whenDown' | 'trustedProxies'
   >;
@@ -126,7 +126,7 @@ function crossOriginPolicy(options: ServerOptions): CrossOriginPolicy | undefine
   return { trusted: options.cors?.origins ?? new Set() };
 }
 
-/** What the pipeline's stages are told, its routes aside: the same for the answers and the documents. */
+/** What the pipeline's stages are told, its routes aside: the same for the responses and the documents. */
 function edgeOptions(
   service: ServiceDefinition,
   options: ServerOptions,
@@ -138,7 +138,7 @@ function edgeOptions(
     limits: BODY_LIMITS,
     // Under rate limits, the outcomes of keyed writes are kept for their retries (idempotency.ts).
     idempotency:
-      options.rateLimits === undefined
+      options.rateLimiting === undefined
         ? options.idempotency
         : {
             required: false,
@@ -151,17 +151,17 @@ function edgeOptions(
     deadlineMs: options.deadlineMs,
     shedding: shedder,
     tracer: options.tracer,
-    rateLimits:
-      options.rateLimits === undefined
+    rateLimitGate:
+      options.rateLimiting === undefined
         ? undefined
         : new RateLimitGate({
-            ...options.rateLimits,
+            ...options.rateLimiting,
             routes: service.routes,
             log: options.log,
             onLimited:
               registry === undefined ? undefined : rateLimitedCounter(options.service, registry),
           }),
-    rateLimitPolicy: options.rateLimits?.limits,
+    rateLimitPolicy: options.rateLimiting?.limits,
   };
 }
 
@@ -178,7 +178,7 @@ function docsFor(
     components: service.components,
     errorFormat: options.errorFormat,
     idempotencyKeyRequired: options.idempotency?.required,
-    rateLimits: options.rateLimits?.limits,
+    rateLimits: options.rateLimiting?.limits,
     stages: pipelineStages({ ...edge, routes: service.routes }).stages,
     cors: options.cors !== undefined,
   });
@@ -212,11 +212,11 @@ export async function startServer(
     log: options.log,
     observer,
     shutdown: shutdownState,
-    translateError: answerForStoreError,
+    translateError: errorForStoreFault,
     pipeline: pipelineStages({ ...edge, routes }),
   });
   const server = createServer(CONNECTION_TIMEOUTS, handler);
-  answerParserErrors(server, {
+  respondToParserErrors(server, {
     errorFormat: options.errorFormat,
     observer,
     warn: (message, fields) => options.log.warn(message, fields),
@@ -254,7 +254,7 @@ export async function startServer(
       shutdownState.started = true;
       return (closing ??= shutdown(server, service, options.log).finally(() => {
         shedder?.stop();
-        return Promise.all([metricsListener?.close(), options.rateLimits?.limiter.close()]);
+        return Promise.all([metricsListener?.close(), options.rateLimiting?.limiter.close()]);
       }));
     },
   };
@@ -284,7 +284,7 @@ function listen(
 }
 
 // Idle kept-alive connections are closed at once; busy ones answer with `Connection: close` (see
-// app.ts) and end with their answer, so the wait is for requests in flight, not for idle clients.
+// app.ts) and end with their response, so the wait is for requests in flight, not for idle clients.
 async function shutdown(
   server: Server,
   service: ServiceDefinition,

@@ -18,7 +18,7 @@ import { withdrawalSize, type Ledger, type Withdrawal, type WithdrawOutcome } fr
 const KEYS_TABLE = 'bank_idempotency_keys';
 const CLAIM_KEYS = 'bank_claim_keys';
 
-/** A withdrawal's outcome read from the answer the first design recorded, as on SQLite (ledger-sqlite-schema.ts). */
+/** A withdrawal's outcome read from the response the first design recorded, as on SQLite (ledger-sqlite-schema.ts). */
 const OUTCOME_FROM_ANSWER = `CASE status
     WHEN 200 THEN json_build_object('kind', 'done', 'balance', (body::json ->> 'balance')::bigint)::text
     WHEN 404 THEN json_build_object('kind', 'unknown-account')::text
@@ -148,11 +148,11 @@ export async function openPostgresLedger(
         [batch.map((w) => w.account), batch.map((w) => w.amount), keys],
         'bank_withdraw_batch_journaled',
       );
-      const answer = rows[0];
-      if (answer === undefined || answer.taken.length !== batch.length)
+      const row = rows[0];
+      if (row === undefined || row.taken.length !== batch.length)
         throw new Error('bank_withdraw_batch answered another number of withdrawals');
-      return answer.taken.map((taken, i): WithdrawOutcome => {
-        const balance = answer.balances[i];
+      return row.taken.map((taken, i): WithdrawOutcome => {
+        const balance = row.balances[i];
         if (taken === null || balance === null || balance === undefined)
           return { kind: 'unknown-account' };
         return taken

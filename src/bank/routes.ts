@@ -1,5 +1,5 @@
 // The bank endpoints. Three of them fail on purpose, so that every error path can be seen.
-// Each documents exactly the answers it gives (D10), in the active error format.
+// Each documents exactly the responses it gives (D10), in the active error format.
 import { andThen } from '../common/eventually.js';
 import { conditionalRead, preconditionFailed } from '../http/stages/conditions.js';
 import { serviceUnavailable } from '../http/errors.js';
@@ -124,7 +124,7 @@ function limitsRoute(): Route {
       succeeds: false,
       responses: [{ description: 'Only managers can see limits', error: limitsHidden() }],
     },
-    // As in the reference, the account is not looked up: the answer is the same for any name.
+    // As in the reference, the account is not looked up: the response is the same for any name.
     handle() {
       throw limitsHidden();
     },

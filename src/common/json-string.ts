@@ -1,5 +1,5 @@
 // A string as JSON writes it, for text written on every request: the access line's fields, and
-// every string of a JSON answer (a to-do's title, the members of a 422's errors).
+// every string of a JSON response (a to-do's title, the members of a 422's errors).
 
 /**
  * JSON.stringify(text), without the call into V8's runtime for the common string (about 900

@@ -4,7 +4,7 @@
 // operations gather for the next one, so the commits per second stay bounded whatever the request
 // rate, and each commit's wait for the disk is shared by every operation of its batch.
 //
-// Each operation is answered only with its batch's answer: nothing is acknowledged before the
+// Each operation is answered only with its batch's result: nothing is acknowledged before the
 // runner says the batch is committed, and a batch that fails fails every operation in it.
 import { performance } from 'node:perf_hooks';
 import {
@@ -22,7 +22,7 @@ export type Settled<Outcome> =
   { readonly ok: true; readonly outcome: Outcome } | { readonly ok: false; readonly error: Error };
 
 /**
- * Decides and commits a batch; resolves with one answer per operation, in order, once the batch
+ * Decides and commits a batch; resolves with one response per operation, in order, once the batch
  * is committed. Rejecting fails the whole batch: none of it may be acknowledged.
  */
 export type BatchRunner<Op, Outcome> = (ops: readonly Op[]) => Promise<readonly Settled<Outcome>[]>;
@@ -165,19 +165,19 @@ export class Batcher<Op, Outcome> {
     this.inFlight += 1;
     this.inFlightOps += batch.length;
     const sentMs = performance.now();
-    let answered: Promise<readonly Settled<Outcome>[]>;
+    let settled: Promise<readonly Settled<Outcome>[]>;
     for (const waiting of batch) waiting.forget?.();
     const ops = batch.map((w) => w.op);
     const traced = this.traced(batch);
     try {
-      answered =
+      settled =
         this.options.cancelsStarted === true
           ? withinDeadline(latestOf(batch.map((w) => w.deadline)), () => this.run(ops))
           : this.run(ops);
     } catch (error) {
-      answered = Promise.reject(error);
+      settled = Promise.reject(error);
     }
-    answered.then(
+    settled.then(
       (results) => this.settle(batch, results, sentMs, traced),
       (error: unknown) =>
         this.settle(
@@ -223,7 +223,7 @@ export class Batcher<Op, Outcome> {
 
   private settle(
     batch: readonly Waiting<Op, Outcome>[],
-    answer: readonly Settled<Outcome>[] | Error,
+    result: readonly Settled<Outcome>[] | Error,
     sentMs: number,
     traced: ((error: Error | undefined) => void) | undefined,
   ): void {
@@ -234,21 +234,21 @@ export class Batcher<Op, Outcome> {
     const nowMs = performance.now();
     const commitMs = nowMs - Math.max(sentMs, this.lastSettledMs);
     this.lastSettledMs = nowMs;
-    if (!(answer instanceof Error) && answer.length !== batch.length) {
-      answer = new Error(`the database answered ${answer.length} of ${batch.length} operations`);
+    if (!(result instanceof Error) && result.length !== batch.length) {
+      result = new Error(`the database answered ${result.length} of ${batch.length} operations`);
     }
     // The batch's span ends before any of its requests is answered (and so before their spans end).
-    traced?.(answer instanceof Error ? answer : undefined);
-    if (answer instanceof Error) {
-      for (const waiting of batch) waiting.reject(answer);
-      if (this.options.failsQueued?.(answer) === true) this.abandonQueued(answer);
+    traced?.(result instanceof Error ? result : undefined);
+    if (result instanceof Error) {
+      for (const waiting of batch) waiting.reject(result);
+      if (this.options.failsQueued?.(result) === true) this.abandonQueued(result);
     } else {
       this.options.observer?.batchCommitted?.(batch.length, commitMs / 1000);
       this.options.onCommitted?.();
-      answer.forEach((result, i) => {
+      result.forEach((one, i) => {
         const waiting = batch[i] as Waiting<Op, Outcome>;
-        if (result.ok) waiting.resolve(result.outcome);
-        else waiting.reject(result.error);
+        if (one.ok) waiting.resolve(one.outcome);
+        else waiting.reject(one.error);
       });
     }
     // What queued meanwhile goes at the end of this turn, with whatever else arrives in it.

@@ -24,7 +24,7 @@ export const GROUP_COMMIT_LIMITS = {
 /** A group commit's writes differ from one another: the batch is a BATCH, of no one statement. */
 const SQLITE_WRITES = { system: 'sqlite', operation: undefined } as const;
 
-interface Answer<Outcome> {
+interface PendingBatch<Outcome> {
   resolve(results: readonly Settled<Outcome>[]): void;
   reject(error: Error): void;
 }
@@ -41,7 +41,7 @@ export class GroupCommitWriter<Op, Outcome> {
   private readonly worker: Worker;
   private readonly batcher: Batcher<Op, Outcome>;
   /** Batches sent and not yet answered, oldest first, by number. */
-  private readonly answers = new Map<number, Answer<Outcome>>();
+  private readonly pending = new Map<number, PendingBatch<Outcome>>();
   private batchNumber = 0;
   /** Set once the writer thread is gone: every later write fails with it. */
   private broken: Error | undefined;
@@ -118,13 +118,13 @@ export class GroupCommitWriter<Op, Outcome> {
     const batch = this.batchNumber;
     this.worker.ref();
     this.post({ kind: 'batch', batch, ops });
-    return new Promise((resolve, reject) => this.answers.set(batch, { resolve, reject }));
+    return new Promise((resolve, reject) => this.pending.set(batch, { resolve, reject }));
   }
 
   private settle(message: FromWriter<Outcome>): void {
-    const oldest = this.answers.keys().next().value;
-    const answer = this.answers.get(message.batch);
-    if (answer === undefined || message.batch !== oldest) {
+    const oldest = this.pending.keys().next().value;
+    const waiter = this.pending.get(message.batch);
+    if (waiter === undefined || message.batch !== oldest) {
       this.fail(
         new StoreError(
           'unavailable',
@@ -146,31 +146,31 @@ export class GroupCommitWriter<Op, Outcome> {
                 Object.assign(new Error(result.message), { code: result.code }),
             },
       );
-      this.answered(message.batch);
-      answer.resolve(results);
+      this.settled(message.batch);
+      waiter.resolve(results);
       return;
     }
-    this.answered(message.batch);
+    this.settled(message.batch);
     // A busy lock, a full disk, a read-only file …: a store error that says which; else a plain
     // error.
-    answer.reject(
+    waiter.reject(
       sqliteStoreError(message.code, `batch not committed: ${message.message}`) ??
         Object.assign(new Error(`batch not committed: ${message.message}`), { code: message.code }),
     );
   }
 
   /** A batch is answered: off the list, and an idle writer no longer keeps the process alive. */
-  private answered(batch: number): void {
-    this.answers.delete(batch);
-    if (this.answers.size === 0 && this.closing === undefined) this.worker.unref();
+  private settled(batch: number): void {
+    this.pending.delete(batch);
+    if (this.pending.size === 0 && this.closing === undefined) this.worker.unref();
   }
 
   /** The writer thread is unusable: nothing queued or in flight can be acknowledged any more. */
   private fail(error: Error): void {
     this.broken ??= error;
-    const abandoned = [...this.answers.values()];
-    this.answers.clear();
-    for (const answer of abandoned) answer.reject(error);
+    const abandoned = [...this.pending.values()];
+    this.pending.clear();
+    for (const waiter of abandoned) waiter.reject(error);
     this.batcher.abandonQueued(error);
   }
 

@@ -29,7 +29,7 @@ export function recordedOutcome<O>(row: RecordRow): KeyedOutcome<O> {
 }
 
 /**
- * What a record holds: its `outcome` (JSON), or, in the first design, the rendered HTTP `answer`
+ * What a record holds: its `outcome` (JSON), or, in the first design, the rendered HTTP `answer` (a response)
  * (status, content type, headers, body). The early migrations still make the first design, so that
  * a new database passes through the same steps as one made before the change; a later step of each
  * store converts it (outcomeRecordsSql).
@@ -66,7 +66,7 @@ export function recordsTableSql(
 }
 
 /**
- * Turns the first design's table of rendered answers into the table of outcomes, in place.
+ * Turns the first design's table of rendered responses into the table of outcomes, in place.
  * `outcome` is the SQL expression of a row's outcome as JSON text, read from its `status` and
  * `body`; a row it gives NULL for is dropped, so its key runs again on a retry.
  */

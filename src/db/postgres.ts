@@ -175,7 +175,7 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresDa
    */
   let trying = false;
   /** Pings waiting for any operation to succeed: under a queue, the sign that the database works through it. */
-  const answerWaiters = new Set<() => void>();
+  const successWaiters = new Set<() => void>();
 
   /**
    * Runs one step with a turn at the pool; a database fault becomes a store error, and is reported
@@ -210,8 +210,8 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresDa
       if (deadline?.expired === true) throw new DeadlinePassed();
       const result = await step(kind === 'read' ? deadline : undefined);
       health.succeeded(kind);
-      for (const notify of answerWaiters) notify();
-      answerWaiters.clear();
+      for (const notify of successWaiters) notify();
+      successWaiters.clear();
       return result;
     } catch (error) {
       const fault = postgresStoreError(error);
@@ -275,20 +275,20 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresDa
       const check = health.awaitingWrite
         ? probeWrites()
         : guarded('read', () => sql.statement('read', 'SELECT 1'));
-      const answers: Promise<unknown>[] = [check];
+      const signs: Promise<unknown>[] = [check];
       // With every connection busy and operations queued, the ping waits behind them; any of them
       // succeeding meanwhile shows as well that the database answers (saturation, not an outage).
       if (!health.awaitingWrite)
-        answers.push(new Promise<void>((resolve) => answerWaiters.add((notify = resolve))));
-      const answer = Promise.race(answers).then(
+        signs.push(new Promise<void>((resolve) => successWaiters.add((notify = resolve))));
+      const alive = Promise.race(signs).then(
         () => health.ready,
         () => false,
       );
       try {
-        return await Promise.race([answer, timeout]);
+        return await Promise.race([alive, timeout]);
       } finally {
         clearTimeout(timer);
-        if (notify !== undefined) answerWaiters.delete(notify);
+        if (notify !== undefined) successWaiters.delete(notify);
       }
     },
     close: () => pool.end(),
@@ -385,7 +385,7 @@ async function cancellableQuery<R extends object>(
   } finally {
     forget();
     // A failed statement's connection is not pooled again, as pool.query does: after a client-side
-    // time-out it still waits for that statement's answer, and would hold up the next one behind
+    // time-out it still waits for that statement's result, and would hold up the next one behind
     // it.
     client.release(cancelled || failed);
   }

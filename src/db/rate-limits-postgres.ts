@@ -148,7 +148,7 @@ export async function openPostgresRateLimiter(
     seed: () => Promise.resolve(),
     log: options.log,
     poolSize: POOL_SIZE,
-    // A decision waits no longer than a client would for its answer to matter.
+    // A decision waits no longer than a client would for its response to matter.
     poolWaitMs: 2_000,
     pooler: options.pooler,
   });

@@ -16,7 +16,7 @@ import { GroupCommitWriter } from './group-commit.js';
 import { startKeyPruning } from './idempotency-pruning.js';
 import type { Migration } from './migrations.js';
 import { WRITE_PROBE_STATEMENTS } from './migrations.js';
-import { openSqlite, sqliteAnswers, type SqliteDatabase } from './sqlite.js';
+import { openSqlite, sqliteResponds, type SqliteDatabase } from './sqlite.js';
 import { translateSqliteError } from './sqlite-errors.js';
 import { directReads, turnScopedReads, type TurnReads } from './sqlite-turn-reads.js';
 import { StoreError } from './store-errors.js';
@@ -159,7 +159,7 @@ export async function openSqliteStore<Op, Outcome>(
     );
   }
 
-  // The writer answers each entry by its kind (sqlite-writes.ts): these say which answer each asked
+  // The writer answers each entry by its kind (sqlite-writes.ts): these say which response each asked
   // for.
   const write = (op: Op): Promise<Outcome> => run({ op }) as Promise<Outcome>;
   const writeOnce = <Recorded>(op: Op, key: KeyedWrite): Promise<KeyedOutcome<Recorded>> =>
@@ -191,7 +191,7 @@ export async function openSqliteStore<Op, Outcome>(
     writeOnce,
     pruneKeys,
     async ready() {
-      if (!writes.healthy || !sqliteAnswers(db, location)) return false;
+      if (!writes.healthy || !sqliteResponds(db, location)) return false;
       health.succeeded('read');
       if (health.awaitingWrite) return probeWrites() && health.ready;
       return health.ready;

@@ -150,7 +150,7 @@ function runStatement<R extends object>(
  * For /readyz: the database answers a query that reads it, and (for a file) the file is still the
  * one at its path: a file deleted or replaced under a running service would swallow writes unseen.
  */
-export function sqliteAnswers(db: SqliteDatabase, location: string): boolean {
+export function sqliteResponds(db: SqliteDatabase, location: string): boolean {
   try {
     db.prepare('SELECT count(*) FROM sqlite_schema').get();
     if (location === ':memory:') return true;

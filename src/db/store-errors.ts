@@ -1,6 +1,6 @@
 // The one error a store throws when its database, not the request, is at fault. Storage knows
 // nothing of HTTP: it carries what kind of fault it is and what went wrong, and the layer above
-// decides how to answer (src/store-answers.ts). Any other error a store throws is a bug, and stays
+// decides how to answer (src/store-fault-responses.ts). Any other error a store throws is a bug, and stays
 // one.
 
 /**

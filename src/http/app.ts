@@ -1,13 +1,13 @@
 // The request handler shared by every service: a fold over the pipeline's stages (stage.ts,
-// pipeline-stages.ts), then the route's handler, and the one writer of answers. Every answer
+// pipeline-stages.ts), then the route's handler, and the one writer of responses. Every response
 // carries the request's id (X-Request-Id) and the headers the stages added, and is reported once
 // to the observer (access line, metrics).
 //
 // Hot path: a request costs one call chain, one record (the Call) and, for a handler that waits,
 // one promise (a read that needs no wait is answered without one, see src/common/eventually.ts); no
-// async wrapper functions; the constant answer to an unknown path is rendered once; and invalid
+// async wrapper functions; the constant response to an unknown path is rendered once; and invalid
 // input is handed back as a value that is not even an Error, rather than thrown (a throw costs
-// about as much as the rest of a 422). Answers are written at the end of the event-loop turn, all
+// about as much as the rest of a 422). Responses are written at the end of the event-loop turn, all
 // together (turn-end-writes.ts). `Buffer` and `performance` are imported from their modules: Node's
 // globals of those names are getters, and reading one costs a call each time (callgrind).
 import { Buffer } from 'node:buffer';
@@ -16,7 +16,7 @@ import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../observe/log.js';
 import { DeadlinePassed, enterDeadline, leaveDeadline } from '../common/deadline-scope.js';
-import { answeredByParser } from './parser-answers.js';
+import { respondedByParser } from './parser-responses.js';
 import { ApiError, ClientAbortError, InvalidRequest } from './errors.js';
 import { isPromise } from '../common/eventually.js';
 import { REPLAYED_HEADER, ReplayedFailure } from './stages/idempotency.js';
@@ -27,7 +27,7 @@ import type { RequestObserver } from './request-observer.js';
 import {
   Hold,
   type Call,
-  type Outcome,
+  type StageReply,
   type Pipeline,
   type PipelineDefinition,
   type Scope,
@@ -35,13 +35,13 @@ import {
 } from './stages/stage.js';
 import { pipelineStages, type PipelineOptions } from './stages/pipeline-stages.js';
 import {
-  answerHeaders,
+  responseHeaders,
   CLIENT_CLOSED_REQUEST,
   INTERNAL_ERROR_TEXT,
   plainInternalErrorHeaders,
   sendReply,
   withConnectionClose,
-} from './answers.js';
+} from './responses.js';
 import { writesAtTurnEnd } from './turn-end-writes.js';
 
 /** The pipeline's options (pipeline-stages.ts), and what the handler itself needs. */
@@ -63,8 +63,8 @@ export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void
 
 const ignore = (): void => undefined;
 
-/** True once the request's answer is set (it is then written at the end of the turn). */
-const answered = (call: Call): boolean => call.status !== 0;
+/** True once the request's response is set (it is then written at the end of the turn). */
+const responded = (call: Call): boolean => call.status !== 0;
 
 /** An error line's fields: the request id, and the trace's ids while the call's span is recorded (tracing.ts). */
 function errorFields(call: Call): { requestId: string; trace_id?: string; span_id?: string } {
@@ -97,32 +97,32 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
   const translate = options.translateError ?? ((error: unknown) => error);
   const pipeline: Pipeline = { fail };
 
-  /** Sets the answer; it is written, and reported, at the end of the turn. A request gets one answer. */
+  /** Sets the response; it is written, and reported, at the end of the turn. A request gets one response. */
   function send(
     call: Call,
     status: number,
-    headers: Call['answerHeaders'],
+    headers: Call['responseHeaders'],
     body: string | Buffer | undefined,
     bytes: number,
   ): void {
     call.status = status;
-    call.answerHeaders = headers;
-    call.answerBody = body;
+    call.responseHeaders = headers;
+    call.responseBody = body;
     call.bytes = bytes;
-    queueAnswer(call);
+    queueResponse(call);
   }
 
   /**
-   * Writes the whole answer with the headers the stages added, then reports it. Every header goes
-   * to writeHead at once, in one list made for this answer: the stages' headers are pushed onto it
-   * rather than copied, and nothing is set behind (see answerRefused).
+   * Writes the whole response with the headers the stages added, then reports it. Every header goes
+   * to writeHead at once, in one list made for this response: the stages' headers are pushed onto it
+   * rather than copied, and nothing is set behind (see responseRefused).
    */
   function write(call: Call): void {
     try {
-      call.res.writeHead(call.status, finalHeaders(call, call.answerHeaders ?? []));
-      call.res.end(call.answerBody);
+      call.res.writeHead(call.status, finalHeaders(call, call.responseHeaders ?? []));
+      call.res.end(call.responseBody);
     } catch (error) {
-      answerRefused(call, error);
+      responseRefused(call, error);
       return;
     }
     report(call, call.status, call.bytes);
@@ -130,8 +130,8 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
 
   function finalHeaders(
     call: Call,
-    headers: NonNullable<Call['answerHeaders']>,
-  ): NonNullable<Call['answerHeaders']> {
+    headers: NonNullable<Call['responseHeaders']>,
+  ): NonNullable<Call['responseHeaders']> {
     const added = call.headers;
     if (added !== undefined) for (const header of added) headers.push(header);
     return shutdown.started ? withConnectionClose(headers) : headers;
@@ -152,8 +152,8 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
     );
   }
 
-  /** node:http refused to write an answer: a plain 500 instead, the failure in the log. Never throws. */
-  function answerRefused(call: Call, error: unknown): void {
+  /** node:http refused to write a response: a plain 500 instead, the failure in the log. Never throws. */
+  function responseRefused(call: Call, error: unknown): void {
     const { res } = call;
     log.error('failed to write an answer', {
       ...errorFields(call),
@@ -179,25 +179,25 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
     report(call, 500, INTERNAL_ERROR_TEXT.length);
   }
 
-  // Only a report that threw comes here: its answer went out, so the log is all there is to do.
-  const queueAnswer = writesAtTurnEnd(write, (call, error) =>
+  // Only a report that threw comes here: its response went out, so the log is all there is to do.
+  const queueResponse = writesAtTurnEnd(write, (call, error) =>
     log.error('failed to report an answer', { ...errorFields(call), error }),
   );
 
-  /** Answers with the error in the active format, unless the call has its answer. Never throws. */
+  /** Answers with the error in the active format, unless the call has its response. Never throws. */
   function fail(call: Call, error: unknown): void {
     const { res } = call;
     if (error instanceof ClientAbortError) {
       // Nobody is left to answer: its access line (499, nginx's "client closed request") is all the
       // log says of it. A request answered by the parser's handler (a 408, a body it could not
-      // read: parser-answers.ts) was reported there.
+      // read: parser-responses.ts) was reported there.
       res.destroy();
-      if (!answeredByParser.has(res.socket as Socket)) report(call, CLIENT_CLOSED_REQUEST, 0);
+      if (!respondedByParser.has(res.socket as Socket)) report(call, CLIENT_CLOSED_REQUEST, 0);
       return;
     }
     try {
       // A replayed business rule (the default format's unhandled 500 for insufficient funds) was
-      // logged when it happened; its replay is an answer like any other. Anything else is logged.
+      // logged when it happened; its replay is a response like any other. Anything else is logged.
       const replayed = error instanceof ReplayedFailure;
       const cause = replayed ? error.error : error;
       const translated = translate(cause);
@@ -209,9 +209,9 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
           url: call.url,
           error: cause,
         });
-      if (answered(call)) return;
+      if (responded(call)) return;
       const bytes = Buffer.byteLength(rendered.body);
-      const headers = answerHeaders(rendered, call.id, bytes);
+      const headers = responseHeaders(rendered, call.id, bytes);
       if (replayed) headers.push(REPLAYED_HEADER, 'true');
       // Read by the stages' finished() (a tracing stage's refusal event, a 5xx's error.type).
       call.errorType = errorTypeOf(translated);
@@ -219,7 +219,7 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
     } catch (failure) {
       // Rendering itself failed: still no crash, and nothing internal for the client.
       log.error('failed to answer with an error', { ...errorFields(call), error: failure });
-      if (!answered(call))
+      if (!responded(call))
         send(
           call,
           500,
@@ -230,22 +230,22 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
     }
   }
 
-  /** Answers with an outcome (a reply, or a validation failure) or an error, once any held decision allows it. */
+  /** Responds with a reply (a route's, or a validation failure) or an error, once any held decision allows it. */
   function conclude(call: Call, ok: boolean, value: unknown): void {
     const held = call.held;
     if (held !== undefined) {
       call.held = undefined;
       held.then(
-        () => (answered(call) ? undefined : conclude(call, ok, value)),
+        () => (responded(call) ? undefined : conclude(call, ok, value)),
         (refusal: unknown) => fail(call, refusal),
       );
       return;
     }
     if (!ok) return fail(call, value);
     try {
-      const outcome = value as Outcome;
-      if (outcome instanceof InvalidRequest) return fail(call, outcome);
-      sendReply(call, outcome, call.id, send);
+      const reply = value as StageReply;
+      if (reply instanceof InvalidRequest) return fail(call, reply);
+      sendReply(call, reply, call.id, send);
     } catch (error) {
       fail(call, error);
     }
@@ -270,7 +270,7 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
       }
       if (isPromise(entered)) {
         entered.then(
-          (outcome) => (outcome === undefined ? run(call, i + 1) : conclude(call, true, outcome)),
+          (reply) => (reply === undefined ? run(call, i + 1) : conclude(call, true, reply)),
           (error: unknown) => conclude(call, false, error),
         );
         return;
@@ -282,14 +282,14 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
 
   /** The handler, within the call's deadline scope and the stages' scopes; a wait is watched by the stages that watch one. */
   function handle(call: Call): void {
-    let outcome: ReturnType<typeof handler>;
+    let handled: ReturnType<typeof handler>;
     const outer = scopesDeadline ? enterDeadline(call) : undefined;
     // Most pipelines hold no scope, and one holds one (tracing's): no list of outer values for it.
     const scoped = scopes.length;
     const outerScope = scoped === 1 ? (scopes[0] as Scope).enter(call) : undefined;
     const outerScopes = scoped > 1 ? scopes.map((scope) => scope.enter(call)) : undefined;
     try {
-      outcome = handler(call);
+      handled = handler(call);
     } catch (error) {
       return conclude(call, false, error);
     } finally {
@@ -298,16 +298,16 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
       else if (outerScopes !== undefined)
         for (let i = scoped - 1; i >= 0; i--) (scopes[i] as Scope).leave(outerScopes[i]);
     }
-    if (!isPromise(outcome)) return conclude(call, true, outcome);
+    if (!isPromise(handled)) return conclude(call, true, handled);
     if (watchers.length === 0) {
-      outcome.then(
+      handled.then(
         (reply) => conclude(call, true, reply),
         (error: unknown) => conclude(call, false, error),
       );
       return;
     }
     for (const stage of watchers) stage.waits?.(call, pipeline);
-    outcome.then(
+    handled.then(
       (reply) => (settled(call) ? conclude(call, true, reply) : undefined),
       (error: unknown) => (settled(call) ? conclude(call, false, error) : settledLate(call, error)),
     );
@@ -316,7 +316,7 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
   /** The handler settled: false if its request was answered meanwhile (its deadline passed). */
   function settled(call: Call): boolean {
     for (const stage of watchers) stage.settles?.(call);
-    return !answered(call);
+    return !responded(call);
   }
 
   /** What the handler came to after its request was answered 504: only a fault of ours is worth a line. */
@@ -360,8 +360,8 @@ function newCall(req: IncomingMessage, res: ServerResponse, id: string, startedM
     trace: undefined,
     errorType: undefined,
     status: 0,
-    answerHeaders: undefined,
-    answerBody: undefined,
+    responseHeaders: undefined,
+    responseBody: undefined,
     bytes: 0,
   };
 }

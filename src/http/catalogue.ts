@@ -25,7 +25,7 @@ export interface CatalogueEntry {
   /** Problem details' `title`: the reason phrase, or the problem's own short name. */
   readonly title: string;
   /**
-   * The public message: the fixed text, or, where an answer names a value, the text with the
+   * The public message: the fixed text, or, where a response names a value, the text with the
    * value's name in angle brackets. An HTTP_<status> error may carry a more precise text of its own
    * (a 404's "Todo not found"); this one is what it says without one (by default the reason
    * phrase).

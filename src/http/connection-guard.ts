@@ -10,7 +10,7 @@
 // being answered: one still sending the head of its request, or one idle between two requests. A
 // legitimate client sends its head within milliseconds of connecting and is then being answered, so
 // the connections that give way are the slow ones, oldest first, whatever rate they trickle at; a
-// request being answered (its head whole, its body being read, its answer being written) is never
+// request being answered (its head whole, its body being read, its response being written) is never
 // cut. This costs nothing until the table is full, where a minimum rate would count the bytes of
 // every read of every connection, and a patient client sending at that rate would still hold its
 // place. Past the table, Node's own time-outs (headers, request, keep-alive) still apply.
@@ -75,11 +75,11 @@ interface HttpSocket {
 
 /**
  * True while node:http answers a request on the connection: from the moment its head is whole until
- * its answer is written. node:http has no public flag for it; `_httpMessage` is the response it
+ * its response is written. node:http has no public flag for it; `_httpMessage` is the response it
  * attaches to the socket for that time (and clears after), which connection-draining libraries
  * read as well. test/http/connection-guard.test.ts would see it change.
  */
-function beingAnswered(socket: Socket): boolean {
+function beingResponded(socket: Socket): boolean {
   const message = (socket as unknown as HttpSocket)._httpMessage;
   return message !== undefined && message !== null;
 }
@@ -103,10 +103,10 @@ export function guardConnections(server: Server, limits: ConnectionLimits): void
     return false;
   }
 
-  /** Closes the oldest connection that no answer is being written to; false if every one has one. */
+  /** Closes the oldest connection that no response is being written to; false if every one has one. */
   function evictOneSlow(): boolean {
     for (const socket of sockets) {
-      if (beingAnswered(socket)) continue;
+      if (beingResponded(socket)) continue;
       sockets.delete(socket);
       socket.destroy();
       return true;

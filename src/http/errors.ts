@@ -17,15 +17,15 @@ export interface ValidationItem {
 export interface ApiErrorDetails {
   /** The client-facing text: the catalogue's, or a more precise one ("Todo not found"). */
   readonly message?: string;
-  /** Headers the answer carries (Allow, WWW-Authenticate, Retry-After…). */
+  /** Headers the response carries (Allow, WWW-Authenticate, Retry-After…). */
   readonly headers?: ErrorHeaders;
   /** A validation failure's items, in the reference's order. */
   readonly items?: readonly ValidationItem[];
 }
 
 /**
- * An error the service means to answer with. Most are answers, not faults: rendered and never
- * logged with a stack, and capturing one would cost more than the rest of the answer (a 404 or a
+ * An error the service means to answer with. Most are responses, not faults: rendered and never
+ * logged with a stack, and capturing one would cost more than the rest of the response (a 404 or a
  * 422 is often sent thousands of times a second), so stack capture is off around super(). The
  * exception is a business rule the default format does not recognise (insufficient funds): there it
  * is the reference's unhandled failure, logged in full with its stack.

@@ -98,11 +98,11 @@ function validationItems(error: unknown): readonly ValidationItem[] | undefined 
 function renderDefault(error: unknown): RenderedError {
   const items = validationItems(error);
   if (items !== undefined)
-    return answer(422, JSON_TYPE, `{"detail":[${items.map(defaultItemJson).join(',')}]}`);
+    return rendered(422, JSON_TYPE, `{"detail":[${items.map(defaultItemJson).join(',')}]}`);
   if (!(error instanceof ApiError)) return PLAIN_500;
   switch (ERROR_CATALOGUE[error.code].inDefault) {
     case 'coded':
-      return answer(
+      return rendered(
         error.status,
         JSON_TYPE,
         `{"detail":{"code":${encodeJson(error.code)},"message":${encodeJson(error.detail)}}}`,
@@ -112,7 +112,7 @@ function renderDefault(error: unknown): RenderedError {
       // Not recognised, as in the reference: the plain 500, and the failure logged in full.
       return PLAIN_500;
     default:
-      return answer(
+      return rendered(
         error.status,
         JSON_TYPE,
         `{"detail":${encodeJson(error.detail)}}`,
@@ -148,7 +148,7 @@ function renderUnified(error: unknown, catchAll: boolean): RenderedError {
       )
       .join(',');
     const body = `${FRAMES.VALIDATION_FAILED.unifiedHead}${encodeJson(ERROR_CATALOGUE.VALIDATION_FAILED.message)},"fields":[${fields}]}}`;
-    return answer(422, JSON_TYPE, body);
+    return rendered(422, JSON_TYPE, body);
   }
   if (error instanceof ApiError) return unified(error.code, error.detail, error.headers);
   return catchAll ? UNIFIED_500 : PLAIN_500;
@@ -160,7 +160,7 @@ function unified(
   headers?: Readonly<Record<string, string>>,
 ): RenderedError {
   const frame = FRAMES[code];
-  return answer(frame.status, JSON_TYPE, `${frame.unifiedHead}${encodeJson(message)}}}`, headers);
+  return rendered(frame.status, JSON_TYPE, `${frame.unifiedHead}${encodeJson(message)}}}`, headers);
 }
 
 /** RFC 9457 problem details: type, title, status, detail, and our wire code as the `code` member. */
@@ -181,7 +181,7 @@ function problem(
   headers?: Readonly<Record<string, string>>,
 ): RenderedError {
   const frame = FRAMES[code];
-  return answer(
+  return rendered(
     frame.status,
     PROBLEM_JSON_TYPE,
     `${frame.problemHead}${encodeJson(detail)}${frame.problemTail}${extra}}`,
@@ -233,7 +233,7 @@ function pointerMember(member: string): string {
 }
 
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
-function answer(
+function rendered(
   status: number,
   contentType: string,
   body: string,

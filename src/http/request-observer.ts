@@ -40,7 +40,7 @@ export class RequestObserver {
   /**
    * `startedMs` is performance.now() when the request arrived. `requestId` must come from
    * requestIdFor and `method` from node:http: the access line writes both as they are (below).
-   * `line` false counts the answer in the metrics only (parser-answers.ts bounds its lines).
+   * `line` false counts the response in the metrics only (parser-responses.ts bounds its lines).
    * `traceMembers`, while the request's span is recorded, are its trace_id and span_id as JSON
    * members (src/telemetry/request-trace.ts), appended to the line.
    */

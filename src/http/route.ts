@@ -14,7 +14,7 @@ export interface Reply {
   readonly headers?: Readonly<Record<string, string>>;
   /**
    * The representation's entity tag, quotes included (conditions.ts): sent as ETag, on a 304 too.
-   * A field of its own rather than one of `headers`, so that the answers that carry it most (a
+   * A field of its own rather than one of `headers`, so that the responses that carry it most (a
    * read) pay for no walk over a header object.
    */
   readonly etag?: string;
@@ -30,7 +30,7 @@ export interface Reply {
 export interface DocumentedError {
   readonly description: string;
   readonly error: Error;
-  /** Response headers the answer always carries, by name, with what they say. */
+  /** Response headers the response always carries, by name, with what they say. */
   readonly headers?: Readonly<Record<string, string>>;
 }
 
@@ -51,7 +51,7 @@ export interface RouteDocs {
    * Errors the operation answers that no row of its own lists (the contract fixes a to-do
    * operation's codes), as representative instances: each is shown, rendered in the active format,
    * as an example of the row a client reads it under (`4XX` or `default`). The contract layer adds
-   * those it causes itself (a body's 400 and 413, the Idempotency-Key's answers, an unhandled
+   * those it causes itself (a body's 400 and 413, the Idempotency-Key's responses, an unhandled
    * failure).
    */
   readonly otherErrors?: readonly Error[];
@@ -82,17 +82,17 @@ export interface RouteInput<P, B> {
 
 /**
  * How an operation takes an Idempotency-Key (idempotency.ts). Its store records the write's outcome
- * `O` with the key; `reply` turns an outcome into the answer, for the first request and for every
- * replay alike, so that a replay is the same answer in the error format the service runs with.
+ * `O` with the key; `reply` turns an outcome into the response, for the first request and for every
+ * replay alike, so that a replay is the same response in the error format the service runs with.
  */
 export interface Idempotent<P, B, O> {
   /** The write under the key: it runs only if the key has no live record, and records its outcome. */
   once(input: RouteInput<P, B>, key: KeyedWrite): Promise<KeyedOutcome<O>>;
-  /** The answer to an outcome; it throws the error to answer with, as a handler does. */
+  /** The response to an outcome; it throws the error to answer with, as a handler does. */
   reply(input: RouteInput<P, B>, outcome: O): Reply;
   /**
    * The key stays optional under --require-idempotency-key, which is for the writes that create
-   * (POST): a PUT, a DELETE or a finish takes a key to replay its answer, but needs none to be
+   * (POST): a PUT, a DELETE or a finish takes a key to replay its response, but needs none to be
    * safe.
    */
   readonly keyOptional?: boolean;

@@ -27,7 +27,7 @@ export interface RequestTrace {
   /** `,"trace_id":"…","span_id":"…"`: the members the access line appends (see Logger.infoJson). */
   readonly logMembers: string;
   /**
-   * The answer is out (or given up): `route` is the matched template, or undefined for none;
+   * The response is out (or given up): `route` is the matched template, or undefined for none;
    * `errorType` the wire code of the error it was answered with (or the class name, for a failure
    * of ours), undefined for a reply. A refusal (429, 412, 428, 503, 504) becomes an event on the
    * span; a 5xx sets error.type and the span's status to ERROR.

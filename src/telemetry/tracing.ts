@@ -72,7 +72,7 @@ export const SHUTDOWN_FLUSH_MS_MAX = 5_000;
 /** The refusals a request may meet on its way (rate limit, preconditions, shedding or a store fault, deadline): an event on its span. */
 const REFUSALS: ReadonlySet<number> = new Set([412, 428, 429, 503, 504]);
 
-/** Every answer carries the request's id in X-Request-Id (src/http/request-id.ts): its attribute, by the conventions' name for a response header. */
+/** Every response carries the request's id in X-Request-Id (src/http/request-id.ts): its attribute, by the conventions' name for a response header. */
 const REQUEST_ID_ATTRIBUTE = ATTR_HTTP_RESPONSE_HEADER('x-request-id');
 
 /** The methods the semantic conventions name; any other is reported as _OTHER, beside its own name. */

@@ -25,7 +25,7 @@ export const TODO_SCHEMA: JsonSchema = {
     done: { type: 'boolean', title: 'Done', default: false },
   },
   type: 'object',
-  // An answer always carries all three (todoJson): `done` is required here, unlike in TodoIn.
+  // A response always carries all three (todoJson): `done` is required here, unlike in TodoIn.
   required: ['id', 'title', 'done'],
   title: 'Todo',
 };

@@ -1,5 +1,5 @@
 // The to-do endpoints: parse (done by the declared schemas), call the store, pick the status.
-// Every answer with an item carries its version as ETag (model.ts). Reads judge If-Match and
+// Every response with an item carries its version as ETag (model.ts). Reads judge If-Match and
 // If-None-Match here (conditions.ts); writes hand them to the store, which judges them in the
 // write's own transaction, after the item's existence: a 404 or 409 comes before a 412, as RFC 9110
 // §13.2.1 asks (a condition is evaluated only where the request would otherwise succeed).
@@ -68,9 +68,9 @@ function createdReply({ body }: { readonly body: TodoInput }, outcome: CreateOut
     : { status: 201, body: json, etag: todoTag(outcome.version) };
 }
 
-// The answers of the conditional writes, the first time and on every replay of a keyed one: a
+// The responses of the conditional writes, the first time and on every replay of a keyed one: a
 // replay answers the outcome its first run recorded, so a write that went through replays its 2xx
-// with the tag of that answer, never a 412 for the version it made itself.
+// with the tag of that response, never a 412 for the version it made itself.
 
 function replacedReply(outcome: ReplaceOutcome): Reply {
   if (outcome.kind === 'stale' || outcome.kind === 'version-required') throw refusal(outcome);
@@ -92,7 +92,7 @@ function finishedReply(outcome: FinishOutcome): Reply {
 
 /** What the documents show as a success body. */
 const example = todoJson(EXAMPLE_TODO);
-/** Every operation reads or writes the store: while it is away, the answer is 503. */
+/** Every operation reads or writes the store: while it is away, the response is 503. */
 const storeAway = serviceUnavailable();
 
 export function todoRoutes(store: TodoStore, options: TodoRouteOptions = {}): Route[] {

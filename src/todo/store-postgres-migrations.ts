@@ -177,7 +177,7 @@ export const TODO_POSTGRES_MIGRATIONS: readonly Migration[] = [
   // D11: databases made before it get the create that stops at TODO_ID_MAX.
   { version: 5, sql: WRITE_BATCH_BEFORE_VERSIONS },
   {
-    // Every answer recorded before was a create's 201, whose body names the id taken.
+    // Every response recorded before was a create's 201, whose body names the id taken.
     version: 6,
     sql: `${outcomeRecordsSql(KEYS_TABLE, 'postgres', "CASE WHEN status = 201 THEN json_build_object('kind', 'created', 'id', (body::json ->> 'id')::bigint)::text END")};
       ${CLAIM_KEYS_FUNCTION}`,

@@ -42,8 +42,8 @@ type TodoWrite =
   | { readonly kind: 'remove'; readonly id: number; readonly condition: WriteCondition }
   | { readonly kind: 'finish'; readonly id: number; readonly condition: WriteCondition };
 
-interface WriteAnswer {
-  readonly answer: string;
+interface WriteResultRow {
+  readonly outcome: string;
   readonly newId: string | null;
   readonly title: string | null;
   readonly version: string | null;
@@ -69,7 +69,7 @@ export async function openPostgresTodoStore(
   url: string,
   options: StoreOptions = {},
 ): Promise<TodoStore> {
-  const store = await openPostgresStore<TodoWrite, WriteAnswer>({
+  const store = await openPostgresStore<TodoWrite, WriteResultRow>({
     url,
     service: 'todo',
     migrations: TODO_POSTGRES_MIGRATIONS,
@@ -104,8 +104,8 @@ export async function openPostgresTodoStore(
       const row = rows[0];
       if (row === undefined || row.answers.length !== batch.length)
         throw new Error('todo_write_batch answered another number of writes');
-      return row.answers.map((answer, i) => ({
-        answer,
+      return row.answers.map((outcome, i) => ({
+        outcome,
         newId: row.new_ids[i] ?? null,
         title: row.titles_out[i] ?? null,
         version: row.versions[i] ?? null,
@@ -155,17 +155,15 @@ export async function openPostgresTodoStore(
     async finish(id, condition = UNCONDITIONAL) {
       return finishOutcome(id, await store.write({ kind: 'finish', id, condition }));
     },
-    // Keyed: the outcome recorded is the one answered, read from the batch's answer as above.
+    // Keyed: the outcome recorded is the one answered, read from the batch's result as above.
     replaceOnce: (id, input, condition, key) =>
-      store.writeOnce(replaceOp(id, input, condition), key, (answer) =>
-        replaceOutcome(id, input, answer),
+      store.writeOnce(replaceOp(id, input, condition), key, (row) =>
+        replaceOutcome(id, input, row),
       ),
     removeOnce: (id, condition, key) =>
       store.writeOnce({ kind: 'remove', id, condition }, key, removeOutcome),
     finishOnce: (id, condition, key) =>
-      store.writeOnce({ kind: 'finish', id, condition }, key, (answer) =>
-        finishOutcome(id, answer),
-      ),
+      store.writeOnce({ kind: 'finish', id, condition }, key, (row) => finishOutcome(id, row)),
     ping: () => store.ready(),
     close: () => store.close(),
   };
@@ -182,45 +180,45 @@ const replaceOp = (id: number, input: TodoInput, condition: WriteCondition): Tod
 function replaceOutcome(
   id: number,
   input: TodoInput,
-  { answer, version }: WriteAnswer,
+  { outcome, version }: WriteResultRow,
 ): ReplaceOutcome {
-  if (answer === 'stale' || answer === 'version-required') return { kind: answer };
-  if ((answer !== 'replaced' && answer !== 'created') || version === null)
-    throw new Error(`todo_write_batch answered a replace with ${answer}`);
+  if (outcome === 'stale' || outcome === 'version-required') return { kind: outcome };
+  if ((outcome !== 'replaced' && outcome !== 'created') || version === null)
+    throw new Error(`todo_write_batch answered a replace with ${outcome}`);
   return {
-    kind: answer,
+    kind: outcome,
     todo: { id, title: input.title, done: input.done, version: Number(version) },
   };
 }
 
-function removeOutcome({ answer }: WriteAnswer): RemoveOutcome {
+function removeOutcome({ outcome }: WriteResultRow): RemoveOutcome {
   if (
-    answer === 'removed' ||
-    answer === 'missing' ||
-    answer === 'stale' ||
-    answer === 'version-required'
+    outcome === 'removed' ||
+    outcome === 'missing' ||
+    outcome === 'stale' ||
+    outcome === 'version-required'
   )
-    return { kind: answer };
-  throw new Error(`todo_write_batch answered a remove with ${answer}`);
+    return { kind: outcome };
+  throw new Error(`todo_write_batch answered a remove with ${outcome}`);
 }
 
-function finishOutcome(id: number, { answer, title, version }: WriteAnswer): FinishOutcome {
+function finishOutcome(id: number, { outcome, title, version }: WriteResultRow): FinishOutcome {
   if (
-    answer === 'missing' ||
-    answer === 'already-done' ||
-    answer === 'stale' ||
-    answer === 'version-required'
+    outcome === 'missing' ||
+    outcome === 'already-done' ||
+    outcome === 'stale' ||
+    outcome === 'version-required'
   )
-    return { kind: answer };
-  if (answer !== 'finished' || title === null || version === null)
-    throw new Error(`todo_write_batch answered a finish with ${answer}`);
+    return { kind: outcome };
+  if (outcome !== 'finished' || title === null || version === null)
+    throw new Error(`todo_write_batch answered a finish with ${outcome}`);
   return { kind: 'finished', todo: toTodo(id, { title, done: true, version }) };
 }
 
-function createOutcome({ answer, newId, version }: WriteAnswer): CreateOutcome {
-  if (answer === 'no-id-left') return { kind: 'no-id-left' };
-  if (answer !== 'created' || newId === null || version === null)
-    throw new Error(`todo_write_batch answered a create with ${answer}`);
+function createOutcome({ outcome, newId, version }: WriteResultRow): CreateOutcome {
+  if (outcome === 'no-id-left') return { kind: 'no-id-left' };
+  if (outcome !== 'created' || newId === null || version === null)
+    throw new Error(`todo_write_batch answered a create with ${outcome}`);
   return { kind: 'created', id: Number(newId), version: Number(version) };
 }
 

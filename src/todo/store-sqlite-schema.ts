@@ -29,7 +29,7 @@ export const TODO_MIGRATIONS: readonly Migration[] = [
   },
   { version: 2, sql: recordsTableSql(TODO_KEYS_TABLE, 'INTEGER', ' STRICT', 'answer') },
   {
-    // Every answer recorded before was a create's 201, whose body names the id taken.
+    // Every response recorded before was a create's 201, whose body names the id taken.
     version: 3,
     sql: outcomeRecordsSql(
       TODO_KEYS_TABLE,

@@ -78,7 +78,7 @@ export interface TodoStore {
    * replace, remove and finish under an idempotency key, as createOnce: each runs only if the key
    * has no live record, and its outcome, a refusal included, is recorded with the key in the same
    * transaction as the write (its condition judged there too). A recorded outcome is the one its
-   * first run answered, so a replay carries the version of its first answer.
+   * first run answered, so a replay carries the version of its first response.
    */
   replaceOnce(
     id: number,

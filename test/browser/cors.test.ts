@@ -101,7 +101,7 @@ processSuiteUnless(browserSkip(), 'CORS in a browser', () => {
           service: 'bank',
           errors: 'problem',
           cors: parseCorsOrigins(page.origin) as CorsPolicy,
-          rateLimits,
+          rateLimiting: rateLimits,
         },
         (api) =>
           withBrowser(async (browser) => {

@@ -10,7 +10,7 @@ import {
 import { sqliteStoreError, translateSqliteError } from '../../src/db/sqlite-errors.js';
 import { isStoreFault, StoreError, type StoreFault } from '../../src/db/store-errors.js';
 import { ApiError } from '../../src/http/errors.js';
-import { answerForStoreError } from '../../src/store-answers.js';
+import { errorForStoreFault } from '../../src/store-fault-responses.js';
 
 const pgError = (code: string, message = `pg ${code}`): Error =>
   Object.assign(new Error(message), { code });
@@ -197,7 +197,7 @@ describe('how the services answer each store fault', () => {
   ];
   for (const fault of passing) {
     test(`${fault.code} is a 503 with Retry-After`, () => {
-      const answer = answerForStoreError(fault);
+      const answer = errorForStoreFault(fault);
       assert.ok(answer instanceof ApiError && answer.code === 'HTTP_503');
       assert.equal(answer.status, 503);
       assert.deepEqual(answer.headers, { 'Retry-After': '1' });
@@ -206,12 +206,12 @@ describe('how the services answer each store fault', () => {
 
   test('STORE_CORRUPT stays an internal failure (the 500 of the active format)', () => {
     const corrupt = new StoreError('corrupt', 'x');
-    assert.equal(answerForStoreError(corrupt), corrupt);
+    assert.equal(errorForStoreFault(corrupt), corrupt);
   });
 
   test('an error that is no store fault passes unchanged', () => {
     const bug = new TypeError('bug');
-    assert.equal(answerForStoreError(bug), bug);
+    assert.equal(errorForStoreFault(bug), bug);
   });
 
   test('each fault has its own stable code and fault name, and says whether it is the writes that fail', () => {

@@ -19,7 +19,7 @@ import { isStoreFault } from '../../src/db/store-errors.js';
 import {
   openSqlite,
   QUICK_CHECK_BYTES_MAX,
-  sqliteAnswers,
+  sqliteResponds,
   type SqliteDatabase,
 } from '../../src/db/sqlite.js';
 import type { Migration } from '../../src/db/migrations.js';
@@ -129,14 +129,14 @@ describe('opening SQLite', () => {
   test('readiness: a file answers while it is the one at its path, not once deleted; memory answers while open; a closed one never', async () => {
     const file = freshFile();
     const db = await open(file);
-    assert.equal(sqliteAnswers(db, file), true);
+    assert.equal(sqliteResponds(db, file), true);
     rmSync(file);
-    assert.equal(sqliteAnswers(db, file), false);
+    assert.equal(sqliteResponds(db, file), false);
     db.close();
-    assert.equal(sqliteAnswers(db, file), false);
+    assert.equal(sqliteResponds(db, file), false);
     const memory = await open(':memory:');
-    assert.equal(sqliteAnswers(memory, ':memory:'), true);
+    assert.equal(sqliteResponds(memory, ':memory:'), true);
     memory.close();
-    assert.equal(sqliteAnswers(memory, ':memory:'), false);
+    assert.equal(sqliteResponds(memory, ':memory:'), false);
   });
 });

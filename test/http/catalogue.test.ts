@@ -61,7 +61,7 @@ describe('error catalogue', { timeout: SUITE_TIMEOUT_MS }, () => {
         idempotency: requireKeys,
         deadlineMs: 15_000,
         shedding: { waitingMax: 1_000 },
-        rateLimits: { limits: { writes: { perSecond: 10, burst: 10 } } },
+        rateLimiting: { limits: { writes: { perSecond: 10, burst: 10 } } },
       },
       { service: 'todo', requireIfMatch: true, crossOriginProtection: true },
     ] as const) {

@@ -2,7 +2,7 @@
 // test/fixtures/published holds (`npm run docs:record` rewrites it after a deliberate change). A
 // generated client is built from the document, so a description, a schema or a code that changes
 // by accident is a change to every client's types; other tests check that the document is valid
-// and describes every answer (openapi-lint, openapi-answers), this one that it stays as reviewed.
+// and describes every answer (openapi-lint, openapi-responses), this one that it stays as reviewed.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -16,7 +16,7 @@ const LIMITS = { reads: { perSecond: 2, burst: 2 } };
 test('the fields follow the clock: a refusal says how long to wait, and once the clock has moved that far the request is admitted', async () => {
   let nowMs = 0;
   const limiter = inProcessLimiter(LIMITS, () => nowMs);
-  await withServer({ service: 'todo', rateLimits: { limits: LIMITS, limiter } }, async (url) => {
+  await withServer({ service: 'todo', rateLimiting: { limits: LIMITS, limiter } }, async (url) => {
     assert.equal((await get(url, '/todos/1')).headers.ratelimit, '"reads";r=1;t=1');
     assert.equal((await get(url, '/todos/1')).headers.ratelimit, '"reads";r=0;t=1');
     const refused = await get(url, '/todos/1');
@@ -43,7 +43,7 @@ test('a limiter that cannot decide: open admits without the fields, closed answe
     {
       service: 'todo',
       errors: 'unified',
-      rateLimits: { limits: LIMITS, limiter: down, whenDown: 'open' },
+      rateLimiting: { limits: LIMITS, limiter: down, whenDown: 'open' },
     },
     async (url) => {
       const res = await get(url, '/todos/1');
@@ -55,7 +55,7 @@ test('a limiter that cannot decide: open admits without the fields, closed answe
     {
       service: 'todo',
       errors: 'unified',
-      rateLimits: { limits: LIMITS, limiter: down, whenDown: 'closed' },
+      rateLimiting: { limits: LIMITS, limiter: down, whenDown: 'closed' },
     },
     async (url) => {
       const res = await get(url, '/todos/1');
@@ -75,7 +75,7 @@ test('a limiter that fails for any other reason is a failure, not an admission: 
     {
       service: 'todo',
       errors: 'unified',
-      rateLimits: { limits: LIMITS, limiter: broken, whenDown: 'open' },
+      rateLimiting: { limits: LIMITS, limiter: broken, whenDown: 'open' },
     },
     async (url) => {
       assert.equal((await get(url, '/todos/1')).status, 500);

@@ -57,7 +57,7 @@ test('a read run ahead of a shared limiter that refuses first is answered 429, a
     log,
     observer: new RequestObserver({ log, accessLog: false }),
     shutdown: { started: false },
-    rateLimits,
+    rateLimitGate: rateLimits,
   });
   const server = createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

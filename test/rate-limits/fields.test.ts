@@ -69,7 +69,7 @@ describe('the RateLimit fields tell the truth', () => {
     let nowMs = 0;
     const limiter = inProcessLimiter(limits, () => nowMs);
     const answers: (Fields & { atMs: number })[] = [];
-    await withServer({ service: 'todo', rateLimits: { limits, limiter } }, async (url) => {
+    await withServer({ service: 'todo', rateLimiting: { limits, limiter } }, async (url) => {
       // A greedy client: every 250 ms it sends until refused; pauses now and then so that its
       // allowance grows back.
       for (let step = 0; step < 400; step++) {

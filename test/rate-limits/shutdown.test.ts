@@ -39,7 +39,7 @@ test("closing the server closes its rate limiter, once the server's own shutdown
       errorFormat: { name: 'default', catchAll: false },
       service: 'limited',
       log: createLogger('silent'),
-      rateLimits: { limits, limiter, whenDown: 'open' },
+      rateLimiting: { limits, limiter, whenDown: 'open' },
     },
   );
   assert.equal(closed, 0);

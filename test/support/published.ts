@@ -90,12 +90,12 @@ export const MODES: readonly PublishedMode[] = [
   // Rate limits add a 429 to every limited operation, and the RateLimit fields to its answers.
   {
     name: 'todo-problem-rate-limited',
-    server: { service: 'todo', errors: 'problem', rateLimits: { limits: RATE_LIMITS } },
+    server: { service: 'todo', errors: 'problem', rateLimiting: { limits: RATE_LIMITS } },
     pages: ['/docs/problems'],
   },
   {
     name: 'bank-default-rate-limited',
-    server: { service: 'bank', rateLimits: { limits: { writes: RATE_LIMITS.writes } } },
+    server: { service: 'bank', rateLimiting: { limits: { writes: RATE_LIMITS.writes } } },
     pages: [],
   },
 ];

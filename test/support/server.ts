@@ -42,7 +42,7 @@ export interface TestServerOptions {
   /** Load shedding's thresholds (off by default). */
   readonly shedding?: SheddingPolicy;
   /** Rate limits: in process on the real clock unless a limiter is given. */
-  readonly rateLimits?: {
+  readonly rateLimiting?: {
     readonly limits: RateLimits;
     readonly limiter?: RateLimiter;
     readonly whenDown?: WhenLimiterDown;
@@ -88,16 +88,16 @@ export async function startTestServer(options: TestServerOptions): Promise<Runni
     crossOriginProtection: options.crossOriginProtection,
     deadlineMs: options.deadlineMs,
     shedding: options.shedding,
-    rateLimits:
-      options.rateLimits === undefined
+    rateLimiting:
+      options.rateLimiting === undefined
         ? undefined
         : {
-            limits: options.rateLimits.limits,
+            limits: options.rateLimiting.limits,
             limiter:
-              options.rateLimits.limiter ??
-              inProcessLimiter(options.rateLimits.limits, () => performance.now()),
-            whenDown: options.rateLimits.whenDown ?? 'open',
-            trustedProxies: options.rateLimits.trustedProxies,
+              options.rateLimiting.limiter ??
+              inProcessLimiter(options.rateLimiting.limits, () => performance.now()),
+            whenDown: options.rateLimiting.whenDown ?? 'open',
+            trustedProxies: options.rateLimiting.trustedProxies,
           },
   });
 }

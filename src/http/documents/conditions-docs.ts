@@ -1,7 +1,7 @@
 // How a tagged operation is documented (conditions.ts): the ETag header of its success, and for a
 // read the 304 it answers to a matching If-None-Match. The contract fixes each operation's
 // three-digit codes, so the 304 is the `3XX` range; a 412 or 428 is shown among the operation's
-// other errors (openapi.ts places each answer).
+// other errors (openapi.ts places each response).
 export const ETAG_HEADER_DOC: Record<string, unknown> = {
   ETag: {
     description:

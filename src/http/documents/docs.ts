@@ -170,7 +170,7 @@ const problemsRoute = (page: string): Route =>
 
 /**
  * The documentation routes. /docs/problems is served with problem details only: it explains the
- * problem type URIs, which no other format's answers carry (their documents list the codes of our
+ * problem type URIs, which no other format's responses carry (their documents list the codes of our
  * own in their description instead).
  */
 export function docsRoutes(options: DocsOptions): Route[] {

@@ -1,5 +1,5 @@
 // The error bodies of each format as JSON Schemas, for the OpenAPI document. The codes, problem
-// types and statuses they allow are those of the answers the document shows (openapi.ts renders
+// types and statuses they allow are those of the responses the document shows (openapi.ts renders
 // each one), in the catalogue's order, so a document cannot name a code its service does not
 // answer, nor miss one it does.
 import { catalogueEntries, ERROR_CATALOGUE, problemType, type ErrorCode } from '../catalogue.js';
@@ -239,7 +239,7 @@ function problemSchemas(codes: ReadonlySet<ErrorCode>): Record<string, JsonSchem
 }
 
 /**
- * The error schemas of a format, allowing exactly `codes`: the codes the document's answers carry
+ * The error schemas of a format, allowing exactly `codes`: the codes the document's responses carry
  * (a service's document names no code, problem type or status that service never answers).
  */
 export function errorSchemas(

@@ -1,8 +1,8 @@
 // How an idempotent operation is documented: the Idempotency-Key header parameter, the
-// Idempotent-Replayed header of a replay, and the range its answers are read under. The contract
+// Idempotent-Replayed header of a replay, and the range its responses are read under. The contract
 // fixes each operation's three-digit codes (the to-do table, and D10 for the bank), so the key's
 // 400 and 409 are described by a `4XX` range, and its 422 joins the validation 422 as another body
-// it may have (openapi.ts places each answer).
+// it may have (openapi.ts places each response).
 import {
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENCY_KEY_LENGTH_MAX,

@@ -1,7 +1,7 @@
 // The OpenAPI 3.1 document, drawn from the route declarations and the active error format. Rules:
-// every answer a documented operation can give is described by the document and validates against
-// it (test/http/openapi-answers.test.ts replays the conformance cases to prove it), and every row
-// shows examples that are real answers, rendered by the one renderer in the active format, each
+// every response a documented operation can give is described by the document and validates against
+// it (test/http/openapi-responses.test.ts replays the conformance cases to prove it), and every row
+// shows examples that are real responses, rendered by the one renderer in the active format, each
 // under the row a client reads it under (test/http/openapi-examples.test.ts).
 import { catalogueEntries, ERROR_CATALOGUE, problemType, type ErrorCode } from '../catalogue.js';
 import {
@@ -56,7 +56,7 @@ export interface OpenApiOptions {
   readonly rateLimits?: RateLimits;
   /**
    * The pipeline's stages (stage.ts): each declares the errors it may answer on an operation, the
-   * headers it adds to its answers and the request headers it reads (operation-docs.ts applies
+   * headers it adds to its responses and the request headers it reads (operation-docs.ts applies
    * them).
    */
   readonly stages?: readonly Stage[];
@@ -66,7 +66,7 @@ export interface OpenApiOptions {
 
 export interface ApiDescription {
   readonly openapi: Record<string, unknown>;
-  /** The wire codes the document's answers carry, in the catalogue's order. */
+  /** The wire codes the document's responses carry, in the catalogue's order. */
   readonly codes: readonly ErrorCode[];
 }
 
@@ -83,7 +83,7 @@ const UNHANDLED = new Error('an unexpected failure');
 /** A text no integer parameter takes: the path input of an operation's typical 422. */
 const NOT_AN_INTEGER = 'abc';
 
-/** Which of the format's schemas an answer's body follows. */
+/** Which of the format's schemas a response's body follows. */
 type Kind = 'validation' | 'error' | 'codedError' | 'plain';
 
 /** One answer the document shows: an error, rendered in the active format. */
@@ -96,18 +96,18 @@ interface Shown {
   readonly mediaType: string;
   readonly kind: Kind;
   readonly value: unknown;
-  /** The headers the answer carries beside the pipeline's own (Retry-After, WWW-Authenticate, RateLimit…). */
+  /** The headers the response carries beside the pipeline's own (Retry-After, WWW-Authenticate, RateLimit…). */
   readonly headers: readonly string[];
 }
 
-/** An error row: its own answers first, then those placed in it because a client reads them under it. */
+/** An error row: its own responses first, then those placed in it because a client reads them under it. */
 interface Row {
   readonly description: string;
   readonly headers?: Readonly<Record<string, unknown>>;
   readonly shown: Shown[];
   /** How many of `shown` are the row's own; the description names the others. */
   readonly own: number;
-  /** The description names the answers placed in the row (a three-digit row: a reader takes its description for all it answers). */
+  /** The description names the responses placed in the row (a three-digit row: a reader takes its description for all it answers). */
   readonly namesOthers: boolean;
 }
 
@@ -157,7 +157,7 @@ function show(error: Error | InvalidRequest, format: ErrorFormat): Shown {
  */
 function typicalInvalidRequest(route: Route): {
   readonly invalid: InvalidRequest;
-  readonly answered: boolean;
+  readonly reachable: boolean;
 } {
   const issues: Issues = [];
   if (route.body !== undefined) {
@@ -166,11 +166,11 @@ function typicalInvalidRequest(route: Route): {
   }
   for (const [, spec, loc] of route.params)
     if (issues.length === 0) spec.fromText(NOT_AN_INTEGER, loc, issues);
-  if (issues.length > 0) return { invalid: new InvalidRequest(issues), answered: true };
+  if (issues.length > 0) return { invalid: new InvalidRequest(issues), reachable: true };
   const loc = route.params[0]?.[2] ?? ['body'];
   return {
     invalid: new InvalidRequest([{ type: 'missing', loc, msg: MESSAGES.missing, input: null }]),
-    answered: false,
+    reachable: false,
   };
 }
 
@@ -401,8 +401,8 @@ function errorRows(
     declare(String(shown.status), ownRow(declared, shown));
   }
   if (route.params.length > 0 || route.body !== undefined) {
-    const { invalid, answered } = typicalInvalidRequest(route);
-    const description = answered
+    const { invalid, reachable } = typicalInvalidRequest(route);
+    const description = reachable
       ? 'Validation Error'
       : "Validation Error: listed as FastAPI lists it for an operation with input, never answered (every value of this operation's inputs is valid)";
     declare('422', { description, shown: [show(invalid, format)], own: 1, namesOthers: true });
@@ -436,7 +436,7 @@ function errorRows(
       rows.get(String(shown.status)) ??
       rows.get(`${String(shown.status).charAt(0)}XX`) ??
       rows.get('default');
-    // An answer its row already shows (/crash's 500 is the unhandled failure) is shown once.
+    // A response its row already shows (/crash's 500 is the unhandled failure) is shown once.
     if (row !== undefined && !row.shown.some((other) => other.code === shown.code))
       row.shown.push(shown);
   }
@@ -461,8 +461,8 @@ function ownRow(declared: DocumentedError, shown: Shown): Row {
 }
 
 /**
- * A row's content: per media type, the schema its answers follow (one, or the alternatives most
- * specific first) and each answer as a named example.
+ * A row's content: per media type, the schema its responses follow (one, or the alternatives most
+ * specific first) and each response as a named example.
  */
 function contentOf(
   shown: readonly Shown[],
@@ -470,19 +470,19 @@ function contentOf(
 ): { content: Record<string, unknown>; schemas: string[] } {
   const content: Record<string, unknown> = {};
   const schemas: string[] = [];
-  for (const mediaType of new Set(shown.map((answer) => answer.mediaType))) {
-    const answers = shown.filter((answer) => answer.mediaType === mediaType);
+  for (const mediaType of new Set(shown.map((example) => example.mediaType))) {
+    const ofType = shown.filter((example) => example.mediaType === mediaType);
     const examples = Object.fromEntries(
-      answers.map((answer) => [
-        answer.code,
-        { summary: `${answer.status} ${answer.label}`, value: answer.value },
+      ofType.map((example) => [
+        example.code,
+        { summary: `${example.status} ${example.label}`, value: example.value },
       ]),
     );
     if (mediaType === PLAIN_TEXT) {
       content[mediaType] = { schema: PLAIN_TEXT_500_SCHEMA, examples };
       continue;
     }
-    const kinds = new Set(answers.map((answer) => answer.kind));
+    const kinds = new Set(ofType.map((example) => example.kind));
     const alternatives = names.mostSpecificFirst.filter((name) =>
       [...kinds].some((kind) => kind !== 'plain' && names[kind] === name),
     );
@@ -502,7 +502,7 @@ function otherErrorsDescription(format: ErrorFormat): string {
     : 'Any other error, in the active error format';
 }
 
-/** The info text: which error format this document describes, and the codes of our own its answers carry. */
+/** The info text: which error format this document describes, and the codes of our own its responses carry. */
 function describeErrors(format: ErrorFormat, codes: readonly ErrorCode[]): string {
   const own = codes.filter((code) => ERROR_CATALOGUE[code].own);
   const listed = (pick: (code: ErrorCode) => boolean): string[] =>

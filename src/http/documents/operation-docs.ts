@@ -1,5 +1,5 @@
 // What the documents say of an operation beyond its bodies, derived from the code that sends or
-// reads it: the headers each row's answers carry (an error's own, as the renderer gives them, and
+// reads it: the headers each row's responses carry (an error's own, as the renderer gives them, and
 // those the stages add, stage.ts), the request headers the operation reads (its conditions, and
 // those the stages read), and the preflight every path answers when CORS is on.
 import { PREFLIGHT_HEADER_DOCS } from '../stages/cors.js';
@@ -38,16 +38,16 @@ function headerObject(doc: HeaderDoc): Record<string, unknown> {
 
 /**
  * The headers the errors shown under a row carry beyond those it declares: each named as the
- * renderer gives it, required when every answer under the row carries it.
+ * renderer gives it, required when every response under the row carries it.
  */
 export function carriedHeaders(
   shown: readonly { readonly headers: readonly string[] }[],
   declared: Readonly<Record<string, unknown>> | undefined,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const name of new Set(shown.flatMap((answer) => answer.headers))) {
+  for (const name of new Set(shown.flatMap((example) => example.headers))) {
     if (declared?.[name] !== undefined) continue;
-    const required = shown.every((answer) => answer.headers.includes(name));
+    const required = shown.every((example) => example.headers.includes(name));
     out[name] = headerObject({ description: CARRIED[name] ?? 'Sent with this answer.', required });
   }
   return out;
@@ -60,7 +60,7 @@ export function withStageHeaders(
   stages: readonly Stage[],
 ): Record<string, unknown> {
   const added = stages
-    .map((stage) => stage.docs?.answerHeaders?.(route))
+    .map((stage) => stage.docs?.responseHeaders?.(route))
     .filter((entry) => entry !== undefined);
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(responses)) {

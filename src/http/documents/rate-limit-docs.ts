@@ -1,5 +1,5 @@
 // How a rate-limited operation is documented (rate-limit.ts): the 429 with its Retry-After and
-// RateLimit fields, and the RateLimit fields of an admitted answer.
+// RateLimit fields, and the RateLimit fields of an admitted response.
 import type { RateLimits } from '../../rate-limits/policy.js';
 import { kindOf } from '../../rate-limits/policy.js';
 import {

@@ -1,13 +1,13 @@
 // Cross-origin requests from browsers (the Fetch standard's CORS protocol), off unless the service
 // is given the origins it trusts (--cors-origin). The reference has none, so the default changes
-// nothing. When on, the headers are added where every answer is written (app.ts), not by a
+// nothing. When on, the headers are added where every response is written (app.ts), not by a
 // middleware beside the routes: an error, a 404, a 413 or the 500 of a failure carries them too,
 // so that a page sees the real status and body instead of an opaque network error (the frameworks'
 // usual bug: Starlette #1116, FastAPI #775).
 import { addHeaders, type Call, type Entered, type HeaderDoc, type Stage } from './stage.js';
 
 export interface CorsPolicy {
-  /** Exact origins (`scheme://host[:port]`) whose pages may call the service and read its answers. */
+  /** Exact origins (`scheme://host[:port]`) whose pages may call the service and read its responses. */
   readonly origins: ReadonlySet<string>;
 }
 
@@ -55,7 +55,7 @@ export function parseCorsOrigins(text: string): CorsPolicy | string {
 }
 
 /**
- * The headers an answer carries under the policy: for an allowed Origin,
+ * The headers a response carries under the policy: for an allowed Origin,
  * Access-Control-Allow-Origin and Access-Control-Expose-Headers; and Vary: Origin always, since the
  * answer depends on it.
  */
@@ -72,7 +72,7 @@ export function corsHeaders(policy: CorsPolicy, origin: string | undefined): str
 }
 
 /**
- * The headers of the 204 that answers a preflight (OPTIONS with Access-Control-Request-Method) from
+ * The headers of the 204 that responses a preflight (OPTIONS with Access-Control-Request-Method) from
  * an allowed origin; undefined for any other request, which is then routed as usual (a preflight
  * from another origin gets the 405 the path gives OPTIONS, and the browser refuses the call).
  */
@@ -99,7 +99,7 @@ export function preflightHeaders(
 
 /**
  * The CORS stage (stage.ts): a preflight from an allowed origin is answered 204 at once; any other
- * request's answers carry the policy's headers. First in the list, so that every answer has them.
+ * request's responses carry the policy's headers. First in the list, so that every response has them.
  */
 export function corsStage(policy: CorsPolicy): Stage {
   return {
@@ -116,7 +116,7 @@ export function corsStage(policy: CorsPolicy): Stage {
         if (preflight !== undefined)
           return { status: 204, headers: Object.fromEntries(pairs(preflight)) };
       }
-      // A list made for the call: the answer's headers take it as it is.
+      // A list made for the call: the response's headers take it as it is.
       addHeaders(
         call,
         origin !== undefined && policy.origins.has(origin)
@@ -126,7 +126,7 @@ export function corsStage(policy: CorsPolicy): Stage {
       return undefined;
     },
     docs: {
-      answerHeaders: () => ({ headers: CORS_HEADER_DOCS, rows: () => true }),
+      responseHeaders: () => ({ headers: CORS_HEADER_DOCS, rows: () => true }),
     },
   };
 }
@@ -146,7 +146,7 @@ function pairs(list: readonly string[]): [string, string][] {
   return out;
 }
 
-/** The headers every answer may carry under CORS, as the documents show them. */
+/** The headers every response may carry under CORS, as the documents show them. */
 export const CORS_HEADER_DOCS: Readonly<Record<string, HeaderDoc>> = {
   'Access-Control-Allow-Origin': {
     description:

@@ -1,7 +1,7 @@
 // Cross-origin protection (docs/cors.md#cross-site-writes-refused): an unsafe request that a
 // browser marks as sent by a page on another site is answered 403 before any of its work, as Go
 // 1.25's net/http CrossOriginProtection decides it. CORS alone does not stop such a request: a
-// plain fetch() POST needs no preflight, so the write runs and the browser only hides its answer.
+// plain fetch() POST needs no preflight, so the write runs and the browser only hides its response.
 //
 // The decision reads two headers that browsers set and pages cannot: Sec-Fetch-Site (every browser
 // since 2023), else Origin. A request with neither (curl, a server, an old browser's same-origin

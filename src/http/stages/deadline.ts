@@ -49,7 +49,7 @@ export function deadlineStage(ms: number): Stage {
     },
     docs: {
       errors: (route) => (waitsForStore(route) ? [deadlineExceeded()] : []),
-      answerHeaders: () => ({
+      responseHeaders: () => ({
         headers: RETRY_AFTER_504_DOC,
         rows: (key) => key === '504' || key === '5XX' || key === 'default',
       }),

@@ -1,9 +1,9 @@
 // Safe retries of the operations a route marks `idempotent`: a request that carries an
 // Idempotency-Key runs once; its store records the write's outcome with the key in the same
-// transaction (src/common/keyed-writes.ts), and any later request with that key gets the answer to
-// that outcome again, with `Idempotent-Replayed: true`, without running anything. The answer is
-// rendered anew from the outcome each time, so a replay is the first answer's bytes as long as the
-// service runs with the same error format; after a restart in another format it is the same answer
+// transaction (src/common/keyed-writes.ts), and any later request with that key gets the response to
+// that outcome again, with `Idempotent-Replayed: true`, without running anything. The response is
+// rendered anew from the outcome each time, so a replay is the first response's bytes as long as the
+// service runs with the same error format; after a restart in another format it is the same response
 // in that format.
 //
 // What lives here, per process, is only what may be lost with the process:
@@ -51,8 +51,8 @@ export const keyInFlight = (): ApiError =>
 export const keyReused = (): ApiError => new ApiError('IDEMPOTENCY_KEY_REUSED');
 
 /**
- * A replayed outcome whose answer is an error: the contract layer renders `error` as it renders
- * any, and marks the answer replayed. Not an Error: it is never logged, only unwrapped.
+ * A replayed outcome whose response is an error: the contract layer renders `error` as it renders
+ * any, and marks the response replayed. Not an Error: it is never logged, only unwrapped.
  */
 export class ReplayedFailure {
   constructor(readonly error: unknown) {}
@@ -200,7 +200,7 @@ export class IdempotencyGate {
   }
 }
 
-/** The answer to a recorded outcome, marked as a replay. */
+/** The response to a recorded outcome, marked as a replay. */
 function replay(idempotent: AnyIdempotent, input: AnyInput, outcome: unknown): Reply {
   let reply: Reply;
   try {

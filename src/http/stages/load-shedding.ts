@@ -60,7 +60,7 @@ export function nextShedShare(
   return Math.min(1, Math.max(0, share + GAIN * (busy - target) * (elapsedMs / SHED_UPDATE_MS)));
 }
 
-/** Retry-After, in whole seconds: from 1 to this, drawn anew for each answer. */
+/** Retry-After, in whole seconds: from 1 to this, drawn anew for each response. */
 const RETRY_AFTER_MAX_S = 3;
 
 export const overloaded = (): ApiError =>
@@ -156,7 +156,7 @@ export function sheddingStage(shedder: LoadShedder): Stage {
     },
     docs: {
       errors: () => [overloaded()],
-      answerHeaders: () => ({
+      responseHeaders: () => ({
         headers: RETRY_AFTER_503_DOC,
         rows: (key) => key === '503' || key === '5XX' || key === 'default',
       }),

@@ -2,8 +2,8 @@
 // what a stage is). Each is there only when its feature is on, so that a feature off costs a
 // request nothing. The order is the contract's:
 //
-//   tracing         a span per request, ended with its answer              (--otel-endpoint)
-//   cors            headers on every answer, the preflight's 204          (--cors-origin)
+//   tracing         a span per request, ended with its response              (--otel-endpoint)
+//   cors            headers on every response, the preflight's 204          (--cors-origin)
 //   cross-origin    403 for a cross-site write, before any work            (--cors-origin, --cross-origin-protection)
 //   routing         404, 405, 307; the matched route
 //   shedding        503 before any work of the route                       (--shed-*)
@@ -12,10 +12,10 @@
 //   idempotency     an Idempotency-Key's replay, or its own errors
 //   rate-limit      a keyed write that found no replay                      (--rate-limit)
 //   deadline        504 for a handler still waiting                        (--deadline-ms)
-//   → the handler: conditions (304, 412, 428) and the store; then the answer (answers.ts)
+//   → the handler: conditions (304, 412, 428) and the store; then the response (responses.ts)
 //
-// The request id is no stage: every answer, a parser's too, carries one (request-id.ts). The
-// tracing stage stands first, so that it sees every request and every answer.
+// The request id is no stage: every response, a parser's too, carries one (request-id.ts). The
+// tracing stage stands first, so that it sees every request and every response.
 import type { BodyLimits } from '../body.js';
 import { corsStage, type CorsPolicy } from './cors.js';
 import { crossOriginStage, type CrossOriginPolicy } from './cross-origin.js';
@@ -46,7 +46,7 @@ export interface PipelineOptions {
   readonly deadlineMs?: number;
   readonly shedding?: LoadShedder;
   /** The gate, and the limits it holds (for the documents). */
-  readonly rateLimits?: RateLimitGate;
+  readonly rateLimitGate?: RateLimitGate;
   readonly rateLimitPolicy?: RateLimits;
   /** A span per request (src/telemetry/); none: tracing off, and no tracing stage. */
   readonly tracer?: RequestTracer;
@@ -56,7 +56,7 @@ export function pipelineStages(options: PipelineOptions): PipelineDefinition {
   const gate = new IdempotencyGate(
     options.idempotency ?? { required: false, ttlMs: DEFAULT_IDEMPOTENCY_TTL_MS },
   );
-  const { cors, crossOrigin, shedding, rateLimits, tracer } = options;
+  const { cors, crossOrigin, shedding, rateLimitGate, tracer } = options;
   const limits = options.rateLimitPolicy ?? {};
   const stages: (Stage | undefined)[] = [
     tracer === undefined ? undefined : tracingStage(tracer),
@@ -64,10 +64,10 @@ export function pipelineStages(options: PipelineOptions): PipelineDefinition {
     crossOrigin === undefined ? undefined : crossOriginStage(crossOrigin),
     routingStage(options.routes, options.errorFormat),
     shedding === undefined ? undefined : sheddingStage(shedding),
-    rateLimits === undefined ? undefined : rateLimitStage(rateLimits, limits, 'unkeyed'),
+    rateLimitGate === undefined ? undefined : rateLimitStage(rateLimitGate, limits, 'unkeyed'),
     inputStage(options.limits),
     idempotencyStage(gate),
-    rateLimits === undefined ? undefined : rateLimitStage(rateLimits, limits, 'keyed'),
+    rateLimitGate === undefined ? undefined : rateLimitStage(rateLimitGate, limits, 'keyed'),
     (options.deadlineMs ?? 0) > 0 ? deadlineStage(options.deadlineMs as number) : undefined,
   ];
   return {

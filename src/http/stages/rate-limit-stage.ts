@@ -1,5 +1,5 @@
 // The rate limit as a stage of the pipeline (stage.ts; the decision is rate-limit.ts's): it takes
-// the admission of a request to a limited operation, and adds its RateLimit fields to every answer.
+// the admission of a request to a limited operation, and adds its RateLimit fields to every response.
 // It stands twice in the list: before the input for every request but a keyed write, and after the
 // Idempotency-Key stage for a keyed write, so that a replay of its key is answered whatever the
 // limit (the key stage found none when the call has a keyed run). A read whose decision waits for
@@ -49,7 +49,7 @@ export function rateLimitStage(
   };
 }
 
-/** The limit's decision, its fields added to the call's answers: at once, or once the shared limiter answers. */
+/** The limit's decision, its fields added to the call's responses: at once, or once the shared limiter answers. */
 function admit(gate: RateLimitGate, call: Call, kind: RequestKind): Promise<void> | undefined {
   const headers = gate.admit(kind, call.req);
   if (!isPromise(headers)) {
@@ -63,7 +63,7 @@ function admit(gate: RateLimitGate, call: Call, kind: RequestKind): Promise<void
 
 function rateLimitDocs(limits: RateLimits): Stage['docs'] {
   return {
-    answerHeaders: (route) => {
+    responseHeaders: (route) => {
       const kind = limitedKind(route.method, limits);
       if (kind === undefined) return undefined;
       const headers: Record<string, HeaderDoc> = {

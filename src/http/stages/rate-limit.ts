@@ -1,5 +1,5 @@
 // Rate limits in the request pipeline (off unless --rate-limit): which requests count, under which
-// client (client-address.ts), the decision of the limiter (src/rate-limits/), and the answer's
+// client (client-address.ts), the decision of the limiter (src/rate-limits/), and the response's
 // headers, after draft-ietf-httpapi-ratelimit-headers-11: RateLimit-Policy names each policy with
 // its window w (seconds in which a whole burst comes back) and quota q, the most GCRA admits in any
 // w seconds (burst + rate × w); RateLimit says what is left now (r) and in how many seconds r next
@@ -9,7 +9,7 @@
 //
 // Only the service's own operations count: the docs, /healthz, /readyz and /metrics never do. A
 // write with an Idempotency-Key is decided later, by the Idempotency-Key gate, after it has looked
-// for the key's recorded answer: a replay does no work, and is answered even over the limit.
+// for the key's recorded response: a replay does no work, and is answered even over the limit.
 import type { IncomingMessage } from 'node:http';
 import { isPromise } from '../../common/eventually.js';
 import type { Logger } from '../../observe/log.js';
@@ -72,7 +72,7 @@ export function policyField(kind: RequestKind, limits: RateLimits): string | und
 }
 
 /**
- * A limited kind's fields, the constant parts written once: every admitted answer carries them,
+ * A limited kind's fields, the constant parts written once: every admitted response carries them,
  * so that building its RateLimit value is two additions of numbers to a prefix.
  */
 interface KindFields {
@@ -120,7 +120,7 @@ export class RateLimitGate {
   }
 
   /**
-   * True when a request whose decision waits for the shared limiter may run meanwhile, its answer
+   * True when a request whose decision waits for the shared limiter may run meanwhile, its response
    * held until the decision: a read (it changes nothing, so a refusal after it is still a refusal
    * that changed nothing) of a client not refused lately. A client over its limit is thus refused
    * without reaching the store, and one within it does not wait for two round trips in a row.
@@ -144,7 +144,7 @@ export class RateLimitGate {
   }
 
   /**
-   * The request's admission: the headers its answer carries; throws (or rejects with) its 429, or,
+   * The request's admission: the headers its response carries; throws (or rejects with) its 429, or,
    * with the shared limiter down and the service closed, its 503.
    */
   admit(kind: RequestKind, req: IncomingMessage): LimitHeaders | Promise<LimitHeaders> {
@@ -157,13 +157,13 @@ export class RateLimitGate {
     }
     if (isPromise(decided))
       return decided.then(
-        (decision) => this.answer(kind, client, decision),
+        (decision) => this.headersFor(kind, client, decision),
         (error: unknown) => this.limiterDown(error),
       );
-    return this.answer(kind, client, decided);
+    return this.headersFor(kind, client, decided);
   }
 
-  private answer(kind: RequestKind, client: string, decision: Decision): LimitHeaders {
+  private headersFor(kind: RequestKind, client: string, decision: Decision): LimitHeaders {
     const { policy, statePrefix, burst } = this.fieldsOf(kind) as KindFields;
     // Rounded up, and at least 1 while r can grow: a request sent t seconds later finds r grown.
     const t = decision.remaining >= burst ? 0 : Math.max(1, seconds(decision.growsInMs));

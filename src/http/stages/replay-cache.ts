@@ -1,12 +1,12 @@
 // The outcomes of keys that were replayed once, kept in memory so that a client that retries again
-// gets its answer without a round trip to the database. A recorded outcome never changes until its
+// gets its response without a round trip to the database. A recorded outcome never changes until its
 // key expires, so an entry is right whichever instance recorded it, as long as it expires with the
 // key. Only outcomes replayed once are kept: most keyed writes are never retried, and keeping each
 // of them would only fill the heap.
 //
 // The cache is bounded by the bytes it holds, not by a count of entries: an entry is the key, the
 // request's fingerprint (its target may be long) and the outcome, which is small plain data (the
-// answer's body is rendered anew from the request and the outcome on each replay). The oldest
+// response's body is rendered anew from the request and the outcome on each replay). The oldest
 // entries go first; an entry larger than a set share of the budget is never kept.
 
 /** What the cache may hold, by its estimate of the bytes each entry costs. */

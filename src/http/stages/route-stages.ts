@@ -10,7 +10,7 @@ import { renderError, type ErrorFormat } from '../render.js';
 import type { Reply, Route } from '../route.js';
 import { Router } from '../routing.js';
 import type { Issues } from '../validation/schema.js';
-import type { Call, Entered, Handler, HeaderDoc, Outcome, Stage } from './stage.js';
+import type { Call, Entered, Handler, HeaderDoc, StageReply, Stage } from './stage.js';
 
 /** Matches the request to a route: the call's `matched` and `values`, or the 404, 405 or 307. */
 export function routingStage(routes: readonly Route[], errorFormat: ErrorFormat): Stage {
@@ -64,7 +64,7 @@ export function inputStage(limits: BodyLimits): Stage {
         call.input = { params, body: undefined, preconditions: preconditionsOf(req.headers) };
         return undefined;
       }
-      return readBody(req, limits.bodyBytesMax).then((bytes): Outcome | undefined => {
+      return readBody(req, limits.bodyBytesMax).then((bytes): StageReply | undefined => {
         // As in the reference, the body is decoded before anything is validated: a JSON syntax
         // error (or undecodable bytes) is reported alone, even when a path parameter is also wrong.
         const decoded = decodeBody(bytes, req.headers['content-type'], limits);
@@ -104,7 +104,7 @@ export function idempotencyStage(gate: IdempotencyGate): Stage {
     },
     docs: {
       // A replay answers the recorded outcome, whatever its status: every row may be one.
-      answerHeaders: (route) =>
+      responseHeaders: (route) =>
         route.idempotent === undefined ? undefined : { headers: REPLAYED_DOC, rows: () => true },
     },
   };

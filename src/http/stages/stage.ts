@@ -5,10 +5,10 @@
 //   route's handler. It returns nothing to let the request go on; throws (or returns a promise
 //   that rejects with) the error to answer with; returns a promise the request waits for before
 //   the next stage (resolving with nothing) or answers with what it resolves with; returns an
-//   outcome to answer with at once (a preflight's Reply, a 422); or returns a Hold: the
-//   next stages run now, and the answer waits for the held decision (a refusal replaces it).
-// - what it adds to every answer: headers it pushes with `addHeaders(call, …)` while it enters
-//   (CORS, RateLimit); every answer the call gets from then on carries them, errors included.
+//   reply to respond with at once (a preflight's Reply, a 422); or returns a Hold: the
+//   next stages run now, and the response waits for the held decision (a refusal replaces it).
+// - what it adds to every response: headers it pushes with `addHeaders(call, …)` while it enters
+//   (CORS, RateLimit); every response the call gets from then on carries them, errors included.
 // - what it watches: `waits(call, pipeline)` when the handler starts waiting (a promise) and
 //   `settles(call)` when it settles; `pipeline.fail(call, error)` answers the call early (a
 //   deadline's 504). A stage with `scopesDeadline` runs the handler within the call's deadline
@@ -16,7 +16,7 @@
 // - what the handler runs within: `scope` enters a module-level scope before the handler's
 //   synchronous run and leaves it after (the work-origin a tracer hands storage), as
 //   `scopesDeadline` does for the deadline.
-// - when the call is over: `finished(call, status)`, once its answer went out (a span's end).
+// - when the call is over: `finished(call, status)`, once its response went out (a span's end).
 // - what it declares in the documents: `docs` (openapi.ts reads it for each operation): the
 //   headers it adds to answers, the request headers it reads, and the errors it may answer.
 //
@@ -29,17 +29,17 @@ import type { InvalidRequest } from '../errors.js';
 import type { Reply, Route, RouteInput } from '../route.js';
 import type { RequestTrace } from '../../telemetry/request-trace.js';
 
-/** An answer's headers as node:http's flat list: name, value, name, value… */
+/** A response's headers as node:http's flat list: name, value, name, value… */
 export type HeaderList = OutgoingHttpHeader[];
 
-/** One request on its way through the stages: what they read, and what its answer needs. */
+/** One request on its way through the stages: what they read, and what its response needs. */
 export interface Call extends DeadlineHolder {
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
   /** req.method and req.url, which a request from node:http always has. */
   readonly method: string;
   readonly url: string;
-  /** The request id (request-id.ts), on every answer as X-Request-Id. */
+  /** The request id (request-id.ts), on every response as X-Request-Id. */
   readonly id: string;
   readonly startedMs: number;
   /** The matched route's template, or UNMATCHED_ROUTE (request-metrics.ts) until routing matched one. */
@@ -52,9 +52,9 @@ export interface Call extends DeadlineHolder {
   body: Buffer | undefined;
   /** A keyed write allowed to run (idempotency.ts), once the Idempotency-Key stage found no replay. */
   keyed: unknown;
-  /** Headers the stages add to every answer (CORS, RateLimit); undefined while none has. */
+  /** Headers the stages add to every response (CORS, RateLimit); undefined while none has. */
   headers: HeaderList | undefined;
-  /** A decision the answer waits for (a Hold). */
+  /** A decision the response waits for (a Hold). */
   held: Promise<void> | undefined;
   /** Set by stages that watch the handler's wait (a deadline's timer, the shedder's count). */
   timer: NodeJS.Timeout | undefined;
@@ -67,26 +67,26 @@ export interface Call extends DeadlineHolder {
   trace: RequestTrace | undefined;
   /** The error code the call was answered with (its class, for a failure of ours), for finished(). */
   errorType: string | undefined;
-  /** The answer, once there is one (status 0 until then), kept until it is written at the end of the turn. */
+  /** The response, once there is one (status 0 until then), kept until it is written at the end of the turn. */
   status: number;
-  answerHeaders: HeaderList | undefined;
-  answerBody: string | Buffer | undefined;
+  responseHeaders: HeaderList | undefined;
+  responseBody: string | Buffer | undefined;
   bytes: number;
 }
 
-/** The next stages run now; the answer waits for `decided`, and a rejection is answered instead. */
+/** The next stages run now; the response waits for `decided`, and a rejection is answered instead. */
 export class Hold {
   constructor(readonly decided: Promise<void>) {}
 }
 
 /** What a request is answered with: a reply, or the validation failure to render (not thrown: cheaper). */
-export type Outcome = Reply | InvalidRequest;
+export type StageReply = Reply | InvalidRequest;
 
-export type Entered = undefined | Outcome | Hold | Promise<Outcome | undefined | void>;
+export type Entered = undefined | StageReply | Hold | Promise<StageReply | undefined | void>;
 
 /** What the pipeline lends a stage that watches a wait. */
 export interface Pipeline {
-  /** Answers the call with the error now, unless it has an answer. */
+  /** Answers the call with the error now, unless it has a response. */
   fail(call: Call, error: unknown): void;
 }
 
@@ -100,7 +100,7 @@ export interface HeaderDoc {
 /** What a stage declares in the documents, for one operation (undefined: nothing for it). */
 export interface StageDocs {
   /** Headers the stage adds to the operation's answers, for the rows whose key `rows` accepts. */
-  readonly answerHeaders?: (route: Route) =>
+  readonly responseHeaders?: (route: Route) =>
     | {
         readonly headers: Readonly<Record<string, HeaderDoc>>;
         readonly rows: (key: string) => boolean;
@@ -138,7 +138,7 @@ export interface Stage {
   readonly scopesDeadline?: boolean;
   readonly scope?: Scope;
   /**
-   * Told once the call's answer went out (or its client left: 499), with the status reported, just
+   * Told once the call's response went out (or its client left: 499), with the status reported, just
    * before the access line: where a tracing stage ends its span. It must not throw.
    */
   readonly finished?: (call: Call, status: number) => void;
@@ -146,7 +146,7 @@ export interface Stage {
 }
 
 /**
- * Adds headers to every answer of the call. The list becomes the call's when it has none yet (no
+ * Adds headers to every response of the call. The list becomes the call's when it has none yet (no
  * copy on the hot path): pass one made for this call, never a shared constant.
  */
 export function addHeaders(call: Call, headers: HeaderList): void {

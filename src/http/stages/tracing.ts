@@ -1,5 +1,5 @@
 // The tracing stage (issue 43, docs/operating.md#traces): first in the list, and in it only when
-// tracing is on, so that it sees every request the stages see and every answer, and so that
+// tracing is on, so that it sees every request the stages see and every response, and so that
 // tracing off costs a request nothing. The SDK is not imported here: the tracer is handed in
 // (src/telemetry/request-trace.ts says all the pipeline knows of it).
 //

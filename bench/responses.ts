@@ -3,13 +3,13 @@
 import { request } from 'node:http';
 import { FRESH_KEY, freshKey, type BenchRequest } from './load.js';
 
-export interface Answer {
+export interface Received {
   readonly status: number;
   readonly body: string;
 }
 
 /** `timeoutMs`: under valgrind, a server's first answer to a request can take many seconds. */
-export function sendOnce(baseUrl: string, req: BenchRequest, timeoutMs = 5000): Promise<Answer> {
+export function sendOnce(baseUrl: string, req: BenchRequest, timeoutMs = 5000): Promise<Received> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { ...req.headers };
     if (req.contentType !== undefined) headers['content-type'] = req.contentType;
@@ -37,9 +37,9 @@ export function sendOnce(baseUrl: string, req: BenchRequest, timeoutMs = 5000): 
 }
 
 /** Undefined when the answers agree; otherwise what differs, in one line. */
-export function answersDiffer(
-  service: Answer,
-  baseline: Answer,
+export function responsesDiffer(
+  service: Received,
+  baseline: Received,
   expectedStatus: number,
   bodyCheck: 'exact' | 'digits-aside',
 ): string | undefined {

@@ -10,7 +10,7 @@
 import { serviceUnavailable } from './http/errors.js';
 import { StoreError } from './db/store-errors.js';
 
-export function answerForStoreError(error: unknown): unknown {
+export function errorForStoreFault(error: unknown): unknown {
   if (error instanceof StoreError && error.fault !== 'corrupt') return serviceUnavailable();
   return error;
 }

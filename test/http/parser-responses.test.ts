@@ -1,5 +1,5 @@
 // The answers node:http's parser gives before a request reaches the pipeline
-// (src/http/parser-answers.ts), on real servers over raw sockets: each carries an X-Request-Id and
+// (src/http/parser-responses.ts), on real servers over raw sockets: each carries an X-Request-Id and
 // a body in the active format, closes the connection, and writes one access line with that id; a
 // flood of them is logged within a bound; a request that times out is logged as the 408 it got.
 import assert from 'node:assert/strict';
@@ -9,7 +9,10 @@ import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
 import { createRequestHandler } from '../../src/http/app.js';
 import { parseCorsOrigins, type CorsPolicy } from '../../src/http/stages/cors.js';
-import { PARSER_LINES_PER_SECOND_MAX, answerParserErrors } from '../../src/http/parser-answers.js';
+import {
+  PARSER_LINES_PER_SECOND_MAX,
+  respondToParserErrors,
+} from '../../src/http/parser-responses.js';
 import { defineRoute } from '../../src/http/route.js';
 import { RequestObserver } from '../../src/http/request-observer.js';
 import { createLogger } from '../../src/observe/log.js';
@@ -229,7 +232,7 @@ describe("the parser's own answers", { timeout: SUITE_TIMEOUT_MS }, () => {
       { requestTimeout: 1_000, headersTimeout: 1_000, connectionsCheckingInterval: 100 },
       handler,
     );
-    answerParserErrors(server, {
+    respondToParserErrors(server, {
       errorFormat,
       observer,
       warn: (message, fields) => log.warn(message, fields),

@@ -51,7 +51,7 @@ const EACH: Readonly<Record<string, Options>> = {
   none: {},
   cors: { cors: parseCorsOrigins(LISTED) as CorsPolicy },
   'cross-origin protection': { crossOriginProtection: true },
-  'rate limits': { rateLimits: LIMITS },
+  'rate limits': { rateLimiting: LIMITS },
   'deadline and shedding': { deadlineMs: 1_000, shedding: { waitingMax: 1 } },
   'keys required': { idempotency: { required: true, ttlMs: DEFAULT_IDEMPOTENCY_TTL_MS } },
   'If-Match required': { requireIfMatch: true },
@@ -300,7 +300,7 @@ async function checkMode(
   mode: Mode,
   options: Options,
 ): Promise<{ readonly statuses: Set<number>; readonly wrong: string[] }> {
-  const dir = mkdtempSync(join(tmpdir(), 'answer-headers-'));
+  const dir = mkdtempSync(join(tmpdir(), 'response-headers-'));
   const file = join(dir, 'todo.sqlite');
   const stuck = mode.service === 'todo' && options.deadlineMs !== undefined;
   const server = await startTestServer({
@@ -320,7 +320,7 @@ async function checkMode(
       answers.push([req, await send(server.url, req)]);
     }
     if (stuck) answers.push(...(await stuckAnswers(server.url, file, origin)));
-    if (options.rateLimits !== undefined) {
+    if (options.rateLimiting !== undefined) {
       const read = fromPage(
         { method: 'GET', path: mode.service === 'todo' ? '/todos/1' : '/accounts/alice' },
         origin,
@@ -357,7 +357,7 @@ describe(
           const what = `${mode.service} ${mode.errors}${mode.catchAll ? ' catch-all' : ''}, ${name}`;
           assert.deepEqual(wrong, [], what);
           // The provocations reach what they are meant to: the option's own statuses among them.
-          if (options.rateLimits !== undefined)
+          if (options.rateLimiting !== undefined)
             assert.ok(statuses.has(429), `${what}: a 429 among ${[...statuses].join(', ')}`);
           if (options.crossOriginProtection === true || options.cors !== undefined)
             assert.ok(statuses.has(403), `${what}: a 403`);

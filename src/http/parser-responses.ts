@@ -1,8 +1,8 @@
-// The answers node:http's parser gives before a request reaches the pipeline: a request line or a
+// The responses node:http's parser gives before a request reaches the pipeline: a request line or a
 // header it cannot read (400), headers past its size limit (431), chunk extensions past theirs
 // (413), a request that did not arrive in time (408), an Expect other than 100-continue (417). By
 // default Node writes them itself, bare: no request id, no body in the active format, no access
-// line. Here each is written like any answer of ours: X-Request-Id, the body in the active format,
+// line. Here each is written like any response of ours: X-Request-Id, the body in the active format,
 // `Connection: close` (the stream cannot be read on after a parse error), the CORS headers of a
 // listed origin, and an access line and its metrics, the lines bounded per second so that a flood
 // of garbage cannot flood the log.
@@ -10,7 +10,7 @@
 // A body the parser cannot read (a malformed chunk: a size that is not hex, data longer than its
 // size, a chunk not ended by CRLF) fails after its request reached the pipeline; it is answered
 // here all the same (400, or 413 for chunk extensions past their limit), as Node itself answers it,
-// unless the pipeline's answer has begun; the pipeline, whose read of the body then fails, stays
+// unless the pipeline's response has begun; the pipeline, whose read of the body then fails, stays
 // silent.
 import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -34,11 +34,11 @@ interface Options {
   readonly observer: RequestObserver;
   /** Where a second's untold answers are counted. */
   readonly warn: (message: string, fields: Record<string, unknown>) => void;
-  /** The service's CORS policy: a listed origin's page reads these answers too. */
+  /** The service's CORS policy: a listed origin's page reads these responses too. */
   readonly cors?: CorsPolicy;
 }
 
-/** Which parser failure gives which status, as Node's own answers do. */
+/** Which parser failure gives which status, as Node's own responses do. */
 function codeFor(error: Error): ErrorCode {
   switch ((error as { code?: unknown }).code) {
     case 'HPE_HEADER_OVERFLOW':
@@ -60,7 +60,7 @@ const MESSAGES: Partial<Record<ErrorCode, string>> = {
  * Sockets whose request, already in the pipeline, was answered here (a 408, or a body the parser
  * could not read): the pipeline must not report it again.
  */
-export const answeredByParser = new WeakSet<Socket>();
+export const respondedByParser = new WeakSet<Socket>();
 
 /** How far into the bytes the parser failed on an Origin field is looked for: the size of Node's header limit. */
 const ORIGIN_SEARCH_BYTES_MAX = 16 * 1024;
@@ -76,7 +76,7 @@ export function originInRawRequest(raw: unknown): string | undefined {
   return ORIGIN_LINE.exec(raw.subarray(0, ORIGIN_SEARCH_BYTES_MAX).toString('latin1'))?.[1];
 }
 
-/** A header list as lines of a raw answer's head. */
+/** A header list as lines of a raw response's head. */
 const headLines = (headers: readonly string[]): string => {
   let lines = '';
   for (let i = 0; i < headers.length; i += 2)
@@ -84,7 +84,7 @@ const headLines = (headers: readonly string[]): string => {
   return lines;
 };
 
-export function answerParserErrors(server: Server, options: Options): void {
+export function respondToParserErrors(server: Server, options: Options): void {
   const { errorFormat, observer, warn, cors } = options;
   const corsOf = (origin: string | undefined): string[] =>
     cors === undefined ? [] : corsHeaders(cors, origin);
@@ -92,7 +92,7 @@ export function answerParserErrors(server: Server, options: Options): void {
   let linesInWindow = 0;
   let untold = 0;
 
-  /** Reports an answer: its metrics always, its access line while the second's budget lasts. */
+  /** Reports a response: its metrics always, its access line while the second's budget lasts. */
   function report(
     method: string,
     target: string,
@@ -122,22 +122,22 @@ export function answerParserErrors(server: Server, options: Options): void {
     code: ErrorCode,
     origin: string | undefined,
   ): { status: number; head: string; body: string; id: string } {
-    const answer = renderError(new ApiError(code, { message: MESSAGES[code] }), errorFormat);
+    const response = renderError(new ApiError(code, { message: MESSAGES[code] }), errorFormat);
     const id = randomUuid();
     const head =
-      `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? ''}\r\n` +
-      `Content-Type: ${answer.contentType}\r\nContent-Length: ${Buffer.byteLength(answer.body)}\r\n${REQUEST_ID_HEADER}: ${id}\r\n` +
+      `HTTP/1.1 ${response.status} ${STATUS_CODES[response.status] ?? ''}\r\n` +
+      `Content-Type: ${response.contentType}\r\nContent-Length: ${Buffer.byteLength(response.body)}\r\n${REQUEST_ID_HEADER}: ${id}\r\n` +
       `${headLines(corsOf(origin))}Connection: close\r\n\r\n`;
-    return { status: answer.status, head, body: answer.body, id };
+    return { status: response.status, head, body: response.body, id };
   }
 
   server.on('clientError', (error: Error, socket: Socket) => {
     const startedMs = performance.now();
     const code = codeFor(error);
     // A request the pipeline already has (its response object is on the socket) is the pipeline's
-    // to report when its client left mid-body (a 499, no answer). A time-out or a body the parser
+    // to report when its client left mid-body (a 499, no response). A time-out or a body the parser
     // cannot read is answered here, as Node would, and reported here, the pipeline told to stay
-    // silent; unless the pipeline's answer has begun, which nothing may then interrupt.
+    // silent; unless the pipeline's response has begun, which nothing may then interrupt.
     const response = (
       socket as { _httpMessage?: { headersSent?: boolean; req?: IncomingMessage } | null }
     )._httpMessage;
@@ -153,35 +153,35 @@ export function answerParserErrors(server: Server, options: Options): void {
       socket.destroy();
       return;
     }
-    if (held !== undefined) answeredByParser.add(socket);
-    const answer = rendered(
+    if (held !== undefined) respondedByParser.add(socket);
+    const written = rendered(
       code,
       held?.headers.origin ?? originInRawRequest((error as { rawPacket?: unknown }).rawPacket),
     );
-    socket.end(answer.head + answer.body);
+    socket.end(written.head + written.body);
     report(
       held?.method ?? UNPARSED_METHOD,
       held?.url ?? '-',
-      answer.status,
-      Buffer.byteLength(answer.body),
-      answer.id,
+      written.status,
+      Buffer.byteLength(written.body),
+      written.id,
       startedMs,
     );
   });
 
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
     const startedMs = performance.now();
-    const answer = renderError(
+    const response = renderError(
       new ApiError('HTTP_417', {
         message: 'Expectation Failed: the only expectation met is "100-continue"',
       }),
       errorFormat,
     );
     const id = randomUuid();
-    const bytes = Buffer.byteLength(answer.body);
-    res.writeHead(answer.status, [
+    const bytes = Buffer.byteLength(response.body);
+    res.writeHead(response.status, [
       'Content-Type',
-      answer.contentType,
+      response.contentType,
       'Content-Length',
       String(bytes),
       REQUEST_ID_HEADER,
@@ -190,7 +190,7 @@ export function answerParserErrors(server: Server, options: Options): void {
       'Connection',
       'close',
     ]);
-    res.end(answer.body);
-    report(req.method ?? UNPARSED_METHOD, req.url ?? '-', answer.status, bytes, id, startedMs);
+    res.end(response.body);
+    report(req.method ?? UNPARSED_METHOD, req.url ?? '-', response.status, bytes, id, startedMs);
   });
 }

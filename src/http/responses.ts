@@ -1,5 +1,5 @@
 // Rendering, the pipeline's last step (app.ts writes what this makes): a reply or a rendered error
-// as status, header list and body. The header list is made for each answer, so that the stages'
+// as status, header list and body. The header list is made for each response, so that the stages'
 // headers are pushed onto it rather than copied. Node takes a flat list (name, value, …) without
 // the walk over an object's keys, and a list literal is built without the megamorphic stores that
 // an object spread with computed keys costs.
@@ -13,7 +13,7 @@ import type { HeaderList } from './stages/stage.js';
 /** The status reported (never sent) for a request its client abandoned mid-body. */
 export const CLIENT_CLOSED_REQUEST = 499;
 
-/** Written when an answer could not be: fixed, so that writing it cannot fail in turn. */
+/** Written when a response could not be: fixed, so that writing it cannot fail in turn. */
 export const INTERNAL_ERROR_TEXT = 'Internal Server Error';
 
 export function plainInternalErrorHeaders(requestId: string): HeaderList {
@@ -27,7 +27,7 @@ export function plainInternalErrorHeaders(requestId: string): HeaderList {
   ];
 }
 
-/** Set by the pipeline on every answer that has a body (by lower-case name): a reply's or an error's own headers never replace them. */
+/** Set by the pipeline on every response that has a body (by lower-case name): a reply's or an error's own headers never replace them. */
 const PIPELINE_HEADERS: ReadonlySet<string> = new Set([
   'content-type',
   'content-length',
@@ -43,7 +43,7 @@ function ownHeaders(headers: Readonly<Record<string, string>> | undefined): Head
   return list;
 }
 
-/** The headers of an answer with a body: its own first, then Content-Type, Content-Length and X-Request-Id. */
+/** The headers of a response with a body: its own first, then Content-Type, Content-Length and X-Request-Id. */
 function bodyHeaders(
   own: Readonly<Record<string, string>> | undefined,
   contentType: string,
@@ -72,8 +72,8 @@ export function withConnectionClose(headers: HeaderList): HeaderList {
   return list;
 }
 
-/** An error's headers: those of any answer with a body, and `Connection: close` on a 413, so that the rest of a body too large to read ends with the connection. */
-export function answerHeaders(
+/** An error's headers: those of any response with a body, and `Connection: close` on a 413, so that the rest of a body too large to read ends with the connection. */
+export function responseHeaders(
   rendered: RenderedError,
   requestId: string,
   bytes: number,
@@ -82,8 +82,8 @@ export function answerHeaders(
   return rendered.status === 413 ? withConnectionClose(headers) : headers;
 }
 
-/** Where an answer goes: app.ts's send(), which sets it on its call. */
-export type AnswerSink<C> = (
+/** Where a response goes: app.ts's send(), which sets it on its call. */
+export type ResponseSink<C> = (
   call: C,
   status: number,
   headers: HeaderList,
@@ -91,8 +91,13 @@ export type AnswerSink<C> = (
   bytes: number,
 ) => void;
 
-/** A reply as an answer, handed to `send` (no record of its own: one less allocation a request). */
-export function sendReply<C>(call: C, reply: Reply, requestId: string, send: AnswerSink<C>): void {
+/** A reply as a response, handed to `send` (no record of its own: one less allocation a request). */
+export function sendReply<C>(
+  call: C,
+  reply: Reply,
+  requestId: string,
+  send: ResponseSink<C>,
+): void {
   if (reply.status === 304) {
     // RFC 9110 §15.4.5: no body, and no Content-Length (it would have to be the 200's); the ETag
     // stays.
