@@ -1,7 +1,6 @@
 // The stages of the route itself (stage.ts): routing (404, 405, the trailing-slash 307), the input
 // (path parameters, the body within its limits, validation: 400, 413, 422), the Idempotency-Key
 // (a replay, or the key's own errors), and the handler they lead to, with its conditions.
-import { Buffer } from 'node:buffer';
 import { decodeBody, readBody, type BodyLimits } from '../body.js';
 import { preconditionsOf } from './conditions.js';
 import { InvalidRequest, methodNotAllowed, notFound } from '../errors.js';
@@ -15,11 +14,12 @@ import type { Call, Entered, Handler, HeaderDoc, StageReply, Stage } from './sta
 /** Matches the request to a route: the call's `matched` and `values`, or the 404, 405 or 307. */
 export function routingStage(routes: readonly Route[], errorFormat: ErrorFormat): Stage {
   const router = new Router(routes);
-  // The constant answer to an unknown path, rendered once; its bytes, so that its length is known.
+  // The constant response to an unknown path, rendered once. Its body stays a string: node:http
+  // sends a string body in one write with the head, a Buffer in a write of its own.
   const rendered = renderError(notFound(), errorFormat);
   const notFoundReply: Reply = {
     status: rendered.status,
-    body: Buffer.from(rendered.body),
+    body: rendered.body,
     contentType: rendered.contentType,
   };
   return {
