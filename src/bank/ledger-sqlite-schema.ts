@@ -10,8 +10,8 @@ import type { Withdrawal, WithdrawOutcome } from './ledger.js';
 export const LEDGER_KEYS_TABLE = 'bank_idempotency_keys';
 
 /**
- * A withdrawal's outcome read from the response the first design recorded (idempotency-records.ts): a
- * 200's body names the balance left; a 404 is an unknown account. Insufficient funds is left out,
+ * A withdrawal's outcome read from the response the first design recorded (idempotency-records.ts):
+ * a 200's body names the balance left; a 404 is an unknown account. Insufficient funds is left out,
  * so its record is dropped: the default format's 500 never held the balance, and as balances only
  * go down, a retry is refused again (and recorded anew). ledger-postgres.ts says the same in its
  * SQL.

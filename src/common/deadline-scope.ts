@@ -6,9 +6,9 @@
 // request's scope (enterDeadline … leaveDeadline), and whatever the handler starts before its first
 // await — a write queued for group commit, a wait for a pooled connection, a read queued for its
 // batch — reads currentDeadline() at that moment and registers what to give up. Work started after
-// an await is outside the scope: it runs to its end, and its response is dropped. Every store call of
+// an await is outside the scope: it runs to its end, and its result is dropped. Every store call of
 // the services is made before the handler's first await, so that is no loss today; a store call
-// made later would only lose its cancellation, never its response.
+// made later would only lose its cancellation, never its result.
 
 /** The reason work was given up: its request's deadline passed. Nobody receives it but the log. */
 export class DeadlinePassed extends Error {

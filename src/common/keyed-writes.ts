@@ -3,8 +3,8 @@
 // src/db/idempotency-records.ts) share, declared once and knowing neither.
 //
 // A store records a keyed write's *outcome*, plain data such as `{kind: "insufficient", balance:
-// 5}`, never an HTTP response: the route renders the first response and every replay from it, in the
-// error format the service runs with at the time.
+// 5}`, never an HTTP response: the route renders the first response and every replay from it, in
+// the error format the service runs with at the time.
 
 /** How long a key's record lives unless the service is told otherwise (--idempotency-ttl). */
 export const DEFAULT_KEY_TTL_MS = 24 * 60 * 60 * 1000;

@@ -22,7 +22,7 @@ export type Settled<Outcome> =
   { readonly ok: true; readonly outcome: Outcome } | { readonly ok: false; readonly error: Error };
 
 /**
- * Decides and commits a batch; resolves with one response per operation, in order, once the batch
+ * Decides and commits a batch; resolves with one result per operation, in order, once the batch
  * is committed. Rejecting fails the whole batch: none of it may be acknowledged.
  */
 export type BatchRunner<Op, Outcome> = (ops: readonly Op[]) => Promise<readonly Settled<Outcome>[]>;

@@ -29,10 +29,10 @@ export function recordedOutcome<O>(row: RecordRow): KeyedOutcome<O> {
 }
 
 /**
- * What a record holds: its `outcome` (JSON), or, in the first design, the rendered HTTP `answer` (a response)
- * (status, content type, headers, body). The early migrations still make the first design, so that
- * a new database passes through the same steps as one made before the change; a later step of each
- * store converts it (outcomeRecordsSql).
+ * What a record holds: its `outcome` (JSON), or, in the first design, the rendered HTTP `answer` (a
+ * response) (status, content type, headers, body). The early migrations still make the first
+ * design, so that a new database passes through the same steps as one made before the change; a
+ * later step of each store converts it (outcomeRecordsSql).
  */
 export type RecordShape = 'outcome' | 'answer';
 

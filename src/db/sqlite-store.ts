@@ -159,7 +159,7 @@ export async function openSqliteStore<Op, Outcome>(
     );
   }
 
-  // The writer answers each entry by its kind (sqlite-writes.ts): these say which response each asked
+  // The writer answers each entry by its kind (sqlite-writes.ts): these say which result each asked
   // for.
   const write = (op: Op): Promise<Outcome> => run({ op }) as Promise<Outcome>;
   const writeOnce = <Recorded>(op: Op, key: KeyedWrite): Promise<KeyedOutcome<Recorded>> =>

@@ -1,7 +1,7 @@
 // The one error a store throws when its database, not the request, is at fault. Storage knows
 // nothing of HTTP: it carries what kind of fault it is and what went wrong, and the layer above
-// decides how to answer (src/store-fault-responses.ts). Any other error a store throws is a bug, and stays
-// one.
+// decides how to answer (src/store-fault-responses.ts). Any other error a store throws is a bug,
+// and stays one.
 
 /**
  * What kind of fault:

@@ -114,8 +114,8 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
 
   /**
    * Writes the whole response with the headers the stages added, then reports it. Every header goes
-   * to writeHead at once, in one list made for this response: the stages' headers are pushed onto it
-   * rather than copied, and nothing is set behind (see responseRefused).
+   * to writeHead at once, in one list made for this response: the stages' headers are pushed onto
+   * it rather than copied, and nothing is set behind (see responseRefused).
    */
   function write(call: Call): void {
     try {

@@ -2,10 +2,10 @@
 // header it cannot read (400), headers past its size limit (431), chunk extensions past theirs
 // (413), a request that did not arrive in time (408), an Expect other than 100-continue (417). By
 // default Node writes them itself, bare: no request id, no body in the active format, no access
-// line. Here each is written like any response of ours: X-Request-Id, the body in the active format,
-// `Connection: close` (the stream cannot be read on after a parse error), the CORS headers of a
-// listed origin, and an access line and its metrics, the lines bounded per second so that a flood
-// of garbage cannot flood the log.
+// line. Here each is written like any response of ours: X-Request-Id, the body in the active
+// format, `Connection: close` (the stream cannot be read on after a parse error), the CORS headers
+// of a listed origin, and an access line and its metrics, the lines bounded per second so that a
+// flood of garbage cannot flood the log.
 //
 // A body the parser cannot read (a malformed chunk: a size that is not hex, data longer than its
 // size, a chunk not ended by CRLF) fails after its request reached the pipeline; it is answered

@@ -207,8 +207,9 @@ function leastLength(value: unknown, depth: number): number {
   return encodeValue(value, depth, Infinity).length;
 }
 
-// The member names of our own objects are few and repeat on every response ("detail", "loc", "msg"…),
-// so their encoded form is kept. Decoded input (Maps) is not cached: its names are the client's.
+// The member names of our own objects are few and repeat on every response ("detail", "loc",
+// "msg"…), so their encoded form is kept. Decoded input (Maps) is not cached: its names are the
+// client's.
 const MEMBER_NAMES_CACHED_MAX = 256;
 const memberNames = new Map<string, string>();
 

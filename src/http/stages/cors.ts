@@ -92,7 +92,8 @@ export function preflightHeaders(
 
 /**
  * The CORS stage (stage.ts): a preflight from an allowed origin is answered 204 at once; any other
- * request's responses carry the policy's headers. First in the list, so that every response has them.
+ * request's responses carry the policy's headers. First in the list, so that every response has
+ * them.
  */
 export function corsStage(policy: CorsPolicy): Stage {
   return {

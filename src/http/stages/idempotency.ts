@@ -1,10 +1,10 @@
 // Safe retries of the operations a route marks `idempotent`: a request that carries an
 // Idempotency-Key runs once; its store records the write's outcome with the key in the same
-// transaction (src/common/keyed-writes.ts), and any later request with that key gets the response to
-// that outcome again, with `Idempotent-Replayed: true`, without running anything. The response is
-// rendered anew from the outcome each time, so a replay is the first response's bytes as long as the
-// service runs with the same error format; after a restart in another format it is the same response
-// in that format.
+// transaction (src/common/keyed-writes.ts), and any later request with that key gets the response
+// to that outcome again, with `Idempotent-Replayed: true`, without running anything. The response
+// is rendered anew from the outcome each time, so a replay is the first response's bytes as long as
+// the service runs with the same error format; after a restart in another format it is the same
+// response in that format.
 //
 // What lives here, per process, is only what may be lost with the process:
 // - the keys of requests running now: a second request with such a key gets 409 at once, instead

@@ -1,10 +1,10 @@
 // The rate limit as a stage of the pipeline (stage.ts; the decision is rate-limit.ts's): it takes
-// the admission of a request to a limited operation, and adds its RateLimit fields to every response.
-// It stands twice in the list: before the input for every request but a keyed write, and after the
-// Idempotency-Key stage for a keyed write, so that a replay of its key is answered whatever the
-// limit (the key stage found none when the call has a keyed run). A read whose decision waits for
-// the shared limiter runs meanwhile (a Hold): it changes nothing, so a refusal after it is still a
-// refusal that changed nothing.
+// the admission of a request to a limited operation, and adds its RateLimit fields to every
+// response. It stands twice in the list: before the input for every request but a keyed write, and
+// after the Idempotency-Key stage for a keyed write, so that a replay of its key is answered
+// whatever the limit (the key stage found none when the call has a keyed run). A read whose
+// decision waits for the shared limiter runs meanwhile (a Hold): it changes nothing, so a refusal
+// after it is still a refusal that changed nothing.
 import { isPromise } from '../../common/eventually.js';
 import type { RequestKind } from '../../rate-limits/policy.js';
 import { KeyedRun } from './idempotency.js';

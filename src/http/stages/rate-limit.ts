@@ -144,8 +144,8 @@ export class RateLimitGate {
   }
 
   /**
-   * The request's admission: the headers its response carries; throws (or rejects with) its 429, or,
-   * with the shared limiter down and the service closed, its 503.
+   * The request's admission: the headers its response carries; throws (or rejects with) its 429,
+   * or, with the shared limiter down and the service closed, its 503.
    */
   admit(kind: RequestKind, req: IncomingMessage): LimitHeaders | Promise<LimitHeaders> {
     const client = clientAddress(req, this.options.trustedProxies);

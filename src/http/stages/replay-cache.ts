@@ -1,8 +1,8 @@
 // The outcomes of keys that were replayed once, kept in memory so that a client that retries again
-// gets its response without a round trip to the database. A recorded outcome never changes until its
-// key expires, so an entry is right whichever instance recorded it, as long as it expires with the
-// key. Only outcomes replayed once are kept: most keyed writes are never retried, and keeping each
-// of them would only fill the heap.
+// gets its response without a round trip to the database. A recorded outcome never changes until
+// its key expires, so an entry is right whichever instance recorded it, as long as it expires with
+// the key. Only outcomes replayed once are kept: most keyed writes are never retried, and keeping
+// each of them would only fill the heap.
 //
 // The cache is bounded by the bytes it holds, not by a count of entries: an entry is the key, the
 // request's fingerprint (its target may be long) and the outcome, which is small plain data (the

@@ -138,8 +138,8 @@ export interface Stage {
   readonly scopesDeadline?: boolean;
   readonly scope?: Scope;
   /**
-   * Told once the call's response went out (or its client left: 499), with the status reported, just
-   * before the access line: where a tracing stage ends its span. It must not throw.
+   * Told once the call's response went out (or its client left: 499), with the status reported,
+   * just before the access line: where a tracing stage ends its span. It must not throw.
    */
   readonly finished?: (call: Call, status: number) => void;
   readonly docs?: StageDocs;
