@@ -284,6 +284,22 @@ async function startServer(
 ): Promise<CallgrindServer> {
   const options = { dir, nameCompiledCode: breakdown };
   const durable = ['--sqlite-synchronous', 'full'];
+  /** The to-do service on SQLite, durable, with the options of the row. */
+  const todo = (extra: readonly string[]): Promise<CallgrindServer> =>
+    startUnderCallgrind(
+      role,
+      CLI,
+      (port) => [
+        'todo',
+        '--port',
+        String(port),
+        '--db',
+        `sqlite:${dir}/todo.sqlite`,
+        ...durable,
+        ...extra,
+      ],
+      options,
+    );
   switch (role) {
     case 'bare':
       return startUnderCallgrind(
@@ -315,12 +331,7 @@ async function startServer(
       );
     case 'todo':
       // As shipped: the access line, /metrics and request ids are on by default.
-      return startUnderCallgrind(
-        role,
-        CLI,
-        (port) => ['todo', '--port', String(port), '--db', `sqlite:${dir}/todo.sqlite`, ...durable],
-        options,
-      );
+      return todo([]);
     case 'bank':
       return startUnderCallgrind(
         role,
@@ -338,37 +349,9 @@ async function startServer(
         options,
       );
     case 'todo-rate-limited':
-      return startUnderCallgrind(
-        role,
-        CLI,
-        (port) => [
-          'todo',
-          '--port',
-          String(port),
-          '--db',
-          `sqlite:${dir}/todo.sqlite`,
-          ...durable,
-          '--rate-limit',
-          UNREACHED_LIMITS,
-        ],
-        options,
-      );
+      return todo(['--rate-limit', UNREACHED_LIMITS]);
     case 'todo-cors':
-      return startUnderCallgrind(
-        role,
-        CLI,
-        (port) => [
-          'todo',
-          '--port',
-          String(port),
-          '--db',
-          `sqlite:${dir}/todo.sqlite`,
-          ...durable,
-          '--cors-origin',
-          BENCH_ORIGIN,
-        ],
-        options,
-      );
+      return todo(['--cors-origin', BENCH_ORIGIN]);
     case 'peer':
       return startUnderCallgrind(
         role,
@@ -376,24 +359,8 @@ async function startServer(
         (port) => ['--port', String(port), '--db', `${dir}/peer.sqlite`],
         options,
       );
-    case 'todo-traced': {
-      const endpoint = await (sink ??= startOtlpSink());
-      return startUnderCallgrind(
-        role,
-        CLI,
-        (port) => [
-          'todo',
-          '--port',
-          String(port),
-          '--db',
-          `sqlite:${dir}/todo.sqlite`,
-          ...durable,
-          '--otel-endpoint',
-          endpoint,
-        ],
-        options,
-      );
-    }
+    case 'todo-traced':
+      return todo(['--otel-endpoint', await (sink ??= startOtlpSink())]);
     case 'bare-traced': {
       const endpoint = await (sink ??= startOtlpSink());
       return startUnderCallgrind(

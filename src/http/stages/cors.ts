@@ -50,7 +50,7 @@ export function parseCorsOrigins(text: string): CorsPolicy | string {
 /**
  * The headers a response carries under the policy: for an allowed Origin,
  * Access-Control-Allow-Origin and Access-Control-Expose-Headers; and Vary: Origin always, since the
- * answer depends on it.
+ * response depends on it.
  */
 export function corsHeaders(policy: CorsPolicy, origin: string | undefined): string[] {
   if (origin === undefined || !policy.origins.has(origin)) return ['Vary', 'Origin'];
@@ -110,13 +110,8 @@ export function corsStage(policy: CorsPolicy): Stage {
         if (preflight !== undefined)
           return { status: 204, headers: Object.fromEntries(pairs(preflight)) };
       }
-      // A list made for the call: the response's headers take it as it is.
-      addHeaders(
-        call,
-        origin !== undefined && policy.origins.has(origin)
-          ? allowedHeaders(origin)
-          : ['Vary', 'Origin'],
-      );
+      // corsHeaders makes a list for each call: the response's headers take it as it is.
+      addHeaders(call, corsHeaders(policy, origin));
       return undefined;
     },
     docs: {
@@ -124,15 +119,6 @@ export function corsStage(policy: CorsPolicy): Stage {
     },
   };
 }
-
-const allowedHeaders = (origin: string): string[] => [
-  'Access-Control-Allow-Origin',
-  origin,
-  'Access-Control-Expose-Headers',
-  EXPOSE_ALL,
-  'Vary',
-  'Origin',
-];
 
 function pairs(list: readonly string[]): [string, string][] {
   const out: [string, string][] = [];
