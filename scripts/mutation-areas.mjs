@@ -124,11 +124,11 @@ export const areas = {
     mutate: [
       'src/http/stages/{rate-limit,rate-limit-metrics,client-address}.ts',
       'src/http/documents/rate-limit-docs.ts',
-      'src/db/{rate-limits-postgres,rate-limits-pruning}.ts',
+      'src/db/{rate-limits-postgres,rate-limits-pruning,ride-along}.ts',
     ],
     tests: [
       '.build/test/http/{client-address,rate-limit-gate,catalogue,published-documents,openapi-examples}.test.js',
-      '.build/test/db/{rate-limits-postgres,rate-limits-pruning}.test.js',
+      '.build/test/db/{rate-limits-postgres,rate-limits-pruning,ride-along}.test.js',
     ],
   },
 };

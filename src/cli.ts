@@ -18,7 +18,7 @@ import { connectionsMaxFor } from './http/connection-guard.js';
 import { createBankService } from './bank/service.js';
 import { INITIAL_ACCOUNTS } from './bank/model.js';
 import { createTodoService } from './todo/service.js';
-import { limiterFor } from './rate-limiter-for.js';
+import { limiterFor, type ServiceLimiter } from './rate-limiter-for.js';
 import { PoolerMismatch } from './db/postgres-pooler.js';
 import type { StoreObserver } from './db/store-observer.js';
 import type { Tracing } from './telemetry/tracing.js';
@@ -33,6 +33,7 @@ async function createService(
   log: Logger,
   metrics: Registry | undefined,
   tracing: Tracing | undefined,
+  limiting: ServiceLimiter | undefined,
 ): Promise<ServiceDefinition> {
   const counted = metrics === undefined ? undefined : storeMetrics(service, metrics);
   // With tracing on, the store's batches are spans too.
@@ -46,6 +47,7 @@ async function createService(
     poolWaitMs: config.dbPoolWaitMs,
     pooler: config.dbPooler,
     idempotencyTtlMs: config.idempotencyTtlMs,
+    rider: limiting?.rider,
   };
   switch (service) {
     case 'todo':
@@ -66,7 +68,7 @@ async function createService(
 }
 
 /** The server options of the index-th service of this process (ports are consecutive). */
-async function serverOptionsFor(
+function serverOptionsFor(
   service: ServiceName,
   index: number,
   config: Config,
@@ -74,7 +76,8 @@ async function serverOptionsFor(
   metrics: Registry | undefined,
   connectionsMax: number,
   tracing: Tracing | undefined,
-): Promise<ServerOptions> {
+  limiting: ServiceLimiter | undefined,
+): ServerOptions {
   return {
     host: config.host,
     port: config.port === 0 ? 0 : config.port + index,
@@ -91,17 +94,11 @@ async function serverOptionsFor(
     shedding: config.shedding,
     tracer: tracing?.requests,
     rateLimiting:
-      config.rateLimits === undefined
+      config.rateLimits === undefined || limiting === undefined
         ? undefined
         : {
             limits: config.rateLimits,
-            limiter: await limiterFor(
-              service,
-              config.rateLimits,
-              config.db,
-              serviceLog,
-              config.dbPooler,
-            ),
+            limiter: limiting.limiter,
             whenDown: config.rateLimitStoreDown,
             trustedProxies: config.trustProxy,
           },
@@ -159,10 +156,22 @@ async function main(): Promise<void> {
       const serviceLog = log.child({ service });
       const metrics = config.metrics ? createMetricsRegistry() : undefined;
       const tracing = tracings.start(service, metrics, serviceLog);
-      const definition = await createService(service, config, serviceLog, metrics, tracing);
+      // Before the store: the store's reads carry a shared limiter's decisions.
+      const limiting =
+        config.rateLimits === undefined
+          ? undefined
+          : await limiterFor(service, config.rateLimits, config.db, serviceLog, config.dbPooler);
+      const definition = await createService(
+        service,
+        config,
+        serviceLog,
+        metrics,
+        tracing,
+        limiting,
+      );
       const server = await startServer(
         definition,
-        await serverOptionsFor(
+        serverOptionsFor(
           service,
           index,
           config,
@@ -170,6 +179,7 @@ async function main(): Promise<void> {
           metrics,
           connectionsMax,
           tracing,
+          limiting,
         ),
       );
       running.push(server);

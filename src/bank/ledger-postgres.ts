@@ -166,17 +166,14 @@ export async function openPostgresLedger(
     options,
   });
 
-  const selectBalances = store.db.prepared<{ name: string; balance: string }>(
-    'bank_balances',
-    'SELECT name, balance FROM accounts WHERE name = ANY($1::text[])',
-  );
-  const balances = store.reads<string, number>(
-    async (names) => {
-      const { rows } = await selectBalances([names]);
-      return new Map(rows.map((row) => [row.name, Number(row.balance)]));
-    },
-    (name) => name.length * 3,
-  );
+  const balances = store.reads<string, { name: string; balance: string }, number>({
+    name: 'bank_balances',
+    sql: 'SELECT name, balance FROM accounts WHERE name = ANY($1::text[])',
+    columns: ['name', 'balance'],
+    keyOf: (row) => row.name,
+    valueOf: (row) => Number(row.balance),
+    sizeOf: (name) => name.length * 3,
+  });
 
   return {
     async balance(account) {

@@ -59,6 +59,18 @@ export interface BatcherOptions<Op> extends BatchLimits {
     readonly system: 'sqlite' | 'postgresql';
     readonly operation: string | undefined;
   };
+  /** Its batches may leave inside another batcher's statement (sendThrough, ride-along.ts). */
+  readonly carried?: Carried;
+}
+
+/**
+ * How a carried batcher waits for a carrier: one more turn, so that a carrier whose operations
+ * queued in the same turn leaves first and takes its queue along; then, while a carrier has
+ * operations queued (it leaves when one of its slots is free), up to `waitMs` more.
+ */
+export interface Carried {
+  readonly waiting: () => boolean;
+  readonly waitMs: number;
 }
 
 interface Waiting<Op, Outcome> {
@@ -79,6 +91,8 @@ export class Batcher<Op, Outcome> {
   private inFlight = 0;
   private inFlightOps = 0;
   private sendScheduled = false;
+  /** A carried batcher's wait for a carrier (Carried), if one is on. */
+  private carrierWait: NodeJS.Timeout | undefined;
   private drained: (() => void)[] = [];
   private closed = false;
   /** performance.now() when the last batch was answered: a batch's commit starts no earlier. */
@@ -89,6 +103,11 @@ export class Batcher<Op, Outcome> {
     private readonly options: BatcherOptions<Op>,
   ) {
     options.observer?.watchWriteQueue?.(() => this.pending);
+  }
+
+  /** Operations queued, not yet in a batch. */
+  get queued(): number {
+    return this.queue.length;
   }
 
   /** Operations queued or in a batch not yet answered. */
@@ -152,15 +171,47 @@ export class Batcher<Op, Outcome> {
     if (this.sendScheduled || this.inFlight >= this.options.inFlightMax || this.queue.length === 0)
       return;
     this.sendScheduled = true;
-    setImmediate(() => {
+    const send = (): void => {
+      this.carrierWait = undefined;
       this.sendScheduled = false;
-      this.send();
-    });
+      this.send(this.run);
+    };
+    const { carried } = this.options;
+    if (carried === undefined) {
+      setImmediate(send);
+      return;
+    }
+    setImmediate(() =>
+      setImmediate(() => {
+        if (this.queue.length > 0 && carried.waiting())
+          this.carrierWait = setTimeout(send, carried.waitMs);
+        else send();
+      }),
+    );
   }
 
-  private send(): void {
-    // No slot can have filled since scheduleSend checked, but the queue may have been abandoned.
-    if (this.queue.length === 0) return;
+  /**
+   * Sends what is queued now through `run`, a statement of another batcher that carries it beside
+   * its own work (ride-along.ts), instead of through this batcher's own runner. False when nothing
+   * is queued or no slot is free: the batcher then sends it itself, as usual.
+   */
+  sendThrough(run: BatchRunner<Op, Outcome>): boolean {
+    if (this.queue.length === 0 || this.inFlight >= this.options.inFlightMax) return false;
+    this.send(run);
+    // What it left behind (past a batch's bounds) waits for the next carrier afresh.
+    if (this.carrierWait !== undefined) {
+      clearTimeout(this.carrierWait);
+      this.carrierWait = undefined;
+      this.sendScheduled = false;
+      this.scheduleSend();
+    }
+    return true;
+  }
+
+  private send(run: BatchRunner<Op, Outcome>): void {
+    // The queue may have been abandoned, or taken by a carrier (sendThrough) with a slot since
+    // scheduleSend checked: the next batch then goes when a slot is free again (settle).
+    if (this.queue.length === 0 || this.inFlight >= this.options.inFlightMax) return;
     const batch = this.takeBatch();
     this.inFlight += 1;
     this.inFlightOps += batch.length;
@@ -172,8 +223,8 @@ export class Batcher<Op, Outcome> {
     try {
       settled =
         this.options.cancelsStarted === true
-          ? withinDeadline(latestOf(batch.map((w) => w.deadline)), () => this.run(ops))
-          : this.run(ops);
+          ? withinDeadline(latestOf(batch.map((w) => w.deadline)), () => run(ops))
+          : run(ops);
     } catch (error) {
       settled = Promise.reject(error);
     }

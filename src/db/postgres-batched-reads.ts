@@ -17,6 +17,8 @@ const LIMITS = {
 export interface BatchedReads<K, V> {
   /** Undefined when no row has that key. */
   read(key: K): Promise<V | undefined>;
+  /** Reads queued, not yet sent. */
+  readonly queued: number;
   /** Refuses new reads, and resolves once every read asked before is answered. */
   close(): Promise<void>;
 }
@@ -42,5 +44,11 @@ export function batchedReads<K, V>(
       work: { system: 'postgresql', operation: 'SELECT' },
     },
   );
-  return { read: (key) => batcher.submit(key), close: () => batcher.close() };
+  return {
+    read: (key) => batcher.submit(key),
+    get queued() {
+      return batcher.queued;
+    },
+    close: () => batcher.close(),
+  };
 }

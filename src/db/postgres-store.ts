@@ -2,9 +2,9 @@
 // migrates the database (postgres.ts) and gives the store its writes, group-committed: a batch is
 // one statement of the store's own (`decide`), and a batch that holds keyed writes is one
 // transaction that claims their keys and records their outcomes (idempotency-postgres.ts). Reads
-// that arrive together share one query (postgres-batched-reads.ts), and expired key records are
-// pruned in the background (idempotency-pruning.ts). What is left to a store is its SQL and how its
-// rows read as outcomes.
+// that arrive together share one query (postgres-batched-reads.ts), which carries a rider's work
+// when the store is given one (ride-along.ts), and expired key records are pruned in the background
+// (idempotency-pruning.ts). What is left to a store is its SQL and how its rows read as outcomes.
 import { DEFAULT_KEY_TTL_MS, type KeyedOutcome, type KeyedWrite } from '../common/keyed-writes.js';
 import {
   entrySize,
@@ -16,7 +16,13 @@ import {
 import { startKeyPruning } from './idempotency-pruning.js';
 import type { Migration } from './migrations.js';
 import { batchedReads, type BatchedReads } from './postgres-batched-reads.js';
-import { openPostgres, type PostgresDatabase, type SqlSession } from './postgres.js';
+import {
+  openPostgres,
+  type PostgresDatabase,
+  type SqlScalar,
+  type SqlSession,
+} from './postgres.js';
+import { carry, carryingSql } from './ride-along.js';
 import { postgresGroupCommit } from './postgres-group-commit.js';
 import type { StoreOptions } from './store-options.js';
 
@@ -43,12 +49,25 @@ export interface PostgresStoreSpec<Op, Outcome> {
   readonly options: StoreOptions;
 }
 
+/** A batched read: a query of every key at once, given as an array in its one parameter, $1. */
+export interface ReadQuery<K, Row, V> {
+  /** The prepared statement's name; the name of its form that carries a rider starts with it. */
+  readonly name: string;
+  readonly sql: string;
+  /** The query's columns, by name. */
+  readonly columns: readonly string[];
+  /** The key a row is of, and what a read of that key is given. */
+  readonly keyOf: (row: Row) => K;
+  readonly valueOf: (row: Row) => V;
+  /** A key's share of a batch's byte bound. */
+  readonly sizeOf: (key: K) => number;
+}
+
 export interface PostgresStore<Op, Outcome> {
   readonly db: PostgresDatabase;
-  /** Reads that arrive together, one query a batch: `lookup` reads every key given at once. */
-  reads<K, V>(
-    lookup: (keys: readonly K[]) => Promise<ReadonlyMap<K, V>>,
-    sizeOf: (key: K) => number,
+  /** Reads that arrive together, one query a batch; with a rider, the query carries its work. */
+  reads<K extends SqlScalar, Row extends object, V>(
+    query: ReadQuery<K, Row, V>,
   ): BatchedReads<K, V>;
   write(op: Op): Promise<Outcome>;
   /** The write under `key`, unless the key has a live record; `recorded` is what its outcome records. */
@@ -104,8 +123,31 @@ export async function openPostgresStore<Op, Outcome>(
 
   return {
     db,
-    reads(lookup, sizeOf) {
-      const reader = batchedReads(lookup, sizeOf, options.observer?.batchStarted);
+    reads<K extends SqlScalar, Row extends object, V>(query: ReadQuery<K, Row, V>) {
+      const alone = db.prepared<Row>(query.name, query.sql);
+      const { rider } = options;
+      const carrying =
+        rider === undefined
+          ? undefined
+          : {
+              rider,
+              combined: db.prepared<Row>(
+                `${query.name}_${rider.name}`,
+                carryingSql({ ...query, parameters: 1 }, rider),
+                // Cancelled by its reads' deadline as a read is; its writes are the rider's, whose
+                // failure is the rider's (ride-along.ts), and tell nothing of the store's writes.
+                'read',
+              ),
+            };
+      const lookup = async (keys: readonly K[]): Promise<ReadonlyMap<K, V>> => {
+        const rows =
+          carrying === undefined
+            ? (await alone([keys])).rows
+            : await carry(carrying.rider, [keys], alone, carrying.combined);
+        return new Map(rows.map((row) => [query.keyOf(row), query.valueOf(row)]));
+      };
+      const reader = batchedReads(lookup, query.sizeOf, options.observer?.batchStarted);
+      rider?.waitFor(() => reader.queued > 0);
       readers.push(reader as BatchedReads<unknown, unknown>);
       return reader;
     },

@@ -56,10 +56,12 @@ export interface PostgresDatabase extends SqlSession {
   /**
    * A statement each pooled connection parses and plans once, then runs by name: for the hot
    * paths, where parsing every time would be most of the server's work. `name` must be unique.
+   * `kind` is read from the text (a SELECT reads) unless given.
    */
   prepared<R extends object>(
     name: string,
     text: string,
+    kind?: 'read' | 'write',
   ): (values: readonly SqlValue[]) => Promise<SqlResult<R>>;
   /** Runs `work` between BEGIN and COMMIT on one connection; any failure rolls it all back. */
   transaction<T>(work: (session: SqlSession) => Promise<T>): Promise<T>;
@@ -260,8 +262,7 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresDa
       query: (text, values, name) =>
         guarded('write', () => sql.statement('write', text, values, name)),
     },
-    prepared: (name, text) => {
-      const kind = kindOf(text);
+    prepared: (name, text, kind = kindOf(text)) => {
       return (values) =>
         guarded(kind, (deadline) => sql.statement(kind, text, values, name, deadline));
     },

@@ -3,7 +3,9 @@
 // statement, INSERT … ON CONFLICT DO UPDATE … RETURNING, that reads the time from the database's
 // own clock, so that the instances' clocks do not matter. Decisions that arrive together share that
 // statement (a Batcher, as the batched reads): a client met several times in one batch is one row
-// with a count, since one statement may not update a row twice.
+// with a count, since one statement may not update a row twice. Where a store's batch of reads
+// leaves in the same turn, that statement rides in the read's (ride-along.ts): a read and its
+// decision then cost one round trip, the decisions' own statement going only when no read does.
 //
 // The table is UNLOGGED: its rows are worth nothing after a crash (the server empties it then, and
 // every client has its whole burst again), and its updates then cost no WAL. It has no index
@@ -22,7 +24,8 @@ import {
   type RequestKind,
 } from '../rate-limits/policy.js';
 import pg from 'pg';
-import { Batcher } from './batcher.js';
+import { Batcher, type Settled } from './batcher.js';
+import type { Boarding, Rider, RiderRow } from './ride-along.js';
 import type { Migration } from './migrations.js';
 import { isOutage } from './postgres-errors.js';
 import { openPostgres } from './postgres.js';
@@ -85,14 +88,26 @@ const LIMITS = {
   inFlightMax: 3,
 };
 const POOL_SIZE = 4;
+/**
+ * Decisions wait at most this long for a store's queued reads to carry them (ride-along.ts): about
+ * a read's round trip under load, within which one of the reads' slots frees.
+ */
+const CARRIER_WAIT_MS = 2;
+
+/** The statement's RETURNING, named apart from any read's columns that may carry it. */
+const DECIDED_COLUMNS = ['decided_key', 'decided_tat', 'decided_admitted', 'decided_now_ms'];
+const DECIDED_VALUES = ['l.key', 'l.tat', 'l.admitted', '(SELECT ms FROM now)'];
 
 /**
  * One statement for a batch: per key, `n` requests at once, emission interval `iv` ms, burst `b`.
  * `admitted` is how many of the n this decision admitted (GCRA for n arrivals at once: as many as
- * keep the time within b intervals of now). The database's clock is read once, as `now`.
+ * keep the time within b intervals of now). The database's clock is read once, as `now`. Its
+ * parameters are numbered from `first`, so that a read's statement may carry it (ride-along.ts).
  */
-const DECIDE_SQL = `WITH now AS (SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms),
-  req AS (SELECT * FROM unnest($1::text[], $2::int[], $3::float8[], $4::int[]) AS r(key, n, iv, b))
+const decideSql = (first: number): string => {
+  const [keys, counts, intervals, bursts] = [0, 1, 2, 3].map((i) => `$${first + i}`);
+  return `WITH now AS (SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms),
+  req AS (SELECT * FROM unnest(${keys}::text[], ${counts}::int[], ${intervals}::float8[], ${bursts}::int[]) AS r(key, n, iv, b))
 INSERT INTO rate_limits AS l (key, tat, admitted)
   SELECT req.key, now.ms + least(req.n, req.b) * req.iv, least(req.n, req.b) FROM req, now
 ON CONFLICT (key) DO UPDATE SET (tat, admitted) = (
@@ -103,7 +118,8 @@ ON CONFLICT (key) DO UPDATE SET (tat, admitted) = (
     FROM req, now WHERE req.key = EXCLUDED.key
   ) d
 )
-RETURNING l.key, l.tat, l.admitted, (SELECT ms FROM now) AS now_ms`;
+RETURNING ${DECIDED_COLUMNS.map((column, i) => `${DECIDED_VALUES[i] as string} AS ${column}`).join(', ')}`;
+};
 
 const PAGES_SQL = `SELECT (pg_relation_size('rate_limits') / current_setting('block_size')::int)::int AS pages`;
 
@@ -115,13 +131,6 @@ interface Ask {
   readonly key: string;
   readonly intervalMs: number;
   readonly burst: number;
-}
-
-interface DecidedRow {
-  readonly key: string;
-  readonly tat: number;
-  readonly admitted: number;
-  readonly now_ms: number;
 }
 
 export interface PostgresRateLimiterOptions {
@@ -136,6 +145,8 @@ export interface PostgresRateLimiterOptions {
 export interface PostgresRateLimiter extends RateLimiter {
   /** Deletes every row whose time is past (a round of pruning, which also runs by itself); returns how many. */
   prune(): Promise<number>;
+  /** The decisions as a rider (ride-along.ts): a store's reads on the same database carry them. */
+  readonly rider: Rider;
 }
 
 export async function openPostgresRateLimiter(
@@ -152,12 +163,44 @@ export async function openPostgresRateLimiter(
     poolWaitMs: 2_000,
     pooler: options.pooler,
   });
-  const decide = db.prepared<DecidedRow>('rate_limits_decide', DECIDE_SQL);
-  const batcher = new Batcher<Ask, Decision>((asks) => decideBatch(decide, asks), {
+  const decide = db.prepared<RiderRow>('rate_limits_decide', decideSql(1));
+  const carriers: (() => boolean)[] = [];
+  const decideAlone = async (asks: readonly Ask[]): Promise<Settled<Decision>[]> =>
+    decisionsOf(asks, (await decide(valuesOf(asks))).rows);
+  const batcher = new Batcher<Ask, Decision>(decideAlone, {
     ...LIMITS,
     sizeOf: (ask) => ask.key.length + 24,
     failsQueued: isOutage,
+    carried: { waiting: () => carriers.some((queued) => queued()), waitMs: CARRIER_WAIT_MS },
   });
+  const rider: Rider = {
+    name: 'decided',
+    statement: decideSql,
+    columns: DECIDED_COLUMNS,
+    board() {
+      let boarding: Boarding | undefined;
+      batcher.sendThrough(
+        (asks) =>
+          new Promise((resolve, reject) => {
+            boarding = {
+              values: valuesOf(asks),
+              landed(rows) {
+                try {
+                  resolve(decisionsOf(asks, rows));
+                } catch (error) {
+                  reject(error);
+                }
+              },
+              // Not done: decided again alone, unless the database is away (that fails alike).
+              failed: (error) =>
+                isOutage(error) ? reject(error) : decideAlone(asks).then(resolve, reject),
+            };
+          }),
+      );
+      return boarding;
+    },
+    waitFor: (queued) => void carriers.push(queued),
+  };
   let deletedSinceVacuum = 0;
   const prune = async (stopped: () => boolean = () => false): Promise<number> => {
     const pages = (await db.query<{ pages: number }>(PAGES_SQL)).rows[0]?.pages ?? 0;
@@ -195,6 +238,7 @@ export async function openPostgresRateLimiter(
         .catch(unavailable);
     },
     prune: () => prune(),
+    rider,
     async close() {
       await pruning.stop();
       await batcher.close();
@@ -212,13 +256,8 @@ function unavailable(error: unknown): never {
   throw error;
 }
 
-/** One statement for the batch; each request's decision, in order. */
-async function decideBatch(
-  decide: (
-    values: readonly (readonly string[] | readonly number[])[],
-  ) => Promise<{ readonly rows: readonly DecidedRow[] }>,
-  asks: readonly Ask[],
-): Promise<{ ok: true; outcome: Decision }[]> {
+/** The batch's statement's parameters: the requests of each key counted together. */
+function valuesOf(asks: readonly Ask[]): (readonly string[] | readonly number[])[] {
   const counts = new Map<string, { readonly ask: Ask; n: number }>();
   for (const ask of asks) {
     const seen = counts.get(ask.key);
@@ -226,13 +265,17 @@ async function decideBatch(
     else seen.n += 1;
   }
   const groups = [...counts.values()];
-  const { rows } = await decide([
+  return [
     groups.map((group) => group.ask.key),
     groups.map((group) => group.n),
     groups.map((group) => group.ask.intervalMs),
     groups.map((group) => group.ask.burst),
-  ]);
-  const byKey = new Map(rows.map((row) => [row.key, row]));
+  ];
+}
+
+/** Each request's decision, in order, from the statement's row for its key (DECIDED_COLUMNS). */
+function decisionsOf(asks: readonly Ask[], rows: readonly RiderRow[]): Settled<Decision>[] {
+  const byKey = new Map(rows.map((row) => [row.decided_key, row]));
   // The requests of one key in the batch, in their order: the first `admitted` of them are.
   const served = new Map<string, number>();
   return asks.map((ask) => {
@@ -240,11 +283,12 @@ async function decideBatch(
     if (row === undefined) throw new Error('the rate-limit statement left out a key');
     const i = served.get(ask.key) ?? 0;
     served.set(ask.key, i + 1);
-    const tat = Number(row.tat);
-    const nowMs = Number(row.now_ms);
-    const admitted = i < row.admitted;
+    const tat = Number(row.decided_tat);
+    const nowMs = Number(row.decided_now_ms);
+    const count = Number(row.decided_admitted);
+    const admitted = i < count;
     // The time as it stood after this request: each admitted one moved it on by one interval.
-    const after = admitted ? tat - (row.admitted - i - 1) * ask.intervalMs : tat;
+    const after = admitted ? tat - (count - i - 1) * ask.intervalMs : tat;
     return { ok: true, outcome: decisionOf(admitted, after, nowMs, ask.intervalMs, ask.burst) };
   });
 }

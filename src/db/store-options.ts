@@ -1,6 +1,7 @@
 // Options every store takes, whichever service it serves.
 import type { Logger } from '../observe/log.js';
 import type { Pooler } from './postgres-pooler.js';
+import type { Rider } from './ride-along.js';
 import type { StoreObserver } from './store-observer.js';
 
 export interface StoreOptions {
@@ -16,6 +17,8 @@ export interface StoreOptions {
   readonly poolWaitMs?: number;
   /** PostgreSQL only: transaction when a pooler in transaction mode (PgBouncer) stands between (postgres-pooler.ts). */
   readonly pooler?: Pooler;
+  /** PostgreSQL only: work of the same database that the store's reads carry (ride-along.ts): the shared rate limiter's decisions. */
+  readonly rider?: Rider;
   /** How long idempotency keys are kept; expired ones are pruned in the background. */
   readonly idempotencyTtlMs?: number;
 }

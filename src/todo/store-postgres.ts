@@ -117,17 +117,14 @@ export async function openPostgresTodoStore(
     options,
   });
 
-  const selectTodos = store.db.prepared<TitleRow & { id: string }>(
-    'todo_select_versioned',
-    'SELECT id::text AS id, title, done, version::text AS version FROM todos WHERE id = ANY($1::bigint[])',
-  );
-  const reads = store.reads<number, TitleRow>(
-    async (ids) => {
-      const { rows } = await selectTodos([ids]);
-      return new Map(rows.map((row) => [Number(row.id), row]));
-    },
-    () => 8,
-  );
+  const reads = store.reads<number, TitleRow & { id: string }, TitleRow>({
+    name: 'todo_select_versioned',
+    sql: 'SELECT id::text AS id, title, done, version::text AS version FROM todos WHERE id = ANY($1::bigint[])',
+    columns: ['id', 'title', 'done', 'version'],
+    keyOf: (row) => Number(row.id),
+    valueOf: (row) => row,
+    sizeOf: () => 8,
+  });
 
   return {
     async get(id) {

@@ -325,7 +325,89 @@ describe('Batcher', { timeout: SUITE_TIMEOUT_MS }, () => {
     assert.deepEqual(runner.batches, []);
     assert.equal(await batcher.submit(2), 4);
   });
+
+  test('a carrier takes what is queued through its own runner, answered as a batch of the carried batcher', async () => {
+    const own = recordingRunner();
+    const carrier = recordingRunner();
+    const batcher = new Batcher(own.run, { ...limits, carried: NO_CARRIER });
+    const asked = [1, 2, -3].map((op) => batcher.submit(op));
+    assert.equal(batcher.sendThrough(carrier.run), true);
+    const settled = await Promise.allSettled(asked);
+    assert.deepEqual(carrier.batches, [[1, 2, -3]]);
+    assert.deepEqual(own.batches, []);
+    assert.deepEqual(
+      settled.map((s) => (s.status === 'fulfilled' ? s.value : String(s.reason))),
+      [2, 4, 'Error: op -3 failed'],
+    );
+    assert.equal(batcher.sendThrough(carrier.run), false, 'nothing is queued any more');
+  });
+
+  test('a carrier takes nothing while every slot of the carried batcher is out', async () => {
+    const held = heldRunner();
+    const batcher = new Batcher(held.run, { ...limits, carried: NO_CARRIER });
+    const first = batcher.submit(1);
+    await turn();
+    await turn();
+    const second = batcher.submit(2);
+    const carrier = recordingRunner();
+    assert.equal(batcher.sendThrough(carrier.run), false);
+    held.release(0);
+    assert.equal(await first, 1);
+    await turn();
+    await turn();
+    held.release(1);
+    assert.equal(await second, 2);
+    assert.deepEqual(held.batches, [[1], [2]]);
+    assert.deepEqual(carrier.batches, []);
+  });
+
+  test('a carried batcher leaves a turn later than it would alone, so that a carrier asked in the same turn takes it', async () => {
+    const own = recordingRunner();
+    const carrier = recordingRunner();
+    const batcher = new Batcher(own.run, { ...limits, carried: NO_CARRIER });
+    const asked = batcher.submit(1);
+    // A carrier's batch asked after it in this turn leaves at the end of the turn, as a batcher's does.
+    setImmediate(() => batcher.sendThrough(carrier.run));
+    assert.equal(await asked, 2);
+    assert.deepEqual(carrier.batches, [[1]]);
+    assert.deepEqual(own.batches, []);
+  });
+
+  test('with no carrier, a carried batcher sends alone a turn later', async () => {
+    const own = recordingRunner();
+    const batcher = new Batcher(own.run, { ...limits, carried: NO_CARRIER });
+    assert.equal(await batcher.submit(1), 2);
+    assert.deepEqual(own.batches, [[1]]);
+  });
+
+  test('while a carrier has work queued, a carried batcher waits for it, and leaves alone after waitMs', async () => {
+    const own = recordingRunner();
+    let carrierQueued = true;
+    const batcher = new Batcher(own.run, {
+      ...limits,
+      carried: { waiting: () => carrierQueued, waitMs: 30 },
+    });
+    const startedMs = performance.now();
+    const asked = batcher.submit(1);
+    for (let i = 0; i < 5; i++) await turn();
+    assert.deepEqual(own.batches, [], 'it waits for the carrier');
+    assert.equal(await asked, 2);
+    assert.ok(performance.now() - startedMs >= 25, 'it left alone once waitMs had passed');
+    // The carrier leaving takes the queue; what is asked after waits for the next carrier afresh.
+    const carrier = recordingRunner();
+    const carried = batcher.submit(3);
+    for (let i = 0; i < 3; i++) await turn();
+    assert.equal(batcher.sendThrough(carrier.run), true);
+    assert.equal(await carried, 6);
+    carrierQueued = false;
+    assert.equal(await batcher.submit(4), 8);
+    assert.deepEqual(own.batches, [[1], [4]]);
+    assert.deepEqual(carrier.batches, [[3]]);
+  });
 });
+
+/** A carried batcher's carrier that never has work queued. */
+const NO_CARRIER = { waiting: (): boolean => false, waitMs: 0 };
 
 /** One turn of the event loop: what was asked in this one is sent. */
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
