@@ -1,8 +1,9 @@
 // The PostgreSQL part: the scenarios that have pgbench statements, on one fresh database, our
 // service at POSTGRES_CONNECTIONS connections against pgbench's ceiling for the same statements
-// (pgbench.ts) in the same run. Skipped, with the reason, when PostgreSQL cannot be reached or the
-// service refuses postgres://.
+// (pgbench.ts) in the same run; then what limits held in PostgreSQL cost (limits-ratio.ts).
+// Skipped, with the reason, when PostgreSQL cannot be reached or the service refuses postgres://.
 import { POSTGRES_POOL_SIZE } from '../src/db/postgres.js';
+import { measureLimitsRatio, type LimitsRow } from './limits-ratio.js';
 import { measureCeiling } from './pgbench.js';
 import type { ServerProcess } from './processes.js';
 import { measureAt, type Figures, type RoundPlan } from './rounds.js';
@@ -22,7 +23,8 @@ export interface PostgresRow {
     | { readonly unavailable: string };
 }
 
-export type PostgresOutcome = { readonly rows: PostgresRow[] } | { readonly skipped: string };
+export type PostgresOutcome =
+  { readonly rows: PostgresRow[]; readonly limits: LimitsRow[] } | { readonly skipped: string };
 
 export async function runPostgresPart(
   scenarios: readonly Scenario[],
@@ -80,7 +82,11 @@ export async function runPostgresPart(
       }
       rows.push({ scenario, figures: figures as Figures, ceiling });
     }
-    return { rows };
+    await Promise.all(started.splice(0).map((s) => s.stop()));
+    const limits = await measureLimitsRatio(db, scenarios, plan, (line) =>
+      log(`postgres: ${line}`),
+    );
+    return { rows, limits };
   } finally {
     await Promise.all(started.map((s) => s.stop()));
     await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined);

@@ -8,6 +8,7 @@ import {
   type InstructionResults,
   type InstructionRow,
 } from './instruction-count.js';
+import { LIMITS_RATIO_MIN } from './limits-ratio.js';
 import type { PostgresOutcome } from './postgres-part.js';
 import type { Machine } from './results.js';
 import type { Figures, RoundPlan } from './rounds.js';
@@ -131,6 +132,19 @@ export function renderReport(report: Report): string {
     }
   }
   lines.push('');
+  if ('limits' in report.postgres && report.postgres.limits.length > 0) {
+    lines.push(
+      `Limits held in PostgreSQL, no client over its limit, ${POSTGRES_CONNECTIONS} connections: req/s with limits off and on (servers alternating), and on ÷ off of each round.`,
+      '',
+      '| Scenario | Limits off | Limits on | On ÷ off, each round | Median |',
+      '|---|---:|---:|---|---:|',
+    );
+    for (const row of report.postgres.limits)
+      lines.push(
+        `| ${row.scenario.name}, PostgreSQL | ${cell(row.off)} | ${cell(row.on)} | ${row.ratios.map((r) => r.toFixed(2)).join(', ')} | ${row.median.toFixed(2)} |`,
+      );
+    lines.push('');
+  }
   if ('skipped' in report.postgres)
     lines.push(`PostgreSQL part skipped: ${report.postgres.skipped}`, '');
 
@@ -166,6 +180,12 @@ export function renderReport(report: Report): string {
         ratio === undefined ? undefined : ratio >= PGBENCH_RATIO_MIN,
       );
     }
+    for (const row of report.postgres.limits)
+      target(
+        `${row.scenario.name}, PostgreSQL, ${POSTGRES_CONNECTIONS} connections: limits held in PostgreSQL ≥ ${LIMITS_RATIO_MIN} × limits off`,
+        `${row.median.toFixed(2)} (median of the rounds' on ÷ off: ${row.ratios.map((r) => r.toFixed(2)).join(', ')})`,
+        row.median >= LIMITS_RATIO_MIN,
+      );
   } else {
     target(`PostgreSQL: req/s ≥ ${PGBENCH_RATIO_MIN} × pgbench`, 'skipped', undefined);
   }

@@ -4,7 +4,8 @@
 //     the bare server's beside it, and a Fastify 5 peer's for GET /todos/1; each scenario on fresh
 //     server processes, so that the peak memory (VmHWM) shown is that scenario's;
 //   - the instructions per request (bench/instruction-count.ts, under valgrind): the judged part;
-//   - on PostgreSQL, creates and hot-row withdrawals against pgbench running the same statements;
+//   - on PostgreSQL, creates and hot-row withdrawals against pgbench running the same statements,
+//     and reads and withdrawals with limits held in PostgreSQL against limits off;
 //   - the memory an idle connection holds.
 // req/s and latency move with the machine's state (±20–30 % on a shared two-core machine); the
 // instruction counts do not, and the targets on speed are judged on them.
@@ -203,7 +204,10 @@ async function main(): Promise<number> {
           s.servers.some((r) => r.figures.some((f) => f.wrongStatus > 0 || f.errors > 0)),
       ) ||
       ('rows' in postgres &&
-        postgres.rows.some((r) => r.figures.wrongStatus > 0 || r.figures.errors > 0)) ||
+        [
+          ...postgres.rows.map((r) => r.figures),
+          ...postgres.limits.flatMap((r) => [r.off, r.on]),
+        ].some((f) => f.wrongStatus > 0 || f.errors > 0)) ||
       (typeof instructions !== 'string' && instructions.rows.some((r) => r.mismatch !== undefined));
     if (failed)
       log(
