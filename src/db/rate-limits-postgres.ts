@@ -84,8 +84,12 @@ async function vacuum(url: string): Promise<void> {
 const LIMITS = {
   opsMax: 1024,
   bytesMax: 1024 * 1024,
-  /** Leaves the rest of the limiter's pool to pruning. */
-  inFlightMax: 3,
+  /**
+   * One batch out at a time: batches carried in reads' statements (ride-along.ts) would otherwise
+   * wait for one another's row locks inside those statements, holding up the reads with them, and
+   * the decisions that gather meanwhile leave together as one upsert a key.
+   */
+  inFlightMax: 1,
 };
 const POOL_SIZE = 4;
 /**
