@@ -28,7 +28,7 @@ export type PostgresOutcome =
 
 export async function runPostgresPart(
   scenarios: readonly Scenario[],
-  plan: RoundPlan,
+  plans: { readonly ceilings: RoundPlan; readonly limits: RoundPlan },
   log: (line: string) => void,
 ): Promise<PostgresOutcome> {
   const serverUrl = (process.env.BENCH_POSTGRES_URL ?? DEFAULT_SERVER_URL).replace(/\/+$/, '');
@@ -67,14 +67,14 @@ export async function runPostgresPart(
         scenario.request,
         scenario.expectedStatus,
         POSTGRES_CONNECTIONS,
-        plan,
+        plans.ceilings,
       );
       let ceiling: PostgresRow['ceiling'];
       try {
         log(`postgres: ${scenario.name}: pgbench, ${POSTGRES_POOL_SIZE} clients`);
         ceiling = await measureCeiling(db, scenario.pgbenchScript, {
-          rounds: plan.rounds,
-          duration_s: plan.duration_s,
+          rounds: plans.ceilings.rounds,
+          duration_s: plans.ceilings.duration_s,
           clients: POSTGRES_POOL_SIZE,
         });
       } catch (error) {
@@ -83,7 +83,7 @@ export async function runPostgresPart(
       rows.push({ scenario, figures: figures as Figures, ceiling });
     }
     await Promise.all(started.splice(0).map((s) => s.stop()));
-    const limits = await measureLimitsRatio(db, scenarios, plan, (line) =>
+    const limits = await measureLimitsRatio(db, scenarios, plans.limits, (line) =>
       log(`postgres: ${line}`),
     );
     return { rows, limits };

@@ -47,6 +47,8 @@ const PLAN: RoundPlan = quick
 const POSTGRES_PLAN: RoundPlan = quick
   ? { rounds: 1, duration_s: 2, warmup_s: 1 }
   : { rounds: 3, duration_s: 3, warmup_s: 1 };
+/** Limits off against on is judged on the median of its rounds' ratios: as many as `npm run bench:rate-limits` takes. */
+const LIMITS_PLAN: RoundPlan = quick ? POSTGRES_PLAN : { rounds: 5, duration_s: 3, warmup_s: 1 };
 const chosen = SCENARIOS.filter((s) => flags.only === undefined || s.name.includes(flags.only));
 
 const started = Date.now();
@@ -160,7 +162,11 @@ async function main(): Promise<number> {
 
     let postgres: PostgresOutcome = { skipped: '--skip-postgres was given.' };
     if (flags['skip-postgres'] !== true)
-      postgres = await runPostgresPart(chosen, POSTGRES_PLAN, log);
+      postgres = await runPostgresPart(
+        chosen,
+        { ceilings: POSTGRES_PLAN, limits: LIMITS_PLAN },
+        log,
+      );
     if ('skipped' in postgres) log(`postgres part skipped: ${postgres.skipped}`);
 
     let instructions: InstructionResults | string = '--skip-instructions was given.';

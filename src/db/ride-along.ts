@@ -2,8 +2,8 @@
 // rate-limits-postgres.ts) is a data-modifying statement with RETURNING; a carrier (a store's
 // batched reads, postgres-store.ts) puts it before its own query as a WITH and returns both's rows
 // in one result: one round trip, one transaction and one wake-up of a PostgreSQL backend where
-// there were two. Under load these are most of what a statement costs the database, far more than
-// the rider's work inside it.
+// there were two. Under load a statement's own cost, on both sides of the socket, is as much as the
+// rider's work inside it (docs/performance.md, "Decisions carried by the reads").
 //
 // Each party keeps its own failure: when the combined statement fails for anything but an outage
 // (a read's deadline cancelled it, the database refuses writes while it still serves reads), the
