@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import { send } from '../support/http.js';
 import { startTestServer, type TestServerOptions } from '../support/server.js';
 import { differences } from './compare.js';
-import { loadSequences, type CorpusCase } from './corpus.js';
+import { loadSequences, rawRequestOf, type CorpusCase } from './corpus.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 
 const TARGETS: Readonly<Record<string, TestServerOptions>> = {
@@ -32,17 +32,7 @@ for (const sequence of loadSequences()) {
         const server = await startTestServer(options);
         try {
           for (const c of sequence.requests) {
-            const body =
-              c.request.body_b64 !== undefined
-                ? Buffer.from(c.request.body_b64, 'base64')
-                : (c.request.body ?? undefined);
-            const headers = c.request.headers.filter(([name]) => name.toLowerCase() !== 'host');
-            const response = await send(server.url, {
-              method: c.request.method,
-              path: c.request.path,
-              headers,
-              body,
-            });
+            const response = await send(server.url, rawRequestOf(c.request));
             await t.test(label(c), () => {
               assert.deepEqual(differences(c, response), []);
             });

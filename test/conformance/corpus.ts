@@ -3,6 +3,7 @@
 // number as its literal text, and object keys in order.
 import { readFileSync } from 'node:fs';
 import { isLosslessNumber, parse } from 'lossless-json';
+import type { RawRequest } from '../support/http.js';
 
 export interface CorpusRequest {
   readonly method: string;
@@ -10,6 +11,19 @@ export interface CorpusRequest {
   readonly headers: readonly (readonly [string, string])[];
   readonly body: string | null;
   readonly body_b64?: string;
+}
+
+/** A recorded request as the raw client sends it: its body decoded, its Host the client's own. */
+export function rawRequestOf(request: CorpusRequest): RawRequest {
+  return {
+    method: request.method,
+    path: request.path,
+    headers: request.headers.filter(([name]) => name.toLowerCase() !== 'host'),
+    body:
+      request.body_b64 !== undefined
+        ? Buffer.from(request.body_b64, 'base64')
+        : (request.body ?? undefined),
+  };
 }
 
 export interface CorpusResponse {
