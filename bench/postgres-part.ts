@@ -2,7 +2,7 @@
 // service at POSTGRES_CONNECTIONS connections against pgbench's ceiling for the same statements
 // (pgbench.ts) in the same run; then what limits held in PostgreSQL cost (limits-ratio.ts).
 // Skipped, with the reason, when PostgreSQL cannot be reached or the service refuses postgres://.
-import { POSTGRES_POOL_SIZE } from '../src/db/postgres.js';
+import { POSTGRES_POOL_SIZE } from '../src/db/postgres/postgres.js';
 import { measureLimitsRatio, type LimitsRow } from './limits-ratio.js';
 import { measureCeiling } from './pgbench.js';
 import type { ServerProcess } from './processes.js';

@@ -10,7 +10,7 @@
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { openPostgresRateLimiter } from '../src/db/rate-limits-postgres.js';
+import { openPostgresRateLimiter } from '../src/db/postgres/rate-limits.js';
 import { GcraTable } from '../src/rate-limits/gcra-table.js';
 import type { RateLimiter } from '../src/rate-limits/limiter.js';
 import { sweepEveryMs, windowMs, type RateLimits } from '../src/rate-limits/policy.js';

@@ -13,6 +13,8 @@ export const scope = [
   'src/http/*.ts',
   'src/http/*/*.ts',
   'src/db/*.ts',
+  'src/db/*/*.ts',
+  'src/features/*/*.ts',
   'src/todo/store-*.ts',
   'src/bank/ledger-*.ts',
 ];
@@ -31,7 +33,7 @@ const storeTests = ['.build/test/store/*.test.js', ...sqliteTests];
 // instances and kills one with -9: it stays out).
 const keyedTests = [
   '.build/test/idempotency/safe-retries.test.js',
-  '.build/test/http/{idempotency-key,idempotency-gate,replay-cache}.test.js',
+  '.build/test/features/{idempotency-key,idempotency-gate,replay-cache}.test.js',
 ];
 // Two slow files stay out: hostile-input (6,000 random requests, 10 s) guards against crashes and
 // leaks, which the contract tests pin down more precisely; openapi-responses (the corpus in every
@@ -39,6 +41,7 @@ const keyedTests = [
 // the service tests check for the answers themselves at a fraction of the time per mutant.
 const httpTests = [
   '.build/test/http/!(hostile-input|openapi-responses).test.js',
+  '.build/test/features/!(tracing|tracing-options).test.js',
   '.build/test/conformance/*.test.js',
   ...serviceTests,
 ];
@@ -75,7 +78,11 @@ export const areas = {
   'http-pipeline': {
     mutate: [
       'src/http/{app,responses,connection-guard,parser-responses,metrics-route,request-metrics,request-observer,turn-end-writes}.ts',
-      'src/http/stages/{cors,cross-origin,deadline,pipeline-stages,rate-limit-stage,route-stages,stage,tracing,load-shedding,random-uuids,request-id}.ts',
+      'src/http/{random-uuids,request-id}.ts',
+      'src/http/stages/{pipeline-stages,route-stages,stage}.ts',
+      'src/features/{cors,cross-origin,deadlines,shedding}/*.ts',
+      'src/features/rate-limits/stage.ts',
+      'src/features/tracing/{stage,request-trace}.ts',
     ],
     tests: httpTests,
   },
@@ -84,34 +91,40 @@ export const areas = {
   // The OpenAPI document and its pages.
   'http-docs': {
     mutate: [
-      'src/http/documents/{docs,openapi,operation-docs,error-schemas,idempotency-docs,conditions-docs}.ts',
+      'src/http/documents/{docs,openapi,operation-docs,error-schemas,conditions}.ts',
+      'src/features/idempotency/docs.ts',
     ],
     tests: [...docsTests, '.build/test/conditional/conditional-requests.test.js'],
   },
   // ETag, 304 and 412 of reads; the tests of every rule, on real servers in this process.
   'http-conditions': {
-    mutate: ['src/http/stages/conditions.ts'],
+    mutate: ['src/http/conditions.ts'],
     tests: ['.build/test/conditional/conditional-requests.test.js', ...serviceTests],
   },
   'http-idempotency': {
-    mutate: ['src/http/stages/{idempotency,idempotency-key,replay-cache}.ts'],
+    mutate: ['src/features/idempotency/{gate,key,replay-cache}.ts'],
     tests: [...keyedTests, ...serviceTests],
   },
   'db-sqlite': {
     mutate: [
-      'src/db/{batcher,group-commit,group-commit-worker,group-commit-protocol,sqlite,sqlite-store,sqlite-errors,sqlite-turn-reads,store-options}.ts',
+      'src/db/{batcher,store-options}.ts',
+      'src/db/sqlite/{group-commit,group-commit-worker,group-commit-protocol,sqlite,store,errors,turn-reads}.ts',
       'src/db/{migrations,store-errors,store-health,store-observer,iso-time}.ts',
     ],
     tests: sqliteTests,
   },
   'db-postgres': {
     mutate: [
-      'src/db/{postgres,postgres-batched-reads,postgres-errors,postgres-group-commit,postgres-pooler,postgres-store,pool-gate}.ts',
+      'src/db/postgres/{postgres,batched-reads,errors,group-commit,pooler,store,pool-gate}.ts',
     ],
     tests: storeTests,
   },
   'db-idempotency': {
-    mutate: ['src/db/idempotency-*.ts', 'src/db/sqlite-writes.ts', 'src/db/rounds.ts'],
+    mutate: [
+      'src/db/{idempotency-records,idempotency-pruning,rounds}.ts',
+      'src/db/sqlite/{idempotency,writes}.ts',
+      'src/db/postgres/idempotency.ts',
+    ],
     tests: [...keyedTests, ...storeTests],
   },
   stores: {
@@ -122,13 +135,19 @@ export const areas = {
   // processes, the 429s of a real CLI, stay out).
   'rate-limits': {
     mutate: [
-      'src/http/stages/{rate-limit,rate-limit-metrics,client-address}.ts',
-      'src/http/documents/rate-limit-docs.ts',
-      'src/db/{rate-limits-postgres,rate-limits-pruning,ride-along}.ts',
+      'src/features/rate-limits/{gate,metrics,client-address,docs,limiter-for}.ts',
+      'src/db/rate-limits-pruning.ts',
+      'src/db/postgres/{rate-limits,ride-along}.ts',
     ],
     tests: [
-      '.build/test/http/{client-address,rate-limit-gate,catalogue,published-documents,openapi-examples}.test.js',
+      '.build/test/features/{client-address,rate-limit-gate}.test.js',
+      '.build/test/http/{catalogue,published-documents,openapi-examples}.test.js',
       '.build/test/db/{rate-limits-postgres,rate-limits-pruning,ride-along}.test.js',
     ],
+  },
+  // Tracing: its options and the SDK's use (the OTLP receiver tests, in this process).
+  tracing: {
+    mutate: ['src/features/tracing/{options,tracing}.ts'],
+    tests: ['.build/test/features/tracing*.test.js'],
   },
 };

@@ -18,10 +18,10 @@ import { connectionsMaxFor } from './http/connection-guard.js';
 import { createBankService } from './bank/service.js';
 import { INITIAL_ACCOUNTS } from './bank/model.js';
 import { createTodoService } from './todo/service.js';
-import { limiterFor, type ServiceLimiter } from './rate-limiter-for.js';
-import { PoolerMismatch } from './db/postgres-pooler.js';
+import { limiterFor, type ServiceLimiter } from './features/rate-limits/limiter-for.js';
+import { PoolerMismatch } from './db/postgres/pooler.js';
 import type { StoreObserver } from './db/store-observer.js';
-import type { Tracing } from './telemetry/tracing.js';
+import type { Tracing } from './features/tracing/tracing.js';
 
 function dbFor(service: ServiceName, config: Config): DbSpec {
   return config.db ?? { kind: 'sqlite', path: `./data/${service}.sqlite` };
@@ -244,7 +244,7 @@ async function tracingsFor(config: Config): Promise<{
   const tracingConfig = config.tracing;
   const started: Tracing[] = [];
   const tracingModule =
-    tracingConfig === undefined ? undefined : await import('./telemetry/tracing.js');
+    tracingConfig === undefined ? undefined : await import('./features/tracing/tracing.js');
   return {
     start(service, metrics, log) {
       if (tracingModule === undefined || tracingConfig === undefined) return undefined;

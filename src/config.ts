@@ -2,19 +2,19 @@
 // object. Anything wrong stops the process with one line saying what, and exit code 2.
 import type { LogLevel } from './observe/log.js';
 import { ERROR_FORMAT_NAMES, type ErrorFormatName } from './http/render.js';
-import { parseCorsOrigins, type CorsPolicy } from './http/stages/cors.js';
-import { DEADLINE_MS_DEFAULT, DEADLINE_MS_MAX } from './http/stages/deadline.js';
-import type { SheddingPolicy } from './http/stages/load-shedding.js';
+import { parseCorsOrigins, type CorsPolicy } from './features/cors/cors.js';
+import { DEADLINE_MS_DEFAULT, DEADLINE_MS_MAX } from './features/deadlines/deadline.js';
+import type { SheddingPolicy } from './features/shedding/load-shedding.js';
 import {
   parseTrustedProxies,
   PROXY_HEADERS,
   type ProxyHeader,
   type TrustedProxies,
-} from './http/stages/client-address.js';
-import { WHEN_LIMITER_DOWN_DEFAULT, type WhenLimiterDown } from './http/stages/rate-limit.js';
+} from './features/rate-limits/client-address.js';
+import { WHEN_LIMITER_DOWN_DEFAULT, type WhenLimiterDown } from './features/rate-limits/gate.js';
 import { parseRateLimits, type RateLimits } from './rate-limits/policy.js';
-import { POOLERS, type Pooler } from './db/postgres-pooler.js';
-import { readTracingConfig, type TracingConfig } from './telemetry/config.js';
+import { POOLERS, type Pooler } from './db/postgres/pooler.js';
+import { readTracingConfig, type TracingConfig } from './features/tracing/options.js';
 
 export type ServiceName = 'todo' | 'bank';
 
@@ -532,7 +532,7 @@ export function parseAccounts(text: string): ReadonlyMap<string, number> {
   return accounts;
 }
 
-/** --otel-endpoint and the OTEL_* variables (telemetry/config.ts); undefined: tracing off. */
+/** --otel-endpoint and the OTEL_* variables (features/tracing/options.ts); undefined: tracing off. */
 function readTracing(
   endpoint: string | boolean | undefined,
   env: NodeJS.ProcessEnv,

@@ -1,4 +1,4 @@
-// The ledger on PostgreSQL, on the scaffold of src/db/postgres-store.ts. Withdrawals are
+// The ledger on PostgreSQL, on the scaffold of src/db/postgres/store.ts. Withdrawals are
 // group-committed: a batch of them is one call of bank_withdraw_batch, which locks each account of
 // the batch once, as committed, decides its withdrawals in the order asked, writes each balance
 // once and commits them all together; the same statement appends each withdrawal made to the
@@ -9,9 +9,9 @@
 // keys, decides every withdrawal that may run with the same function, and records the keyed ones'
 // outcomes before its one commit.
 import { outcomeRecordsSql, recordsTableSql } from '../db/idempotency-records.js';
-import { claimKeysFunctionSql, plannedAtEachCallSql } from '../db/idempotency-postgres.js';
+import { claimKeysFunctionSql, plannedAtEachCallSql } from '../db/postgres/idempotency.js';
 import type { Migration } from '../db/migrations.js';
-import { openPostgresStore } from '../db/postgres-store.js';
+import { openPostgresStore } from '../db/postgres/store.js';
 import type { StoreOptions } from '../db/store-options.js';
 import { withdrawalSize, type Ledger, type Withdrawal, type WithdrawOutcome } from './ledger.js';
 

@@ -2,8 +2,8 @@
 // worker so that both take money by exactly the same statements.
 import { outcomeRecordsSql, recordsTableSql } from '../db/idempotency-records.js';
 import type { Migration } from '../db/migrations.js';
-import type { SqliteDatabase } from '../db/sqlite.js';
-import type { SqliteWrites } from '../db/sqlite-writes.js';
+import type { SqliteDatabase } from '../db/sqlite/sqlite.js';
+import type { SqliteWrites } from '../db/sqlite/writes.js';
 import { isoMilliseconds } from '../db/iso-time.js';
 import type { Withdrawal, WithdrawOutcome } from './ledger.js';
 

@@ -1,10 +1,10 @@
 // The ledger on SQLite: the balance check and the decrement are one conditional UPDATE, and the
 // schema refuses a negative balance outright, as a last line of defence. The scaffold
-// (src/db/sqlite-store.ts) runs the writes: group-committed by a worker thread on a file, so the
+// (src/db/sqlite/store.ts) runs the writes: group-committed by a worker thread on a file, so the
 // event loop never waits for the disk. A keyed withdrawal, its journal row and its key record share
 // the savepoint of its batch. Reads stay on this thread's own connection, which WAL lets read
 // beside the writer.
-import { openSqliteStore } from '../db/sqlite-store.js';
+import { openSqliteStore } from '../db/sqlite/store.js';
 import type { StoreOptions } from '../db/store-options.js';
 import { withdrawalSize, type Ledger, type Withdrawal, type WithdrawOutcome } from './ledger.js';
 import {

@@ -1,7 +1,7 @@
 // The bank endpoints. Three of them fail on purpose, so that every error path can be seen.
 // Each documents exactly the responses it gives (D10), in the active error format.
 import { andThen } from '../common/eventually.js';
-import { conditionalRead, preconditionFailed } from '../http/stages/conditions.js';
+import { conditionalRead, preconditionFailed } from '../http/conditions.js';
 import { serviceUnavailable } from '../http/errors.js';
 import {
   defineRoute,

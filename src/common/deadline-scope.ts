@@ -1,5 +1,5 @@
 // A request's deadline as the work behind it sees it: the words the HTTP layer (which answers when
-// the deadline passes, src/http/stages/deadline.ts) and storage (which gives up the work nobody
+// the deadline passes, src/features/deadlines/deadline.ts) and storage (which gives up the work nobody
 // waits for any more) share, declared once and knowing neither.
 //
 // No parameter carries a deadline through the services: the pipeline calls a handler inside its

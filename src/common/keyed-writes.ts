@@ -1,5 +1,5 @@
 // A write under an Idempotency-Key, and what became of it: the words the HTTP layer (which reads
-// the key, src/http/stages/idempotency.ts) and storage (which records the outcome with the write,
+// the key, src/features/idempotency/gate.ts) and storage (which records the outcome with the write,
 // src/db/idempotency-records.ts) share, declared once and knowing neither.
 //
 // A store records a keyed write's *outcome*, plain data such as `{kind: "insufficient", balance:

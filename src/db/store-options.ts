@@ -1,7 +1,7 @@
 // Options every store takes, whichever service it serves.
 import type { Logger } from '../observe/log.js';
-import type { Pooler } from './postgres-pooler.js';
-import type { Rider } from './ride-along.js';
+import type { Pooler } from './postgres/pooler.js';
+import type { Rider } from './postgres/ride-along.js';
 import type { StoreObserver } from './store-observer.js';
 
 export interface StoreOptions {

@@ -19,9 +19,9 @@ import { DeadlinePassed, enterDeadline, leaveDeadline } from '../common/deadline
 import { respondedByParser } from './parser-responses.js';
 import { ApiError, ClientAbortError, InvalidRequest } from './errors.js';
 import { isPromise } from '../common/eventually.js';
-import { REPLAYED_HEADER, ReplayedFailure } from './stages/idempotency.js';
+import { REPLAYED_HEADER, ReplayedFailure } from '../features/idempotency/gate.js';
 import { renderError } from './render.js';
-import { requestIdFor } from './stages/request-id.js';
+import { requestIdFor } from './request-id.js';
 import { UNMATCHED_ROUTE } from './request-metrics.js';
 import type { RequestObserver } from './request-observer.js';
 import {

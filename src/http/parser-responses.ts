@@ -16,11 +16,11 @@ import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { ErrorCode } from './catalogue.js';
-import { corsHeaders, type CorsPolicy } from './stages/cors.js';
+import { corsHeaders, type CorsPolicy } from '../features/cors/cors.js';
 import { ApiError } from './errors.js';
 import { renderError, type ErrorFormat } from './render.js';
-import { randomUuid } from './stages/random-uuids.js';
-import { REQUEST_ID_HEADER } from './stages/request-id.js';
+import { randomUuid } from './random-uuids.js';
+import { REQUEST_ID_HEADER } from './request-id.js';
 import { UNMATCHED_ROUTE } from './request-metrics.js';
 import type { RequestObserver } from './request-observer.js';
 

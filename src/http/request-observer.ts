@@ -42,7 +42,7 @@ export class RequestObserver {
    * requestIdFor and `method` from node:http: the access line writes both as they are (below).
    * `line` false counts the response in the metrics only (parser-responses.ts bounds its lines).
    * `traceMembers`, while the request's span is recorded, are its trace_id and span_id as JSON
-   * members (src/telemetry/request-trace.ts), appended to the line.
+   * members (src/features/tracing/request-trace.ts), appended to the line.
    */
   finished(
     method: string,

@@ -4,9 +4,9 @@
 // the walk over an object's keys, and a list literal is built without the megamorphic stores that
 // an object spread with computed keys costs.
 import { Buffer } from 'node:buffer';
-import { ETAG_HEADER } from './stages/conditions.js';
+import { ETAG_HEADER } from './conditions.js';
 import { JSON_TYPE, type RenderedError } from './render.js';
-import { REQUEST_ID_HEADER } from './stages/request-id.js';
+import { REQUEST_ID_HEADER } from './request-id.js';
 import type { Reply } from './route.js';
 import type { HeaderList } from './stages/stage.js';
 

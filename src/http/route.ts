@@ -1,7 +1,7 @@
 // What a service declares about one operation: method, path, inputs (schemas), success status,
 // documented responses and the handler. The contract layer does the rest.
 import type { KeyedOutcome, KeyedWrite } from '../common/keyed-writes.js';
-import type { Preconditions } from './stages/conditions.js';
+import type { Preconditions } from './conditions.js';
 import { placeholdersOf } from './routing.js';
 import type { Loc, ModelSpec, ParamSpec } from './validation/schema.js';
 

@@ -19,7 +19,7 @@ export interface Decision {
  * how many of them are admitted, and the time to keep. Each admitted request moves the time on by
  * the emission interval; a request is admitted while the time stays within `burst` intervals of
  * now. So, over any span of T ms, at most burst + T / interval requests are admitted. The
- * PostgreSQL limiter computes the same in SQL (src/db/rate-limits-postgres.ts).
+ * PostgreSQL limiter computes the same in SQL (src/db/postgres/rate-limits.ts).
  */
 export function gcra(
   tat: number | undefined,

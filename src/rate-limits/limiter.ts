@@ -1,6 +1,6 @@
 // A rate limiter as the HTTP layer sees it: a decision per request, by kind and client. In process
 // (one GCRA table per kind), or shared by every instance through PostgreSQL
-// (src/db/rate-limits-postgres.ts), whose decision waits for the database.
+// (src/db/postgres/rate-limits.ts), whose decision waits for the database.
 import type { Decision } from './decision.js';
 import { GcraTable, type Clock } from './gcra-table.js';
 import type { RateLimits, RequestKind } from './policy.js';

@@ -1,6 +1,6 @@
 // What --rate-limit says: for each kind of request, a steady rate and a burst. Plain data, shared
-// by the in-process limiter (gcra.ts), the PostgreSQL one (src/db/rate-limits-postgres.ts) and the
-// HTTP layer that reads the client and writes the headers (src/http/stages/rate-limit.ts).
+// by the in-process limiter (gcra.ts), the PostgreSQL one (src/db/postgres/rate-limits.ts) and the
+// HTTP layer that reads the client and writes the headers (src/features/rate-limits/gate.ts).
 
 /** Writes are POST, PUT and DELETE; reads are GET and HEAD. */
 export type RequestKind = 'writes' | 'reads';

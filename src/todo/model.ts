@@ -1,6 +1,6 @@
 // The to-do resource on the wire: its input schema, its output shape, its entity tags and its
 // errors.
-import type { Preconditions, TagList } from '../http/stages/conditions.js';
+import type { Preconditions, TagList } from '../http/conditions.js';
 import { ApiError } from '../http/errors.js';
 import {
   boolField,

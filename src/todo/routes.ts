@@ -9,7 +9,7 @@ import {
   preconditionFailed,
   preconditionRequired,
   type Preconditions,
-} from '../http/stages/conditions.js';
+} from '../http/conditions.js';
 import { serviceUnavailable } from '../http/errors.js';
 import { defineRoute, type Reply, type Route } from '../http/route.js';
 import {

@@ -4,7 +4,7 @@
 // written out), and the function's one current definition is in store-postgres-schema.ts, which
 // the newest migration that changed it installs.
 import { outcomeRecordsSql, recordsTableSql } from '../db/idempotency-records.js';
-import { claimKeysFunctionSql, plannedAtEachCallSql } from '../db/idempotency-postgres.js';
+import { claimKeysFunctionSql, plannedAtEachCallSql } from '../db/postgres/idempotency.js';
 import type { Migration } from '../db/migrations.js';
 import {
   CLAIM_KEYS,

@@ -7,7 +7,7 @@
 // store-postgres-migrations.ts for the migrations that install it, then change it here and add a
 // migration that installs it. test/store/postgres-migration-history.test.ts holds every
 // migration's digest, and fails when a text changes.
-import { claimKeysFunctionSql } from '../db/idempotency-postgres.js';
+import { claimKeysFunctionSql } from '../db/postgres/idempotency.js';
 import { TODO_ID_MAX } from './store.js';
 
 /** pg_advisory_xact_lock key that every batch of writes holds: any constant shared by all instances. */

@@ -1,5 +1,5 @@
 // The to-do store on PostgreSQL, safe with several instances on one database, on the scaffold of
-// src/db/postgres-store.ts. Writes are group-committed: a batch of them is one call of
+// src/db/postgres/store.ts. Writes are group-committed: a batch of them is one call of
 // todo_write_batch, which takes a transaction-scoped advisory lock and applies them in the order
 // asked. Every batch of every instance holds that lock, so ids are handed out one batch at a time
 // (under READ COMMITTED each statement sees what committed before it, so MAX(id) + 1 read after
@@ -12,7 +12,7 @@
 // its UPDATE: no write of any instance comes between the check and the change. The functions are
 // in store-postgres-schema.ts, as they are now; the migrations that led there in
 // store-postgres-migrations.ts.
-import { openPostgresStore } from '../db/postgres-store.js';
+import { openPostgresStore } from '../db/postgres/store.js';
 import type { StoreOptions } from '../db/store-options.js';
 import {
   INITIAL_TODO,

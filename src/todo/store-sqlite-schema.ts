@@ -2,8 +2,8 @@
 // group-commit writer thread so that both change data by exactly the same statements.
 import { outcomeRecordsSql, recordsTableSql } from '../db/idempotency-records.js';
 import type { Migration } from '../db/migrations.js';
-import type { SqliteDatabase } from '../db/sqlite.js';
-import type { SqliteWrites } from '../db/sqlite-writes.js';
+import type { SqliteDatabase } from '../db/sqlite/sqlite.js';
+import type { SqliteWrites } from '../db/sqlite/writes.js';
 import {
   TODO_ID_MAX,
   type CreateOutcome,

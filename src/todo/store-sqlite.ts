@@ -1,8 +1,8 @@
 // The to-do store on SQLite. Every write is one statement or one transaction under SQLite's write
-// lock, so each method is atomic within and across processes. The scaffold (src/db/sqlite-store.ts)
+// lock, so each method is atomic within and across processes. The scaffold (src/db/sqlite/store.ts)
 // runs them: group-committed by a worker thread on a file, so the event loop never waits for the
 // disk. Reads stay on this thread's own connection.
-import { openSqliteStore } from '../db/sqlite-store.js';
+import { openSqliteStore } from '../db/sqlite/store.js';
 import type { StoreOptions } from '../db/store-options.js';
 import { INITIAL_TODO, type TodoInput, type TodoStore } from './store.js';
 import type { KeyedOutcome, KeyedWrite } from '../common/keyed-writes.js';

@@ -43,7 +43,7 @@ test('the import reader sees the imports it is meant to police', () => {
   // layers.
   const server = importsOf(join(SRC, 'server.ts'));
   assert.ok(server.includes('http/app.ts'), server.join(', '));
-  assert.ok(importsOf(join(SRC, 'db', 'sqlite-store.ts')).includes('db/group-commit.ts'));
+  assert.ok(importsOf(join(SRC, 'db', 'sqlite', 'store.ts')).includes('db/sqlite/group-commit.ts'));
 });
 
 test('storage (src/db) imports nothing from the HTTP layer or the services', () => {
@@ -72,7 +72,7 @@ test('the words storage and HTTP share (src/common/keyed-writes.ts, src/common/e
 test('the rate limits (src/rate-limits), which both layers use, import neither, nor the services', () => {
   assert.deepEqual(crossings('rate-limits', ['http', 'db', 'todo', 'bank']), []);
   assert.ok(
-    importsOf(join(SRC, 'db', 'rate-limits-postgres.ts')).includes('rate-limits/decision.ts'),
+    importsOf(join(SRC, 'db', 'postgres', 'rate-limits.ts')).includes('rate-limits/decision.ts'),
     'the reader sees the shared limiter use them',
   );
 });

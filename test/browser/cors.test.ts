@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { parseCorsOrigins, type CorsPolicy } from '../../src/http/stages/cors.js';
+import { parseCorsOrigins, type CorsPolicy } from '../../src/features/cors/cors.js';
 import { browserSkip, withBrowser } from '../support/browser.js';
 import { get } from '../support/http.js';
 import { withServer } from '../support/server.js';

@@ -6,8 +6,8 @@ import {
   isOutage,
   postgresStoreError,
   translatePostgresError,
-} from '../../src/db/postgres-errors.js';
-import { sqliteStoreError, translateSqliteError } from '../../src/db/sqlite-errors.js';
+} from '../../src/db/postgres/errors.js';
+import { sqliteStoreError, translateSqliteError } from '../../src/db/sqlite/errors.js';
 import { isStoreFault, StoreError, type StoreFault } from '../../src/db/store-errors.js';
 import { ApiError } from '../../src/http/errors.js';
 import { errorForStoreFault } from '../../src/store-fault-responses.js';

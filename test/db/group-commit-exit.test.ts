@@ -1,5 +1,5 @@
 // The writer thread of a SQLite file store keeps its process alive exactly while writes are out
-// (src/db/group-commit.ts): a process that only waits for its writes gets every answer, and one
+// (src/db/sqlite/group-commit.ts): a process that only waits for its writes gets every answer, and one
 // whose writes are all answered may end without closing the store.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';

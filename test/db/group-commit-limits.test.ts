@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { openSqliteLedger } from '../../src/bank/ledger-sqlite.js';
-import { GROUP_COMMIT_LIMITS } from '../../src/db/group-commit.js';
+import { GROUP_COMMIT_LIMITS } from '../../src/db/sqlite/group-commit.js';
 import { openSqliteTodoStore } from '../../src/todo/store-sqlite.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 import { createTodo, dataOf } from '../support/todos.js';

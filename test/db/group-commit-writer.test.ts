@@ -1,12 +1,12 @@
-// The main thread's half of group commit on SQLite (src/db/group-commit.ts), shown the replies a
+// The main thread's half of group commit on SQLite (src/db/sqlite/group-commit.ts), shown the replies a
 // real writer thread sends only when something is badly wrong: a batch refused as a whole, a reply
 // for the wrong batch, a reply that cannot be read. The writer is a scripted stand-in
 // (test/support/scripted-writer.ts); the real writer's failures are in
 // group-commit-failures.test.ts.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { GroupCommitWriter } from '../../src/db/group-commit.js';
-import { serveGroupCommits } from '../../src/db/group-commit-worker.js';
+import { GroupCommitWriter } from '../../src/db/sqlite/group-commit.js';
+import { serveGroupCommits } from '../../src/db/sqlite/group-commit-worker.js';
 import { isStoreFault, StoreError } from '../../src/db/store-errors.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 

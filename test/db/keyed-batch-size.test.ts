@@ -1,10 +1,10 @@
 // A keyed write's share of a PostgreSQL group-commit batch's byte bound
-// (src/db/idempotency-postgres.ts): its key and fingerprint travel with it (to the claim and to the
+// (src/db/postgres/idempotency.ts): its key and fingerprint travel with it (to the claim and to the
 // record), so they count. Keys are at most 255 characters, so no request-level test reaches the 4
 // MiB bound through keys alone.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { entrySize, type BatchEntry } from '../../src/db/idempotency-postgres.js';
+import { entrySize, type BatchEntry } from '../../src/db/postgres/idempotency.js';
 
 const sizeOf = entrySize<string, string, string>((op) => op.length);
 

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import { pruneKeyRecords } from '../../src/db/idempotency-postgres.js';
+import { pruneKeyRecords } from '../../src/db/postgres/idempotency.js';
 import { PRUNE_BATCH_ROWS } from '../../src/db/idempotency-records.js';
 import { openPostgresLedger } from '../../src/bank/ledger-postgres.js';
 import { openPostgresTodoStore } from '../../src/todo/store-postgres.js';

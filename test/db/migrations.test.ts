@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { WRITE_PROBE_STATEMENTS, type Migration } from '../../src/db/migrations.js';
-import { openSqlite } from '../../src/db/sqlite.js';
+import { openSqlite } from '../../src/db/sqlite/sqlite.js';
 import { isStoreFault } from '../../src/db/store-errors.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'migrations-'));

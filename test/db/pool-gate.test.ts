@@ -3,7 +3,7 @@
 // change.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { PoolGate, type PoolUsage } from '../../src/db/pool-gate.js';
+import { PoolGate, type PoolUsage } from '../../src/db/postgres/pool-gate.js';
 import { isStoreFault } from '../../src/db/store-errors.js';
 
 test('no more than `size` turns are out at once; the others are granted in the order they asked', async () => {

@@ -1,13 +1,13 @@
 // Point reads on PostgreSQL that arrive together share one query
-// (src/db/postgres-batched-reads.ts), here with a scripted lookup in place of the query: what one
+// (src/db/postgres/batched-reads.ts), here with a scripted lookup in place of the query: what one
 // lookup is asked, how many are out at once, and what closing waits for. The same reads against a
 // real server are in the store tests; here only how a batch meets its reads' deadlines, on a table
 // another session has locked.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { batchedReads } from '../../src/db/postgres-batched-reads.js';
-import { openPostgres, type PostgresDatabase } from '../../src/db/postgres.js';
+import { batchedReads } from '../../src/db/postgres/batched-reads.js';
+import { openPostgres, type PostgresDatabase } from '../../src/db/postgres/postgres.js';
 import {
   currentDeadline,
   Deadline,
@@ -42,7 +42,7 @@ function heldLookup() {
 }
 
 /**
- * A lookup that gives up, as the store's query is cancelled (src/db/postgres.ts), when the deadline
+ * A lookup that gives up, as the store's query is cancelled (src/db/postgres/postgres.ts), when the deadline
  * current at its call passes; otherwise it answers (each key maps to ten times itself) on answer().
  */
 function cancellableLookup() {

@@ -1,9 +1,9 @@
-// Group commit on PostgreSQL (src/db/postgres-group-commit.ts) with a scripted `decide` in place of
+// Group commit on PostgreSQL (src/db/postgres/group-commit.ts) with a scripted `decide` in place of
 // the stored function: which writes are tried again alone when a batch fails, and which are not.
 // The same rules against a real server are in the PostgreSQL store tests.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { postgresGroupCommit } from '../../src/db/postgres-group-commit.js';
+import { postgresGroupCommit } from '../../src/db/postgres/group-commit.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 
 /** A decide that fails any batch holding a negative value, with `code`, and records every call. */

@@ -1,4 +1,4 @@
-// The connections a PostgreSQL store opens (src/db/postgres.ts), against the real server: what each
+// The connections a PostgreSQL store opens (src/db/postgres/postgres.ts), against the real server: what each
 // connection tells the server, what the store does when the server refuses writes at start, which
 // statements count as writes for readiness, and connections the server ends under the store (while
 // pooled and idle, or inside a transaction), which must fail as unavailable without ending the
@@ -10,7 +10,7 @@ import {
   openPostgres,
   type PostgresDatabase,
   type PostgresOptions,
-} from '../../src/db/postgres.js';
+} from '../../src/db/postgres/postgres.js';
 import { isStoreFault, type StoreFault } from '../../src/db/store-errors.js';
 import { createLogger } from '../../src/observe/log.js';
 import {

@@ -9,7 +9,7 @@ import {
   openPostgresRateLimiter,
   RATE_LIMITS_SERVICE,
   type PostgresRateLimiter,
-} from '../../src/db/rate-limits-postgres.js';
+} from '../../src/db/postgres/rate-limits.js';
 import type { Decision } from '../../src/rate-limits/decision.js';
 import { LimiterUnavailable } from '../../src/rate-limits/limiter.js';
 import { createTestDatabase, postgresSkip, type TestDatabase } from '../support/postgres.js';

@@ -1,4 +1,4 @@
-// The shared limiter's decisions ride in a store's reads (src/db/ride-along.ts), on a real
+// The shared limiter's decisions ride in a store's reads (src/db/postgres/ride-along.ts), on a real
 // PostgreSQL: a read and a decision asked together cost one statement, not two; a carried decision
 // is the one it would be alone; and a carrier that fails but for an outage leaves each party to
 // run its own statement, so that neither is refused for the other's sake.
@@ -9,8 +9,8 @@ import { Deadline, DeadlinePassed, withinDeadline } from '../../src/common/deadl
 import {
   openPostgresRateLimiter,
   type PostgresRateLimiter,
-} from '../../src/db/rate-limits-postgres.js';
-import type { Rider } from '../../src/db/ride-along.js';
+} from '../../src/db/postgres/rate-limits.js';
+import type { Rider } from '../../src/db/postgres/ride-along.js';
 import { openPostgresTodoStore } from '../../src/todo/store-postgres.js';
 import type { TodoStore } from '../../src/todo/store.js';
 import { createTestDatabase, postgresSkip, type TestDatabase } from '../support/postgres.js';

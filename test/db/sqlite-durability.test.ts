@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { LEDGER_MIGRATIONS, LEDGER_SERVICE } from '../../src/bank/ledger-sqlite-schema.js';
 import { readConfig } from '../../src/config.js';
-import { connectSqlite, openSqlite } from '../../src/db/sqlite.js';
+import { connectSqlite, openSqlite } from '../../src/db/sqlite/sqlite.js';
 
 const FULL = 2; // PRAGMA synchronous: 0 OFF, 1 NORMAL, 2 FULL
 

@@ -1,11 +1,11 @@
-// The SQLite store scaffold (src/db/sqlite-store.ts) on `:memory:`, where writes run in this
+// The SQLite store scaffold (src/db/sqlite/store.ts) on `:memory:`, where writes run in this
 // thread: each write is its own transaction, a database fault is translated and changes readiness,
 // and while writes fail the readiness check probes with a write until they work again. The
 // read-only fault is SQLite's own (PRAGMA query_only), not a stand-in.
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { isStoreFault, type StoreFault } from '../../src/db/store-errors.js';
-import { openSqliteStore, type SqliteStore } from '../../src/db/sqlite-store.js';
+import { openSqliteStore, type SqliteStore } from '../../src/db/sqlite/store.js';
 import { createLogger } from '../../src/observe/log.js';
 
 /** Insert a value; `then-fail` inserts and then throws, so its transaction must undo the insert. */

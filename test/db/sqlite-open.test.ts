@@ -1,4 +1,4 @@
-// Opening a SQLite store's file (src/db/sqlite.ts), in this process on real files: the folders are
+// Opening a SQLite store's file (src/db/sqlite/sqlite.ts), in this process on real files: the folders are
 // made, a damaged file stops the open with the reason, a failed migration leaves nothing behind,
 // and the readiness check notices a file deleted under a running store.
 import assert from 'node:assert/strict';
@@ -21,7 +21,7 @@ import {
   QUICK_CHECK_BYTES_MAX,
   sqliteResponds,
   type SqliteDatabase,
-} from '../../src/db/sqlite.js';
+} from '../../src/db/sqlite/sqlite.js';
 import type { Migration } from '../../src/db/migrations.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sqlite-open-'));

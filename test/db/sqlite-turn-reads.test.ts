@@ -1,4 +1,4 @@
-// Reads that share one read transaction per turn of the event loop (src/db/sqlite-turn-reads.ts):
+// Reads that share one read transaction per turn of the event loop (src/db/sqlite/turn-reads.ts):
 // what a read sees of another connection's commits, within a turn and after it, and what happens
 // when ending the snapshot fails. Two real connections to one WAL file; the failing COMMIT is a
 // stand-in connection, since SQLite does not fail a read-only COMMIT on demand.
@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { connectSqlite, type SqliteDatabase } from '../../src/db/sqlite.js';
-import { directReads, turnScopedReads } from '../../src/db/sqlite-turn-reads.js';
+import { connectSqlite, type SqliteDatabase } from '../../src/db/sqlite/sqlite.js';
+import { directReads, turnScopedReads } from '../../src/db/sqlite/turn-reads.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'turn-reads-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { catalogueEntries, PROBLEM_TYPE_BASE, problemType } from '../../src/http/catalogue.js';
-import { DEFAULT_IDEMPOTENCY_TTL_MS } from '../../src/http/stages/idempotency.js';
+import { DEFAULT_IDEMPOTENCY_TTL_MS } from '../../src/features/idempotency/gate.js';
 import { get } from '../support/http.js';
 import { withServer } from '../support/server.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';

@@ -8,7 +8,7 @@ import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
 import { createRequestHandler } from '../../src/http/app.js';
-import { parseCorsOrigins, type CorsPolicy } from '../../src/http/stages/cors.js';
+import { parseCorsOrigins, type CorsPolicy } from '../../src/features/cors/cors.js';
 import {
   PARSER_LINES_PER_SECOND_MAX,
   respondToParserErrors,

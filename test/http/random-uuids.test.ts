@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { randomUuid, UUIDS_PER_BATCH, uuidsText } from '../../src/http/stages/random-uuids.js';
+import { randomUuid, UUIDS_PER_BATCH, uuidsText } from '../../src/http/random-uuids.js';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 

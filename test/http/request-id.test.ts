@@ -3,7 +3,7 @@
 // a request, a 500's included, carries the same id.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { isAcceptableRequestId } from '../../src/http/stages/request-id.js';
+import { isAcceptableRequestId } from '../../src/http/request-id.js';
 import { jsonString } from '../../src/common/json-string.js';
 import { send, type RawRequest, type RawResponse } from '../support/http.js';
 import { FAILURE_TEXT, withFaultyService } from '../support/faulty-service.js';

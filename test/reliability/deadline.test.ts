@@ -1,4 +1,4 @@
-// Request deadlines (src/http/stages/deadline.ts) against stores that really hang: a SQLite file
+// Request deadlines (src/features/deadlines/deadline.ts) against stores that really hang: a SQLite file
 // whose write lock another connection holds, a PostgreSQL table another session has locked. The
 // service is a real process; the 504 comes on time, the work nobody waits for is given up (a queued
 // write dropped, a PostgreSQL read cancelled on the server), and a write that had started finishes

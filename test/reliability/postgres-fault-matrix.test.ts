@@ -6,7 +6,7 @@
 //
 // The cells run together: per deadline setting one bank (reads, batched reads, writes, keyed
 // writes) and one to-do with its rate limits held in PostgreSQL (rate-limit decisions, which ride
-// in its reads' statements: src/db/ride-along.ts), all five kinds of work at once, and the faults
+// in its reads' statements: src/db/postgres/ride-along.ts), all five kinds of work at once, and the faults
 // one after the other. Windows are short: longer than the
 // bounds they must outlast (--deadline-ms, the pool wait, the client's 2 s query time-out).
 import assert from 'node:assert/strict';

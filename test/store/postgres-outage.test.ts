@@ -1,4 +1,4 @@
-// A PostgreSQL database opened by the stores' common layer (src/db/postgres.ts) while the database
+// A PostgreSQL database opened by the stores' common layer (src/db/postgres/postgres.ts) while the database
 // goes away and comes back, in this process: the in-process TCP proxy stands between the pool and
 // the real server. What each operation and each readiness check answers, and what the log and the
 // observer are told. (The same outages through whole services, killed and restarted, are in
@@ -11,7 +11,7 @@ import {
   STATEMENT_TIMEOUT_MS,
   type PostgresDatabase,
   type PostgresOptions,
-} from '../../src/db/postgres.js';
+} from '../../src/db/postgres/postgres.js';
 import { isStoreFault, type StoreFault } from '../../src/db/store-errors.js';
 import { Deadline, withinDeadline } from '../../src/common/deadline-scope.js';
 import type { StoreObserver } from '../../src/db/store-observer.js';

@@ -4,7 +4,7 @@
 // copies in test/fixtures/published, and `npm run docs:record` writes those copies anew after a
 // change that was meant (the diff then shows it in review).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { DEFAULT_IDEMPOTENCY_TTL_MS } from '../../src/http/stages/idempotency.js';
+import { DEFAULT_IDEMPOTENCY_TTL_MS } from '../../src/features/idempotency/gate.js';
 import { get } from './http.js';
 import { withServer, type TestServerOptions } from './server.js';
 

@@ -1,5 +1,5 @@
 // A stand-in for a group-commit writer thread that answers as its script (the setup's `location`)
-// says, so that the main thread's half (src/db/group-commit.ts) can be shown replies a real writer
+// says, so that the main thread's half (src/db/sqlite/group-commit.ts) can be shown replies a real writer
 // only sends when something is badly wrong:
 // - `commit`: commits every batch, each operation's outcome its own value;
 // - `misnumber`: answers each batch under the next batch's number;
@@ -8,7 +8,11 @@
 // - `swap`: holds the first batch until the second comes, then answers the second first.
 // On `close` it exits, as the real writer does once its connection is closed.
 import { parentPort, workerData } from 'node:worker_threads';
-import type { FromWriter, GroupCommitSetup, ToWriter } from '../../src/db/group-commit-protocol.js';
+import type {
+  FromWriter,
+  GroupCommitSetup,
+  ToWriter,
+} from '../../src/db/sqlite/group-commit-protocol.js';
 
 const [script = 'commit', code, ...words] = (workerData as GroupCommitSetup).location.split(' ');
 const port = parentPort;

@@ -2,9 +2,9 @@
 import { INITIAL_ACCOUNTS } from '../../src/bank/model.js';
 import { createBankService } from '../../src/bank/service.js';
 import type { DbSpec } from '../../src/config.js';
-import type { CorsPolicy } from '../../src/http/stages/cors.js';
-import type { IdempotencyPolicy } from '../../src/http/stages/idempotency.js';
-import type { SheddingPolicy } from '../../src/http/stages/load-shedding.js';
+import type { CorsPolicy } from '../../src/features/cors/cors.js';
+import type { IdempotencyPolicy } from '../../src/features/idempotency/gate.js';
+import type { SheddingPolicy } from '../../src/features/shedding/load-shedding.js';
 import type { ErrorFormat } from '../../src/http/render.js';
 import { createLogger, type Logger, type LogLevel } from '../../src/observe/log.js';
 import { createMetricsRegistry } from '../../src/observe/metrics.js';
@@ -12,8 +12,8 @@ import { storeMetrics } from '../../src/observe/store-metrics.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { createTodoService } from '../../src/todo/service.js';
 import { performance } from 'node:perf_hooks';
-import type { TrustedProxies } from '../../src/http/stages/client-address.js';
-import type { WhenLimiterDown } from '../../src/http/stages/rate-limit.js';
+import type { TrustedProxies } from '../../src/features/rate-limits/client-address.js';
+import type { WhenLimiterDown } from '../../src/features/rate-limits/gate.js';
 import { inProcessLimiter, type RateLimiter } from '../../src/rate-limits/limiter.js';
 import type { RateLimits } from '../../src/rate-limits/policy.js';
 

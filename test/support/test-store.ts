@@ -1,10 +1,10 @@
 // A SQLite file store of the test writes (test-writes.ts), group-committed by their own writer
-// thread (test-writer.ts): the scaffold of src/db/sqlite-store.ts with nothing of a service in it.
+// thread (test-writer.ts): the scaffold of src/db/sqlite/store.ts with nothing of a service in it.
 import {
   openSqliteStore,
   type SqliteStore,
   type SqliteStoreSpec,
-} from '../../src/db/sqlite-store.js';
+} from '../../src/db/sqlite/store.js';
 import { prepareTestWrites, TEST_MIGRATIONS, type TestWrite } from './test-writes.js';
 
 export function openTestWriteStore(

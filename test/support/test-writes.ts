@@ -2,7 +2,7 @@
 // (test-writer.ts): a value inserted into a table that refuses negatives, a writer thread that dies
 // while it applies a write, a write that fails after SQLite rolled back the whole transaction (as
 // on a full disk), or a look at the writer connection's synchronous setting.
-import type { SqliteDatabase } from '../../src/db/sqlite.js';
+import type { SqliteDatabase } from '../../src/db/sqlite/sqlite.js';
 
 export type TestWrite =
   | { readonly kind: 'insert'; readonly value: number }

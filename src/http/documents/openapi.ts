@@ -11,7 +11,7 @@ import {
   type FormatSchemaNames,
 } from './error-schemas.js';
 import { ApiError, bodyNotParsable, bodyTooLarge, InvalidRequest } from '../errors.js';
-import { keyInFlight, keyReused } from '../stages/idempotency.js';
+import { keyInFlight, keyReused } from '../../features/idempotency/gate.js';
 import {
   carriedHeaders,
   conditionParameters,
@@ -21,14 +21,14 @@ import {
   withStageHeaders,
 } from './operation-docs.js';
 import type { Stage } from '../stages/stage.js';
-import { idempotencyKeyInvalid, idempotencyKeyRequired } from '../stages/idempotency-key.js';
+import { idempotencyKeyInvalid, idempotencyKeyRequired } from '../../features/idempotency/key.js';
 import {
   idempotencyKeyParameter,
   KEY_ANSWERS_DESCRIPTION,
   REPLAYED_HEADER_DOC,
   RETRY_AFTER_HEADER_DOC,
-} from './idempotency-docs.js';
-import { ETAG_HEADER_DOC, NOT_MODIFIED_ROW } from './conditions-docs.js';
+} from '../../features/idempotency/docs.js';
+import { ETAG_HEADER_DOC, NOT_MODIFIED_ROW } from './conditions.js';
 import { JsonObject } from '../json/json-value.js';
 import { MESSAGES } from '../validation/lax.js';
 import { renderError, type ErrorFormat } from '../render.js';
@@ -41,7 +41,7 @@ import {
   RATE_LIMITED_EXAMPLE,
   rateLimitHeaderDocs,
   RETRY_AFTER_429_DOC,
-} from './rate-limit-docs.js';
+} from '../../features/rate-limits/docs.js';
 
 export interface OpenApiOptions {
   readonly title: string;

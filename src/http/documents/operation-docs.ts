@@ -2,9 +2,9 @@
 // reads it: the headers each row's responses carry (an error's own, as the renderer gives them, and
 // those the stages add, stage.ts), the request headers the operation reads (its conditions, and
 // those the stages read), and the preflight every path answers when CORS is on.
-import { PREFLIGHT_HEADER_DOCS } from '../stages/cors.js';
+import { PREFLIGHT_HEADER_DOCS } from '../../features/cors/cors.js';
 import { ApiError } from '../errors.js';
-import { REQUEST_ID_HEADER } from '../stages/request-id.js';
+import { REQUEST_ID_HEADER } from '../request-id.js';
 import type { Route } from '../route.js';
 import type { HeaderDoc, RequestHeaderDoc, Stage } from '../stages/stage.js';
 

@@ -17,24 +17,27 @@
 // The request id is no stage: every response, a parser's too, carries one (request-id.ts). The
 // tracing stage stands first, so that it sees every request and every response.
 import type { BodyLimits } from '../body.js';
-import { corsStage, type CorsPolicy } from './cors.js';
-import { crossOriginStage, type CrossOriginPolicy } from './cross-origin.js';
-import { deadlineStage } from './deadline.js';
+import { corsStage, type CorsPolicy } from '../../features/cors/cors.js';
+import {
+  crossOriginStage,
+  type CrossOriginPolicy,
+} from '../../features/cross-origin/cross-origin.js';
+import { deadlineStage } from '../../features/deadlines/deadline.js';
 import {
   DEFAULT_IDEMPOTENCY_TTL_MS,
   IdempotencyGate,
   type IdempotencyPolicy,
-} from './idempotency.js';
-import { sheddingStage, type LoadShedder } from './load-shedding.js';
-import type { RateLimitGate } from './rate-limit.js';
-import { rateLimitStage } from './rate-limit-stage.js';
+} from '../../features/idempotency/gate.js';
+import { sheddingStage, type LoadShedder } from '../../features/shedding/load-shedding.js';
+import type { RateLimitGate } from '../../features/rate-limits/gate.js';
+import { rateLimitStage } from '../../features/rate-limits/stage.js';
 import type { RateLimits } from '../../rate-limits/policy.js';
 import type { ErrorFormat } from '../render.js';
 import type { Route } from '../route.js';
 import { idempotencyStage, inputStage, routeHandler, routingStage } from './route-stages.js';
 import type { PipelineDefinition, Stage } from './stage.js';
-import { tracingStage } from './tracing.js';
-import type { RequestTracer } from '../../telemetry/request-trace.js';
+import { tracingStage } from '../../features/tracing/stage.js';
+import type { RequestTracer } from '../../features/tracing/request-trace.js';
 
 export interface PipelineOptions {
   readonly routes: readonly Route[];

@@ -2,9 +2,9 @@
 // (path parameters, the body within its limits, validation: 400, 413, 422), the Idempotency-Key
 // (a replay, or the key's own errors), and the handler they lead to, with its conditions.
 import { decodeBody, readBody, type BodyLimits } from '../body.js';
-import { preconditionsOf } from './conditions.js';
+import { preconditionsOf } from '../conditions.js';
 import { InvalidRequest, methodNotAllowed, notFound } from '../errors.js';
-import { IdempotencyGate, KeyedRun, REPLAYED_HEADER } from './idempotency.js';
+import { IdempotencyGate, KeyedRun, REPLAYED_HEADER } from '../../features/idempotency/gate.js';
 import { renderError, type ErrorFormat } from '../render.js';
 import type { Reply, Route } from '../route.js';
 import { Router } from '../routing.js';

@@ -27,7 +27,7 @@ import type { IncomingMessage, OutgoingHttpHeader, ServerResponse } from 'node:h
 import type { Deadline, DeadlineHolder } from '../../common/deadline-scope.js';
 import type { InvalidRequest } from '../errors.js';
 import type { Reply, Route, RouteInput } from '../route.js';
-import type { RequestTrace } from '../../telemetry/request-trace.js';
+import type { RequestTrace } from '../../features/tracing/request-trace.js';
 
 /** A response's headers as node:http's flat list: name, value, name, value… */
 export type HeaderList = OutgoingHttpHeader[];

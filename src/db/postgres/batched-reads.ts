@@ -1,0 +1,54 @@
+// Reads that arrive together share one query: point reads queue in a Batcher (batcher.ts) and
+// leave as one `WHERE key = ANY($1)`, so a busy service makes one round trip, one parse and one
+// plan per batch rather than per request. Several batches may be out at once, on several pooled
+// connections; each read is answered from a query sent after it arrived, so it sees every write
+// acknowledged before it was asked.
+import { isOutage } from './errors.js';
+import { Batcher } from '../batcher.js';
+import type { StoreObserver } from '../store-observer.js';
+
+const LIMITS = {
+  opsMax: 512,
+  bytesMax: 1024 * 1024,
+  /** Leaves the rest of the pool to writes and to the readiness probe. */
+  inFlightMax: 4,
+};
+
+export interface BatchedReads<K, V> {
+  /** Undefined when no row has that key. */
+  read(key: K): Promise<V | undefined>;
+  /** Reads queued, not yet sent. */
+  readonly queued: number;
+  /** Refuses new reads, and resolves once every read asked before is answered. */
+  close(): Promise<void>;
+}
+
+/** `lookup` reads every key given in one query; keys it finds no row for are absent from its map. */
+/** `batchStarted`: a tracer's side of the store's observer (the rest of it counts writes, not these reads). */
+export function batchedReads<K, V>(
+  lookup: (keys: readonly K[]) => Promise<ReadonlyMap<K, V>>,
+  sizeOf: (key: K) => number,
+  batchStarted?: StoreObserver['batchStarted'],
+): BatchedReads<K, V> {
+  const batcher = new Batcher<K, V | undefined>(
+    async (keys) => {
+      const found = await lookup([...new Set(keys)]);
+      return keys.map((key) => ({ ok: true, outcome: found.get(key) }));
+    },
+    {
+      ...LIMITS,
+      sizeOf,
+      failsQueued: isOutage,
+      cancelsStarted: true,
+      observer: { batchStarted },
+      work: { system: 'postgresql', operation: 'SELECT' },
+    },
+  );
+  return {
+    read: (key) => batcher.submit(key),
+    get queued() {
+      return batcher.queued;
+    },
+    close: () => batcher.close(),
+  };
+}

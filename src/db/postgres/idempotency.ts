@@ -1,0 +1,236 @@
+// Idempotency records on PostgreSQL (idempotency-records.ts), inside the group-commit batch of the
+// writes they belong to: a batch that holds keyed writes is one transaction that claims their keys,
+// runs the writes that may run together with the unkeyed ones (one statement, as every batch), and
+// records the outcomes of the keyed ones, then commits once.
+//
+// A claimed key is a transaction-scoped advisory lock. It is tied to the transaction, so to the
+// connection: when the instance holding it dies, the server drops the connection and the lock with
+// it, and a retry runs (or replays what committed). Another instance that tries the lock meanwhile
+// answers 409 at once instead of queueing. The claim is a function (installed by the store's
+// migrations, claimKeysFunctionSql) so that its lookup is a statement after the lock, with a fresh
+// snapshot under READ COMMITTED: whatever committed with a key before its lock was free is seen.
+// The primary key on `key` stays the last word: a second record of a live key fails the batch's
+// transaction rather than overwriting the first.
+import type { KeyedOutcome, KeyedWrite } from '../../common/keyed-writes.js';
+import {
+  keyedWriteSize,
+  PRUNE_BATCH_ROWS,
+  RECORD_COLUMNS,
+  recordedOutcome,
+  type RecordRow,
+  type RecordShape,
+} from '../idempotency-records.js';
+import type { PostgresDatabase, SqlSession } from './postgres.js';
+
+/** pg_try_advisory_xact_lock(class, hashtext(key)): a class of its own, apart from other locks. */
+const KEY_LOCK_CLASS = 7_310_003;
+
+/**
+ * The claim function planned at each call (plan_cache_mode, for its own statements only): PL/pgSQL
+ * would otherwise keep, per connection, a generic plan made while the table was small (a hash join
+ * over a scan of the whole table), and nothing replaces it until the table is analyzed, which with
+ * autovacuum off is never; each batch then reads every record. Planned at each call, the planner
+ * sees the table's current size (its pages, even without statistics) and the batch's keys, and
+ * takes one primary-key lookup per key once the table is past a few pages. Planning costs tens of
+ * microseconds a batch, not a request. A step of its own, so that released steps keep their text.
+ */
+export const plannedAtEachCallSql = (name: string): string =>
+  `ALTER FUNCTION ${name}(TEXT[], BIGINT[]) SET plan_cache_mode = force_custom_plan`;
+
+/**
+ * The claim of a batch's keys: each key's advisory lock is tried, then (a statement later, so on a
+ * fresh snapshot) the live record of every key locked is read. One row per key, in order; `free`
+ * false means another transaction holds the key. Over a table of `shape` (idempotency-records.ts);
+ * a function of the same name made before is replaced. Migrations made it as it is here, then
+ * planned it at each call (plannedAtEachCallSql).
+ */
+export function claimKeysFunctionSql(
+  name: string,
+  table: string,
+  shape: RecordShape = 'outcome',
+): string {
+  const columns = RECORD_COLUMNS[shape];
+  return `DROP FUNCTION IF EXISTS ${name}(TEXT[], BIGINT[]);
+    CREATE FUNCTION ${name}(keys TEXT[], expired_before BIGINT[])
+    RETURNS TABLE (free BOOLEAN, fingerprint TEXT, ${columns.map(([column, type]) => `${column} ${type}`).join(', ')}, recorded_at_ms TEXT)
+    LANGUAGE plpgsql AS $$
+    DECLARE
+      locked BOOLEAN[];
+    BEGIN
+      SELECT COALESCE(array_agg(pg_try_advisory_xact_lock(${KEY_LOCK_CLASS}, hashtext(k.key)) ORDER BY k.i), '{}') INTO locked
+        FROM unnest(keys) WITH ORDINALITY AS k(key, i);
+      RETURN QUERY
+        SELECT locked[k.i], r.fingerprint, ${columns.map(([column]) => `r.${column}`).join(', ')}, r.recorded_at_ms::text
+        FROM unnest(keys, expired_before) WITH ORDINALITY AS k(key, expired, i)
+        LEFT JOIN ${table} r ON locked[k.i] AND r.key = k.key AND r.recorded_at_ms >= k.expired
+        ORDER BY k.i;
+    END
+    $$`;
+}
+
+/**
+ * A write as it waits in a batch; a keyed one carries its key and how the outcome it records
+ * (plain data, recorded as JSON) is read from the write's own.
+ */
+export interface BatchEntry<Op, Outcome, Recorded = Outcome> {
+  readonly op: Op;
+  readonly keyed?: { readonly key: KeyedWrite; readonly outcome: (outcome: Outcome) => Recorded };
+}
+
+/** A batch entry's share of the batch's byte bound: its write's, and its key's. */
+export function entrySize<Op, Outcome, Recorded>(
+  sizeOf: (op: Op) => number,
+): (entry: BatchEntry<Op, Outcome, Recorded>) => number {
+  return (entry) =>
+    sizeOf(entry.op) + (entry.keyed === undefined ? 0 : keyedWriteSize(entry.keyed.key));
+}
+
+/** An unkeyed write's outcome, or what became of a keyed one. */
+export type BatchResult<Outcome, Recorded = Outcome> =
+  { readonly kind: 'plain'; readonly outcome: Outcome } | KeyedOutcome<Recorded>;
+
+export interface KeyedBatchOptions<Op, Outcome> {
+  readonly db: PostgresDatabase;
+  /** The store's table of records and its claim function (claimKeysFunctionSql). */
+  readonly table: string;
+  readonly claimFunction: string;
+  /**
+   * Decides and writes `ops` in one statement on `session`, one outcome each, in order. `keys`
+   * holds each op's idempotency key, or null: a journal keeps it beside the write.
+   */
+  readonly decide: (
+    session: SqlSession,
+    ops: readonly Op[],
+    keys: readonly (string | null)[],
+  ) => Promise<readonly Outcome[]>;
+}
+
+interface ClaimRow extends Omit<RecordRow, 'fingerprint' | 'outcome'> {
+  readonly free: boolean;
+  readonly fingerprint: string | null;
+  readonly outcome: string | null;
+}
+
+/** What a batch's decide step does with entries that may carry keys. */
+export function keyedBatches<Op, Outcome, Recorded = Outcome>(
+  options: KeyedBatchOptions<Op, Outcome>,
+): (
+  entries: readonly BatchEntry<Op, Outcome, Recorded>[],
+) => Promise<BatchResult<Outcome, Recorded>[]> {
+  type Entry = BatchEntry<Op, Outcome, Recorded>;
+  type Result = BatchResult<Outcome, Recorded>;
+  const { db, table, claimFunction, decide } = options;
+  const claimSql = `SELECT free, fingerprint, outcome, recorded_at_ms FROM ${claimFunction}($1::text[], $2::bigint[])`;
+  // Only an expired record may be replaced: with a live one (which the claim would have found) the
+  // update matches nothing, fewer rows than sent are written, and the transaction is failed.
+  const recordSql = `INSERT INTO ${table} (key, fingerprint, outcome, recorded_at_ms)
+      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[])
+    ON CONFLICT (key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, outcome = EXCLUDED.outcome, recorded_at_ms = EXCLUDED.recorded_at_ms
+    WHERE ${table}.recorded_at_ms < (SELECT e.expired FROM unnest($1::text[], $5::bigint[]) AS e(key, expired) WHERE e.key = EXCLUDED.key)`;
+
+  async function plain(entries: readonly Entry[]): Promise<Result[]> {
+    const ops = entries.map((entry) => entry.op);
+    const outcomes = await decide(
+      db.writes,
+      ops,
+      ops.map(() => null),
+    );
+    return outcomes.map((outcome) => ({ kind: 'plain', outcome }));
+  }
+
+  async function keyed(session: SqlSession, entries: readonly Entry[]): Promise<Result[]> {
+    const results: (Result | undefined)[] = entries.map(() => undefined);
+    const claimed = entries.flatMap((entry, i) =>
+      entry.keyed === undefined ? [] : [{ i, key: entry.keyed.key }],
+    );
+    // One transaction may take one advisory lock twice; so a key met again in the same batch is
+    // in flight (the HTTP layer already answers 409 for that, in one process).
+    const seen = new Set<string>();
+    const first = claimed.filter(({ i, key }) => {
+      if (!seen.has(key.key)) {
+        seen.add(key.key);
+        return true;
+      }
+      results[i] = { kind: 'in-flight' };
+      return false;
+    });
+    if (first.length > 0) {
+      const { rows } = await session.query<ClaimRow>(claimSql, [
+        first.map(({ key }) => key.key),
+        first.map(({ key }) => key.expiredBeforeMs),
+      ]);
+      if (rows.length !== first.length)
+        throw new Error(`${claimFunction} answered another number of keys`);
+      first.forEach(({ i }, n) => {
+        const row = rows[n] as ClaimRow;
+        if (!row.free) results[i] = { kind: 'in-flight' };
+        else if (row.fingerprint !== null && row.outcome !== null) {
+          results[i] = recordedOutcome<Recorded>({
+            fingerprint: row.fingerprint,
+            outcome: row.outcome,
+            recorded_at_ms: row.recorded_at_ms,
+          });
+        }
+      });
+    }
+
+    const running = entries.flatMap((entry, i) => (results[i] === undefined ? [{ i, entry }] : []));
+    const outcomes =
+      running.length === 0
+        ? []
+        : await decide(
+            session,
+            running.map(({ entry }) => entry.op),
+            running.map(({ entry }) => entry.keyed?.key.key ?? null),
+          );
+    if (outcomes.length !== running.length)
+      throw new Error('a batch answered another number of writes');
+    const records: { key: KeyedWrite; outcome: Recorded }[] = [];
+    running.forEach(({ i, entry }, n) => {
+      const outcome = outcomes[n] as Outcome;
+      if (entry.keyed === undefined) {
+        results[i] = { kind: 'plain', outcome };
+        return;
+      }
+      const recorded = entry.keyed.outcome(outcome);
+      records.push({ key: entry.keyed.key, outcome: recorded });
+      results[i] = { kind: 'ran', outcome: recorded, recordedAtMs: entry.keyed.key.nowMs };
+    });
+    if (records.length > 0) {
+      const { rowCount } = await session.query(recordSql, [
+        records.map(({ key }) => key.key),
+        records.map(({ key }) => key.fingerprint),
+        records.map(({ outcome }) => JSON.stringify(outcome)),
+        records.map(({ key }) => key.nowMs),
+        records.map(({ key }) => key.expiredBeforeMs),
+      ]);
+      if (rowCount !== records.length) throw new Error('an idempotency key was recorded twice');
+    }
+    return results as Result[];
+  }
+
+  return (entries) =>
+    entries.some((entry) => entry.keyed !== undefined)
+      ? db.transaction((session) => keyed(session, entries))
+      : plain(entries);
+}
+
+/**
+ * Deletes up to PRUNE_BATCH_ROWS expired records of `table`, oldest first; returns how many. Plans
+ * that read only what they delete, whatever the statistics say: the oldest records are found by
+ * walking the index on recorded_at_ms from its start (the order makes it so; without it, on a table
+ * never analyzed, the plan scans the table for the first matches, and reads every live row when
+ * none has expired), and deleted by their row addresses (a TID scan; by key, the plan may hash-join
+ * the whole table). A record renewed meanwhile has another address and a new time: it stays.
+ */
+export async function pruneKeyRecords(
+  session: SqlSession,
+  table: string,
+  expiredBeforeMs: number,
+): Promise<number> {
+  const { rowCount } = await session.query(
+    `DELETE FROM ${table} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${table} WHERE recorded_at_ms < $1 ORDER BY recorded_at_ms LIMIT $2)) AND recorded_at_ms < $1`,
+    [expiredBeforeMs, PRUNE_BATCH_ROWS],
+  );
+  return rowCount;
+}
