@@ -18,37 +18,19 @@ import { connectionsMaxFor } from './http/connection-guard.js';
 import { createBankService } from './bank/service.js';
 import { INITIAL_ACCOUNTS } from './bank/model.js';
 import { createTodoService } from './todo/service.js';
-import { limiterFor, type ServiceLimiter } from './features/rate-limits/limiter-for.js';
 import { PoolerMismatch } from './db/postgres/pooler.js';
-import type { StoreObserver } from './db/store-observer.js';
-import type { Tracing } from './features/tracing/tracing.js';
+import type { StoreOptions } from './db/store-options.js';
+import { joinAll, storeHooksOf, type Joined } from './features/feature.js';
 
 function dbFor(service: ServiceName, config: Config): DbSpec {
   return config.db ?? { kind: 'sqlite', path: `./data/${service}.sqlite` };
 }
 
-async function createService(
+function createService(
   service: ServiceName,
   config: Config,
-  log: Logger,
-  metrics: Registry | undefined,
-  tracing: Tracing | undefined,
-  limiting: ServiceLimiter | undefined,
+  storeOptions: StoreOptions,
 ): Promise<ServiceDefinition> {
-  const counted = metrics === undefined ? undefined : storeMetrics(service, metrics);
-  // With tracing on, the store's batches are spans too.
-  const observer: StoreObserver | undefined =
-    tracing === undefined ? counted : { ...counted, batchStarted: tracing.batchStarted };
-  const storeOptions = {
-    sqliteSynchronous: config.sqliteSynchronous,
-    log,
-    observer,
-    poolSize: config.dbPoolSize,
-    poolWaitMs: config.dbPoolWaitMs,
-    pooler: config.dbPooler,
-    idempotencyTtlMs: config.idempotencyTtlMs,
-    rider: limiting?.rider,
-  };
   switch (service) {
     case 'todo':
       return createTodoService(dbFor(service, config), storeOptions, {
@@ -58,10 +40,7 @@ async function createService(
       return createBankService(
         dbFor(service, config),
         config.accounts ?? INITIAL_ACCOUNTS,
-        {
-          name: config.errors,
-          catchAll: config.catchAll,
-        },
+        { name: config.errors, catchAll: config.catchAll },
         storeOptions,
       );
   }
@@ -72,36 +51,21 @@ function serverOptionsFor(
   service: ServiceName,
   index: number,
   config: Config,
-  serviceLog: Logger,
+  log: Logger,
   metrics: Registry | undefined,
-  connectionsMax: number,
-  tracing: Tracing | undefined,
-  limiting: ServiceLimiter | undefined,
+  features: readonly Joined[],
 ): ServerOptions {
   return {
     host: config.host,
     port: config.port === 0 ? 0 : config.port + index,
     errorFormat: { name: config.errors, catchAll: config.catchAll },
-    log: serviceLog,
+    log,
     accessLog: config.accessLog,
     metrics,
     service,
-    connectionsMax,
-    idempotency: { required: config.requireIdempotencyKey, ttlMs: config.idempotencyTtlMs },
-    cors: config.cors,
-    crossOriginProtection: config.crossOriginProtection,
-    deadlineMs: config.deadlineMs,
-    shedding: config.shedding,
-    tracer: tracing?.requests,
-    rateLimiting:
-      config.rateLimits === undefined || limiting === undefined
-        ? undefined
-        : {
-            limits: config.rateLimits,
-            limiter: limiting.limiter,
-            whenDown: config.rateLimitStoreDown,
-            trustedProxies: config.trustProxy,
-          },
+    // The services of this process share its open-file limit.
+    connectionsMax: connectionsMaxFor(config.services.length),
+    features,
     metricsListen:
       config.metricsListen === undefined
         ? undefined
@@ -110,6 +74,48 @@ function serverOptionsFor(
             port: config.metricsListen.port === 0 ? 0 : config.metricsListen.port + index,
           },
   };
+}
+
+/** One service of the process: its features joined, its store opened, its server listening. */
+async function startService(
+  service: ServiceName,
+  index: number,
+  config: Config,
+  log: Logger,
+  started: { readonly servers: RunningServer[]; readonly routes: ServiceDefinition['routes'][] },
+): Promise<void> {
+  const serviceLog = log.child({ service });
+  const metrics = config.metrics ? createMetricsRegistry() : undefined;
+  // Before the store: a feature may give the store something (a limiter's rider, an observer).
+  const joined = await joinAll(config.features, {
+    service,
+    db: dbFor(service, config),
+    pooler: config.dbPooler,
+    errorFormat: { name: config.errors, catchAll: config.catchAll },
+    log: serviceLog,
+    metrics,
+  });
+  try {
+    const definition = await createService(service, config, {
+      sqliteSynchronous: config.sqliteSynchronous,
+      log: serviceLog,
+      poolSize: config.dbPoolSize,
+      poolWaitMs: config.dbPoolWaitMs,
+      pooler: config.dbPooler,
+      ...storeHooksOf(joined, metrics === undefined ? undefined : storeMetrics(service, metrics)),
+    });
+    started.routes.push(definition.routes);
+    const server = await startServer(
+      definition,
+      serverOptionsFor(service, index, config, serviceLog, metrics, joined),
+    );
+    started.servers.push(server);
+    logListening(serviceLog, service, config, definition, server, joined);
+  } catch (error) {
+    // What joined before the failure is let go; a started server lets go of its own when closed.
+    if (started.servers.length <= index) await Promise.allSettled(joined.map((j) => j.close?.()));
+    throw error;
+  }
 }
 
 async function main(): Promise<void> {
@@ -126,8 +132,7 @@ async function main(): Promise<void> {
     return;
   }
   const log = createLogger(config.logLevel);
-  const running: RunningServer[] = [];
-  const tracings = await tracingsFor(config);
+  const started = { servers: [] as RunningServer[], routes: [] as ServiceDefinition['routes'][] };
   // Installed before the first "listening" line: until a listener exists, SIGTERM kills the
   // process outright, and a supervisor may send it as soon as it reads that line. A repeated
   // signal changes nothing: Ctrl-C under `npm start` reaches us twice, from the terminal and
@@ -137,9 +142,8 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info('shutting down', { signal });
-    Promise.all(running.map((server) => server.close())).then(
+    Promise.all(started.servers.map((server) => server.close())).then(
       async (reports) => {
-        await tracings.stop();
         log.info('shut down', { connectionsCut: reports.some((report) => report.connectionsCut) });
         await log.close();
         process.exit(0);
@@ -149,45 +153,13 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
-  // The services of this process share its open-file limit.
-  const connectionsMax = connectionsMaxFor(config.services.length);
   try {
-    for (const [index, service] of config.services.entries()) {
-      const serviceLog = log.child({ service });
-      const metrics = config.metrics ? createMetricsRegistry() : undefined;
-      const tracing = tracings.start(service, metrics, serviceLog);
-      // Before the store: the store's reads carry a shared limiter's decisions.
-      const limiting =
-        config.rateLimits === undefined
-          ? undefined
-          : await limiterFor(service, config.rateLimits, config.db, serviceLog, config.dbPooler);
-      const definition = await createService(
-        service,
-        config,
-        serviceLog,
-        metrics,
-        tracing,
-        limiting,
-      );
-      const server = await startServer(
-        definition,
-        serverOptionsFor(
-          service,
-          index,
-          config,
-          serviceLog,
-          metrics,
-          connectionsMax,
-          tracing,
-          limiting,
-        ),
-      );
-      running.push(server);
-      logListening(serviceLog, service, config, definition, server);
-    }
+    for (const [index, service] of config.services.entries())
+      await startService(service, index, config, log, started);
+    // An option that names an operation no service of this process has is a mistake.
+    for (const feature of config.features) feature.verify(started.routes.flat());
   } catch (error) {
-    await Promise.allSettled(running.map((server) => server.close()));
-    await tracings.stop();
+    await Promise.allSettled(started.servers.map((server) => server.close()));
     await fail(log, error);
   }
 }
@@ -199,6 +171,7 @@ function logListening(
   config: Config,
   definition: ServiceDefinition,
   server: RunningServer,
+  joined: readonly Joined[],
 ): void {
   // The store's kind only: a PostgreSQL URL may hold a password.
   serviceLog.info('listening', {
@@ -210,12 +183,8 @@ function logListening(
     accessLog: config.accessLog,
     metrics: config.metrics,
     metricsUrl: server.metricsUrl,
-    // Said only when on, so that the line of a service without limits is as it was.
-    ...(config.rateLimits === undefined
-      ? {}
-      : { rateLimits: config.db?.kind === 'postgres' ? 'postgres' : 'in-process' }),
-    // Said only when on; the collector's URL is not: it may hold a credential.
-    ...(config.tracing === undefined ? {} : { tracing: config.tracing.protocol }),
+    // What a feature says of itself, such as where its limits are held.
+    ...Object.assign({}, ...joined.map((feature) => feature.said)),
   });
 }
 
@@ -231,31 +200,3 @@ async function fail(log: Logger, error: unknown): Promise<never> {
 }
 
 await main();
-
-/**
- * Tracing (issue 43): the SDK is loaded only when it is on. One tracer per service; stop(), after
- * the servers closed (their store's last batches included), sends the last spans within a
- * bounded time.
- */
-async function tracingsFor(config: Config): Promise<{
-  start(service: ServiceName, metrics: Registry | undefined, log: Logger): Tracing | undefined;
-  stop(): Promise<unknown>;
-}> {
-  const tracingConfig = config.tracing;
-  const started: Tracing[] = [];
-  const tracingModule =
-    tracingConfig === undefined ? undefined : await import('./features/tracing/tracing.js');
-  return {
-    start(service, metrics, log) {
-      if (tracingModule === undefined || tracingConfig === undefined) return undefined;
-      const tracing = tracingModule.startTracing(tracingConfig, {
-        service,
-        registry: metrics,
-        log,
-      });
-      started.push(tracing);
-      return tracing;
-    },
-    stop: () => Promise.all(started.map((tracing) => tracing.shutdown())),
-  };
-}

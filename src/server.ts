@@ -4,15 +4,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { createRequestHandler } from './http/app.js';
-import { pipelineStages, type PipelineOptions } from './http/stages/pipeline-stages.js';
+import { pipelineStages } from './http/stages/pipeline-stages.js';
+import type { PlacedStage } from './http/stages/stage.js';
 import { connectionsMaxFor, guardConnections, SILENT_MS } from './http/connection-guard.js';
 import type { BodyLimits } from './http/body.js';
 import { docsRoutes } from './http/documents/docs.js';
 import { serviceUnavailable } from './http/errors.js';
 import { metricsRoute } from './http/metrics-route.js';
-import type { CorsPolicy } from './features/cors/cors.js';
-import type { CrossOriginPolicy } from './features/cross-origin/cross-origin.js';
-import { DEFAULT_IDEMPOTENCY_TTL_MS, type IdempotencyPolicy } from './features/idempotency/gate.js';
 import type { ErrorFormat } from './http/render.js';
 import { RequestMetrics } from './http/request-metrics.js';
 import { RequestObserver } from './http/request-observer.js';
@@ -23,10 +21,7 @@ import type { Logger } from './observe/log.js';
 import { errorForStoreFault } from './store-fault-responses.js';
 import { listenForMetrics } from './observe/metrics-listener.js';
 import { respondToParserErrors } from './http/parser-responses.js';
-import { LoadShedder, type SheddingPolicy } from './features/shedding/load-shedding.js';
-import { RateLimitGate, type RateLimitOptions } from './features/rate-limits/gate.js';
-import { rateLimitedCounter } from './features/rate-limits/metrics.js';
-import type { RequestTracer } from './features/tracing/request-trace.js';
+import type { Joined } from './features/feature.js';
 
 export const BODY_LIMITS: BodyLimits = { bodyBytesMax: 1024 * 1024, nestingDepthMax: 512 };
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -57,28 +52,13 @@ export interface ServerOptions {
   readonly service: string;
   /** Client connections open at once; by default all the open-file limit allows one server. */
   readonly connectionsMax?: number;
-  /** Idempotency-Key on the operations that take one: optional and kept 24 hours unless set. */
-  readonly idempotency?: IdempotencyPolicy;
-  /** The origins whose pages may call the service (CORS); none by default. */
-  readonly cors?: CorsPolicy;
-  /**
-   * Refuse (403) unsafe requests a browser marks as sent from another site (http/cross-origin.ts),
-   * the CORS origins excepted. On whenever `cors` is set, whatever this says; off by default.
-   */
-  readonly crossOriginProtection?: boolean;
   /** With metrics: serve /metrics on this address instead of the API's (metrics-listener.ts). */
   readonly metricsListen?: { readonly host: string; readonly port: number };
-  /** A waiting request is answered 504 after this long (http/deadline.ts); 0 or none: no deadline. */
-  readonly deadlineMs?: number;
-  /** Thresholds past which new requests are shed (http/load-shedding.ts); none: no shedding. */
-  readonly shedding?: SheddingPolicy;
-  /** Rate limits on the service's own routes; none by default. The server closes the limiter at shutdown. */
-  readonly rateLimiting?: Pick<
-    RateLimitOptions,
-    'limits' | 'limiter' | 'whenDown' | 'trustedProxies'
-  >;
-  /** A span per request (src/telemetry/); none: tracing off. */
-  readonly tracer?: RequestTracer;
+  /**
+   * The features joined to the service (src/features/feature.ts), in the list's order: their stages
+   * answer and are documented; what they hold is let go once the service stopped.
+   */
+  readonly features?: readonly Joined[];
 }
 
 export interface ShutdownReport {
@@ -120,55 +100,10 @@ function healthRoutes(service: ServiceDefinition): Route[] {
   ];
 }
 
-/** Cross-origin protection: on with CORS (its origins trusted), or alone when asked for. */
-function crossOriginPolicy(options: ServerOptions): CrossOriginPolicy | undefined {
-  if (options.cors === undefined && options.crossOriginProtection !== true) return undefined;
-  return { trusted: options.cors?.origins ?? new Set() };
-}
-
-/** What the pipeline's stages are told, its routes aside: the same for the responses and the documents. */
-function edgeOptions(
-  service: ServiceDefinition,
-  options: ServerOptions,
-  shedder: LoadShedder | undefined,
-): Omit<PipelineOptions, 'routes'> {
-  const registry = options.metrics;
-  return {
-    errorFormat: options.errorFormat,
-    limits: BODY_LIMITS,
-    // Under rate limits, the outcomes of keyed writes are kept for their retries (idempotency.ts).
-    idempotency:
-      options.rateLimiting === undefined
-        ? options.idempotency
-        : {
-            required: false,
-            ttlMs: DEFAULT_IDEMPOTENCY_TTL_MS,
-            ...options.idempotency,
-            keepRan: true,
-          },
-    cors: options.cors,
-    crossOrigin: crossOriginPolicy(options),
-    deadlineMs: options.deadlineMs,
-    shedding: shedder,
-    tracer: options.tracer,
-    rateLimitGate:
-      options.rateLimiting === undefined
-        ? undefined
-        : new RateLimitGate({
-            ...options.rateLimiting,
-            routes: service.routes,
-            log: options.log,
-            onLimited:
-              registry === undefined ? undefined : rateLimitedCounter(options.service, registry),
-          }),
-    rateLimitPolicy: options.rateLimiting?.limits,
-  };
-}
-
 function docsFor(
   service: ServiceDefinition,
   options: ServerOptions,
-  edge: Omit<PipelineOptions, 'routes'>,
+  stages: readonly PlacedStage[],
 ): Route[] {
   // The documents are drawn from the same stages as the pipeline that answers (stage.ts).
   return docsRoutes({
@@ -177,10 +112,12 @@ function docsFor(
     routes: service.routes,
     components: service.components,
     errorFormat: options.errorFormat,
-    idempotencyKeyRequired: options.idempotency?.required,
-    rateLimits: options.rateLimiting?.limits,
-    stages: pipelineStages({ ...edge, routes: service.routes }).stages,
-    cors: options.cors !== undefined,
+    stages: pipelineStages({
+      routes: service.routes,
+      errorFormat: options.errorFormat,
+      limits: BODY_LIMITS,
+      stages,
+    }).stages,
   });
 }
 
@@ -189,12 +126,9 @@ export async function startServer(
   options: ServerOptions,
 ): Promise<RunningServer> {
   const registry = options.metrics;
-  const shedder =
-    options.shedding === undefined
-      ? undefined
-      : new LoadShedder(options.shedding, options.service, registry);
-  const edge = edgeOptions(service, options, shedder);
-  const docs = docsFor(service, options, edge);
+  const features = options.features ?? [];
+  const stages = features.flatMap((joined) => joined.stages(service.routes));
+  const docs = docsFor(service, options, stages);
   const shutdownState = { started: false };
   const metricsOnApi = registry !== undefined && options.metricsListen === undefined;
   const operational = [...healthRoutes(service), ...(metricsOnApi ? [metricsRoute(registry)] : [])];
@@ -205,32 +139,37 @@ export async function startServer(
     metrics: registry === undefined ? undefined : new RequestMetrics(options.service, registry),
   });
   const routes = [...docs, ...service.routes, ...operational];
-  const handler = createRequestHandler({
+  const pipeline = pipelineStages({
     routes,
     errorFormat: options.errorFormat,
     limits: BODY_LIMITS,
+    stages,
+  });
+  const handler = createRequestHandler({
+    errorFormat: options.errorFormat,
     log: options.log,
     observer,
     shutdown: shutdownState,
     translateError: errorForStoreFault,
-    pipeline: pipelineStages({ ...edge, routes }),
+    pipeline,
   });
   const server = createServer(CONNECTION_TIMEOUTS, handler);
   respondToParserErrors(server, {
     errorFormat: options.errorFormat,
     observer,
     warn: (message, fields) => options.log.warn(message, fields),
-    cors: options.cors,
+    stages: pipeline.stages,
   });
   guardConnections(server, {
     connectionsMax: options.connectionsMax ?? connectionsMaxFor(1),
     silentMs: SILENT_MS,
   });
+  const backlogs = features.flatMap((joined) => joined.backlog ?? []);
   await listen(
     server,
     options.host,
     options.port,
-    options.shedding === undefined ? undefined : SHEDDING_BACKLOG,
+    backlogs.length === 0 ? undefined : Math.max(...backlogs),
   );
   const metricsListener =
     registry === undefined || options.metricsListen === undefined
@@ -252,21 +191,12 @@ export async function startServer(
     metricsUrl: metricsListener?.url,
     close: () => {
       shutdownState.started = true;
-      return (closing ??= shutdown(server, service, options.log).finally(() => {
-        shedder?.stop();
-        return Promise.all([metricsListener?.close(), options.rateLimiting?.limiter.close()]);
-      }));
+      return (closing ??= shutdown(server, service, options.log).finally(() =>
+        Promise.all([metricsListener?.close(), ...features.map((joined) => joined.close?.())]),
+      ));
     },
   };
 }
-
-/**
- * With shedding on, connections the process has not accepted yet may queue up to the kernel's own
- * limit (net.core.somaxconn, if lower) rather than Node's 511: past the queue the kernel drops a
- * client's handshake, and the client tries again 1 s later, then 3 s after the first, unseen by any
- * signal and unanswered by any 503.
- */
-const SHEDDING_BACKLOG = 65_535;
 
 function listen(
   server: Server,

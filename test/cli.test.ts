@@ -53,6 +53,17 @@ describe('command line', { timeout: PROCESS_SUITE_TIMEOUT_MS }, () => {
       ['--rate-limit', 'writes=20/m:40'],
       ['--trust-proxy', '10.0.0.1'],
       ['--rate-limit', 'reads=5/s:5', '--rate-limit-store-down', 'open'],
+      ['--deprecate', 'GET:/todos/{todo_id}@2026-02-30T00:00:00Z/2027-01-01T00:00:00Z'],
+      // Known only once the services are: an operation the to-do service does not have.
+      [
+        'todo',
+        '--port',
+        '0',
+        '--db',
+        'memory',
+        '--deprecate',
+        'GET:/accounts/{account}@2026-01-01T00:00:00Z/2027-01-01T00:00:00Z',
+      ],
     ]) {
       const result = await run(args);
       assert.equal(result.code, 2, args.join(' '));

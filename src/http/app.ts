@@ -17,23 +17,22 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from '../observe/log.js';
 import { DeadlinePassed, enterDeadline, leaveDeadline } from '../common/deadline-scope.js';
 import { respondedByParser } from './parser-responses.js';
-import { ApiError, ClientAbortError, InvalidRequest } from './errors.js';
+import { ApiError, ClientAbortError, InvalidRequest, Replayed } from './errors.js';
 import { isPromise } from '../common/eventually.js';
-import { REPLAYED_HEADER, ReplayedFailure } from '../features/idempotency/gate.js';
-import { renderError } from './render.js';
+import { renderError, type ErrorFormat } from './render.js';
 import { requestIdFor } from './request-id.js';
 import { UNMATCHED_ROUTE } from './request-metrics.js';
 import type { RequestObserver } from './request-observer.js';
 import {
   Hold,
   type Call,
+  type LogMembers,
   type StageReply,
   type Pipeline,
   type PipelineDefinition,
   type Scope,
   type Stage,
 } from './stages/stage.js';
-import { pipelineStages, type PipelineOptions } from './stages/pipeline-stages.js';
 import {
   responseHeaders,
   CLIENT_CLOSED_REQUEST,
@@ -44,8 +43,10 @@ import {
 } from './responses.js';
 import { writesAtTurnEnd } from './turn-end-writes.js';
 
-/** The pipeline's options (pipeline-stages.ts), and what the handler itself needs. */
-export interface AppOptions extends PipelineOptions {
+/** The pipeline (pipeline-stages.ts), and what the handler itself needs. */
+export interface AppOptions {
+  readonly pipeline: PipelineDefinition;
+  readonly errorFormat: ErrorFormat;
   readonly log: Logger;
   readonly observer: RequestObserver;
   /** Set once the server stops: answers then say `Connection: close`, so that clients leave. */
@@ -55,8 +56,6 @@ export interface AppOptions extends PipelineOptions {
    * error it renders; anything it does not recognise it returns unchanged.
    */
   readonly translateError?: (error: unknown) => unknown;
-  /** The pipeline, when the caller built it (server.ts, to derive the documents from the same stages); else built from the options. */
-  readonly pipeline?: PipelineDefinition;
 }
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -66,14 +65,6 @@ const ignore = (): void => undefined;
 /** True once the request's response is set (it is then written at the end of the turn). */
 const responded = (call: Call): boolean => call.status !== 0;
 
-/** An error line's fields: the request id, and the trace's ids while the call's span is recorded (tracing.ts). */
-function errorFields(call: Call): { requestId: string; trace_id?: string; span_id?: string } {
-  const trace = call.trace;
-  return trace === undefined
-    ? { requestId: call.id }
-    : { requestId: call.id, trace_id: trace.traceId, span_id: trace.spanId };
-}
-
 /** What a span says of an error the call is answered with: its wire code, or for a failure of ours its class. */
 function errorTypeOf(error: unknown): string {
   if (error instanceof ApiError) return error.code;
@@ -82,7 +73,7 @@ function errorTypeOf(error: unknown): string {
 
 export function createRequestHandler(options: AppOptions): RequestHandler {
   const { errorFormat, log, observer, shutdown } = options;
-  const { stages, handler } = options.pipeline ?? pipelineStages(options);
+  const { stages, handler } = options.pipeline;
   const enters = stages
     .filter((stage) => stage.enter !== undefined)
     .map((stage) => (stage.enter as NonNullable<Stage['enter']>).bind(stage));
@@ -94,8 +85,31 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
     stage.scope === undefined ? [] : [stage.scope],
   );
   const finishers = stages.filter((stage) => stage.finished !== undefined);
+  const loggers = stages.filter((stage) => stage.logs !== undefined);
   const translate = options.translateError ?? ((error: unknown) => error);
   const pipeline: Pipeline = { fail };
+
+  /** What the stages add to the call's log lines; undefined when none adds anything (nearly always one stage: tracing's). */
+  function logMembers(call: Call): LogMembers | undefined {
+    let found: LogMembers | undefined;
+    for (const stage of loggers) {
+      const members = stage.logs?.(call);
+      if (members === undefined) continue;
+      found =
+        found === undefined
+          ? members
+          : { fields: { ...found.fields, ...members.fields }, json: found.json + members.json };
+    }
+    return found;
+  }
+
+  /** An error line's fields: the request id, and what the stages add (a span's ids). */
+  function errorFields(call: Call): Record<string, string> {
+    const members = logMembers(call);
+    return members === undefined
+      ? { requestId: call.id }
+      : { requestId: call.id, ...members.fields };
+  }
 
   /** Sets the response; it is written, and reported, at the end of the turn. A request gets one response. */
   function send(
@@ -148,7 +162,7 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
       call.id,
       call.startedMs,
       true,
-      call.trace?.logMembers,
+      loggers.length === 0 ? undefined : logMembers(call)?.json,
     );
   }
 
@@ -198,11 +212,11 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
     try {
       // A replayed business rule (the default format's unhandled 500 for insufficient funds) was
       // logged when it happened; its replay is a response like any other. Anything else is logged.
-      const replayed = error instanceof ReplayedFailure;
-      const cause = replayed ? error.error : error;
+      const replayed = error instanceof Replayed ? error : undefined;
+      const cause = replayed === undefined ? error : replayed.error;
       const translated = translate(cause);
       const rendered = renderError(translated, errorFormat);
-      if (rendered.unexpected && !(replayed && cause instanceof ApiError))
+      if (rendered.unexpected && !(replayed !== undefined && cause instanceof ApiError))
         log.error('unhandled failure', {
           ...errorFields(call),
           method: call.method,
@@ -212,7 +226,7 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
       if (responded(call)) return;
       const bytes = Buffer.byteLength(rendered.body);
       const headers = responseHeaders(rendered, call.id, bytes);
-      if (replayed) headers.push(REPLAYED_HEADER, 'true');
+      if (replayed !== undefined) for (const header of replayed.headers) headers.push(header);
       // Read by the stages' finished() (a tracing stage's refusal event, a 5xx's error.type).
       call.errorType = errorTypeOf(translated);
       send(call, rendered.status, headers, rendered.body, bytes);
@@ -351,13 +365,11 @@ function newCall(req: IncomingMessage, res: ServerResponse, id: string, startedM
     values: undefined,
     input: undefined,
     body: undefined,
-    keyed: undefined,
+    handler: undefined,
+    slots: undefined,
     headers: undefined,
     held: undefined,
-    timer: undefined,
-    waiting: false,
     deadline: undefined,
-    trace: undefined,
     errorType: undefined,
     status: 0,
     responseHeaders: undefined,

@@ -154,6 +154,12 @@ export const ERROR_CATALOGUE = {
     'A page on another origin may not make this request',
     "A browser said this write was sent by a page on another site (Sec-Fetch-Site, or an Origin the service does not trust), as a forged form or fetch() would be. Nothing ran. Make the request from a page on the service's own origin or one of its --cors-origin origins, or from a client that is not a browser page.",
   ),
+  OPERATION_SUNSET: own(
+    410,
+    'Operation withdrawn',
+    'This operation reached its sunset and is no longer served: the Link header names its documentation',
+    'The operation was deprecated (its answers carried Deprecation and Sunset) and its sunset has passed. Nothing ran. The Link header with rel="deprecation" leads to its documentation, which says what replaces it.',
+  ),
   INTERNAL: { ...status(500, 'Something went wrong on our side'), inDefault: 'unhandled' },
 } as const satisfies Record<string, CatalogueEntry>;
 

@@ -90,3 +90,15 @@ export const serviceUnavailable = (): ApiError =>
   new ApiError('HTTP_503', { headers: { 'Retry-After': '1' } });
 export const invalidRequest = (items: readonly ValidationItem[]): ApiError =>
   new ApiError('VALIDATION_FAILED', { items });
+
+/**
+ * An error recorded earlier and answered again (an Idempotency-Key's replay of a refusal): rendered
+ * as any error is, with the headers it carries added, and not logged again, since it was when it
+ * happened. Not an Error: it is never thrown past the pipeline, only unwrapped.
+ */
+export class Replayed {
+  constructor(
+    readonly error: unknown,
+    readonly headers: readonly string[],
+  ) {}
+}

@@ -12,17 +12,23 @@
 // here all the same (400, or 413 for chunk extensions past their limit), as Node itself answers it,
 // unless the pipeline's response has begun; the pipeline, whose read of the body then fails, stays
 // silent.
-import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  STATUS_CODES,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { ErrorCode } from './catalogue.js';
-import { corsHeaders, type CorsPolicy } from '../features/cors/cors.js';
 import { ApiError } from './errors.js';
 import { renderError, type ErrorFormat } from './render.js';
 import { randomUuid } from './random-uuids.js';
 import { REQUEST_ID_HEADER } from './request-id.js';
 import { UNMATCHED_ROUTE } from './request-metrics.js';
 import type { RequestObserver } from './request-observer.js';
+import type { Stage } from './stages/stage.js';
 
 /** The method label of a request the parser could not read: one series, whatever was sent. */
 export const UNPARSED_METHOD = 'UNPARSED';
@@ -34,8 +40,8 @@ interface Options {
   readonly observer: RequestObserver;
   /** Where a second's untold answers are counted. */
   readonly warn: (message: string, fields: Record<string, unknown>) => void;
-  /** The service's CORS policy: a listed origin's page reads these responses too. */
-  readonly cors?: CorsPolicy;
+  /** The pipeline's stages: those that add headers to the parser's responses (CORS) do. */
+  readonly stages: readonly Stage[];
 }
 
 /** Which parser failure gives which status, as Node's own responses do. */
@@ -62,18 +68,18 @@ const MESSAGES: Partial<Record<ErrorCode, string>> = {
  */
 export const respondedByParser = new WeakSet<Socket>();
 
-/** How far into the bytes the parser failed on an Origin field is looked for: the size of Node's header limit. */
-const ORIGIN_SEARCH_BYTES_MAX = 16 * 1024;
-const ORIGIN_LINE = /\r\norigin:[ \t]*([^\r\n]*?)[ \t]*\r\n/i;
+/** How far into the bytes the parser failed on a header is looked for: the size of Node's header limit. */
+const HEADER_SEARCH_BYTES_MAX = 16 * 1024;
 
 /**
- * The Origin of a request the parser failed on, read from the bytes it failed on (Node hands them
- * with the error): the request was never parsed, so this is the only place it can be found. A
- * header block split over several packets may have its Origin in an earlier one: no CORS then.
+ * A header of a request the parser failed on (lower-case `name`), read from the bytes it failed on
+ * (Node hands them with the error): the request was never parsed, so this is the only place it can
+ * be found. A header block split over several packets may have it in an earlier one: undefined.
  */
-export function originInRawRequest(raw: unknown): string | undefined {
+export function headerInRawRequest(raw: unknown, name: string): string | undefined {
   if (!Buffer.isBuffer(raw)) return undefined;
-  return ORIGIN_LINE.exec(raw.subarray(0, ORIGIN_SEARCH_BYTES_MAX).toString('latin1'))?.[1];
+  const line = new RegExp(`\\r\\n${name}:[ \\t]*([^\\r\\n]*?)[ \\t]*\\r\\n`, 'i');
+  return line.exec(raw.subarray(0, HEADER_SEARCH_BYTES_MAX).toString('latin1'))?.[1];
 }
 
 /** A header list as lines of a raw response's head. */
@@ -85,9 +91,11 @@ const headLines = (headers: readonly string[]): string => {
 };
 
 export function respondToParserErrors(server: Server, options: Options): void {
-  const { errorFormat, observer, warn, cors } = options;
-  const corsOf = (origin: string | undefined): string[] =>
-    cors === undefined ? [] : corsHeaders(cors, origin);
+  const { errorFormat, observer, warn } = options;
+  const adders = options.stages.filter((stage) => stage.parserHeaders !== undefined);
+  /** What the stages add to a parser's response, from the request's headers or, unparsed, its bytes. */
+  const addedBy = (headers: IncomingHttpHeaders | undefined, raw: unknown): string[] =>
+    adders.flatMap((stage) => (stage.parserHeaders?.(headers, raw) ?? []) as string[]);
   let windowStartMs = 0;
   let linesInWindow = 0;
   let untold = 0;
@@ -120,14 +128,14 @@ export function respondToParserErrors(server: Server, options: Options): void {
 
   function rendered(
     code: ErrorCode,
-    origin: string | undefined,
+    added: readonly string[],
   ): { status: number; head: string; body: string; id: string } {
     const response = renderError(new ApiError(code, { message: MESSAGES[code] }), errorFormat);
     const id = randomUuid();
     const head =
       `HTTP/1.1 ${response.status} ${STATUS_CODES[response.status] ?? ''}\r\n` +
       `Content-Type: ${response.contentType}\r\nContent-Length: ${Buffer.byteLength(response.body)}\r\n${REQUEST_ID_HEADER}: ${id}\r\n` +
-      `${headLines(corsOf(origin))}Connection: close\r\n\r\n`;
+      `${headLines(added)}Connection: close\r\n\r\n`;
     return { status: response.status, head, body: response.body, id };
   }
 
@@ -156,7 +164,7 @@ export function respondToParserErrors(server: Server, options: Options): void {
     if (held !== undefined) respondedByParser.add(socket);
     const written = rendered(
       code,
-      held?.headers.origin ?? originInRawRequest((error as { rawPacket?: unknown }).rawPacket),
+      addedBy(held?.headers, (error as { rawPacket?: unknown }).rawPacket),
     );
     socket.end(written.head + written.body);
     report(
@@ -186,7 +194,7 @@ export function respondToParserErrors(server: Server, options: Options): void {
       String(bytes),
       REQUEST_ID_HEADER,
       id,
-      ...corsOf(req.headers.origin),
+      ...addedBy(req.headers, undefined),
       'Connection',
       'close',
     ]);

@@ -37,6 +37,8 @@ export interface DocumentedError {
 export interface RouteDocs {
   /** FastAPI derives summary and operationId from the handler's name; we declare it. */
   readonly name: string;
+  /** The summary, where the name's title case would not say it (a CORS preflight). */
+  readonly summary?: string;
   /** What the operation does beyond its name, where a reader could not guess it. */
   readonly description?: string;
   /** Component name of the success body, or undefined for an undescribed JSON body. */
@@ -57,6 +59,13 @@ export interface RouteDocs {
   readonly otherErrors?: readonly Error[];
   /** False for an operation that never succeeds: its success status is then not documented. */
   readonly succeeds?: boolean;
+  /** The success row's description; `Successful Response`, as FastAPI words it, by default. */
+  readonly successDescription?: string;
+  /**
+   * An operation a stage answers before routing (a CORS preflight), documented as a route: its
+   * input is never validated (no 422), and only the stages before routing see it.
+   */
+  readonly answeredBeforeRouting?: boolean;
   /**
    * What another 2xx the operation may answer with the same body means (PUT's 201). It is
    * documented as the `2XX` range, since the contract fixes which three-digit codes a to-do

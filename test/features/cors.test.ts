@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parseCorsOrigins, type CorsPolicy } from '../../src/features/cors/cors.js';
+import { corsStage } from '../../src/features/cors/stage.js';
 import { serviceUnavailable } from '../../src/http/errors.js';
 import { defineRoute } from '../../src/http/route.js';
 import { createLogger } from '../../src/observe/log.js';
@@ -124,7 +125,7 @@ describe('CORS', { timeout: SUITE_TIMEOUT_MS }, () => {
         errorFormat: { name: 'default', catchAll: false },
         service: 'away',
         log: createLogger('silent'),
-        cors: POLICY,
+        features: [{ stages: () => [corsStage(POLICY)] }],
       },
     );
     try {
@@ -166,7 +167,7 @@ describe('CORS', { timeout: SUITE_TIMEOUT_MS }, () => {
       assert.equal(res.headers['access-control-allow-methods'], 'GET, HEAD, POST, PUT, DELETE');
       assert.equal(
         res.headers['access-control-allow-headers'],
-        'Content-Type, Idempotency-Key, X-Request-Id, If-Match, If-None-Match',
+        'Content-Type, Idempotency-Key, X-Request-Id, If-Match, If-None-Match, traceparent, tracestate, baggage',
       );
       assert.equal(res.headers['access-control-max-age'], '600');
       assert.equal((await send(url, from(OTHER, ask))).status, 405);

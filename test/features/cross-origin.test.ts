@@ -4,6 +4,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { readConfig } from '../../src/config.js';
+import { crossOrigin } from '../../src/features/cross-origin/feature.js';
+import { settingsOf } from '../../src/features/feature.js';
 import { parseCorsOrigins, type CorsPolicy } from '../../src/features/cors/cors.js';
 import { refusesCrossOrigin } from '../../src/features/cross-origin/cross-origin.js';
 import type { ErrorFormat } from '../../src/http/render.js';
@@ -107,16 +109,26 @@ describe('the decision, as Go 1.25 takes it', () => {
   }
 });
 
-test('the protection is off by default, on with --cors-origin, and on alone with --cross-origin-protection or SVC_CROSS_ORIGIN_PROTECTION=1', () => {
-  assert.equal(readConfig([], {}).crossOriginProtection, false);
-  assert.equal(readConfig(['--cors-origin', LISTED], {}).crossOriginProtection, true);
-  assert.equal(readConfig(['--cross-origin-protection'], {}).crossOriginProtection, true);
-  assert.equal(readConfig([], { SVC_CROSS_ORIGIN_PROTECTION: '1' }).crossOriginProtection, true);
+test('the protection is on by default, trusts the --cors-origin origins, and is turned off with --cross-origin-protection off or SVC_CROSS_ORIGIN_PROTECTION=off', () => {
+  const protection = (argv: readonly string[], env: NodeJS.ProcessEnv) =>
+    settingsOf(readConfig(argv, env).features, crossOrigin);
+  assert.deepEqual(protection([], {}), { trusted: new Set() });
+  assert.deepEqual(protection(['--cors-origin', LISTED], {}), { trusted: new Set([LISTED]) });
+  assert.deepEqual(protection(['--cross-origin-protection', 'on'], {}), { trusted: new Set() });
+  assert.equal(protection(['--cross-origin-protection', 'off'], {}), undefined);
+  assert.equal(
+    protection(['--cross-origin-protection=off', '--cors-origin', LISTED], {}),
+    undefined,
+  );
+  // The variable keeps the values the switch it was took.
+  assert.equal(protection([], { SVC_CROSS_ORIGIN_PROTECTION: 'off' }), undefined);
+  assert.equal(protection([], { SVC_CROSS_ORIGIN_PROTECTION: '0' }), undefined);
+  assert.notEqual(protection([], { SVC_CROSS_ORIGIN_PROTECTION: '1' }), undefined);
   assert.throws(() => readConfig(['--cross-origin-protection=yes'], {}), {
-    message: '--cross-origin-protection takes no value',
+    message: '--cross-origin-protection must be on or off, not "yes"',
   });
   assert.throws(() => readConfig([], { SVC_CROSS_ORIGIN_PROTECTION: 'yes' }), {
-    message: 'SVC_CROSS_ORIGIN_PROTECTION must be 1 or 0',
+    message: '--cross-origin-protection must be on or off, not "yes"',
   });
 });
 
@@ -184,8 +196,26 @@ describe('cross-site writes refused', { timeout: SUITE_TIMEOUT_MS }, () => {
       assert.equal(read.status, 200, 'a read is never refused');
     }));
 
-  test('off by default: a cross-site write runs as the reference runs it', () =>
+  test('on by default: a cross-site form or fetch() write from another site is refused, and the balance is untouched', () =>
     withServer({ service: 'bank' }, async (url) => {
+      for (const headers of [
+        [['Sec-Fetch-Site', 'cross-site']],
+        [['Origin', UNLISTED]],
+        [
+          ['Sec-Fetch-Site', 'cross-site'],
+          ['Origin', UNLISTED],
+          ['Content-Type', 'application/x-www-form-urlencoded'],
+        ],
+      ] as Headers[])
+        assert.equal((await withdraw(url, headers)).status, 403, JSON.stringify(headers));
+      assert.equal(await balance(url), 100);
+      // Neither header (curl, a server): let through, as the reference lets it.
+      assert.equal((await withdraw(url, [])).status, 200);
+      assert.equal(await balance(url), 99);
+    }));
+
+  test('turned off (--cross-origin-protection off): a cross-site write runs as the reference runs it', () =>
+    withServer({ service: 'bank', crossOriginProtection: false }, async (url) => {
       assert.equal(
         (
           await withdraw(url, [

@@ -6,7 +6,9 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
+import { deadlineStage } from '../../src/features/deadlines/deadline.js';
 import { createRequestHandler } from '../../src/http/app.js';
+import { pipelineStages } from '../../src/http/stages/pipeline-stages.js';
 import { defineRoute } from '../../src/http/route.js';
 import { RequestObserver } from '../../src/http/request-observer.js';
 import { createLogger } from '../../src/observe/log.js';
@@ -26,32 +28,37 @@ async function startWaiting(
     await sleep(waitMs);
     return { status: 200, body: '{}' };
   };
+  const routes = [
+    defineRoute({
+      method: 'GET',
+      path: '/wait',
+      status: 200,
+      params: {},
+      docs: { name: 'wait' },
+      handle: waited,
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: '/wait',
+      status: 200,
+      params: {},
+      body: todoIn,
+      docs: { name: 'wait_with_body' },
+      handle: waited,
+    }),
+  ];
+  const errorFormat = { name: 'default', catchAll: false } as const;
   const handler = createRequestHandler({
-    routes: [
-      defineRoute({
-        method: 'GET',
-        path: '/wait',
-        status: 200,
-        params: {},
-        docs: { name: 'wait' },
-        handle: waited,
-      }),
-      defineRoute({
-        method: 'PUT',
-        path: '/wait',
-        status: 200,
-        params: {},
-        body: todoIn,
-        docs: { name: 'wait_with_body' },
-        handle: waited,
-      }),
-    ],
-    errorFormat: { name: 'default', catchAll: false },
-    limits: { bodyBytesMax: 1024, nestingDepthMax: 8 },
+    pipeline: pipelineStages({
+      routes,
+      errorFormat,
+      limits: { bodyBytesMax: 1024, nestingDepthMax: 8 },
+      stages: [deadlineStage(deadlineMs)],
+    }),
+    errorFormat,
     log,
     observer: new RequestObserver({ log, accessLog: false }),
     shutdown: { started: false },
-    deadlineMs,
   });
   const server = createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

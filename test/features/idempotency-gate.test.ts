@@ -6,11 +6,10 @@ import { NO_PRECONDITIONS } from '../../src/http/conditions.js';
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { describe, test, type TestContext } from 'node:test';
-import { ApiError } from '../../src/http/errors.js';
+import { ApiError, Replayed } from '../../src/http/errors.js';
 import {
   DEFAULT_IDEMPOTENCY_TTL_MS,
   IdempotencyGate,
-  ReplayedFailure,
 } from '../../src/features/idempotency/gate.js';
 import type { Idempotent, Reply, Route, RouteInput } from '../../src/http/route.js';
 import type { KeyedOutcome, KeyedWrite } from '../../src/common/keyed-writes.js';
@@ -262,7 +261,7 @@ describe('the idempotency gate of one process', () => {
     assert.equal(route.keys.length, 1);
   });
 
-  test('a replayed error outcome is handed on as a ReplayedFailure, so that its answer is marked replayed', async () => {
+  test('a replayed error outcome is handed on as Replayed, so that its answer is marked replayed', async () => {
     const gate = new IdempotencyGate({ required: false, ttlMs: TTL });
     const route = keyedRoute(storeLike({ unknown: true }));
     await assert.rejects(run(gate, route, '/withdraw/alice/10', 'k'), ApiError);
@@ -270,9 +269,10 @@ describe('the idempotency gate of one process', () => {
       await assert.rejects(
         run(gate, route, '/withdraw/alice/10', 'k'),
         (error) =>
-          error instanceof ReplayedFailure &&
+          error instanceof Replayed &&
           error.error instanceof ApiError &&
-          error.error.status === 404,
+          error.error.status === 404 &&
+          error.headers.join(': ') === 'Idempotent-Replayed: true',
         from,
       );
     }

@@ -11,6 +11,8 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { ConfigError, readConfig } from '../../src/config.js';
+import { settingsOf } from '../../src/features/feature.js';
+import { shedding } from '../../src/features/shedding/feature.js';
 import { LoadShedder, nextShedShare } from '../../src/features/shedding/load-shedding.js';
 import { send, type RawResponse } from '../support/http.js';
 import { startServiceProcess } from '../support/service-process.js';
@@ -148,24 +150,18 @@ describe('load shedding', { timeout: SUITE_TIMEOUT_MS }, () => {
       return Number(line?.split(/\s+/)[2]);
     };
     const plain = await startServiceProcess(['todo', '--db', 'memory']);
-    const shedding = await startServiceProcess([
-      'todo',
-      '--db',
-      'memory',
-      '--shed-loop-busy',
-      '90',
-    ]);
+    const shedded = await startServiceProcess(['todo', '--db', 'memory', '--shed-loop-busy', '90']);
     try {
       assert.equal(backlogOf(plain.urls[0] as string), 511);
-      assert.equal(backlogOf(shedding.urls[0] as string), Math.min(65_535, somaxconn));
+      assert.equal(backlogOf(shedded.urls[0] as string), Math.min(65_535, somaxconn));
       // The busy signal's counter is there from the start, under its own label.
-      const metrics = await send(shedding.urls[0] as string, { method: 'GET', path: '/metrics' });
+      const metrics = await send(shedded.urls[0] as string, { method: 'GET', path: '/metrics' });
       assert.match(
         metrics.text,
         /^http_requests_shed_total\{service="todo",signal="loop-busy"\} 0$/m,
       );
     } finally {
-      await Promise.all([plain.kill(), shedding.kill()]);
+      await Promise.all([plain.kill(), shedded.kill()]);
     }
   });
 
@@ -226,9 +222,15 @@ describe('load shedding', { timeout: SUITE_TIMEOUT_MS }, () => {
   });
 
   test('--shed-loop-busy and SVC_SHED_LOOP_BUSY give a target share of the time; a whole percent from 1 to 99, else refused at start', () => {
-    assert.equal(readConfig(['--shed-loop-busy', '80'], {}).shedding?.loopBusy, 0.8);
-    assert.equal(readConfig([], { SVC_SHED_LOOP_BUSY: '70' }).shedding?.loopBusy, 0.7);
-    assert.equal(readConfig([], {}).shedding, undefined);
+    assert.equal(
+      settingsOf(readConfig(['--shed-loop-busy', '80'], {}).features, shedding)?.loopBusy,
+      0.8,
+    );
+    assert.equal(
+      settingsOf(readConfig([], { SVC_SHED_LOOP_BUSY: '70' }).features, shedding)?.loopBusy,
+      0.7,
+    );
+    assert.equal(settingsOf(readConfig([], {}).features, shedding), undefined);
     for (const bad of ['0', '100', '80.5', 'most']) {
       assert.throws(
         () => readConfig(['--shed-loop-busy', bad], {}),

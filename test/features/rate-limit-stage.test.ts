@@ -6,7 +6,9 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
+import { rateLimitStage } from '../../src/features/rate-limits/stage.js';
 import { createRequestHandler } from '../../src/http/app.js';
+import { pipelineStages } from '../../src/http/stages/pipeline-stages.js';
 import { RateLimitGate } from '../../src/features/rate-limits/gate.js';
 import { defineRoute } from '../../src/http/route.js';
 import { RequestObserver } from '../../src/http/request-observer.js';
@@ -50,14 +52,22 @@ test('a read run ahead of a shared limiter that refuses first is answered 429, a
     routes: [slowRead],
     log,
   });
+  const errorFormat = { name: 'default', catchAll: false } as const;
+  const settings = { limits, whenDown: 'open', trustedProxies: undefined } as const;
   const handler = createRequestHandler({
-    routes: [slowRead],
-    errorFormat: { name: 'default', catchAll: false },
-    limits: { bodyBytesMax: 1024, nestingDepthMax: 8 },
+    pipeline: pipelineStages({
+      routes: [slowRead],
+      errorFormat,
+      limits: { bodyBytesMax: 1024, nestingDepthMax: 8 },
+      stages: [
+        rateLimitStage(rateLimits, settings, 'unkeyed'),
+        rateLimitStage(rateLimits, settings, 'keyed'),
+      ],
+    }),
+    errorFormat,
     log,
     observer: new RequestObserver({ log, accessLog: false }),
     shutdown: { started: false },
-    rateLimitGate: rateLimits,
   });
   const server = createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

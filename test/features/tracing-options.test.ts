@@ -3,45 +3,50 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ConfigError, readConfig } from '../../src/config.js';
+import { settingsOf } from '../../src/features/feature.js';
+import { tracing as tracingFeature } from '../../src/features/tracing/feature.js';
+
+/** Tracing's settings as the options give them; undefined while it is off. */
+const tracingOf = (argv: readonly string[], env: NodeJS.ProcessEnv) =>
+  settingsOf(readConfig(argv, env).features, tracingFeature);
 
 const ENDPOINT = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' };
 
 test('tracing is off by default, and on when an OTLP endpoint variable or --otel-endpoint names a collector', () => {
-  assert.equal(readConfig([], {}).tracing, undefined);
+  assert.equal(tracingOf([], {}), undefined);
   assert.equal(
-    readConfig([], { OTEL_SERVICE_NAME: 'x', OTEL_TRACES_SAMPLER: 'always_on' }).tracing,
+    tracingOf([], { OTEL_SERVICE_NAME: 'x', OTEL_TRACES_SAMPLER: 'always_on' }),
     undefined,
   );
-  assert.equal(readConfig([], ENDPOINT).tracing?.tracesUrl, 'http://127.0.0.1:4318/v1/traces');
+  assert.equal(tracingOf([], ENDPOINT)?.tracesUrl, 'http://127.0.0.1:4318/v1/traces');
   assert.equal(
-    readConfig([], { OTEL_EXPORTER_OTLP_ENDPOINT: 'https://c.example/otlp/' }).tracing?.tracesUrl,
+    tracingOf([], { OTEL_EXPORTER_OTLP_ENDPOINT: 'https://c.example/otlp/' })?.tracesUrl,
     'https://c.example/otlp/v1/traces',
   );
   assert.equal(
-    readConfig([], { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c:4318/custom/path' }).tracing
-      ?.tracesUrl,
+    tracingOf([], { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c:4318/custom/path' })?.tracesUrl,
     'http://c:4318/custom/path',
   );
   assert.equal(
-    readConfig(['--otel-endpoint', 'http://opt:4318'], {
+    tracingOf(['--otel-endpoint', 'http://opt:4318'], {
       OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://env:1/x',
-    }).tracing?.tracesUrl,
+    })?.tracesUrl,
     'http://opt:4318/v1/traces',
   );
 });
 
 test('OTEL_SDK_DISABLED=true and OTEL_TRACES_EXPORTER=none turn tracing off whatever else is set', () => {
   assert.equal(
-    readConfig(['--otel-endpoint', 'http://opt:4318'], { OTEL_SDK_DISABLED: 'true' }).tracing,
+    tracingOf(['--otel-endpoint', 'http://opt:4318'], { OTEL_SDK_DISABLED: 'true' }),
     undefined,
   );
-  assert.equal(readConfig([], { ...ENDPOINT, OTEL_SDK_DISABLED: 'TRUE' }).tracing, undefined);
-  assert.equal(readConfig([], { ...ENDPOINT, OTEL_TRACES_EXPORTER: 'none' }).tracing, undefined);
-  assert.notEqual(readConfig([], { ...ENDPOINT, OTEL_SDK_DISABLED: 'false' }).tracing, undefined);
+  assert.equal(tracingOf([], { ...ENDPOINT, OTEL_SDK_DISABLED: 'TRUE' }), undefined);
+  assert.equal(tracingOf([], { ...ENDPOINT, OTEL_TRACES_EXPORTER: 'none' }), undefined);
+  assert.notEqual(tracingOf([], { ...ENDPOINT, OTEL_SDK_DISABLED: 'false' }), undefined);
 });
 
 test('the standard variables are read: protocol, headers, resource, sampler and the batch processor bounds', () => {
-  const tracing = readConfig([], {
+  const tracing = tracingOf([], {
     ...ENDPOINT,
     OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
     OTEL_EXPORTER_OTLP_HEADERS: 'api-key=abc%20def,x-tenant=7',
@@ -55,7 +60,7 @@ test('the standard variables are read: protocol, headers, resource, sampler and 
     OTEL_BSP_SCHEDULE_DELAY: '250',
     OTEL_BSP_EXPORT_TIMEOUT: '1000',
     OTEL_EXPORTER_OTLP_TIMEOUT: '2000',
-  }).tracing;
+  });
   assert.deepEqual(tracing, {
     tracesUrl: 'http://127.0.0.1:4318/v1/traces',
     protocol: 'http/json',

@@ -52,7 +52,8 @@ describe('error catalogue', { timeout: SUITE_TIMEOUT_MS }, () => {
     // The page is served with problem details, and explains the types its service answers: the bank
     // answers every own problem but 428 (IDEMPOTENCY_KEY_REQUIRED when it requires keys), the to-do
     // service 428 when it requires If-Match; DEADLINE_EXCEEDED with a deadline, OVERLOADED when it
-    // sheds load, RATE_LIMITED under rate limits, CROSS_ORIGIN_REFUSED under cross-origin protection.
+    // sheds load, RATE_LIMITED under rate limits, CROSS_ORIGIN_REFUSED under cross-origin protection,
+    // OPERATION_SUNSET with an operation deprecated.
     const requireKeys = { required: true, ttlMs: DEFAULT_IDEMPOTENCY_TTL_MS };
     const pages: string[] = [];
     for (const options of [
@@ -63,7 +64,14 @@ describe('error catalogue', { timeout: SUITE_TIMEOUT_MS }, () => {
         shedding: { waitingMax: 1_000 },
         rateLimiting: { limits: { writes: { perSecond: 10, burst: 10 } } },
       },
-      { service: 'todo', requireIfMatch: true, crossOriginProtection: true },
+      {
+        service: 'todo',
+        requireIfMatch: true,
+        crossOriginProtection: true,
+        deprecations: [
+          { method: 'GET', path: '/v2/todos/{todo_id}', deprecatedAtMs: 0, sunsetAtMs: 1 },
+        ],
+      },
     ] as const) {
       await withServer({ ...options, errors: 'problem' }, async (url) => {
         const res = await get(url, PROBLEM_TYPE_BASE.slice(0, PROBLEM_TYPE_BASE.indexOf('#')));

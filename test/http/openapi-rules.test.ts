@@ -1,6 +1,8 @@
 // The rules buildOpenApi draws an operation by, on routes made for the purpose (the services' own
 // documents are pinned whole by published-documents.test.ts): what FastAPI lists for an operation,
 // and what the route declarations can ask for.
+import { pipelineStages } from '../../src/http/stages/pipeline-stages.js';
+import { BODY_LIMITS } from '../../src/server.js';
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ApiError } from '../../src/http/errors.js';
@@ -66,6 +68,13 @@ function documentOf(
     routes,
     components,
     errorFormat: { name: format, catchAll: false },
+    // The route's own stages only: what the input stage answers (a body's 400 and 413).
+    stages: pipelineStages({
+      routes,
+      errorFormat: { name: format, catchAll: false },
+      limits: BODY_LIMITS,
+      stages: [],
+    }).stages,
   }) as {
     paths: Paths;
     components: { schemas: Record<string, unknown> };

@@ -8,6 +8,7 @@ import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
 import { createRequestHandler } from '../../src/http/app.js';
+import { pipelineStages } from '../../src/http/stages/pipeline-stages.js';
 import { parseCorsOrigins, type CorsPolicy } from '../../src/features/cors/cors.js';
 import {
   PARSER_LINES_PER_SECOND_MAX,
@@ -220,10 +221,15 @@ describe("the parser's own answers", { timeout: SUITE_TIMEOUT_MS }, () => {
       docs: { name: 'echo' },
       handle: () => ({ status: 200, body: '{}' }),
     });
-    const handler = createRequestHandler({
+    const pipeline = pipelineStages({
       routes: [echo],
       errorFormat,
       limits: { bodyBytesMax: 1024, nestingDepthMax: 8 },
+      stages: [],
+    });
+    const handler = createRequestHandler({
+      pipeline,
+      errorFormat,
       log,
       observer,
       shutdown: { started: false },
@@ -236,6 +242,7 @@ describe("the parser's own answers", { timeout: SUITE_TIMEOUT_MS }, () => {
       errorFormat,
       observer,
       warn: (message, fields) => log.warn(message, fields),
+      stages: pipeline.stages,
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {

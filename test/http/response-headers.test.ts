@@ -55,6 +55,14 @@ const EACH: Readonly<Record<string, Options>> = {
   'deadline and shedding': { deadlineMs: 1_000, shedding: { waitingMax: 1 } },
   'keys required': { idempotency: { required: true, ttlMs: DEFAULT_IDEMPOTENCY_TTL_MS } },
   'If-Match required': { requireIfMatch: true },
+  // Both services' reads of one item, deprecated until a sunset far ahead: every answer of theirs
+  // carries the lifecycle's headers.
+  lifecycle: {
+    deprecations: [
+      { method: 'GET', path: '/v2/todos/{todo_id}', deprecatedAtMs: 0, sunsetAtMs: 4e12 },
+      { method: 'GET', path: '/accounts/{account}', deprecatedAtMs: 0, sunsetAtMs: 4e12 },
+    ],
+  },
 };
 const ALL: Options = Object.assign({}, ...Object.values(EACH)) as Options;
 

@@ -41,11 +41,9 @@ test('a stage added to the list runs before the route, adds its header to every 
   ];
   const errorFormat = { name: 'default', catchAll: false } as const;
   const limits = { bodyBytesMax: 1024, nestingDepthMax: 8 };
-  const base = pipelineStages({ routes, errorFormat, limits });
+  const base = pipelineStages({ routes, errorFormat, limits, stages: [] });
   const handler = createRequestHandler({
-    routes,
     errorFormat,
-    limits,
     log,
     observer: new RequestObserver({ log, accessLog: false }),
     shutdown: { started: false },

@@ -3,23 +3,29 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ConfigError, readConfig } from '../../src/config.js';
+import { settingsOf } from '../../src/features/feature.js';
+import { rateLimits } from '../../src/features/rate-limits/feature.js';
+
+/** The rate limits' settings the options give; undefined while they are off. */
+const limitsOf = (argv: readonly string[], env: NodeJS.ProcessEnv) =>
+  settingsOf(readConfig(argv, env).features, rateLimits);
 
 const POSTGRES = ['--db', 'postgres://postgres@127.0.0.1:5432/test'];
 
-test('rate limits are off by default; the store-down mode is open', () => {
-  const config = readConfig([], {});
-  assert.equal(config.rateLimits, undefined);
-  assert.equal(config.trustProxy, undefined);
-  assert.equal(config.rateLimitStoreDown, 'open');
+test('rate limits are off by default; once on, the store-down mode is open and no proxy is trusted', () => {
+  assert.equal(limitsOf([], {}), undefined);
+  const limited = limitsOf(['--rate-limit', 'reads=1/s:1'], {});
+  assert.equal(limited?.trustedProxies, undefined);
+  assert.equal(limited?.whenDown, 'open');
 });
 
 test('--rate-limit and SVC_RATE_LIMIT give the same limits; the option wins over the variable', () => {
-  const fromFlag = readConfig(['--rate-limit', 'writes=20/s:40'], {});
-  const fromEnv = readConfig([], { SVC_RATE_LIMIT: 'writes=20/s:40' });
-  assert.deepEqual(fromFlag.rateLimits, { writes: { perSecond: 20, burst: 40 } });
-  assert.deepEqual(fromEnv.rateLimits, fromFlag.rateLimits);
+  const fromFlag = limitsOf(['--rate-limit', 'writes=20/s:40'], {});
+  const fromEnv = limitsOf([], { SVC_RATE_LIMIT: 'writes=20/s:40' });
+  assert.deepEqual(fromFlag?.limits, { writes: { perSecond: 20, burst: 40 } });
+  assert.deepEqual(fromEnv?.limits, fromFlag?.limits);
   assert.deepEqual(
-    readConfig(['--rate-limit=reads=1/s:2'], { SVC_RATE_LIMIT: 'writes=20/s:40' }).rateLimits,
+    limitsOf(['--rate-limit=reads=1/s:2'], { SVC_RATE_LIMIT: 'writes=20/s:40' })?.limits,
     { reads: { perSecond: 1, burst: 2 } },
   );
 });
@@ -76,30 +82,30 @@ test('a bad value, from the option or the variable, is refused at start naming t
 });
 
 test('--trust-proxy and --rate-limit-store-down are read with their variables', () => {
-  const config = readConfig([...POSTGRES], {
+  const config = limitsOf([...POSTGRES], {
     SVC_RATE_LIMIT: 'writes=1/s:1',
     SVC_TRUST_PROXY: '10.0.0.0/8',
     SVC_RATE_LIMIT_STORE_DOWN: 'closed',
   });
-  assert.equal(config.trustProxy?.text, '10.0.0.0/8');
-  assert.equal(config.rateLimitStoreDown, 'closed');
+  assert.equal(config?.trustedProxies?.text, '10.0.0.0/8');
+  assert.equal(config?.whenDown, 'closed');
 });
 
 test('--trust-proxy-header names the one header the proxies set: x-forwarded-for by default, or forwarded, from the option or its variable', () => {
   const limited = ['--rate-limit', 'reads=1/s:1', '--trust-proxy', '10.0.0.1'];
-  assert.equal(readConfig(limited, {}).trustProxy?.header, 'x-forwarded-for');
+  assert.equal(limitsOf(limited, {})?.trustedProxies?.header, 'x-forwarded-for');
   assert.equal(
-    readConfig([...limited, '--trust-proxy-header', 'Forwarded'], {}).trustProxy?.header,
+    limitsOf([...limited, '--trust-proxy-header', 'Forwarded'], {})?.trustedProxies?.header,
     'forwarded',
   );
   assert.equal(
-    readConfig(limited, { SVC_TRUST_PROXY_HEADER: 'forwarded' }).trustProxy?.header,
+    limitsOf(limited, { SVC_TRUST_PROXY_HEADER: 'forwarded' })?.trustedProxies?.header,
     'forwarded',
   );
   assert.equal(
-    readConfig([...limited, '--trust-proxy-header', 'x-forwarded-for'], {
+    limitsOf([...limited, '--trust-proxy-header', 'x-forwarded-for'], {
       SVC_TRUST_PROXY_HEADER: 'forwarded',
-    }).trustProxy?.header,
+    })?.trustedProxies?.header,
     'x-forwarded-for',
   );
 });

@@ -2,6 +2,8 @@
 // pruning timer of its own, which would otherwise outlive the server that opened them.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { featureOn } from '../../src/features/feature.js';
+import { rateLimits } from '../../src/features/rate-limits/feature.js';
 import { defineRoute } from '../../src/http/route.js';
 import { createLogger } from '../../src/observe/log.js';
 import { inProcessLimiter, type RateLimiter } from '../../src/rate-limits/limiter.js';
@@ -39,7 +41,21 @@ test("closing the server closes its rate limiter, once the server's own shutdown
       errorFormat: { name: 'default', catchAll: false },
       service: 'limited',
       log: createLogger('silent'),
-      rateLimiting: { limits, limiter, whenDown: 'open' },
+      features: [
+        await featureOn(rateLimits, {
+          limits,
+          limiter,
+          whenDown: 'open',
+          trustedProxies: undefined,
+        }).join({
+          service: 'todo',
+          db: { kind: 'memory' },
+          pooler: undefined,
+          errorFormat: { name: 'default', catchAll: false },
+          log: createLogger('silent'),
+          metrics: undefined,
+        }),
+      ],
     },
   );
   assert.equal(closed, 0);

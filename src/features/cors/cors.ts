@@ -4,13 +4,6 @@
 // middleware beside the routes: an error, a 404, a 413 or the 500 of a failure carries them too,
 // so that a page sees the real status and body instead of an opaque network error (the frameworks'
 // usual bug: Starlette #1116, FastAPI #775).
-import {
-  addHeaders,
-  type Call,
-  type Entered,
-  type HeaderDoc,
-  type Stage,
-} from '../../http/stages/stage.js';
 
 export interface CorsPolicy {
   /** Exact origins (`scheme://host[:port]`) whose pages may call the service and read its responses. */
@@ -23,13 +16,17 @@ export interface CorsPolicy {
  * a credentialed call fails whatever this says. A list would say the same at a cost: node:http
  * checks every character of every header value it writes, on every response to a page.
  */
-const EXPOSE_ALL = '*';
+export const EXPOSE_ALL = '*';
 
-const ALLOWED_METHODS = 'GET, HEAD, POST, PUT, DELETE';
-/** The request headers a page may send besides the CORS-safelisted ones. */
-const ALLOWED_HEADERS = 'Content-Type, Idempotency-Key, X-Request-Id, If-Match, If-None-Match';
+export const ALLOWED_METHODS = 'GET, HEAD, POST, PUT, DELETE';
+/**
+ * The request headers a page may send besides the CORS-safelisted ones: the services' own, and
+ * the W3C Trace Context's and Baggage's, so that a page can carry its trace into the services.
+ */
+export const ALLOWED_HEADERS =
+  'Content-Type, Idempotency-Key, X-Request-Id, If-Match, If-None-Match, traceparent, tracestate, baggage';
 /** How long a browser may keep a preflight's answer: ten minutes, Chromium's own cap. */
-const PREFLIGHT_MAX_AGE_S = 600;
+export const PREFLIGHT_MAX_AGE_S = 600;
 
 /** Each origin as the browser sends it, or an error message naming the first that is not one. */
 export function parseCorsOrigins(text: string): CorsPolicy | string {
@@ -96,83 +93,8 @@ export function preflightHeaders(
   ];
 }
 
-/**
- * The CORS stage (stage.ts): a preflight from an allowed origin is answered 204 at once; any other
- * request's responses carry the policy's headers. First in the list, so that every response has
- * them.
- */
-export function corsStage(policy: CorsPolicy): Stage {
-  return {
-    name: 'cors',
-    enter(call: Call): Entered {
-      const { req } = call;
-      const origin = req.headers.origin;
-      if (call.method === 'OPTIONS') {
-        const preflight = preflightHeaders(
-          policy,
-          origin,
-          req.headers['access-control-request-method'],
-        );
-        if (preflight !== undefined)
-          return { status: 204, headers: Object.fromEntries(pairs(preflight)) };
-      }
-      // corsHeaders makes a list for each call: the response's headers take it as it is.
-      addHeaders(call, corsHeaders(policy, origin));
-      return undefined;
-    },
-    docs: {
-      responseHeaders: () => ({ headers: CORS_HEADER_DOCS, rows: () => true }),
-    },
-  };
-}
-
-function pairs(list: readonly string[]): [string, string][] {
+export function pairs(list: readonly string[]): [string, string][] {
   const out: [string, string][] = [];
   for (let i = 0; i < list.length; i += 2) out.push([list[i] as string, list[i + 1] as string]);
   return out;
 }
-
-/** The headers every response may carry under CORS, as the documents show them. */
-export const CORS_HEADER_DOCS: Readonly<Record<string, HeaderDoc>> = {
-  'Access-Control-Allow-Origin': {
-    description:
-      'With --cors-origin: the Origin of the request, when it is one of the listed origins (then a page there may read this answer).',
-  },
-  'Access-Control-Expose-Headers': {
-    description:
-      'With --cors-origin, for a listed Origin: `*`, every header of the response may be read by the page (X-Request-Id, Retry-After, Idempotent-Replayed, ETag, RateLimit, RateLimit-Policy, Location, WWW-Authenticate, Allow among them).',
-    example: EXPOSE_ALL,
-  },
-  Vary: {
-    description: "Origin: the CORS headers depend on the request's Origin.",
-    example: 'Origin',
-  },
-};
-
-/** The preflight's headers, as the documents show them on its operation. */
-export const PREFLIGHT_HEADER_DOCS: Readonly<Record<string, HeaderDoc>> = {
-  'Access-Control-Allow-Origin': {
-    description: 'The Origin of the preflight, one of the listed origins.',
-    required: true,
-  },
-  'Access-Control-Allow-Methods': {
-    description: 'The methods a page may use.',
-    required: true,
-    example: ALLOWED_METHODS,
-  },
-  'Access-Control-Allow-Headers': {
-    description: 'The request headers a page may send besides the safelisted ones.',
-    required: true,
-    example: ALLOWED_HEADERS,
-  },
-  'Access-Control-Max-Age': {
-    description: 'Seconds a browser may keep this answer.',
-    required: true,
-    example: String(PREFLIGHT_MAX_AGE_S),
-  },
-  Vary: {
-    description: 'The answer depends on these request headers.',
-    required: true,
-    example: 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers',
-  },
-};

@@ -10,7 +10,7 @@
 // with --cross-origin-protection.
 import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError } from '../../http/errors.js';
-import type { Call, Entered, RequestHeaderDoc, Stage } from '../../http/stages/stage.js';
+import type { Call, Entered, RequestHeaderDoc, PlacedStage } from '../../http/stages/stage.js';
 
 export interface CrossOriginPolicy {
   /** Origins (`scheme://host[:port]`, as the browser sends them) whose pages may write: the CORS list. */
@@ -53,9 +53,10 @@ function hostOf(origin: string): string | undefined {
 }
 
 /** The stage (stage.ts): after CORS, so that the 403 carries its headers; before any work. */
-export function crossOriginStage(policy: CrossOriginPolicy): Stage {
+export function crossOriginStage(policy: CrossOriginPolicy): PlacedStage {
   return {
     name: 'cross-origin',
+    place: 'request',
     enter(call: Call): Entered {
       if (refusesCrossOrigin(policy, call.method, call.req.headers)) throw crossOriginRefused();
       return undefined;

@@ -12,7 +12,7 @@
 // The time a client takes to send its request is not counted: Node's own time-outs bound it (408).
 import { ApiError } from '../../http/errors.js';
 import type { Route } from '../../http/route.js';
-import type { Call, HeaderDoc, Pipeline, Stage } from '../../http/stages/stage.js';
+import { Slot, type Call, type Pipeline, type PlacedStage } from '../../http/stages/stage.js';
 
 /**
  * On by default, and longer than every bound of the stores' own (a pooled connection's wait, 10 s
@@ -35,31 +35,32 @@ export const deadlineExceeded = (): ApiError =>
  * request is answered 504 and the work behind it that has not started is given up. The handler
  * runs within the call's deadline scope, so that the work it starts can register what to give up.
  */
-export function deadlineStage(ms: number): Stage {
+export function deadlineStage(ms: number): PlacedStage {
   return {
     name: 'deadline',
+    place: 'input',
     scopesDeadline: true,
     waits(call: Call, pipeline: Pipeline): void {
-      call.timer = setTimeout(deadlinePassed, ms, call, pipeline);
+      TIMER.set(call, setTimeout(deadlinePassed, ms, call, pipeline));
     },
     settles(call: Call): void {
-      if (call.timer === undefined) return;
-      clearTimeout(call.timer);
-      call.timer = undefined;
+      const timer = TIMER.get(call);
+      if (timer === undefined) return;
+      clearTimeout(timer);
+      TIMER.set(call, undefined);
     },
     docs: {
       errors: (route) => (waitsForStore(route) ? [deadlineExceeded()] : []),
-      responseHeaders: () => ({
-        headers: RETRY_AFTER_504_DOC,
-        rows: (key) => key === '504' || key === '5XX' || key === 'default',
-      }),
     },
   };
 }
 
+/** The timer of a call whose handler waits. */
+const TIMER = new Slot<NodeJS.Timeout>('deadline timer');
+
 /** The 504, and the work behind it that has not started is given up (deadline-scope.ts). */
 function deadlinePassed(call: Call, pipeline: Pipeline): void {
-  call.timer = undefined;
+  TIMER.set(call, undefined);
   if (call.status !== 0) return;
   call.deadline?.expire();
   pipeline.fail(call, deadlineExceeded());
@@ -71,10 +72,3 @@ function waitsForStore(route: Route): boolean {
     (error) => error instanceof ApiError && error.code === 'HTTP_503',
   );
 }
-
-const RETRY_AFTER_504_DOC: Readonly<Record<string, HeaderDoc>> = {
-  'Retry-After': {
-    description:
-      'On a 504: seconds after which a retry with the same Idempotency-Key may find the write finished.',
-  },
-};

@@ -20,7 +20,7 @@ import {
   type KeyedOutcome,
   type KeyedWrite,
 } from '../../common/keyed-writes.js';
-import { ApiError } from '../../http/errors.js';
+import { ApiError, Replayed } from '../../http/errors.js';
 import { idempotencyKeyInvalid, idempotencyKeyRequired, parseIdempotencyKey } from './key.js';
 import { ReplayCache } from './replay-cache.js';
 import {
@@ -51,14 +51,6 @@ export const REPLAYED_HEADER = 'Idempotent-Replayed';
 export const keyInFlight = (): ApiError =>
   new ApiError('IDEMPOTENCY_KEY_IN_FLIGHT', { headers: { 'Retry-After': '1' } });
 export const keyReused = (): ApiError => new ApiError('IDEMPOTENCY_KEY_REUSED');
-
-/**
- * A replayed outcome whose response is an error: the contract layer renders `error` as it renders
- * any, and marks the response replayed. Not an Error: it is never logged, only unwrapped.
- */
-export class ReplayedFailure {
-  constructor(readonly error: unknown) {}
-}
 
 type AnyIdempotent = Idempotent<Record<string, unknown>, unknown, unknown>;
 type AnyInput = RouteInput<Record<string, unknown>, unknown>;
@@ -208,7 +200,7 @@ function replay(idempotent: AnyIdempotent, input: AnyInput, outcome: unknown): R
   try {
     reply = idempotent.reply(input, outcome);
   } catch (error) {
-    throw new ReplayedFailure(error);
+    throw new Replayed(error, [REPLAYED_HEADER, 'true']);
   }
   return { ...reply, headers: { ...reply.headers, [REPLAYED_HEADER]: 'true' } };
 }

@@ -1,4 +1,4 @@
-// The rate limit as a stage of the pipeline (stage.ts; the decision is rate-limit.ts's): it takes
+// The rate limit as a stage of the pipeline (stage.ts; the decision is gate.ts's): it takes
 // the admission of a request to a limited operation, and adds its RateLimit fields to every
 // response. It stands twice in the list: before the input for every request but a keyed write, and
 // after the Idempotency-Key stage for a keyed write, so that a replay of its key is answered
@@ -7,25 +7,17 @@
 // after it is still a refusal that changed nothing.
 import { isPromise } from '../../common/eventually.js';
 import type { RequestKind } from '../../rate-limits/policy.js';
-import { KeyedRun } from '../idempotency/gate.js';
-import { limitedKind } from './docs.js';
-import {
-  policyField,
-  RATE_LIMIT_DRAFT,
-  RATE_LIMIT_HEADER,
-  RATE_LIMIT_POLICY_HEADER,
-  rateLimited,
-  type RateLimitGate,
-} from './gate.js';
-import type { RateLimits } from '../../rate-limits/policy.js';
+import { KEYED_RUN } from '../idempotency/stage.js';
+import { rateLimitDocs } from './docs.js';
+import type { RateLimitGate } from './gate.js';
+import type { RateLimitSettings } from './feature.js';
 import type { Route } from '../../http/route.js';
 import {
   addHeaders,
   Hold,
   type Call,
   type Entered,
-  type HeaderDoc,
-  type Stage,
+  type PlacedStage,
 } from '../../http/stages/stage.js';
 
 /** Which requests an instance decides: those without a keyed run (before the input), or those with one. */
@@ -33,11 +25,12 @@ export type RateLimitPlace = 'unkeyed' | 'keyed';
 
 export function rateLimitStage(
   gate: RateLimitGate,
-  limits: RateLimits,
+  settings: RateLimitSettings,
   place: RateLimitPlace,
-): Stage {
+): PlacedStage {
   return {
     name: place === 'unkeyed' ? 'rate-limit' : 'rate-limit (keyed writes)',
+    place: place === 'unkeyed' ? 'route' : 'input',
     enter(call: Call): Entered {
       const route = call.matched as Route;
       const kind = gate.kindOf(route, call.method);
@@ -49,10 +42,10 @@ export function rateLimitStage(
           ? new Hold(admitted)
           : admitted;
       }
-      return call.keyed instanceof KeyedRun ? admit(gate, call, kind) : undefined;
+      return KEYED_RUN.get(call) === undefined ? undefined : admit(gate, call, kind);
     },
     // Declared once, by the first instance: the same fields, the same 429.
-    docs: place === 'keyed' ? undefined : rateLimitDocs(limits),
+    docs: place === 'keyed' ? undefined : rateLimitDocs(settings),
   };
 }
 
@@ -66,25 +59,4 @@ function admit(gate: RateLimitGate, call: Call, kind: RequestKind): Promise<void
   return headers.then((list) => {
     if (list.length > 0) addHeaders(call, list);
   });
-}
-
-function rateLimitDocs(limits: RateLimits): Stage['docs'] {
-  return {
-    responseHeaders: (route) => {
-      const kind = limitedKind(route.method, limits);
-      if (kind === undefined) return undefined;
-      const headers: Record<string, HeaderDoc> = {
-        [RATE_LIMIT_POLICY_HEADER]: {
-          description: `The limit on ${kind} per client (${RATE_LIMIT_DRAFT}): its quota q (the burst) and window w (seconds in which a whole burst comes back).`,
-          example: policyField(kind, limits),
-        },
-        [RATE_LIMIT_HEADER]: {
-          description:
-            'What is left of the limit: r requests may be sent at once now, and t seconds say when it grows.',
-        },
-      };
-      return { headers, rows: () => true };
-    },
-    errors: (route) => (limitedKind(route.method, limits) === undefined ? [] : [rateLimited({})]),
-  };
 }

@@ -21,7 +21,7 @@
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { Counter, type Registry } from 'prom-client';
 import { ApiError } from '../../http/errors.js';
-import type { Call, Entered, HeaderDoc, Stage } from '../../http/stages/stage.js';
+import { Slot, type Call, type Entered, type PlacedStage } from '../../http/stages/stage.js';
 
 export interface SheddingPolicy {
   /** Requests waiting at which new ones are shed; undefined: this signal is off. */
@@ -134,39 +134,32 @@ export class LoadShedder {
   }
 }
 
+/** Set while the call's handler is counted among those waiting. */
+const WAITING = new Slot<boolean>('counted waiting');
+
 /**
  * The stage (stage.ts): after routing (the operational routes are never shed), before any of the
  * request's work; it counts each waiting handler in and out, the signal of `waitingMax`.
  */
-export function sheddingStage(shedder: LoadShedder): Stage {
+export function sheddingStage(shedder: LoadShedder): PlacedStage {
   return {
     name: 'shedding',
+    place: 'route',
     enter(call: Call): Entered {
       if (!NEVER_SHED.has(call.route) && shedder.refuse() !== undefined) throw overloaded();
       return undefined;
     },
     waits(call: Call): void {
       shedder.waiting += 1;
-      call.waiting = true;
+      WAITING.set(call, true);
     },
     settles(call: Call): void {
-      if (!call.waiting) return;
+      if (WAITING.get(call) !== true) return;
       shedder.waiting -= 1;
-      call.waiting = false;
+      WAITING.set(call, false);
     },
     docs: {
       errors: () => [overloaded()],
-      responseHeaders: () => ({
-        headers: RETRY_AFTER_503_DOC,
-        rows: (key) => key === '503' || key === '5XX' || key === 'default',
-      }),
     },
   };
 }
-
-const RETRY_AFTER_503_DOC: Readonly<Record<string, HeaderDoc>> = {
-  'Retry-After': {
-    description:
-      'On a 503: seconds after which to try again (1 to 3 when the service sheds load, 1 while its database is away).',
-  },
-};

@@ -9,13 +9,19 @@
 //   (src/common/work-origin.ts), so that the store batches its work joins are spans of its trace.
 // - finished: the span ends with the matched route, the status, a refusal's event and a 5xx's
 //   error.type (app.ts puts the error's code on the call as it answers with it).
-//
-// The span's ids go on the request's log lines: app.ts reads them on the call.
+// - logs: the span's ids go on the request's log lines.
 import { UNMATCHED_ROUTE } from '../../http/request-metrics.js';
 import type { Route } from '../../http/route.js';
-import type { RequestTracer } from './request-trace.js';
+import type { RequestTrace, RequestTracer } from './request-trace.js';
 import { enterOrigin, leaveOrigin, type WorkOrigin } from '../../common/work-origin.js';
-import type { Call, RequestHeaderDoc, Scope, Stage } from '../../http/stages/stage.js';
+import {
+  Slot,
+  type Call,
+  type LogMembers,
+  type PlacedStage,
+  type RequestHeaderDoc,
+  type Scope,
+} from '../../http/stages/stage.js';
 
 /** The W3C Trace Context headers, read on every operation while tracing is on. */
 const TRACE_CONTEXT_HEADERS: readonly RequestHeaderDoc[] = [
@@ -37,17 +43,21 @@ const TRACE_CONTEXT_HEADERS: readonly RequestHeaderDoc[] = [
   },
 ];
 
+/** The call's recorded span; undefined when it was sampled out. */
+const TRACE = new Slot<RequestTrace>('span');
+
 const ORIGIN_SCOPE: Scope = {
-  enter: (call: Call) => enterOrigin(call.trace),
+  enter: (call: Call) => enterOrigin(TRACE.get(call)),
   leave: (outer: unknown) => leaveOrigin(outer as WorkOrigin | undefined),
 };
 
-export function tracingStage(tracer: RequestTracer): Stage {
+export function tracingStage(tracer: RequestTracer): PlacedStage {
   return {
     name: 'tracing',
+    place: 'request',
     enter(call: Call): undefined {
       const { req } = call;
-      call.trace = tracer.started(
+      const trace = tracer.started(
         call.method,
         call.url,
         req.headers,
@@ -55,17 +65,25 @@ export function tracingStage(tracer: RequestTracer): Stage {
         req.httpVersion,
         call.id,
       );
+      if (trace !== undefined) TRACE.set(call, trace);
       return undefined;
     },
     scope: ORIGIN_SCOPE,
     finished(call: Call, status: number): void {
-      const trace = call.trace;
+      const trace = TRACE.get(call);
       if (trace !== undefined)
         trace.finished(
           call.route === UNMATCHED_ROUTE ? undefined : call.route,
           status,
           call.errorType,
         );
+    },
+    // The span's ids go on the call's log lines, its access line and any error line.
+    logs(call: Call): LogMembers | undefined {
+      const trace = TRACE.get(call);
+      return trace === undefined
+        ? undefined
+        : { fields: { trace_id: trace.traceId, span_id: trace.spanId }, json: trace.logMembers };
     },
     docs: {
       requestHeaders: (_route: Route) => TRACE_CONTEXT_HEADERS,

@@ -10,38 +10,22 @@ import {
   schemaRef,
   type FormatSchemaNames,
 } from './error-schemas.js';
-import { ApiError, bodyNotParsable, bodyTooLarge, InvalidRequest } from '../errors.js';
-import { keyInFlight, keyReused } from '../../features/idempotency/gate.js';
+import { ApiError, InvalidRequest } from '../errors.js';
 import {
   carriedHeaders,
   conditionParameters,
-  preflightOperation,
+  HeaderBook,
   SHARED_COMPONENTS,
   stageRequestHeaders,
   withStageHeaders,
 } from './operation-docs.js';
-import type { Stage } from '../stages/stage.js';
-import { idempotencyKeyInvalid, idempotencyKeyRequired } from '../../features/idempotency/key.js';
-import {
-  idempotencyKeyParameter,
-  KEY_ANSWERS_DESCRIPTION,
-  REPLAYED_HEADER_DOC,
-  RETRY_AFTER_HEADER_DOC,
-} from '../../features/idempotency/docs.js';
-import { ETAG_HEADER_DOC, NOT_MODIFIED_ROW } from './conditions.js';
+import type { RowDoc, Stage } from '../stages/stage.js';
+import { ETAG_HEADER_DOCS, NOT_MODIFIED_DESCRIPTION } from './conditions.js';
 import { JsonObject } from '../json/json-value.js';
 import { MESSAGES } from '../validation/lax.js';
 import { renderError, type ErrorFormat } from '../render.js';
-import { keyRequired, type DocumentedError, type Route } from '../route.js';
+import type { DocumentedError, Route } from '../route.js';
 import type { Issues, JsonSchema } from '../validation/schema.js';
-import type { RateLimits } from '../../rate-limits/policy.js';
-import {
-  limitedKind,
-  RATE_LIMITED_DESCRIPTION,
-  RATE_LIMITED_EXAMPLE,
-  rateLimitHeaderDocs,
-  RETRY_AFTER_429_DOC,
-} from '../../features/rate-limits/docs.js';
 
 export interface OpenApiOptions {
   readonly title: string;
@@ -50,18 +34,13 @@ export interface OpenApiOptions {
   /** Schemas the routes name as their response models. */
   readonly components: Readonly<Record<string, JsonSchema>>;
   readonly errorFormat: ErrorFormat;
-  /** Idempotent operations refuse a request without an Idempotency-Key. */
-  readonly idempotencyKeyRequired?: boolean;
-  /** Rate limits on the operations (--rate-limit): the 429 row. */
-  readonly rateLimits?: RateLimits;
   /**
-   * The pipeline's stages (stage.ts): each declares the errors it may answer on an operation, the
-   * headers it adds to its responses and the request headers it reads (operation-docs.ts applies
-   * them).
+   * The pipeline's stages (stage.ts), the route's own among them: all the document knows of what
+   * stands between a request and its route. Each declares the errors it may answer on an
+   * operation, its rows, the headers it adds to its responses, the request headers it reads, its
+   * marks on an operation and the operations it answers itself (operation-docs.ts applies them).
    */
-  readonly stages?: readonly Stage[];
-  /** CORS is on: each path documents its preflight (OPTIONS). */
-  readonly cors?: boolean;
+  readonly stages: readonly Stage[];
 }
 
 export interface ApiDescription {
@@ -174,100 +153,68 @@ function typicalInvalidRequest(route: Route): {
   };
 }
 
-/** The errors an operation answers beside its declared rows and its typical 422: the stages' first. */
-function otherErrorsOf(route: Route, keysRequired: boolean, stages: readonly Stage[]): Error[] {
-  const others: Error[] = [];
-  for (const stage of stages) others.push(...(stage.docs?.errors?.(route) ?? []));
-  if (route.idempotent !== undefined) {
-    others.push(idempotencyKeyInvalid());
-    if (keyRequired(route.idempotent, keysRequired)) others.push(idempotencyKeyRequired());
-    others.push(keyInFlight(), keyReused());
-  }
-  others.push(...(route.docs.otherErrors ?? []));
-  if (route.body !== undefined) others.push(bodyNotParsable(), bodyTooLarge());
-  others.push(UNHANDLED);
-  return others;
+/** The errors an operation answers beside its declared rows and its typical 422: its own, then the stages'. */
+function otherErrorsOf(route: Route, stages: readonly Stage[]): Error[] {
+  return [
+    ...(route.docs.otherErrors ?? []),
+    ...stages.flatMap((stage) => stage.docs?.errors?.(route) ?? []),
+    UNHANDLED,
+  ];
+}
+
+/** What every operation of the document is drawn with. */
+interface Drawing {
+  readonly format: ErrorFormat;
+  readonly names: FormatSchemaNames;
+  readonly book: HeaderBook;
+  /** The schemas the document names; `known` those it may name. */
+  readonly used: Set<string>;
+  readonly known: Record<string, JsonSchema>;
+  /** The wire codes its responses carry. */
+  readonly codes: Set<ErrorCode>;
 }
 
 /**
  * FastAPI's rules (the success code, any declared extra response, and 422 where the operation takes
  * input), except that an operation that never succeeds lists no success (D10), and each error is
  * drawn as the active format really renders it. Beyond the three-digit codes (the contract fixes
- * those), a `2XX` range describes another success an operation gives (PUT's 201), `4XX` the other
- * client errors of an operation that takes an Idempotency-Key, and `default` every other error (an
+ * those), a `2XX` range describes another success an operation gives (PUT's 201), a stage's range
+ * (the Idempotency-Key's `4XX`) the client errors it adds, and `default` every other error (an
  * unknown to-do's 404, a 409, a 503 while the database is away, an unhandled failure).
  *
  * Each error the operation answers is rendered once and shown as an example of the row a client
  * reads its status under (the exact code, else its range, else `default`); a row's schema is the
  * union of its examples' schemas, and the code, problem-type and status enums of the error schemas
  * are the codes the examples carry. So the document shows and allows exactly what the service
- * answers.
+ * answers. What stands between a request and its route is drawn from the stages alone.
  */
 export function describeApi(options: OpenApiOptions): ApiDescription {
   const format = options.errorFormat;
-  const names = FORMAT_SCHEMA_NAMES[format.name];
-  const keysRequired = options.idempotencyKeyRequired === true;
-  const stages = options.stages ?? [];
-  const used = new Set<string>();
-  // The schemas a document may name beside the error bodies: response models and request bodies.
-  const known: Record<string, JsonSchema> = { ...options.components };
-  const codes = new Set<ErrorCode>();
+  const { stages } = options;
+  const drawing: Drawing = {
+    format,
+    names: FORMAT_SCHEMA_NAMES[format.name],
+    book: new HeaderBook(stages),
+    used: new Set<string>(),
+    known: { ...options.components },
+    codes: new Set<ErrorCode>(),
+  };
+  // An operation a stage answers before routing is seen by the stages that stand there only.
+  const beforeRouting = stages.filter((stage) => stage.place === 'request');
   const paths: Record<string, Record<string, unknown>> = {};
-  const component = (name: string): JsonSchema => {
-    if (known[name] === undefined) throw new Error(`no component schema named ${name}`);
-    used.add(name);
-    return schemaRef(name);
-  };
-  const rowObject = (row: Row): Record<string, unknown> => {
-    for (const shown of row.shown) if (shown.mediaType !== PLAIN_TEXT) codes.add(shown.code);
-    const content = contentOf(row.shown, names);
-    for (const name of content.schemas) used.add(name);
-    const others = row.namesOthers ? row.shown.slice(row.own).map((shown) => shown.label) : [];
-    const description =
-      others.length === 0
-        ? row.description
-        : `${row.description}. Also under this status: ${others.join('; ')}.`;
-    const headers = { ...row.headers, ...carriedHeaders(row.shown, row.headers) };
-    return {
-      description,
-      ...(Object.keys(headers).length === 0 ? {} : { headers }),
-      content: content.content,
-    };
-  };
-
-  for (const route of options.routes) {
-    if (route.docs.hidden === true) continue;
-    const name = route.docs.name;
-    const operation: Record<string, unknown> = {
-      summary: titleCase(name),
-      operationId: camelCase(name),
-    };
-    if (route.docs.description !== undefined) operation.description = route.docs.description;
-    const parameters = parametersOf(route, keysRequired, stages);
-    if (parameters.length > 0) operation.parameters = parameters;
-    if (route.body !== undefined) {
-      used.add(route.body.name);
-      known[route.body.name] = route.body.jsonSchema;
-      operation.requestBody = {
-        content: { [JSON_MEDIA_TYPE]: { schema: schemaRef(route.body.name) } },
-        required: true,
-      };
+  for (const [path, routes] of documentedPaths(options.routes)) {
+    const operations: Record<string, unknown> = {};
+    const answered = stages.flatMap((stage) => stage.docs?.operations?.(path, routes) ?? []);
+    for (const route of [...routes, ...answered]) {
+      const seen = route.docs.answeredBeforeRouting === true ? beforeRouting : stages;
+      operations[route.method.toLowerCase()] = operationOf(route, seen, drawing);
     }
-
-    const limitHeaders = rateLimitHeadersOf(route, options.rateLimits);
-    const responses = successRows(route, limitHeaders ?? {}, component);
-    const rows = errorRows(route, format, keysRequired, stages, limitHeaders);
-    for (const [key, row] of rows) if (row.shown.length > 0) responses[key] = rowObject(row);
-    operation.responses = withStageHeaders(route, responses, stages);
-    (paths[route.path] ??= {})[route.method.toLowerCase()] = operation;
-    if (options.cors === true)
-      (paths[route.path] as Record<string, unknown>).options ??= preflightOperation(route.path);
+    paths[path] = operations;
   }
-
   const carried = catalogueEntries()
     .map(([code]) => code)
-    .filter((code) => codes.has(code));
-  const schemas = componentSchemas(format.name, codes, used, known);
+    .filter((code) => drawing.codes.has(code));
+  const schemas = componentSchemas(format.name, drawing.codes, drawing.used, drawing.known);
   return {
     openapi: {
       openapi: '3.1.0',
@@ -289,74 +236,121 @@ export function describeApi(options: OpenApiOptions): ApiDescription {
   };
 }
 
-/** The rate-limit headers of a limited operation's answers; undefined for one not limited. */
-function rateLimitHeadersOf(
-  route: Route,
-  rateLimits: RateLimits | undefined,
-): Readonly<Record<string, unknown>> | undefined {
-  const limited = limitedKind(route.method, rateLimits);
-  if (limited === undefined) return undefined;
-  return rateLimits === undefined ? {} : rateLimitHeaderDocs(limited, rateLimits);
+/** The documented routes by path, the paths in the order of their first route. */
+function documentedPaths(routes: readonly Route[]): Map<string, Route[]> {
+  const byPath = new Map<string, Route[]>();
+  for (const route of routes) {
+    if (route.docs.hidden === true) continue;
+    const onPath = byPath.get(route.path);
+    if (onPath === undefined) byPath.set(route.path, [route]);
+    else onPath.push(route);
+  }
+  return byPath;
 }
 
-/** An operation's parameters: its path's, then the headers it reads (its key, its conditions, the stages'). */
-function parametersOf(
+/** One operation: its names, its parameters, its body, its rows, and the stages' marks on it. */
+function operationOf(
   route: Route,
-  keysRequired: boolean,
   stages: readonly Stage[],
-): Record<string, unknown>[] {
-  const parameters: Record<string, unknown>[] = route.params.map(([param, spec]) => ({
-    name: param,
-    in: 'path',
-    required: true,
-    schema: spec.jsonSchema,
-  }));
-  if (route.idempotent)
-    parameters.push(idempotencyKeyParameter(keyRequired(route.idempotent, keysRequired)));
-  parameters.push(...conditionParameters(route), ...stageRequestHeaders(route, stages));
-  return parameters;
+  drawing: Drawing,
+): Record<string, unknown> {
+  const name = route.docs.name;
+  const operation: Record<string, unknown> = {
+    summary: route.docs.summary ?? titleCase(name),
+    operationId: camelCase(name),
+  };
+  if (route.docs.description !== undefined) operation.description = route.docs.description;
+  for (const stage of stages) Object.assign(operation, stage.docs?.operation?.(route));
+  const parameters: Record<string, unknown>[] = [
+    ...route.params.map(([param, spec]) => ({
+      name: param,
+      in: 'path',
+      required: true,
+      schema: spec.jsonSchema,
+    })),
+    ...conditionParameters(route),
+    ...stageRequestHeaders(route, stages),
+  ];
+  operation.parameters = parameters;
+  if (route.body !== undefined) {
+    drawing.used.add(route.body.name);
+    drawing.known[route.body.name] = route.body.jsonSchema;
+    operation.requestBody = {
+      content: { [JSON_MEDIA_TYPE]: { schema: schemaRef(route.body.name) } },
+      required: true,
+    };
+  }
+  const responses = successRows(route, drawing);
+  for (const [key, row] of errorRows(route, stages, drawing.format))
+    if (row.shown.length > 0) responses[key] = rowObject(row, drawing);
+  operation.responses = withStageHeaders(route, responses, stages, drawing.book);
+  return operation;
+}
+
+/** An error row as the document shows it: its description, its headers, its content. */
+function rowObject(row: Row, drawing: Drawing): Record<string, unknown> {
+  for (const shown of row.shown) if (shown.mediaType !== PLAIN_TEXT) drawing.codes.add(shown.code);
+  const content = contentOf(row.shown, drawing.names);
+  for (const name of content.schemas) drawing.used.add(name);
+  const others = row.namesOthers ? row.shown.slice(row.own).map((shown) => shown.label) : [];
+  const description =
+    others.length === 0
+      ? row.description
+      : `${row.description}. Also under this status: ${others.join('; ')}.`;
+  const headers = { ...row.headers, ...carriedHeaders(row.shown, row.headers, drawing.book) };
+  return {
+    description,
+    ...(Object.keys(headers).length === 0 ? {} : { headers }),
+    content: content.content,
+  };
 }
 
 /** The success rows: the declared status, another success as 2XX, a tagged read's 304 as 3XX. */
-function successRows(
-  route: Route,
-  limitHeaders: Readonly<Record<string, unknown>>,
-  component: (name: string) => JsonSchema,
-): Record<string, unknown> {
+function successRows(route: Route, drawing: Drawing): Record<string, unknown> {
   const responses: Record<string, unknown> = {};
+  const etag = route.docs.tagged === undefined ? undefined : etagHeader(drawing.book);
   const success = (description: string): Record<string, unknown> => {
-    if (route.status === 204) return { description };
-    const model = route.docs.responseModel;
-    const example = route.docs.example;
-    if (example === undefined)
-      throw new Error(`${route.method} ${route.path} documents a success body without an example`);
-    const schema = model === undefined ? {} : component(model);
-    return {
-      description,
-      content: {
-        [JSON_MEDIA_TYPE]: {
-          schema,
-          examples: { [model ?? 'body']: { summary: description, value: JSON.parse(example) } },
-        },
-      },
-    };
+    const row: Record<string, unknown> = { description };
+    if (route.status !== 204) row.content = successContent(route, description, drawing);
+    if (etag !== undefined) row.headers = etag;
+    return row;
   };
-  const tagged = route.docs.tagged !== undefined;
-  if (route.docs.succeeds !== false) {
-    const row = success('Successful Response');
-    const headers = {
-      ...(route.idempotent ? REPLAYED_HEADER_DOC : {}),
-      ...(tagged ? ETAG_HEADER_DOC : {}),
-      ...limitHeaders,
-    };
-    responses[String(route.status)] = Object.keys(headers).length === 0 ? row : { ...row, headers };
-  }
-  if (route.docs.otherSuccess !== undefined)
-    responses['2XX'] = tagged
-      ? { ...success(route.docs.otherSuccess), headers: ETAG_HEADER_DOC }
-      : success(route.docs.otherSuccess);
-  if (route.docs.tagged === 'read') responses['3XX'] = NOT_MODIFIED_ROW;
+  if (route.docs.succeeds !== false)
+    responses[String(route.status)] = success(
+      route.docs.successDescription ?? 'Successful Response',
+    );
+  if (route.docs.otherSuccess !== undefined) responses['2XX'] = success(route.docs.otherSuccess);
+  if (route.docs.tagged === 'read')
+    responses['3XX'] = { description: NOT_MODIFIED_DESCRIPTION, headers: etag };
   return responses;
+}
+
+/** A success's body: its model's schema, and its example. */
+function successContent(
+  route: Route,
+  description: string,
+  drawing: Drawing,
+): Record<string, unknown> {
+  const model = route.docs.responseModel;
+  const example = route.docs.example;
+  if (example === undefined)
+    throw new Error(`${route.method} ${route.path} documents a success body without an example`);
+  if (model !== undefined) {
+    if (drawing.known[model] === undefined) throw new Error(`no component schema named ${model}`);
+    drawing.used.add(model);
+  }
+  return {
+    [JSON_MEDIA_TYPE]: {
+      schema: model === undefined ? {} : schemaRef(model),
+      examples: { [model ?? 'body']: { summary: description, value: JSON.parse(example) } },
+    },
+  };
+}
+
+function etagHeader(book: HeaderBook): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.keys(ETAG_HEADER_DOCS).map((name) => [name, book.header(name, false)]),
+  );
 }
 
 /** The schemas the document names: the format's error bodies it uses, and the services' own. */
@@ -379,17 +373,11 @@ function componentSchemas(
 }
 
 /**
- * An operation's error rows, in the order a reader expects them (codes, then 4XX, then default:
+ * An operation's error rows, in the order a reader expects them (codes, then ranges, then default:
  * JSON writes integer-like keys first, in ascending order, and the others in the order they are
  * added), each error shown under the row a client reads its status under.
  */
-function errorRows(
-  route: Route,
-  format: ErrorFormat,
-  keysRequired: boolean,
-  stages: readonly Stage[],
-  limitHeaders: Record<string, unknown> | undefined,
-): Map<string, Row> {
+function errorRows(route: Route, stages: readonly Stage[], format: ErrorFormat): Map<string, Row> {
   const rows = new Map<string, Row>();
   const declare = (key: string, row: Row): void => {
     if (rows.has(key))
@@ -400,37 +388,25 @@ function errorRows(
     const shown = show(declared.error, format);
     declare(String(shown.status), ownRow(declared, shown));
   }
-  if (route.params.length > 0 || route.body !== undefined) {
+  if (
+    route.docs.answeredBeforeRouting !== true &&
+    (route.params.length > 0 || route.body !== undefined)
+  ) {
     const { invalid, reachable } = typicalInvalidRequest(route);
     const description = reachable
       ? 'Validation Error'
       : "Validation Error: listed as FastAPI lists it for an operation with input, never answered (every value of this operation's inputs is valid)";
     declare('422', { description, shown: [show(invalid, format)], own: 1, namesOthers: true });
   }
-  if (limitHeaders !== undefined) {
-    declare('429', {
-      description: RATE_LIMITED_DESCRIPTION,
-      headers: { ...RETRY_AFTER_429_DOC, ...limitHeaders },
-      shown: [show(RATE_LIMITED_EXAMPLE, format)],
-      own: 1,
-      namesOthers: true,
-    });
-  }
-  if (route.idempotent)
-    rows.set('4XX', {
-      description: KEY_ANSWERS_DESCRIPTION,
-      headers: RETRY_AFTER_HEADER_DOC,
-      shown: [],
-      own: 0,
-      namesOthers: false,
-    });
+  for (const stageRow of stages.flatMap((stage) => stage.docs?.rows?.(route) ?? []))
+    declare(stageRow.key, stageRowOf(stageRow, format));
   rows.set('default', {
     description: otherErrorsDescription(format),
     shown: [],
     own: 0,
     namesOthers: false,
   });
-  for (const error of otherErrorsOf(route, keysRequired, stages)) {
+  for (const error of otherErrorsOf(route, stages)) {
     const shown = show(error, format);
     const row =
       rows.get(String(shown.status)) ??
@@ -441,6 +417,17 @@ function errorRows(
       row.shown.push(shown);
   }
   return rows;
+}
+
+/** A stage's row: its own response first, if it has one; a three-digit row names the others it shows. */
+function stageRowOf(row: RowDoc, format: ErrorFormat): Row {
+  const shown = row.error === undefined ? [] : [show(row.error, format)];
+  return {
+    description: row.description,
+    shown,
+    own: shown.length,
+    namesOthers: /^\d{3}$/.test(row.key),
+  };
 }
 
 export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {

@@ -1,39 +1,57 @@
 // What the documents say of an operation beyond its bodies, derived from the code that sends or
 // reads it: the headers each row's responses carry (an error's own, as the renderer gives them, and
-// those the stages add, stage.ts), the request headers the operation reads (its conditions, and
-// those the stages read), and the preflight every path answers when CORS is on.
-import { PREFLIGHT_HEADER_DOCS } from '../../features/cors/cors.js';
+// those the stages add, stage.ts), each described once for the whole document, and the request
+// headers the operation reads (its conditions, and those the stages read).
 import { ApiError } from '../errors.js';
 import { REQUEST_ID_HEADER } from '../request-id.js';
 import type { Route } from '../route.js';
 import type { HeaderDoc, RequestHeaderDoc, Stage } from '../stages/stage.js';
+import { ETAG_HEADER_DOCS } from './conditions.js';
 
-/** What each header an error answer may carry means, by name. */
-const CARRIED: Readonly<Record<string, string>> = {
-  'Retry-After':
-    'Seconds after which to send the request again: on a 503 (the database away, or the service shedding load), a 504 (its deadline passed), a 409 (its Idempotency-Key still in flight) or a 429 (over its rate limit).',
-  'WWW-Authenticate': 'The authentication the operation asks for.',
-  RateLimit:
-    'What is left of the rate limit: r requests may be sent at once now, and t seconds say when it grows.',
-  'RateLimit-Policy': 'The rate limit on this kind of request: its quota q and window w (seconds).',
-  'Idempotent-Replayed':
-    'Present (true) when this answer is the recorded answer of an earlier request with the same Idempotency-Key.',
-  Allow: 'The methods the path answers.',
+/** The headers the contract layer itself sends, beside those the stages describe. */
+const CORE_HEADERS: Readonly<Record<string, HeaderDoc>> = {
+  'Retry-After': {
+    description:
+      'Seconds after which to send the request again; the status says why (a 409: its Idempotency-Key still in flight; a 429: over its rate limit; a 503: the database away, or the service shedding load; a 504: its deadline passed).',
+  },
+  'WWW-Authenticate': { description: 'The authentication the operation asks for.' },
+  Allow: { description: 'The methods the path answers.' },
+  ...ETAG_HEADER_DOCS,
 };
 
 const REQUEST_ID_DOC: HeaderDoc = {
   description:
     'The id of this request: the one it was sent with, if that is a usable id, else a new UUID. Logged with the request.',
-  required: true,
 };
 
-function headerObject(doc: HeaderDoc): Record<string, unknown> {
-  return {
-    description: doc.description,
-    ...(doc.required === true ? { required: true } : {}),
-    schema:
-      doc.example === undefined ? { type: 'string' } : { type: 'string', example: doc.example },
-  };
+/**
+ * Every header the document names, each with its one description: the contract layer's, and
+ * those each stage describes. A header two of them describe is a mistake of the code, found when
+ * the document is built.
+ */
+export class HeaderBook {
+  private readonly docs = new Map<string, HeaderDoc>(Object.entries(CORE_HEADERS));
+
+  constructor(stages: readonly Stage[]) {
+    for (const stage of stages) {
+      for (const [name, doc] of Object.entries(stage.docs?.headers ?? {})) {
+        if (this.docs.has(name)) throw new Error(`${name} is described twice (${stage.name})`);
+        this.docs.set(name, doc);
+      }
+    }
+  }
+
+  /** A header object of a row: the one description, and whether every response of the row has it. */
+  header(name: string, required: boolean, described?: string): Record<string, unknown> {
+    const doc = this.docs.get(name);
+    if (doc === undefined && described === undefined)
+      throw new Error(`the documents name ${name}, which nothing describes`);
+    return {
+      description: described ?? doc?.description,
+      ...(required ? { required: true } : {}),
+      schema: { type: 'string', ...doc?.schema },
+    };
+  }
 }
 
 /**
@@ -43,12 +61,15 @@ function headerObject(doc: HeaderDoc): Record<string, unknown> {
 export function carriedHeaders(
   shown: readonly { readonly headers: readonly string[] }[],
   declared: Readonly<Record<string, unknown>> | undefined,
+  book: HeaderBook,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const name of new Set(shown.flatMap((example) => example.headers))) {
     if (declared?.[name] !== undefined) continue;
-    const required = shown.every((example) => example.headers.includes(name));
-    out[name] = headerObject({ description: CARRIED[name] ?? 'Sent with this answer.', required });
+    out[name] = book.header(
+      name,
+      shown.every((example) => example.headers.includes(name)),
+    );
   }
   return out;
 }
@@ -58,10 +79,9 @@ export function withStageHeaders(
   route: Route,
   responses: Record<string, unknown>,
   stages: readonly Stage[],
+  book: HeaderBook,
 ): Record<string, unknown> {
-  const added = stages
-    .map((stage) => stage.docs?.responseHeaders?.(route))
-    .filter((entry) => entry !== undefined);
+  const added = stages.flatMap((stage) => stage.docs?.responseHeaders?.(route) ?? []);
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(responses)) {
     const row = value as { headers?: Record<string, unknown> };
@@ -69,8 +89,8 @@ export function withStageHeaders(
     const headers: Record<string, unknown> = { ...row.headers };
     headers[REQUEST_ID_HEADER] ??= REQUEST_ID_REF;
     for (const entry of added) {
-      if (!entry.rows(key)) continue;
-      for (const [name, doc] of Object.entries(entry.headers)) headers[name] ??= headerObject(doc);
+      if (entry.rows !== undefined && !entry.rows(key)) continue;
+      for (const name of entry.names) headers[name] ??= book.header(name, entry.required === true);
     }
     out[key] = { ...row, headers };
   }
@@ -85,45 +105,64 @@ const hasCode = (route: Route, code: string): boolean =>
 
 /**
  * If-Match and If-None-Match, on the operations that judge them (those that may answer 412).
- * Under --require-if-match (the operation may answer 428) If-Match is required, and its example
- * is the tag of the first item as a fresh service has it, so that the document's own example
- * request is one the service accepts.
+ * Under --require-if-match (the operation may answer 428) a change of an existing item needs
+ * If-Match, and a PUT that creates names none (there is nothing to match) but If-None-Match: *.
+ * OpenAPI cannot say "one of the two", so neither is marked required, and each says when it is.
  */
 export function conditionParameters(route: Route): Record<string, unknown>[] {
   if (!hasCode(route, 'PRECONDITION_FAILED')) return [];
   const required = hasCode(route, 'PRECONDITION_REQUIRED');
+  const creates = route.method === 'PUT';
+  const ifMatch = required
+    ? `Required (--require-if-match) to change an existing item: the ETag you read; a stale one is refused with 412, none with 428.${creates ? ' To create an item under a free id, send If-None-Match: * instead.' : ''}`
+    : 'Only if the item is still in this state: the ETag you read (or *). Otherwise 412, and nothing changes.';
+  const ifNoneMatch = `On a read: 304 while one of these tags is current. On a write: refused (412) if the item holds one of them.${creates ? ` * on PUT creates only${required ? ': what a create sends under --require-if-match, where it has no ETag to send in If-Match' : ''}.` : ''}`;
   return [
-    {
-      name: 'If-Match',
-      in: 'header',
-      required,
-      description: required
-        ? 'Required (--require-if-match) to change an existing item: the ETag you read. A stale one is refused with 412, none with 428.'
-        : 'Only if the item is still in this state: the ETag you read (or *). Otherwise 412, and nothing changes.',
-      schema: { type: 'string' },
-      ...(required ? { example: '"1"' } : {}),
-    },
-    {
-      name: 'If-None-Match',
-      in: 'header',
-      required: false,
-      description:
-        'On a read: 304 while one of these tags is current. On a write: refused (412) if the item holds one of them; * on PUT creates only.',
-      schema: { type: 'string' },
-    },
+    header('If-Match', false, ifMatch, required ? '"1"' : undefined),
+    header('If-None-Match', false, ifNoneMatch, required && creates ? '*' : undefined),
   ];
 }
 
-/** The request headers the stages read on the operation, and the request id every operation reads. */
+function header(
+  name: string,
+  required: boolean,
+  description: string,
+  example?: string,
+): Record<string, unknown> {
+  return {
+    name,
+    in: 'header',
+    required,
+    description,
+    schema: { type: 'string' },
+    ...(example === undefined ? {} : { example }),
+  };
+}
+
+/**
+ * The request headers the stages read on the operation, one parameter a name (a header two stages
+ * read says what each does with it), and the request id every operation reads.
+ */
 export function stageRequestHeaders(
   route: Route,
   stages: readonly Stage[],
 ): Record<string, unknown>[] {
-  const docs: RequestHeaderDoc[] = stages.flatMap(
-    (stage) => stage.docs?.requestHeaders?.(route) ?? [],
-  );
+  const byName = new Map<string, RequestHeaderDoc>();
+  for (const doc of stages.flatMap((stage) => stage.docs?.requestHeaders?.(route) ?? [])) {
+    const seen = byName.get(doc.name);
+    byName.set(
+      doc.name,
+      seen === undefined
+        ? doc
+        : {
+            ...seen,
+            required: seen.required || doc.required,
+            description: `${seen.description} ${doc.description}`,
+          },
+    );
+  }
   return [
-    ...docs.map((doc) => ({
+    ...[...byName.values()].map((doc) => ({
       name: doc.name,
       in: 'header',
       required: doc.required,
@@ -139,7 +178,13 @@ const REQUEST_ID_REF = { $ref: '#/components/headers/RequestId' };
 
 /** What every operation shares, named once: the request id, sent and answered. */
 export const SHARED_COMPONENTS = {
-  headers: { RequestId: headerObject(REQUEST_ID_DOC) },
+  headers: {
+    RequestId: {
+      description: REQUEST_ID_DOC.description,
+      required: true,
+      schema: { type: 'string' },
+    },
+  },
   parameters: {
     RequestId: {
       name: REQUEST_ID_HEADER,
@@ -151,41 +196,3 @@ export const SHARED_COMPONENTS = {
     },
   },
 } as const;
-
-/** The preflight (OPTIONS) of a path, answered 204 for a listed origin when CORS is on. */
-export function preflightOperation(path: string): Record<string, unknown> {
-  const header = (
-    name: string,
-    required: boolean,
-    description: string,
-  ): Record<string, unknown> => ({
-    name,
-    in: 'header',
-    required,
-    description,
-    schema: { type: 'string' },
-  });
-  return {
-    summary: 'CORS preflight',
-    operationId: `preflight${path.replace(/[^A-Za-z0-9]+(.)?/g, (_, letter: string | undefined) => (letter ?? '').toUpperCase())}`,
-    description:
-      'Sent by a browser before a request a page may not make unasked. Answered 204 for an Origin in --cors-origin; from any other origin it is ' +
-      'routed as any OPTIONS is (405), and the browser refuses the call.',
-    parameters: [
-      header('Origin', true, "The page's origin."),
-      header('Access-Control-Request-Method', true, 'The method the page means to use.'),
-      header('Access-Control-Request-Headers', false, 'The headers the page means to send.'),
-    ],
-    responses: {
-      '204': {
-        description: 'The page may make the request.',
-        headers: {
-          [REQUEST_ID_HEADER]: REQUEST_ID_REF,
-          ...Object.fromEntries(
-            Object.entries(PREFLIGHT_HEADER_DOCS).map(([name, doc]) => [name, headerObject(doc)]),
-          ),
-        },
-      },
-    },
-  };
-}

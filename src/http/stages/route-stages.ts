@@ -1,15 +1,20 @@
 // The stages of the route itself (stage.ts): routing (404, 405, the trailing-slash 307), the input
-// (path parameters, the body within its limits, validation: 400, 413, 422), the Idempotency-Key
-// (a replay, or the key's own errors), and the handler they lead to, with its conditions.
+// (path parameters, the body within its limits, validation: 400, 413, 422), and the handler they
+// lead to.
 import { decodeBody, readBody, type BodyLimits } from '../body.js';
 import { preconditionsOf } from '../conditions.js';
-import { InvalidRequest, methodNotAllowed, notFound } from '../errors.js';
-import { IdempotencyGate, KeyedRun, REPLAYED_HEADER } from '../../features/idempotency/gate.js';
+import {
+  bodyNotParsable,
+  bodyTooLarge,
+  InvalidRequest,
+  methodNotAllowed,
+  notFound,
+} from '../errors.js';
 import { renderError, type ErrorFormat } from '../render.js';
 import type { Reply, Route } from '../route.js';
 import { Router } from '../routing.js';
 import type { Issues } from '../validation/schema.js';
-import type { Call, Entered, Handler, HeaderDoc, StageReply, Stage } from './stage.js';
+import type { Call, Entered, Handler, StageReply, Stage } from './stage.js';
 
 /** Matches the request to a route: the call's `matched` and `values`, or the 404, 405 or 307. */
 export function routingStage(routes: readonly Route[], errorFormat: ErrorFormat): Stage {
@@ -82,49 +87,14 @@ export function inputStage(limits: BodyLimits): Stage {
         return undefined;
       });
     },
-  };
-}
-
-/** An idempotent route's Idempotency-Key: the replay of its recorded outcome, or the call's `keyed` run. */
-export function idempotencyStage(gate: IdempotencyGate): Stage {
-  return {
-    name: 'idempotency',
-    enter(call: Call): Entered {
-      const idempotent = (call.matched as Route).idempotent;
-      if (idempotent === undefined) return undefined;
-      const found = gate.lookup(
-        idempotent,
-        call.input as NonNullable<Call['input']>,
-        call.req,
-        call.body,
-      );
-      if (found instanceof KeyedRun) call.keyed = found;
-      else if (found !== undefined) return found;
-      return undefined;
-    },
     docs: {
-      // A replay answers the recorded outcome, whatever its status: every row may be one.
-      responseHeaders: (route) =>
-        route.idempotent === undefined ? undefined : { headers: REPLAYED_DOC, rows: () => true },
+      errors: (route) => (route.body === undefined ? [] : [bodyNotParsable(), bodyTooLarge()]),
     },
   };
 }
 
-const REPLAYED_DOC: Readonly<Record<string, HeaderDoc>> = {
-  [REPLAYED_HEADER]: {
-    description:
-      'Present (true) when this answer is the recorded answer of an earlier request with the same Idempotency-Key.',
-  },
-};
-
-/** The route's handler, or, for a keyed write, its write under the key (idempotency.ts). */
-export function routeHandler(gate: IdempotencyGate): Handler {
-  return (call) => {
-    const route = call.matched as Route;
-    const input = call.input as NonNullable<Call['input']>;
-    const keyed = call.keyed;
-    return keyed instanceof KeyedRun && route.idempotent !== undefined
-      ? gate.once(route.idempotent, input, keyed)
-      : route.handle(input);
-  };
-}
+/** The terminal of the fold: what a stage put in place of the route's handler, else the route's. */
+export const routeHandler: Handler = (call) =>
+  call.handler === undefined
+    ? (call.matched as Route).handle(call.input as NonNullable<Call['input']>)
+    : call.handler(call);

@@ -16,18 +16,30 @@
 // - what the handler runs within: `scope` enters a module-level scope before the handler's
 //   synchronous run and leaves it after (the work-origin a tracer hands storage), as
 //   `scopesDeadline` does for the deadline.
+// - what the call runs instead of its route's handler: a stage may set `call.handler` (a keyed
+//   write, run under its key).
+// - what it keeps of the call: a `Slot` it declares holds its state on the call (a timer, a span),
+//   so that the call names no feature.
+// - what it adds to the call's log lines: `logs(call)` (a span's ids).
+// - what it adds to the parser's own responses: `parserHeaders(raw)` (CORS, for a request the
+//   parser could not read: only its bytes are known).
 // - when the call is over: `finished(call, status)`, once its response went out (a span's end).
-// - what it declares in the documents: `docs` (openapi.ts reads it for each operation): the
-//   headers it adds to answers, the request headers it reads, and the errors it may answer.
+// - what it declares in the documents: `docs` (openapi.ts reads nothing else of a feature): the
+//   headers it adds to responses, the request headers it reads, the errors it may answer, its
+//   rows, its marks on an operation and the operations it answers itself.
 //
 // No stage calls another: what one needs from an earlier one it reads on the call (the matched
-// route, the decoded input, a keyed write's ticket). Adding a stage (tracing, say) is its module
-// and one line in the list (server.ts builds it from the options).
-import type { IncomingMessage, OutgoingHttpHeader, ServerResponse } from 'node:http';
+// route, the decoded input) or in the other's slot (a keyed write's ticket). Adding a feature is
+// its module and one line in the list (src/features/features.ts).
+import type {
+  IncomingHttpHeaders,
+  IncomingMessage,
+  OutgoingHttpHeader,
+  ServerResponse,
+} from 'node:http';
 import type { Deadline, DeadlineHolder } from '../../common/deadline-scope.js';
 import type { InvalidRequest } from '../errors.js';
 import type { Reply, Route, RouteInput } from '../route.js';
-import type { RequestTrace } from '../../features/tracing/request-trace.js';
 
 /** A response's headers as node:http's flat list: name, value, name, value… */
 export type HeaderList = OutgoingHttpHeader[];
@@ -50,21 +62,15 @@ export interface Call extends DeadlineHolder {
   /** The validated input and the body's bytes, once the input stage has read them. */
   input: RouteInput<Record<string, unknown>, unknown> | undefined;
   body: Buffer | undefined;
-  /** A keyed write allowed to run (idempotency.ts), once the Idempotency-Key stage found no replay. */
-  keyed: unknown;
+  /** What the call runs instead of its route's handler, when a stage set one (a keyed write). */
+  handler: Handler | undefined;
+  /** The stages' own state (Slot); undefined while none has any. */
+  slots: unknown[] | undefined;
   /** Headers the stages add to every response (CORS, RateLimit); undefined while none has. */
   headers: HeaderList | undefined;
   /** A decision the response waits for (a Hold). */
   held: Promise<void> | undefined;
-  /** Set by stages that watch the handler's wait (a deadline's timer, the shedder's count). */
-  timer: NodeJS.Timeout | undefined;
-  waiting: boolean;
   deadline: Deadline | undefined;
-  /**
-   * The call's recorded span, set by the tracing stage (tracing.ts) when it samples the call: its
-   * ids go on the call's log lines (access and error). Undefined with tracing off or sampled out.
-   */
-  trace: RequestTrace | undefined;
   /** The error code the call was answered with (its class, for a failure of ours), for finished(). */
   errorType: string | undefined;
   /** The response, once there is one (status 0 until then), kept until it is written at the end of the turn. */
@@ -90,26 +96,51 @@ export interface Pipeline {
   fail(call: Call, error: unknown): void;
 }
 
-/** A header as the documents show it. */
+/** A header as the documents describe it: once for the whole document, whatever rows carry it. */
 export interface HeaderDoc {
   readonly description: string;
+  /** The value's schema beyond `type: string` (an example, a constant). */
+  readonly schema?: Readonly<Record<string, unknown>>;
+}
+
+/** Which of the headers a stage describes it adds to the operation's rows. */
+export interface AddedHeaders {
+  readonly names: readonly string[];
+  /** The rows (`200`, `4XX`, `default`…) that carry them; every row when omitted. */
+  readonly rows?: (key: string) => boolean;
+  /** Carried by every response of those rows. */
   readonly required?: boolean;
-  readonly example?: string;
+}
+
+/** A row of the stage's own on an operation: where its error is shown, and what the row means. */
+export interface RowDoc {
+  /** A status (`429`) or a range (`4XX`). */
+  readonly key: string;
+  readonly description: string;
+  /** The row's own response, shown first; the other responses of its status are placed after. */
+  readonly error?: Error;
 }
 
 /** What a stage declares in the documents, for one operation (undefined: nothing for it). */
 export interface StageDocs {
-  /** Headers the stage adds to the operation's answers, for the rows whose key `rows` accepts. */
-  readonly responseHeaders?: (route: Route) =>
-    | {
-        readonly headers: Readonly<Record<string, HeaderDoc>>;
-        readonly rows: (key: string) => boolean;
-      }
-    | undefined;
+  /** Each header the stage adds to responses, or its errors carry, described once. */
+  readonly headers?: Readonly<Record<string, HeaderDoc>>;
+  /** The headers it adds to the operation's responses. */
+  readonly responseHeaders?: (route: Route) => readonly AddedHeaders[];
   /** Request headers the stage reads on the operation. */
   readonly requestHeaders?: (route: Route) => readonly RequestHeaderDoc[];
   /** Errors the stage may answer on the operation, as representative instances. */
   readonly errors?: (route: Route) => readonly Error[];
+  /** Rows of its own on the operation (a 429, the key's 4XX). */
+  readonly rows?: (route: Route) => readonly RowDoc[];
+  /** Members it sets on the operation object (`deprecated: true`). */
+  readonly operation?: (route: Route) => Readonly<Record<string, unknown>> | undefined;
+  /**
+   * Operations the stage answers itself on a path (a CORS preflight), given the path's routes, as
+   * routes for the documents only: each is documented as the routes are, by the stages that stand
+   * before routing.
+   */
+  readonly operations?: (path: string, routes: readonly Route[]) => readonly Route[];
 }
 
 export interface RequestHeaderDoc {
@@ -130,8 +161,16 @@ export interface Scope {
   readonly leave: (outer: unknown) => void;
 }
 
+/**
+ * Where a feature's stage stands in the pipeline: before routing (it sees every request), after
+ * routing (the route is known, its input not read yet), or after the input is read.
+ */
+export type Place = 'request' | 'route' | 'input';
+
 export interface Stage {
   readonly name: string;
+  /** A feature's stage: where it stands (the route's own stages are placed by the pipeline). */
+  readonly place?: Place;
   readonly enter?: (call: Call) => Entered;
   readonly waits?: (call: Call, pipeline: Pipeline) => void;
   readonly settles?: (call: Call) => void;
@@ -142,8 +181,48 @@ export interface Stage {
    * just before the access line: where a tracing stage ends its span. It must not throw.
    */
   readonly finished?: (call: Call, status: number) => void;
+  /** Members the stage adds to the call's log lines, its access line and any error line. */
+  readonly logs?: (call: Call) => LogMembers | undefined;
+  /**
+   * Headers the parser's own responses carry (parser-responses.ts), from the request's headers when
+   * it read them, else from the bytes it could not read.
+   */
+  readonly parserHeaders?: (
+    headers: IncomingHttpHeaders | undefined,
+    raw: unknown,
+  ) => HeaderList | undefined;
   readonly docs?: StageDocs;
 }
+
+/** What a stage adds to a call's log lines: as fields, and as the JSON members of the access line. */
+export interface LogMembers {
+  readonly fields: Readonly<Record<string, string>>;
+  /** `,"name":"value"…`, written once, appended to the access line as it is (Logger.infoJson). */
+  readonly json: string;
+}
+
+/**
+ * A piece of a call's state that a stage declares for itself, as Hono's middlewares extend their
+ * context's variable map: typed, and held by the call without the call naming it. Declared once,
+ * at module level; a call makes room for its slots on the first one set.
+ */
+export class Slot<T> {
+  private static declared = 0;
+  readonly index = Slot.declared++;
+
+  constructor(readonly name: string) {}
+
+  get(call: Call): T | undefined {
+    return call.slots?.[this.index] as T | undefined;
+  }
+
+  set(call: Call, value: T | undefined): void {
+    (call.slots ??= [])[this.index] = value;
+  }
+}
+
+/** A feature's stage, with its place. */
+export type PlacedStage = Stage & { readonly place: Place };
 
 /**
  * Adds headers to every response of the call. The list becomes the call's when it has none yet (no
