@@ -74,7 +74,7 @@ export interface HarRequestRead {
   readonly method: string;
   readonly url: string;
   readonly headers: readonly HarHeader[];
-  readonly postData: HarPostData | undefined;
+  readonly postData?: HarPostData | undefined;
 }
 
 /** A file the kit cannot read as a HAR, said in one line. */
