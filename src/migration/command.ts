@@ -6,12 +6,6 @@ import { runRecord } from './record-command.js';
 
 export type MigrationCommand = 'diff' | 'record';
 
-/** The lines the services' --help gives the kit's two commands. */
-export const MIGRATION_USAGE_LINES = `Migration kit (docs/migration.md; each command's --help says more):
-  node dist/cli.js diff --primary URL [--secondary URL] --candidate URL --har FILE [--json REPORT] [--html REPORT]
-  node dist/cli.js record --target URL --port N --har FILE [--keep-secrets] [--body-max BYTES]
-`;
-
 const processOutput: Output = {
   stdout: (text) => void process.stdout.write(text),
   stderr: (text) => void process.stderr.write(text),

@@ -59,16 +59,21 @@ function fields(list: readonly FieldDifference[]): string {
   return `<table><tr><th>path</th><th>primary</th><th>candidate</th><th>note</th></tr>${rows.join('')}</table>`;
 }
 
-function differing(one: ReportedRequest): string {
+/** The first few differing requests are shown open; the rest open on a click. */
+const SHOWN_OPEN = 20;
+
+function differing(one: ReportedRequest, at: number): string {
   const head = `#${one.index} ${one.method} ${one.target}`;
-  const summary = `<summary><b>${escapeHtml(head)}</b> <span class="note">${escapeHtml(`route ${one.route}: ${one.paths.join(', ')}`)}</span></summary>`;
+  const wording = one.pydanticWordingOnly ? ' (pydantic 2 wording only)' : '';
+  const summary = `<summary><b>${escapeHtml(head)}</b> <span class="note">${escapeHtml(`route ${one.route}${wording}: ${one.paths.join(', ')}`)}</span></summary>`;
+  const open = at < SHOWN_OPEN ? ' open' : '';
   if (one.request === undefined || one.primary === undefined || one.candidate === undefined)
-    return `<details>${summary}<p class="note">The answers were not kept (past the report's bound).</p></details>`;
+    return `<details${open}>${summary}<p class="note">The answers were not kept (past the report's bound).</p></details>`;
   const noise =
     one.noise === undefined || one.noise.length === 0
       ? ''
       : `<p class="note">Also differed, as noise: ${escapeHtml(one.noise.map((n) => `${n.path} (${n.by})`).join(', '))}</p>`;
-  return `<details>${summary}${fields(one.fields ?? [])}${noise}${request(one.request)}<div class="answers">${answer('Primary', one.primary)}${answer('Candidate', one.candidate)}</div></details>`;
+  return `<details${open}>${summary}${fields(one.fields ?? [])}${noise}${request(one.request)}<div class="answers">${answer('Primary', one.primary)}${answer('Candidate', one.candidate)}</div></details>`;
 }
 
 function noiseSection(report: MigrationReport): string {

@@ -77,6 +77,20 @@ describe('the kit against our own service', { timeout: SUITE_TIMEOUT_MS }, () =>
     });
   }
 
+  test('a replay says how far it is on stderr, every --progress-every requests', async () => {
+    const [primary, candidate] = await Promise.all([start('default'), start('default')]);
+    const run = await diffInProcess([
+      ...['--primary', primary, '--candidate', candidate, '--har', har],
+      ...['--progress-every', '5'],
+    ]);
+    assert.equal(run.code, 0, run.stdout);
+    assert.deepEqual(run.stderr.split('\n').slice(1), [
+      'replayed 5 of 13 requests',
+      'replayed 10 of 13 requests',
+      '',
+    ]);
+  });
+
   test('a candidate in the unified format differs on every error, at $.detail and $.error', async () => {
     const [primary, secondary, candidate] = await Promise.all([
       start('default'),
