@@ -1,7 +1,9 @@
 // Requests and answers as the report shows them: the headers that matter, and bodies as text cut
 // at SHOWN_BODY_MAX (bytes that are not UTF-8 are shown in base64). The report keeps these, never
-// the answers themselves, so that what it holds per request stays small.
+// the answers themselves, so that what it holds per request stays small. Credentials a HAR kept
+// (recorded with --keep-secrets) are sent, but reports, which CI keeps, show them redacted.
 import type { HarHeader } from './har.js';
+import { redactedValue } from './redact.js';
 import type { ReplayRequest } from './replay-request.js';
 import type { Answer } from './send.js';
 
@@ -75,7 +77,10 @@ export function showRequest(request: ReplayRequest): ShownRequest {
   return {
     method: request.method,
     target: request.target,
-    headers: request.headers,
+    headers: request.headers.map(({ name, value }) => ({
+      name,
+      value: redactedValue(name, value),
+    })),
     body: request.body === undefined ? undefined : showBody(request.body),
   };
 }
