@@ -110,6 +110,18 @@ describe('what stops the kit', { timeout: PROCESS_SUITE_TIMEOUT_MS }, () => {
     assert.equal((await get(targets[1] ?? '', '/todos/2')).status, 404, 'the POST was not sent');
   });
 
+  test('a report it cannot write is one line and exit code 2', async () => {
+    const run = await diffInProcess([
+      ...targets,
+      ...['--har', har, '--json', folder.path('no/such/folder/report.json')],
+    ]);
+    assert.equal(run.code, 2);
+    assert.match(
+      lastLine(run.stderr),
+      /^error: cannot write the report .*report\.json: ENOENT[^\n]*\n$/,
+    );
+  });
+
   test('a target that stops answering ends the replay: exit code 2, and the report says where', async () => {
     let served = 0;
     const flaky: Server = createServer((request, response) => {
