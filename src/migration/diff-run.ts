@@ -132,6 +132,7 @@ export async function replay(
     const prepared = prepare(recorded);
     if (!prepared.ok) {
       unsent.push({ index, method: recorded.method, url: recorded.url, reason: prepared.reason });
+      progress(index);
       continue;
     }
     const request = prepared.request;
