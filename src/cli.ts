@@ -119,6 +119,12 @@ async function startService(
 }
 
 async function main(): Promise<void> {
+  // The migration kit's commands take their own options (src/migration/, docs/migration.md).
+  const [command, ...rest] = process.argv.slice(2);
+  if (command === 'diff' || command === 'record') {
+    const { runMigrationCommand } = await import('./migration/command.js');
+    process.exit(await runMigrationCommand(command, rest));
+  }
   let config: Config;
   try {
     config = readConfig(process.argv.slice(2), process.env);

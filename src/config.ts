@@ -172,6 +172,10 @@ export const USAGE = `Usage: node dist/cli.js [all|todo|bank] [options]
 
 Starts the to-do service (default port 8000), the banking service (8001), or both (all, the default).
 
+The FastAPI migration kit (docs/migration.md; each command's --help lists its options):
+  node dist/cli.js diff --primary URL [--secondary URL] --candidate URL --har FILE
+  node dist/cli.js record --target URL --port N --har FILE
+
 Options (each also read from the environment variable shown):
 ${usageOf(OPTIONS)}`;
 

@@ -5,9 +5,10 @@
 // How a document writes its examples (docs/testing.md says it for writers):
 //   ```sh          an example: run on its own in a fresh bash, it must exit 0 and print exactly
 //                  the ```text block that follows it (no block: nothing at all);
-//   ```sh server   services started as the text says: every line runs in order and the last one,
-//                  the services, keeps running in the background until a later server block needs
-//                  one of its ports or the document ends (then SIGTERM, and it must exit 0);
+//   ```sh server   services (or the migration kit's recording proxy, `record`) started as the
+//                  text says: every line runs in order and the last one, the services, keeps
+//                  running in the background until a later server block needs one of its ports
+//                  or the document ends (then SIGTERM, and it must exit 0);
 //   ```sh suite    `npm test` itself: the suite these examples run in.
 // Every document runs in its own empty folder, so `./data/` starts empty there, as in a fresh
 // clone.
@@ -230,8 +231,10 @@ function servicePorts(command: string): number[] {
       `a server block ends with the services (npm start or node dist/cli.js), not ${JSON.stringify(command)}`,
     );
   const args = words.slice(cli + 1);
-  const service = args.find((arg) => arg === 'all' || arg === 'todo' || arg === 'bank') ?? 'all';
   const portArg = args.indexOf('--port');
+  // The migration kit's recording proxy (docs/migration.md) listens on its --port alone.
+  if (args[0] === 'record') return [Number(args[portArg + 1])];
+  const service = args.find((arg) => arg === 'all' || arg === 'todo' || arg === 'bank') ?? 'all';
   const port = portArg >= 0 ? Number(args[portArg + 1]) : service === 'bank' ? 8001 : 8000;
   return service === 'all' ? [port, port + 1] : [port];
 }
