@@ -4,9 +4,9 @@
 // (src/features/tracing/request-trace.ts says all the pipeline knows of it).
 //
 // - enter: the request's SERVER span starts, continuing the trace a `traceparent` names; a
-//   sampled-out request gets no span and costs nothing more.
-// - scope: the handler's synchronous run is held in the request's work origin
-//   (src/common/work-origin.ts), so that the store batches its work joins are spans of its trace.
+//   sampled-out request gets no span and costs nothing more. A sampled one's span becomes the
+//   origin of the call's work (src/common/work.ts), so that the store batches its work joins are
+//   spans of its trace.
 // - finished: the span ends with the matched route, the status, a refusal's event and a 5xx's
 //   error.type (app.ts puts the error's code on the call as it answers with it).
 //
@@ -14,8 +14,7 @@
 import { UNMATCHED_ROUTE } from '../../http/request-metrics.js';
 import type { Route } from '../../http/route.js';
 import type { RequestTracer } from './request-trace.js';
-import { enterOrigin, leaveOrigin, type WorkOrigin } from '../../common/work-origin.js';
-import type { Call, RequestHeaderDoc, Scope, Stage } from '../../http/stages/stage.js';
+import type { Call, RequestHeaderDoc, Stage } from '../../http/stages/stage.js';
 
 /** The W3C Trace Context headers, read on every operation while tracing is on. */
 const TRACE_CONTEXT_HEADERS: readonly RequestHeaderDoc[] = [
@@ -37,17 +36,12 @@ const TRACE_CONTEXT_HEADERS: readonly RequestHeaderDoc[] = [
   },
 ];
 
-const ORIGIN_SCOPE: Scope = {
-  enter: (call: Call) => enterOrigin(call.trace),
-  leave: (outer: unknown) => leaveOrigin(outer as WorkOrigin | undefined),
-};
-
 export function tracingStage(tracer: RequestTracer): Stage {
   return {
     name: 'tracing',
     enter(call: Call): undefined {
       const { req } = call;
-      call.trace = tracer.started(
+      const trace = tracer.started(
         call.method,
         call.url,
         req.headers,
@@ -55,9 +49,10 @@ export function tracingStage(tracer: RequestTracer): Stage {
         req.httpVersion,
         call.id,
       );
+      call.trace = trace;
+      if (trace !== undefined) call.work = { deadline: call.work.deadline, origin: trace };
       return undefined;
     },
-    scope: ORIGIN_SCOPE,
     finished(call: Call, status: number): void {
       const trace = call.trace;
       if (trace !== undefined)

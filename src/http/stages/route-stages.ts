@@ -124,7 +124,7 @@ export function routeHandler(gate: IdempotencyGate): Handler {
     const input = call.input as NonNullable<Call['input']>;
     const keyed = call.keyed;
     return keyed instanceof KeyedRun && route.idempotent !== undefined
-      ? gate.once(route.idempotent, input, keyed)
-      : route.handle(input);
+      ? gate.once(route.idempotent, input, keyed, call.work)
+      : route.handle(input, call.work);
   };
 }

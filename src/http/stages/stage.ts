@@ -11,11 +11,10 @@
 //   (CORS, RateLimit); every response the call gets from then on carries them, errors included.
 // - what it watches: `waits(call, pipeline)` when the handler starts waiting (a promise) and
 //   `settles(call)` when it settles; `pipeline.fail(call, error)` answers the call early (a
-//   deadline's 504). A stage with `scopesDeadline` runs the handler within the call's deadline
-//   scope (deadline-scope.ts), so the work behind it can be given up.
-// - what the handler runs within: `scope` enters a module-level scope before the handler's
-//   synchronous run and leaves it after (the work-origin a tracer hands storage), as
-//   `scopesDeadline` does for the deadline.
+//   deadline's 504).
+// - what the work behind the handler is done for: the call's `work` (src/common/work.ts), which
+//   the handler hands to its store calls; a stage that bounds or traces that work (the deadline,
+//   tracing) sets it in its enter.
 // - when the call is over: `finished(call, status)`, once its response went out (a span's end).
 // - what it declares in the documents: `docs` (openapi.ts reads it for each operation): the
 //   headers it adds to answers, the request headers it reads, and the errors it may answer.
@@ -24,7 +23,7 @@
 // route, the decoded input, a keyed write's ticket). Adding a stage (tracing, say) is its module
 // and one line in the list (server.ts builds it from the options).
 import type { IncomingMessage, OutgoingHttpHeader, ServerResponse } from 'node:http';
-import type { Deadline, DeadlineHolder } from '../../common/deadline-scope.js';
+import type { Work } from '../../common/work.js';
 import type { InvalidRequest } from '../errors.js';
 import type { Reply, Route, RouteInput } from '../route.js';
 import type { RequestTrace } from '../../features/tracing/request-trace.js';
@@ -33,7 +32,7 @@ import type { RequestTrace } from '../../features/tracing/request-trace.js';
 export type HeaderList = OutgoingHttpHeader[];
 
 /** One request on its way through the stages: what they read, and what its response needs. */
-export interface Call extends DeadlineHolder {
+export interface Call {
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
   /** req.method and req.url, which a request from node:http always has. */
@@ -59,7 +58,11 @@ export interface Call extends DeadlineHolder {
   /** Set by stages that watch the handler's wait (a deadline's timer, the shedder's count). */
   timer: NodeJS.Timeout | undefined;
   waiting: boolean;
-  deadline: Deadline | undefined;
+  /**
+   * What the work behind the handler is done for, handed to its store calls: its deadline and its
+   * origin (UNBOUNDED_WORK until a stage sets them: the deadline stage, the tracing stage).
+   */
+  work: Work;
   /**
    * The call's recorded span, set by the tracing stage (tracing.ts) when it samples the call: its
    * ids go on the call's log lines (access and error). Undefined with tracing off or sampled out.
@@ -120,23 +123,11 @@ export interface RequestHeaderDoc {
   readonly example?: string;
 }
 
-/**
- * A module-level scope the handler's synchronous run is held in (work-origin.ts): `enter` makes the
- * call's value current and returns the one it replaces, which `leave` restores. Both run on every
- * handled call: they must not throw.
- */
-export interface Scope {
-  readonly enter: (call: Call) => unknown;
-  readonly leave: (outer: unknown) => void;
-}
-
 export interface Stage {
   readonly name: string;
   readonly enter?: (call: Call) => Entered;
   readonly waits?: (call: Call, pipeline: Pipeline) => void;
   readonly settles?: (call: Call) => void;
-  readonly scopesDeadline?: boolean;
-  readonly scope?: Scope;
   /**
    * Told once the call's response went out (or its client left: 499), with the status reported,
    * just before the access line: where a tracing stage ends its span. It must not throw.
