@@ -176,19 +176,22 @@ export async function openPostgresLedger(
   });
 
   return {
-    async balance(account) {
-      return storable(account) ? balances.read(account) : undefined;
+    async balance(account, work) {
+      return storable(account) ? balances.read(account, work) : undefined;
     },
-    async withdraw(account, amount) {
-      return storable(account) ? store.write({ account, amount }) : { kind: 'unknown-account' };
+    async withdraw(account, amount, work) {
+      return storable(account)
+        ? store.write({ account, amount }, work)
+        : { kind: 'unknown-account' };
     },
     // An account PostgreSQL cannot name is unknown, as the empty name is (no account has it), and
     // that outcome is recorded with the key as any other.
-    withdrawOnce: (account, amount, key) =>
+    withdrawOnce: (account, amount, key, work) =>
       store.writeOnce(
         storable(account) ? { account, amount } : { account: '', amount },
         key,
         (outcome) => outcome,
+        work,
       ),
     pruneKeys: (expiredBeforeMs) => store.pruneKeys(expiredBeforeMs),
     ping: () => store.ready(),

@@ -40,9 +40,9 @@ export async function openSqliteLedger(
   const balanceOf = prepareBalanceQuery(store.db);
   return {
     balance: (account) => store.read(() => balanceOf(account)),
-    withdraw: (account, amount) => store.write({ account, amount }),
-    withdrawOnce: (account, amount, key) =>
-      store.writeOnce<WithdrawOutcome>({ account, amount }, key),
+    withdraw: (account, amount, work) => store.write({ account, amount }, work),
+    withdrawOnce: (account, amount, key, work) =>
+      store.writeOnce<WithdrawOutcome>({ account, amount }, key, work),
     pruneKeys: (expiredBeforeMs) => store.pruneKeys(expiredBeforeMs),
     ping: () => store.ready(),
     close: () => store.close(),

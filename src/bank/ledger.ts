@@ -4,6 +4,7 @@
 // account the initial balance minus the sum of its journal is its balance.
 import type { Eventually } from '../common/eventually.js';
 import type { KeyedOutcome, KeyedWrite } from '../common/keyed-writes.js';
+import type { Work } from '../common/work.js';
 
 export type WithdrawOutcome =
   | { readonly kind: 'done'; readonly balance: number }
@@ -20,9 +21,10 @@ export interface Withdrawal {
 export const withdrawalSize = (w: Withdrawal): number => w.account.length * 3 + 16;
 
 export interface Ledger {
+  // As a TodoStore's (src/todo/store.ts), each verb that starts work takes its Work last.
   /** Undefined for an unknown account. At once where the store can read without waiting (SQLite): see Eventually. */
-  balance(account: string): Eventually<number | undefined>;
-  withdraw(account: string, amount: number): Promise<WithdrawOutcome>;
+  balance(account: string, work: Work): Eventually<number | undefined>;
+  withdraw(account: string, amount: number, work: Work): Promise<WithdrawOutcome>;
   /**
    * A withdrawal under an idempotency key: it runs only if the key has no live record, and its
    * outcome is recorded with the key in the same transaction.
@@ -31,6 +33,7 @@ export interface Ledger {
     account: string,
     amount: number,
     key: KeyedWrite,
+    work: Work,
   ): Promise<KeyedOutcome<WithdrawOutcome>>;
   /** Deletes a bounded batch of key records recorded before `expiredBeforeMs`; returns how many. */
   pruneKeys(expiredBeforeMs: number): Promise<number>;

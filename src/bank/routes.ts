@@ -75,8 +75,8 @@ function readAccountRoute(ledger: Ledger): Route {
       tagged: 'read',
       otherErrors: [preconditionFailed(), ledgerAway],
     },
-    handle: ({ params, preconditions }) =>
-      andThen(ledger.balance(params.account), (balance) => {
+    handle: ({ params, preconditions }, work) =>
+      andThen(ledger.balance(params.account, work), (balance) => {
         if (balance === undefined) throw accountNotFound(params.account);
         const etag = balanceTag(balance);
         return conditionalRead(preconditions, etag, {
@@ -151,11 +151,15 @@ function withdrawRoute(ledger: Ledger): Route {
       otherErrors: [ledgerAway],
     },
     idempotent: {
-      once: ({ params }, key) => ledger.withdrawOnce(params.account, params.amount, key),
+      once: ({ params }, key, work) =>
+        ledger.withdrawOnce(params.account, params.amount, key, work),
       reply: withdrawalReply,
     },
-    handle: async (input) =>
-      withdrawalReply(input, await ledger.withdraw(input.params.account, input.params.amount)),
+    handle: async (input, work) =>
+      withdrawalReply(
+        input,
+        await ledger.withdraw(input.params.account, input.params.amount, work),
+      ),
   });
 }
 

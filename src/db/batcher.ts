@@ -7,14 +7,8 @@
 // Each operation is answered only with its batch's result: nothing is acknowledged before the
 // runner says the batch is committed, and a batch that fails fails every operation in it.
 import { performance } from 'node:perf_hooks';
-import {
-  currentDeadline,
-  DeadlinePassed,
-  latestOf,
-  withinDeadline,
-  type Deadline,
-} from '../common/deadline-scope.js';
-import { currentOrigin, type WorkOrigin } from '../common/work-origin.js';
+import { DeadlinePassed, latestOf, type Deadline } from '../common/deadline.js';
+import { UNBOUNDED_WORK, type Work, type WorkOrigin } from '../common/work.js';
 import type { StoreObserver } from './store-observer.js';
 
 /** One operation's answer inside a committed batch: its outcome, or the error that undid it alone. */
@@ -23,9 +17,13 @@ export type Settled<Outcome> =
 
 /**
  * Decides and commits a batch; resolves with one result per operation, in order, once the batch
- * is committed. Rejecting fails the whole batch: none of it may be acknowledged.
+ * is committed. Rejecting fails the whole batch: none of it may be acknowledged. `work` bounds the
+ * batch as a whole (BatcherOptions.cancelsStarted); for a batch of writes it is UNBOUNDED_WORK.
  */
-export type BatchRunner<Op, Outcome> = (ops: readonly Op[]) => Promise<readonly Settled<Outcome>[]>;
+export type BatchRunner<Op, Outcome> = (
+  ops: readonly Op[],
+  work: Work,
+) => Promise<readonly Settled<Outcome>[]>;
 
 export interface BatchLimits {
   /** Bounds one transaction's length, and so the wait of the operations queued behind it. */
@@ -49,7 +47,7 @@ export interface BatcherOptions<Op> extends BatchLimits {
   /** Told each batch's size and commit time, and shown the queue's depth. */
   readonly observer?: StoreObserver;
   /**
-   * Reads only: a batch runs under the deadline of the last of its requests (deadline-scope.ts), so
+   * Reads only: a batch runs under the deadline of the last of its requests (latestOf), so
    * that its query is cancelled once nobody waits for it. Writes never are: one that has started
    * is let finish, so that its outcome is known (and recorded with its Idempotency-Key).
    */
@@ -81,8 +79,14 @@ interface Waiting<Op, Outcome> {
   /** The deadline of the request that asked, if any, and how to stop watching it once the operation is sent. */
   readonly deadline: Deadline | undefined;
   forget: (() => void) | undefined;
-  /** Who asked (work-origin.ts): handed to the observer with the batch. */
+  /** Who asked (its Work's origin): handed to the observer with the batch. */
   readonly origin: WorkOrigin | undefined;
+}
+
+/** The work of a batch shared by several requests: bounded by the last of their deadlines. */
+function sharedWork(batch: readonly { readonly deadline: Deadline | undefined }[]): Work {
+  const deadline = latestOf(batch.map((w) => w.deadline));
+  return deadline === undefined ? UNBOUNDED_WORK : { deadline, origin: undefined };
 }
 
 export class Batcher<Op, Outcome> {
@@ -115,10 +119,10 @@ export class Batcher<Op, Outcome> {
     return this.queue.length + this.inFlightOps;
   }
 
-  submit(op: Op): Promise<Outcome> {
+  /** Queues `op` for the next batch; the deadline of `work` drops it while it is queued. */
+  submit(op: Op, work: Work): Promise<Outcome> {
     if (this.closed) return Promise.reject(new Error('the store is closed'));
-    const deadline = currentDeadline();
-    const origin = currentOrigin();
+    const { deadline, origin } = work;
     return new Promise((resolve, reject) => {
       const waiting: Waiting<Op, Outcome> = {
         op,
@@ -221,10 +225,7 @@ export class Batcher<Op, Outcome> {
     const ops = batch.map((w) => w.op);
     const traced = this.traced(batch);
     try {
-      settled =
-        this.options.cancelsStarted === true
-          ? withinDeadline(latestOf(batch.map((w) => w.deadline)), () => run(ops))
-          : run(ops);
+      settled = run(ops, this.options.cancelsStarted === true ? sharedWork(batch) : UNBOUNDED_WORK);
     } catch (error) {
       settled = Promise.reject(error);
     }

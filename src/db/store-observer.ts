@@ -1,7 +1,7 @@
 // What a store tells whoever keeps its metrics. Storage does not know who listens or which library
 // they use: the composition root hands a listener in (StoreOptions.observer), one per service, and
 // every method is optional so that a listener takes only what it needs.
-import type { WorkOrigin } from '../common/work-origin.js';
+import type { WorkOrigin } from '../common/work.js';
 import type { StoreFault } from './store-errors.js';
 
 /** A batch of store work on its way to the database, as a tracer sees it. */
@@ -10,7 +10,10 @@ export interface BatchWork {
   /** The statement every operation of the batch runs (SELECT), or undefined when they differ (a group commit's writes). */
   readonly operation: string | undefined;
   readonly size: number;
-  /** Who asked for each operation (work-origin.ts), in order; undefined for work nobody traced asked for. */
+  /**
+   * Who asked for each operation (its Work's origin, src/common/work.ts), in order; undefined for
+   * work nobody traced asked for.
+   */
   readonly origins: readonly (WorkOrigin | undefined)[];
 }
 

@@ -15,10 +15,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../observe/log.js';
-import { DeadlinePassed, enterDeadline, leaveDeadline } from '../common/deadline-scope.js';
+import { DeadlinePassed } from '../common/deadline.js';
 import { respondedByParser } from './parser-responses.js';
 import { ApiError, ClientAbortError, InvalidRequest, Replayed } from './errors.js';
 import { isPromise } from '../common/eventually.js';
+import { UNBOUNDED_WORK } from '../common/work.js';
 import { renderError, type ErrorFormat } from './render.js';
 import { requestIdFor } from './request-id.js';
 import { UNMATCHED_ROUTE } from './request-metrics.js';
@@ -30,7 +31,6 @@ import {
   type StageReply,
   type Pipeline,
   type PipelineDefinition,
-  type Scope,
   type Stage,
 } from './stages/stage.js';
 import {
@@ -79,10 +79,6 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
     .map((stage) => (stage.enter as NonNullable<Stage['enter']>).bind(stage));
   const watchers = stages.filter(
     (stage) => stage.waits !== undefined || stage.settles !== undefined,
-  );
-  const scopesDeadline = stages.some((stage) => stage.scopesDeadline === true);
-  const scopes = stages.flatMap((stage): Scope[] =>
-    stage.scope === undefined ? [] : [stage.scope],
   );
   const finishers = stages.filter((stage) => stage.finished !== undefined);
   const loggers = stages.filter((stage) => stage.logs !== undefined);
@@ -294,23 +290,13 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
     handle(call);
   }
 
-  /** The handler, within the call's deadline scope and the stages' scopes; a wait is watched by the stages that watch one. */
+  /** The handler; a wait is watched by the stages that watch one. */
   function handle(call: Call): void {
     let handled: ReturnType<typeof handler>;
-    const outer = scopesDeadline ? enterDeadline(call) : undefined;
-    // Most pipelines hold no scope, and one holds one (tracing's): no list of outer values for it.
-    const scoped = scopes.length;
-    const outerScope = scoped === 1 ? (scopes[0] as Scope).enter(call) : undefined;
-    const outerScopes = scoped > 1 ? scopes.map((scope) => scope.enter(call)) : undefined;
     try {
       handled = handler(call);
     } catch (error) {
       return conclude(call, false, error);
-    } finally {
-      if (scopesDeadline) leaveDeadline(outer);
-      if (scoped === 1) (scopes[0] as Scope).leave(outerScope);
-      else if (outerScopes !== undefined)
-        for (let i = scoped - 1; i >= 0; i--) (scopes[i] as Scope).leave(outerScopes[i]);
     }
     if (!isPromise(handled)) return conclude(call, true, handled);
     if (watchers.length === 0) {
@@ -369,7 +355,7 @@ function newCall(req: IncomingMessage, res: ServerResponse, id: string, startedM
     slots: undefined,
     headers: undefined,
     held: undefined,
-    deadline: undefined,
+    work: UNBOUNDED_WORK,
     errorType: undefined,
     status: 0,
     responseHeaders: undefined,

@@ -1,6 +1,7 @@
 // What a service declares about one operation: method, path, inputs (schemas), success status,
 // documented responses and the handler. The contract layer does the rest.
 import type { KeyedOutcome, KeyedWrite } from '../common/keyed-writes.js';
+import type { Work } from '../common/work.js';
 import type { Preconditions } from './conditions.js';
 import { placeholdersOf } from './routing.js';
 import type { Loc, ModelSpec, ParamSpec } from './validation/schema.js';
@@ -96,7 +97,7 @@ export interface RouteInput<P, B> {
  */
 export interface Idempotent<P, B, O> {
   /** The write under the key: it runs only if the key has no live record, and records its outcome. */
-  once(input: RouteInput<P, B>, key: KeyedWrite): Promise<KeyedOutcome<O>>;
+  once(input: RouteInput<P, B>, key: KeyedWrite, work: Work): Promise<KeyedOutcome<O>>;
   /** The response to an outcome; it throws the error to answer with, as a handler does. */
   reply(input: RouteInput<P, B>, outcome: O): Reply;
   /**
@@ -126,7 +127,8 @@ export interface RouteSpec<P, B, O> {
   readonly docs: RouteDocs;
   /** Takes an Idempotency-Key; `handle` answers the requests that send none. */
   readonly idempotent?: Idempotent<P, B, O>;
-  handle(input: RouteInput<P, B>): Reply | Promise<Reply>;
+  /** `work`: what the store work it starts is done for (src/common/work.ts), for its store call. */
+  handle(input: RouteInput<P, B>, work: Work): Reply | Promise<Reply>;
 }
 
 /**
@@ -149,7 +151,7 @@ export interface Route {
   readonly body: ModelSpec<unknown> | undefined;
   readonly docs: RouteDocs;
   readonly idempotent: Idempotent<Record<string, unknown>, unknown, unknown> | undefined;
-  handle(input: RouteInput<Record<string, unknown>, unknown>): Reply | Promise<Reply>;
+  handle(input: RouteInput<Record<string, unknown>, unknown>, work: Work): Reply | Promise<Reply>;
 }
 
 export function defineRoute<P, B = undefined, O = never>(spec: RouteSpec<P, B, O>): Route {

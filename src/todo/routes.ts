@@ -4,6 +4,7 @@
 // write's own transaction, after the item's existence: a 404 or 409 comes before a 412, as RFC 9110
 // §13.2.1 asks (a condition is evaluated only where the request would otherwise succeed).
 import { andThen, type Eventually } from '../common/eventually.js';
+import type { Work } from '../common/work.js';
 import {
   conditionalRead,
   preconditionFailed,
@@ -112,14 +113,17 @@ const byId = { todo_id: todoIdParam };
 
 /** Both reads of one item answer alike. */
 function readTodo(store: TodoStore) {
-  return ({
-    params,
-    preconditions,
-  }: {
-    params: { todo_id: number };
-    preconditions: Preconditions;
-  }): Eventually<Reply> =>
-    andThen(store.get(params.todo_id), (todo) => readReply(preconditions, todo));
+  return (
+    {
+      params,
+      preconditions,
+    }: {
+      params: { todo_id: number };
+      preconditions: Preconditions;
+    },
+    work: Work,
+  ): Eventually<Reply> =>
+    andThen(store.get(params.todo_id, work), (todo) => readReply(preconditions, todo));
 }
 
 // A write that names a version it does not find answers 412; one that must name one and does not,
@@ -163,14 +167,20 @@ function replaceRoute(store: TodoStore, required: boolean): Route {
       otherErrors: [...writeErrors(required), storeAway],
     },
     idempotent: {
-      once: ({ params, body, preconditions }, key) =>
-        store.replaceOnce(params.todo_id, body, writeConditionOf(preconditions, required), key),
+      once: ({ params, body, preconditions }, key, work) =>
+        store.replaceOnce(
+          params.todo_id,
+          body,
+          writeConditionOf(preconditions, required),
+          key,
+          work,
+        ),
       reply: (_, outcome) => replacedReply(outcome),
       keyOptional: true,
     },
-    handle: async ({ params, body, preconditions }) =>
+    handle: async ({ params, body, preconditions }, work) =>
       replacedReply(
-        await store.replace(params.todo_id, body, writeConditionOf(preconditions, required)),
+        await store.replace(params.todo_id, body, writeConditionOf(preconditions, required), work),
       ),
   });
 }
@@ -187,13 +197,15 @@ function deleteRoute(store: TodoStore, required: boolean): Route {
       otherErrors: [todoNotFound(), ...writeErrors(required), storeAway],
     },
     idempotent: {
-      once: ({ params, preconditions }, key) =>
-        store.removeOnce(params.todo_id, writeConditionOf(preconditions, required), key),
+      once: ({ params, preconditions }, key, work) =>
+        store.removeOnce(params.todo_id, writeConditionOf(preconditions, required), key, work),
       reply: (_, outcome) => removedReply(outcome),
       keyOptional: true,
     },
-    handle: async ({ params, preconditions }) =>
-      removedReply(await store.remove(params.todo_id, writeConditionOf(preconditions, required))),
+    handle: async ({ params, preconditions }, work) =>
+      removedReply(
+        await store.remove(params.todo_id, writeConditionOf(preconditions, required), work),
+      ),
   });
 }
 
@@ -212,8 +224,11 @@ function createRoute(store: TodoStore): Route {
       tagged: 'write',
       otherErrors: [noIdLeft(), storeAway],
     },
-    idempotent: { once: ({ body }, key) => store.createOnce(body, key), reply: createdReply },
-    handle: async (input) => createdReply(input, await store.create(input.body)),
+    idempotent: {
+      once: ({ body }, key, work) => store.createOnce(body, key, work),
+      reply: createdReply,
+    },
+    handle: async (input, work) => createdReply(input, await store.create(input.body, work)),
   });
 }
 
@@ -233,8 +248,8 @@ function oopsDeleteRoute(store: TodoStore): Route {
     },
     // The lesson of this endpoint: it declares 204 yet produces a value. It removes the item if
     // there is one and never checks; the value is dropped on the wire, because a 204 has no body.
-    async handle({ params }) {
-      const removed = (await store.remove(params.todo_id, UNCONDITIONAL)).kind === 'removed';
+    async handle({ params }, work) {
+      const removed = (await store.remove(params.todo_id, UNCONDITIONAL, work)).kind === 'removed';
       return { status: 204, body: JSON.stringify({ removed }) };
     },
   });
@@ -257,13 +272,15 @@ function finishRoute(store: TodoStore): Route {
     // 428 is for PUT and DELETE only: finishing cannot undo anyone's change, so it never requires
     // a version.
     idempotent: {
-      once: ({ params, preconditions }, key) =>
-        store.finishOnce(params.todo_id, writeConditionOf(preconditions, false), key),
+      once: ({ params, preconditions }, key, work) =>
+        store.finishOnce(params.todo_id, writeConditionOf(preconditions, false), key, work),
       reply: (_, outcome) => finishedReply(outcome),
       keyOptional: true,
     },
-    handle: async ({ params, preconditions }) =>
-      finishedReply(await store.finish(params.todo_id, writeConditionOf(preconditions, false))),
+    handle: async ({ params, preconditions }, work) =>
+      finishedReply(
+        await store.finish(params.todo_id, writeConditionOf(preconditions, false), work),
+      ),
   });
 }
 

@@ -127,40 +127,52 @@ export async function openPostgresTodoStore(
   });
 
   return {
-    async get(id) {
-      const row = await reads.read(id);
+    async get(id, work) {
+      const row = await reads.read(id, work);
       return row === undefined ? undefined : toTodo(id, row);
     },
-    async create(input) {
+    async create(input, work) {
       return createOutcome(
-        await store.write({ kind: 'create', title: encodeTitle(input.title), done: input.done }),
+        await store.write(
+          { kind: 'create', title: encodeTitle(input.title), done: input.done },
+          work,
+        ),
       );
     },
-    createOnce: (input, key) =>
+    createOnce: (input, key, work) =>
       store.writeOnce(
         { kind: 'create', title: encodeTitle(input.title), done: input.done },
         key,
         createOutcome,
+        work,
       ),
     pruneKeys: (expiredBeforeMs) => store.pruneKeys(expiredBeforeMs),
-    async replace(id, input: TodoInput, condition = UNCONDITIONAL) {
-      return replaceOutcome(id, input, await store.write(replaceOp(id, input, condition)));
+    async replace(id, input: TodoInput, condition, work) {
+      return replaceOutcome(id, input, await store.write(replaceOp(id, input, condition), work));
     },
-    async remove(id, condition = UNCONDITIONAL) {
-      return removeOutcome(await store.write({ kind: 'remove', id, condition }));
+    async remove(id, condition, work) {
+      return removeOutcome(await store.write({ kind: 'remove', id, condition }, work));
     },
-    async finish(id, condition = UNCONDITIONAL) {
-      return finishOutcome(id, await store.write({ kind: 'finish', id, condition }));
+    async finish(id, condition, work) {
+      return finishOutcome(id, await store.write({ kind: 'finish', id, condition }, work));
     },
     // Keyed: the outcome recorded is the one answered, read from the batch's result as above.
-    replaceOnce: (id, input, condition, key) =>
-      store.writeOnce(replaceOp(id, input, condition), key, (row) =>
-        replaceOutcome(id, input, row),
+    replaceOnce: (id, input, condition, key, work) =>
+      store.writeOnce(
+        replaceOp(id, input, condition),
+        key,
+        (row) => replaceOutcome(id, input, row),
+        work,
       ),
-    removeOnce: (id, condition, key) =>
-      store.writeOnce({ kind: 'remove', id, condition }, key, removeOutcome),
-    finishOnce: (id, condition, key) =>
-      store.writeOnce({ kind: 'finish', id, condition }, key, (row) => finishOutcome(id, row)),
+    removeOnce: (id, condition, key, work) =>
+      store.writeOnce({ kind: 'remove', id, condition }, key, removeOutcome, work),
+    finishOnce: (id, condition, key, work) =>
+      store.writeOnce(
+        { kind: 'finish', id, condition },
+        key,
+        (row) => finishOutcome(id, row),
+        work,
+      ),
     ping: () => store.ready(),
     close: () => store.close(),
   };

@@ -6,6 +6,7 @@ import { openSqliteStore } from '../db/sqlite/store.js';
 import type { StoreOptions } from '../db/store-options.js';
 import { INITIAL_TODO, type TodoInput, type TodoStore } from './store.js';
 import type { KeyedOutcome, KeyedWrite } from '../common/keyed-writes.js';
+import type { Work } from '../common/work.js';
 import {
   prepareTodoRead,
   storedTodo,
@@ -19,14 +20,15 @@ import {
   type TodoWriteOutcomes,
 } from './store-sqlite-schema.js';
 import { decodeTitle, encodeTitle } from './title.js';
-import { UNCONDITIONAL } from './write-conditions.js';
 
 type Write = <K extends TodoWrite['kind']>(
   write: Extract<TodoWrite, { kind: K }>,
+  work: Work,
 ) => Promise<TodoWriteOutcomes[K]>;
 type WriteOnce = <K extends TodoWrite['kind']>(
   write: Extract<TodoWrite, { kind: K }>,
   key: KeyedWrite,
+  work: Work,
 ) => Promise<KeyedOutcome<TodoRecordedOutcomes[K]>>;
 
 export async function openSqliteTodoStore(
@@ -52,41 +54,50 @@ export async function openSqliteTodoStore(
     keyTtlMs: options.idempotencyTtlMs,
   });
   const readRow = prepareTodoRead(store.db);
-  const write = ((op: TodoWrite) => store.write(op)) as Write;
-  const writeOnce = ((op: TodoWrite, key: KeyedWrite) => store.writeOnce(op, key)) as WriteOnce;
+  const write = ((op: TodoWrite, work: Work) => store.write(op, work)) as Write;
+  const writeOnce = ((op: TodoWrite, key: KeyedWrite, work: Work) =>
+    store.writeOnce(op, key, work)) as WriteOnce;
 
   return {
+    // A read on this thread's connection starts nothing that could be given up: no work to bound.
     get(id) {
       const row = store.read(() => readRow(id));
       return row === undefined ? undefined : storedTodo(id, row);
     },
-    create: (input) =>
-      write({ kind: 'create', title: encodeTitle(input.title), done: input.done ? 1 : 0 }),
-    async replace(id, input: TodoInput, condition = UNCONDITIONAL) {
-      const outcome = await write({
-        kind: 'replace',
-        id,
-        title: encodeTitle(input.title),
-        done: input.done ? 1 : 0,
-        condition,
-      });
+    create: (input, work) =>
+      write({ kind: 'create', title: encodeTitle(input.title), done: input.done ? 1 : 0 }, work),
+    async replace(id, input: TodoInput, condition, work) {
+      const outcome = await write(
+        {
+          kind: 'replace',
+          id,
+          title: encodeTitle(input.title),
+          done: input.done ? 1 : 0,
+          condition,
+        },
+        work,
+      );
       if (outcome.kind === 'stale' || outcome.kind === 'version-required') return outcome;
       return {
         kind: outcome.kind,
         todo: { id, title: input.title, done: input.done, version: outcome.version },
       };
     },
-    remove: (id, condition = UNCONDITIONAL) => write({ kind: 'remove', id, condition }),
-    createOnce: (input, key) =>
-      writeOnce({ kind: 'create', title: encodeTitle(input.title), done: input.done ? 1 : 0 }, key),
+    remove: (id, condition, work) => write({ kind: 'remove', id, condition }, work),
+    createOnce: (input, key, work) =>
+      writeOnce(
+        { kind: 'create', title: encodeTitle(input.title), done: input.done ? 1 : 0 },
+        key,
+        work,
+      ),
     pruneKeys: (expiredBeforeMs) => store.pruneKeys(expiredBeforeMs),
-    async finish(id, condition = UNCONDITIONAL) {
-      const outcome = await write({ kind: 'finish', id, condition });
+    async finish(id, condition, work) {
+      const outcome = await write({ kind: 'finish', id, condition }, work);
       return outcome.kind === 'finished'
         ? { kind: 'finished', todo: storedTodo(id, outcome.row) }
         : outcome;
     },
-    replaceOnce: (id, input, condition, key) =>
+    replaceOnce: (id, input, condition, key, work) =>
       writeOnce(
         {
           kind: 'replace',
@@ -96,9 +107,12 @@ export async function openSqliteTodoStore(
           condition,
         },
         key,
+        work,
       ),
-    removeOnce: (id, condition, key) => writeOnce({ kind: 'remove', id, condition }, key),
-    finishOnce: (id, condition, key) => writeOnce({ kind: 'finish', id, condition }, key),
+    removeOnce: (id, condition, key, work) =>
+      writeOnce({ kind: 'remove', id, condition }, key, work),
+    finishOnce: (id, condition, key, work) =>
+      writeOnce({ kind: 'finish', id, condition }, key, work),
     ping: () => store.ready(),
     close: () => store.close(),
   };

@@ -3,6 +3,7 @@
 // interleave badly. Outcomes are plain data; the routes decide what a client is answered.
 import type { Eventually } from '../common/eventually.js';
 import type { KeyedOutcome, KeyedWrite } from '../common/keyed-writes.js';
+import type { Work } from '../common/work.js';
 import type { WriteCondition } from './write-conditions.js';
 
 export interface Todo {
@@ -56,24 +57,31 @@ export type FinishOutcome =
   | Refused;
 
 export interface TodoStore {
+  // Each verb that starts work takes, last, the Work it is done for (src/common/work.ts): its
+  // deadline gives up what has not started, its origin tells a tracer whose batch it joined.
   /** At once where the store can read without waiting (SQLite): see Eventually. */
-  get(id: number): Eventually<StoredTodo | undefined>;
+  get(id: number, work: Work): Eventually<StoredTodo | undefined>;
   /** Creates with id = largest existing id + 1 (1 when empty), unless that is past TODO_ID_MAX. */
-  create(input: TodoInput): Promise<CreateOutcome>;
+  create(input: TodoInput, work: Work): Promise<CreateOutcome>;
   /**
-   * Replaces the item, or creates it under that id; says which. The condition (none: the write is
-   * unconditional) is judged first, in the same transaction as the write.
+   * Replaces the item, or creates it under that id; says which. The condition (UNCONDITIONAL: none)
+   * is judged first, in the same transaction as the write.
    */
-  replace(id: number, input: TodoInput, condition?: WriteCondition): Promise<ReplaceOutcome>;
+  replace(
+    id: number,
+    input: TodoInput,
+    condition: WriteCondition,
+    work: Work,
+  ): Promise<ReplaceOutcome>;
   /** A missing item is `missing` whatever the condition: there was nothing the condition could protect. */
-  remove(id: number, condition?: WriteCondition): Promise<RemoveOutcome>;
+  remove(id: number, condition: WriteCondition, work: Work): Promise<RemoveOutcome>;
   /** Missing and already done come before the condition, as for remove. */
-  finish(id: number, condition?: WriteCondition): Promise<FinishOutcome>;
+  finish(id: number, condition: WriteCondition, work: Work): Promise<FinishOutcome>;
   /**
    * A create under an idempotency key: it runs only if the key has no live record, and its outcome
    * is recorded with the key in the same transaction.
    */
-  createOnce(input: TodoInput, key: KeyedWrite): Promise<KeyedOutcome<CreateOutcome>>;
+  createOnce(input: TodoInput, key: KeyedWrite, work: Work): Promise<KeyedOutcome<CreateOutcome>>;
   /**
    * replace, remove and finish under an idempotency key, as createOnce: each runs only if the key
    * has no live record, and its outcome, a refusal included, is recorded with the key in the same
@@ -85,16 +93,19 @@ export interface TodoStore {
     input: TodoInput,
     condition: WriteCondition,
     key: KeyedWrite,
+    work: Work,
   ): Promise<KeyedOutcome<ReplaceOutcome>>;
   removeOnce(
     id: number,
     condition: WriteCondition,
     key: KeyedWrite,
+    work: Work,
   ): Promise<KeyedOutcome<RemoveOutcome>>;
   finishOnce(
     id: number,
     condition: WriteCondition,
     key: KeyedWrite,
+    work: Work,
   ): Promise<KeyedOutcome<FinishOutcome>>;
   /** Deletes a bounded batch of key records recorded before `expiredBeforeMs`; returns how many. */
   pruneKeys(expiredBeforeMs: number): Promise<number>;

@@ -9,6 +9,7 @@ import { after, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { openSqliteLedger } from '../../src/bank/ledger-sqlite.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
+import { UNBOUNDED_WORK } from '../../src/common/work.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-group-commit-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -20,7 +21,7 @@ describe('group-commit SQLite ledger', { timeout: SUITE_TIMEOUT_MS }, () => {
     const ledger = await openSqliteLedger(freshFile(), new Map([['alice', 100]]));
     try {
       const outcomes = await Promise.all(
-        Array.from({ length: 200 }, () => ledger.withdraw('alice', 1)),
+        Array.from({ length: 200 }, () => ledger.withdraw('alice', 1, UNBOUNDED_WORK)),
       );
       const done = outcomes.filter((o) => o.kind === 'done');
       assert.equal(done.length, 100);
@@ -30,7 +31,7 @@ describe('group-commit SQLite ledger', { timeout: SUITE_TIMEOUT_MS }, () => {
       );
       for (const o of outcomes.filter((o) => o.kind !== 'done'))
         assert.deepEqual(o, { kind: 'insufficient', balance: 0 });
-      assert.equal(await ledger.balance('alice'), 0);
+      assert.equal(await ledger.balance('alice', UNBOUNDED_WORK), 0);
     } finally {
       await ledger.close();
     }
@@ -39,7 +40,9 @@ describe('group-commit SQLite ledger', { timeout: SUITE_TIMEOUT_MS }, () => {
   test('acknowledged withdrawals survive a close and reopen; the seed is not applied twice', async () => {
     const file = freshFile();
     const first = await openSqliteLedger(file, new Map([['alice', 1000]]));
-    await Promise.all(Array.from({ length: 30 }, () => first.withdraw('alice', 10)));
+    await Promise.all(
+      Array.from({ length: 30 }, () => first.withdraw('alice', 10, UNBOUNDED_WORK)),
+    );
     await first.close();
     const second = await openSqliteLedger(
       file,
@@ -49,9 +52,12 @@ describe('group-commit SQLite ledger', { timeout: SUITE_TIMEOUT_MS }, () => {
       ]),
     );
     try {
-      assert.equal(await second.balance('alice'), 700);
-      assert.equal(await second.balance('bob'), undefined);
-      assert.deepEqual(await second.withdraw('alice', 700), { kind: 'done', balance: 0 });
+      assert.equal(await second.balance('alice', UNBOUNDED_WORK), 700);
+      assert.equal(await second.balance('bob', UNBOUNDED_WORK), undefined);
+      assert.deepEqual(await second.withdraw('alice', 700, UNBOUNDED_WORK), {
+        kind: 'done',
+        balance: 0,
+      });
     } finally {
       await second.close();
     }
@@ -60,16 +66,16 @@ describe('group-commit SQLite ledger', { timeout: SUITE_TIMEOUT_MS }, () => {
   test('close() while withdrawals are queued finishes them all, then refuses new ones', async () => {
     const file = freshFile();
     const ledger = await openSqliteLedger(file, new Map([['alice', 1000]]));
-    const pending = Array.from({ length: 50 }, () => ledger.withdraw('alice', 1));
+    const pending = Array.from({ length: 50 }, () => ledger.withdraw('alice', 1, UNBOUNDED_WORK));
     const closed = ledger.close();
     const outcomes = await Promise.all(pending);
     await closed;
     assert.equal(outcomes.filter((o) => o.kind === 'done').length, 50);
-    await assert.rejects(ledger.withdraw('alice', 1), /closed/);
+    await assert.rejects(ledger.withdraw('alice', 1, UNBOUNDED_WORK), /closed/);
     assert.equal(await ledger.ping(), false);
     const reopened = await openSqliteLedger(file, new Map());
     try {
-      assert.equal(await reopened.balance('alice'), 950);
+      assert.equal(await reopened.balance('alice', UNBOUNDED_WORK), 950);
     } finally {
       await reopened.close();
     }
@@ -91,15 +97,15 @@ describe('group-commit SQLite ledger', { timeout: SUITE_TIMEOUT_MS }, () => {
       BEGIN SELECT RAISE(ABORT, 'bob is frozen'); END;`);
     try {
       const [first, frozen, second] = await Promise.allSettled([
-        ledger.withdraw('alice', 1),
-        ledger.withdraw('bob', 1),
-        ledger.withdraw('alice', 2),
+        ledger.withdraw('alice', 1, UNBOUNDED_WORK),
+        ledger.withdraw('bob', 1, UNBOUNDED_WORK),
+        ledger.withdraw('alice', 2, UNBOUNDED_WORK),
       ]);
       assert.deepEqual(first, { status: 'fulfilled', value: { kind: 'done', balance: 99 } });
       assert.equal(frozen?.status, 'rejected');
       assert.match(String((frozen as PromiseRejectedResult).reason), /bob is frozen/);
       assert.deepEqual(second, { status: 'fulfilled', value: { kind: 'done', balance: 97 } });
-      assert.equal(await ledger.balance('bob'), 100);
+      assert.equal(await ledger.balance('bob', UNBOUNDED_WORK), 100);
     } finally {
       saboteur.close();
       await ledger.close();
@@ -125,9 +131,9 @@ describe('group-commit SQLite ledger', { timeout: SUITE_TIMEOUT_MS }, () => {
     `);
     try {
       const results = await Promise.allSettled([
-        ledger.withdraw('alice', 1),
-        ledger.withdraw('bob', 1),
-        ledger.withdraw('alice', 2),
+        ledger.withdraw('alice', 1, UNBOUNDED_WORK),
+        ledger.withdraw('bob', 1, UNBOUNDED_WORK),
+        ledger.withdraw('alice', 2, UNBOUNDED_WORK),
       ]);
       for (const result of results) {
         assert.equal(result.status, 'rejected');
@@ -136,11 +142,14 @@ describe('group-commit SQLite ledger', { timeout: SUITE_TIMEOUT_MS }, () => {
           /not committed.*FOREIGN KEY/,
         );
       }
-      assert.equal(await ledger.balance('alice'), 100);
-      assert.equal(await ledger.balance('bob'), 100);
+      assert.equal(await ledger.balance('alice', UNBOUNDED_WORK), 100);
+      assert.equal(await ledger.balance('bob', UNBOUNDED_WORK), 100);
       // The writer itself is fine: once the cause is gone, withdrawals work again.
       saboteur.exec('DROP TRIGGER poison');
-      assert.deepEqual(await ledger.withdraw('bob', 1), { kind: 'done', balance: 99 });
+      assert.deepEqual(await ledger.withdraw('bob', 1, UNBOUNDED_WORK), {
+        kind: 'done',
+        balance: 99,
+      });
       assert.equal(await ledger.ping(), true);
     } finally {
       saboteur.close();

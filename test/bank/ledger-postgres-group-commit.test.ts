@@ -15,6 +15,7 @@ import {
   type TestDatabase,
 } from '../support/postgres.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
+import { UNBOUNDED_WORK } from '../../src/common/work.js';
 
 const skip = await postgresSkip();
 
@@ -67,7 +68,7 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
 
   test('200 concurrent withdrawals of 1 from 100: exactly 100 succeed, each sees its own balance, and the balance ends at 0', async () => {
     const outcomes = await Promise.all(
-      Array.from({ length: 200 }, () => shared.withdraw('alice', 1)),
+      Array.from({ length: 200 }, () => shared.withdraw('alice', 1, UNBOUNDED_WORK)),
     );
     const done = outcomes.filter((o) => o.kind === 'done');
     assert.deepEqual(
@@ -76,7 +77,7 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
     );
     for (const o of outcomes.filter((o) => o.kind !== 'done'))
       assert.deepEqual(o, { kind: 'insufficient', balance: 0 });
-    assert.equal(await shared.balance('alice'), 0);
+    assert.equal(await shared.balance('alice', UNBOUNDED_WORK), 0);
   });
 
   test('two ledgers on one database batching at once never overdraw and lose no withdrawal', async () => {
@@ -84,7 +85,7 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
     const second = await openPostgresLedger(url, new Map());
     try {
       const ask = (ledger: Ledger, i: number) =>
-        ledger.withdraw(i % 3 === 0 ? 'bob' : 'alice', 1 + (i % 7));
+        ledger.withdraw(i % 3 === 0 ? 'bob' : 'alice', 1 + (i % 7), UNBOUNDED_WORK);
       const outcomes = await Promise.all(
         Array.from({ length: 600 }, (_, i) => ask(i % 2 === 0 ? first : second, i)),
       );
@@ -92,8 +93,8 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
       outcomes.forEach((o, i) => {
         if (o.kind === 'done') taken[i % 3 === 0 ? 'bob' : 'alice'] += 1 + (i % 7);
       });
-      assert.equal(await first.balance('alice'), 500 - taken.alice);
-      assert.equal(await second.balance('bob'), 500 - taken.bob);
+      assert.equal(await first.balance('alice', UNBOUNDED_WORK), 500 - taken.alice);
+      assert.equal(await second.balance('bob', UNBOUNDED_WORK), 500 - taken.bob);
       assert.ok(
         outcomes.some((o) => o.kind === 'insufficient'),
         'some withdrawals were refused',
@@ -105,14 +106,14 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
 
   test('close() while withdrawals are queued finishes them all, then refuses new ones', async () => {
     const { ledger, url } = await freshLedger({ alice: 1000 });
-    const pending = Array.from({ length: 50 }, () => ledger.withdraw('alice', 1));
+    const pending = Array.from({ length: 50 }, () => ledger.withdraw('alice', 1, UNBOUNDED_WORK));
     const closed = ledger.close();
     assert.equal((await Promise.all(pending)).filter((o) => o.kind === 'done').length, 50);
     await closed;
-    await assert.rejects(ledger.withdraw('alice', 1), /closed/);
+    await assert.rejects(ledger.withdraw('alice', 1, UNBOUNDED_WORK), /closed/);
     const reopened = await openPostgresLedger(url, new Map());
     try {
-      assert.equal(await reopened.balance('alice'), 950);
+      assert.equal(await reopened.balance('alice', UNBOUNDED_WORK), 950);
     } finally {
       await reopened.close();
     }
@@ -123,15 +124,15 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
     await freezeBob(url);
     try {
       const [first, frozen, second] = await Promise.allSettled([
-        ledger.withdraw('alice', 1),
-        ledger.withdraw('bob', 1),
-        ledger.withdraw('alice', 2),
+        ledger.withdraw('alice', 1, UNBOUNDED_WORK),
+        ledger.withdraw('bob', 1, UNBOUNDED_WORK),
+        ledger.withdraw('alice', 2, UNBOUNDED_WORK),
       ]);
       assert.deepEqual(first, { status: 'fulfilled', value: { kind: 'done', balance: 99 } });
       assert.equal(frozen?.status, 'rejected');
       assert.match(String((frozen as PromiseRejectedResult).reason), /bob is frozen/);
       assert.deepEqual(second, { status: 'fulfilled', value: { kind: 'done', balance: 97 } });
-      assert.equal(await ledger.balance('bob'), 100);
+      assert.equal(await ledger.balance('bob', UNBOUNDED_WORK), 100);
     } finally {
       await ledger.close();
     }
@@ -148,19 +149,22 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
     );
     try {
       const results = await Promise.allSettled([
-        ledger.withdraw('alice', 1),
-        ledger.withdraw('bob', 1),
-        ledger.withdraw('alice', 2),
+        ledger.withdraw('alice', 1, UNBOUNDED_WORK),
+        ledger.withdraw('bob', 1, UNBOUNDED_WORK),
+        ledger.withdraw('alice', 2, UNBOUNDED_WORK),
       ]);
       for (const result of results) {
         assert.equal(result.status, 'rejected');
         assert.ok(isStoreFault((result as PromiseRejectedResult).reason, 'unavailable'));
       }
-      assert.equal(await ledger.balance('alice'), 100);
-      assert.equal(await ledger.balance('bob'), 100);
+      assert.equal(await ledger.balance('alice', UNBOUNDED_WORK), 100);
+      assert.equal(await ledger.balance('bob', UNBOUNDED_WORK), 100);
       // The ledger itself is fine: once the cause is gone, withdrawals work again.
       await sql(url, 'DROP TRIGGER drop_on_bob ON accounts');
-      assert.deepEqual(await ledger.withdraw('bob', 1), { kind: 'done', balance: 99 });
+      assert.deepEqual(await ledger.withdraw('bob', 1, UNBOUNDED_WORK), {
+        kind: 'done',
+        balance: 99,
+      });
       assert.equal(await ledger.ping(), true);
     } finally {
       await ledger.close();
@@ -174,8 +178,8 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
       const outcomes = await Promise.all(
         Array.from({ length: 60 }, (_, i) =>
           i % 2 === 0
-            ? ledger.withdrawOnce('alice', 1, keyed(`k${i}`))
-            : ledger.withdraw('alice', 1),
+            ? ledger.withdrawOnce('alice', 1, keyed(`k${i}`), UNBOUNDED_WORK)
+            : ledger.withdraw('alice', 1, UNBOUNDED_WORK),
         ),
       );
       assert.ok(
@@ -188,7 +192,7 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
         'every write was committed in a batch',
       );
       assert.ok(batches.length < 60 && Math.max(...batches) > 1, `batches: ${batches.join(', ')}`);
-      assert.equal(await ledger.balance('alice'), 940);
+      assert.equal(await ledger.balance('alice', UNBOUNDED_WORK), 940);
       const journal = await rows(
         url,
         'SELECT idempotency_key FROM withdrawals WHERE idempotency_key IS NOT NULL ORDER BY idempotency_key',
@@ -200,9 +204,9 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
       const recorded = await rows(url, 'SELECT count(*)::int AS n FROM bank_idempotency_keys');
       assert.deepEqual(recorded, [{ n: 30 }]);
       // Replayed from the records, not run again.
-      const again = await ledger.withdrawOnce('alice', 1, keyed('k0'));
+      const again = await ledger.withdrawOnce('alice', 1, keyed('k0'), UNBOUNDED_WORK);
       assert.equal(again.kind, 'recorded');
-      assert.equal(await ledger.balance('alice'), 940);
+      assert.equal(await ledger.balance('alice', UNBOUNDED_WORK), 940);
     } finally {
       await ledger.close();
     }
@@ -231,18 +235,21 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
       // batch slots taken, so the two keyed withdrawals queue meanwhile and go together as one
       // batch.
       await holding(url, "SELECT balance FROM accounts WHERE name = 'bob' FOR UPDATE", async () => {
-        blocked = [ledger.withdraw('bob', 1), ledger.withdraw('bob', 1)];
+        blocked = [
+          ledger.withdraw('bob', 1, UNBOUNDED_WORK),
+          ledger.withdraw('bob', 1, UNBOUNDED_WORK),
+        ];
         await new Promise((resolve) => setTimeout(resolve, 100));
         keyedOnes = [
-          ledger.withdrawOnce('alice', 7, keyed('twice')),
-          ledger.withdrawOnce('alice', 7, keyed('twice')),
+          ledger.withdrawOnce('alice', 7, keyed('twice'), UNBOUNDED_WORK),
+          ledger.withdrawOnce('alice', 7, keyed('twice'), UNBOUNDED_WORK),
         ];
       });
       await Promise.all(blocked);
       const outcomes = await Promise.all(keyedOnes);
       assert.deepEqual(outcomes.map((o) => o.kind).sort(), ['in-flight', 'ran']);
-      assert.equal(await ledger.balance('alice'), 93);
-      assert.equal(await ledger.balance('bob'), 98);
+      assert.equal(await ledger.balance('alice', UNBOUNDED_WORK), 93);
+      assert.equal(await ledger.balance('bob', UNBOUNDED_WORK), 98);
     } finally {
       await ledger.close();
     }
@@ -268,7 +275,7 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
           url,
           "SELECT balance FROM accounts WHERE name = 'cat' FOR UPDATE",
           async () => {
-            outcomes = Promise.all(names.map((name) => ledger.withdraw(name, 1)));
+            outcomes = Promise.all(names.map((name) => ledger.withdraw(name, 1, UNBOUNDED_WORK)));
             await untilWaitingForLock(watcher);
             const free = await rows(
               url,
@@ -300,15 +307,21 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
         url,
         "SELECT pg_advisory_xact_lock(7310003, hashtext('held elsewhere'))",
         async () => {
-          assert.deepEqual(await ledger.withdrawOnce('alice', 5, keyed('held elsewhere')), {
-            kind: 'in-flight',
-          });
+          assert.deepEqual(
+            await ledger.withdrawOnce('alice', 5, keyed('held elsewhere'), UNBOUNDED_WORK),
+            {
+              kind: 'in-flight',
+            },
+          );
         },
       );
-      assert.equal(await ledger.balance('alice'), 100);
+      assert.equal(await ledger.balance('alice', UNBOUNDED_WORK), 100);
       assert.deepEqual(await rows(url, 'SELECT key FROM bank_idempotency_keys'), []);
       // Once the other transaction is gone, the key runs.
-      assert.equal((await ledger.withdrawOnce('alice', 5, keyed('held elsewhere'))).kind, 'ran');
+      assert.equal(
+        (await ledger.withdrawOnce('alice', 5, keyed('held elsewhere'), UNBOUNDED_WORK)).kind,
+        'ran',
+      );
     } finally {
       await ledger.close();
     }
@@ -319,9 +332,9 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
     await freezeBob(url);
     try {
       const [first, frozen, second] = await Promise.allSettled([
-        ledger.withdrawOnce('alice', 1, keyed('a1')),
-        ledger.withdrawOnce('bob', 1, keyed('b1')),
-        ledger.withdrawOnce('alice', 2, keyed('a2')),
+        ledger.withdrawOnce('alice', 1, keyed('a1'), UNBOUNDED_WORK),
+        ledger.withdrawOnce('bob', 1, keyed('b1'), UNBOUNDED_WORK),
+        ledger.withdrawOnce('alice', 2, keyed('a2'), UNBOUNDED_WORK),
       ]);
       assert.equal(first.status === 'fulfilled' && first.value.kind, 'ran');
       assert.equal(frozen?.status, 'rejected');
@@ -330,8 +343,8 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
         { key: 'a1' },
         { key: 'a2' },
       ]);
-      assert.equal(await ledger.balance('alice'), 97);
-      assert.equal(await ledger.balance('bob'), 100);
+      assert.equal(await ledger.balance('alice', UNBOUNDED_WORK), 97);
+      assert.equal(await ledger.balance('bob', UNBOUNDED_WORK), 100);
     } finally {
       await ledger.close();
     }

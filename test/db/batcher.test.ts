@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Batcher, type Settled } from '../../src/db/batcher.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
+import { UNBOUNDED_WORK } from '../../src/common/work.js';
 
 /** A runner that records every batch and answers each op with itself doubled, or an error for a negative op. */
 function recordingRunner(): {
@@ -28,7 +29,9 @@ describe('Batcher', { timeout: SUITE_TIMEOUT_MS }, () => {
   test('operations asked in one turn share one batch, in the order asked, each with its own outcome', async () => {
     const runner = recordingRunner();
     const batcher = new Batcher(runner.run, limits);
-    const settled = await Promise.allSettled([1, 2, -3, 4].map((op) => batcher.submit(op)));
+    const settled = await Promise.allSettled(
+      [1, 2, -3, 4].map((op) => batcher.submit(op, UNBOUNDED_WORK)),
+    );
     assert.deepEqual(runner.batches, [[1, 2, -3, 4]]);
     assert.deepEqual(
       settled.map((s) => (s.status === 'fulfilled' ? s.value : String(s.reason))),
@@ -39,7 +42,7 @@ describe('Batcher', { timeout: SUITE_TIMEOUT_MS }, () => {
   test('a batch holds at most opsMax operations', async () => {
     const runner = recordingRunner();
     const batcher = new Batcher(runner.run, { ...limits, opsMax: 40 });
-    await Promise.all(Array.from({ length: 100 }, (_, i) => batcher.submit(i)));
+    await Promise.all(Array.from({ length: 100 }, (_, i) => batcher.submit(i, UNBOUNDED_WORK)));
     assert.deepEqual(
       runner.batches.map((b) => b.length),
       [40, 40, 20],
@@ -57,7 +60,7 @@ describe('Batcher', { timeout: SUITE_TIMEOUT_MS }, () => {
       bytesMax: 10,
       sizeOf: (op: number) => op,
     });
-    await Promise.all([3, 3, 3, 3, 50, 2].map((op) => batcher.submit(op)));
+    await Promise.all([3, 3, 3, 3, 50, 2].map((op) => batcher.submit(op, UNBOUNDED_WORK)));
     assert.deepEqual(runner.batches, [[3, 3, 3], [3], [50], [2]]);
   });
 
@@ -70,9 +73,9 @@ describe('Batcher', { timeout: SUITE_TIMEOUT_MS }, () => {
       return ops.map((op) => ({ ok: true, outcome: op }));
     }, limits);
     let firstAnswered = false;
-    const first = batcher.submit(1).then((v) => ((firstAnswered = true), v));
+    const first = batcher.submit(1, UNBOUNDED_WORK).then((v) => ((firstAnswered = true), v));
     await new Promise((resolve) => setImmediate(resolve));
-    const later = [2, 3].map((op) => batcher.submit(op));
+    const later = [2, 3].map((op) => batcher.submit(op, UNBOUNDED_WORK));
     await new Promise((resolve) => setImmediate(resolve));
     assert.deepEqual(batches, [[1]], 'the second batch waits for the first');
     assert.equal(firstAnswered, false, 'not answered before its batch');
@@ -88,12 +91,12 @@ describe('Batcher', { timeout: SUITE_TIMEOUT_MS }, () => {
       if (calls === 1) throw new Error('not committed');
       return ops.map((op) => ({ ok: true, outcome: op }));
     }, limits);
-    const failed = await Promise.allSettled([1, 2].map((op) => batcher.submit(op)));
+    const failed = await Promise.allSettled([1, 2].map((op) => batcher.submit(op, UNBOUNDED_WORK)));
     assert.deepEqual(
       failed.map((s) => s.status),
       ['rejected', 'rejected'],
     );
-    assert.equal(await batcher.submit(3), 3);
+    assert.equal(await batcher.submit(3, UNBOUNDED_WORK), 3);
   });
 
   test('a failure the queue would meet too fails what is queued at once, untried', async () => {
@@ -106,9 +109,9 @@ describe('Batcher', { timeout: SUITE_TIMEOUT_MS }, () => {
       },
       { ...limits, failsQueued: (error) => error.message === 'database gone' },
     );
-    const first = batcher.submit(1);
+    const first = batcher.submit(1, UNBOUNDED_WORK);
     await new Promise((resolve) => setImmediate(resolve));
-    const queued = batcher.submit(2);
+    const queued = batcher.submit(2, UNBOUNDED_WORK);
     const settled = await Promise.allSettled([first, queued]);
     assert.deepEqual(
       settled.map((s) => s.status),
@@ -120,10 +123,10 @@ describe('Batcher', { timeout: SUITE_TIMEOUT_MS }, () => {
   test('close() answers everything asked before it, then refuses new operations', async () => {
     const runner = recordingRunner();
     const batcher = new Batcher(runner.run, limits);
-    const pending = [1, 2, 3].map((op) => batcher.submit(op));
+    const pending = [1, 2, 3].map((op) => batcher.submit(op, UNBOUNDED_WORK));
     await batcher.close();
     assert.deepEqual(await Promise.all(pending), [2, 4, 6]);
-    await assert.rejects(batcher.submit(4), /closed/);
+    await assert.rejects(batcher.submit(4, UNBOUNDED_WORK), /closed/);
   });
 
   test('a batch may fill bytesMax exactly', async () => {
@@ -133,18 +136,18 @@ describe('Batcher', { timeout: SUITE_TIMEOUT_MS }, () => {
       bytesMax: 10,
       sizeOf: (op: number) => op,
     });
-    await Promise.all([5, 5, 1].map((op) => batcher.submit(op)));
+    await Promise.all([5, 5, 1].map((op) => batcher.submit(op, UNBOUNDED_WORK)));
     assert.deepEqual(runner.batches, [[5, 5], [1]]);
   });
 
   test('with inFlightMax 2 a second batch goes while the first is out, and a third waits for one of them', async () => {
     const held = heldRunner();
     const batcher = new Batcher(held.run, { ...limits, inFlightMax: 2 });
-    const answers = [batcher.submit(1)];
+    const answers = [batcher.submit(1, UNBOUNDED_WORK)];
     await turn();
-    answers.push(batcher.submit(2));
+    answers.push(batcher.submit(2, UNBOUNDED_WORK));
     await turn();
-    answers.push(batcher.submit(3));
+    answers.push(batcher.submit(3, UNBOUNDED_WORK));
     await turn();
     assert.deepEqual(held.batches, [[1], [2]], 'two out at once; the third waits');
     held.release(0);
@@ -159,7 +162,7 @@ describe('Batcher', { timeout: SUITE_TIMEOUT_MS }, () => {
   test('operations asked in one turn beyond one batch wait for a free slot: never more than inFlightMax batches out', async () => {
     const held = heldRunner();
     const batcher = new Batcher(held.run, { ...limits, opsMax: 2, inFlightMax: 1 });
-    const answers = [1, 2, 3, 4, 5].map((op) => batcher.submit(op));
+    const answers = [1, 2, 3, 4, 5].map((op) => batcher.submit(op, UNBOUNDED_WORK));
     for (let k = 0; k < 5; k++) await turn();
     assert.deepEqual(held.batches, [[1, 2]], 'one batch out; the rest wait');
     for (let batch = 0; batch < 3; batch++) {
@@ -177,10 +180,10 @@ describe('Batcher', { timeout: SUITE_TIMEOUT_MS }, () => {
       ...limits,
       observer: { watchWriteQueue: (read) => (depth = read) },
     });
-    const answers = [1, 2, 3].map((op) => batcher.submit(op));
+    const answers = [1, 2, 3].map((op) => batcher.submit(op, UNBOUNDED_WORK));
     assert.equal(depth(), 3, 'queued');
     await turn();
-    answers.push(batcher.submit(4), batcher.submit(5));
+    answers.push(batcher.submit(4, UNBOUNDED_WORK), batcher.submit(5, UNBOUNDED_WORK));
     assert.equal(depth(), 5, 'three in the batch out, two queued');
     held.release(0);
     await Promise.all(answers.slice(0, 3));
@@ -206,8 +209,8 @@ describe('Batcher', { timeout: SUITE_TIMEOUT_MS }, () => {
         observer: { batchCommitted: (writes, seconds) => told.push([writes, seconds]) },
       },
     );
-    await Promise.all([1, 2].map((op) => batcher.submit(op)));
-    await assert.rejects(batcher.submit(3));
+    await Promise.all([1, 2].map((op) => batcher.submit(op, UNBOUNDED_WORK)));
+    await assert.rejects(batcher.submit(3, UNBOUNDED_WORK));
     assert.equal(told.length, 1);
     const [writes, seconds] = told[0] as [number, number];
     assert.equal(writes, 2);
@@ -225,9 +228,9 @@ describe('Batcher', { timeout: SUITE_TIMEOUT_MS }, () => {
       inFlightMax: 2,
       observer: { batchCommitted: (_writes, seconds) => told.push(seconds) },
     });
-    const first = batcher.submit(1);
+    const first = batcher.submit(1, UNBOUNDED_WORK);
     await turn();
-    const second = batcher.submit(2);
+    const second = batcher.submit(2, UNBOUNDED_WORK);
     await turn();
     await new Promise((resolve) => setTimeout(resolve, 100));
     held.release(0);
@@ -250,14 +253,18 @@ describe('Batcher', { timeout: SUITE_TIMEOUT_MS }, () => {
       onCommitted: () => order.push('committed'),
     });
     await Promise.all(
-      [1, 2].map((op) => batcher.submit(op).then(() => order.push(`answered ${op}`))),
+      [1, 2].map((op) =>
+        batcher.submit(op, UNBOUNDED_WORK).then(() => order.push(`answered ${op}`)),
+      ),
     );
     assert.deepEqual(order, ['committed', 'answered 1', 'answered 2']);
   });
 
   test('a runner that answers another number of results than it was given fails the whole batch, and says so', async () => {
     const batcher = new Batcher<number, number>(async () => [{ ok: true, outcome: 0 }], limits);
-    const settled = await Promise.allSettled([1, 2].map((op) => batcher.submit(op)));
+    const settled = await Promise.allSettled(
+      [1, 2].map((op) => batcher.submit(op, UNBOUNDED_WORK)),
+    );
     assert.deepEqual(
       settled.map((s) => (s.status === 'rejected' ? String(s.reason) : 'answered')),
       [
@@ -274,8 +281,8 @@ describe('Batcher', { timeout: SUITE_TIMEOUT_MS }, () => {
       if (calls === 1) throw new Error('could not send');
       return Promise.resolve(ops.map((op) => ({ ok: true, outcome: op })));
     }, limits);
-    await assert.rejects(batcher.submit(1), /could not send/);
-    assert.equal(await batcher.submit(2), 2);
+    await assert.rejects(batcher.submit(1, UNBOUNDED_WORK), /could not send/);
+    assert.equal(await batcher.submit(2, UNBOUNDED_WORK), 2);
   });
 
   test('a failure the queue would not meet leaves what is queued to be tried', async () => {
@@ -289,9 +296,9 @@ describe('Batcher', { timeout: SUITE_TIMEOUT_MS }, () => {
       },
       { ...limits, failsQueued: (error) => error.message === 'database gone' },
     );
-    const first = batcher.submit(1);
+    const first = batcher.submit(1, UNBOUNDED_WORK);
     await turn();
-    const queued = batcher.submit(2);
+    const queued = batcher.submit(2, UNBOUNDED_WORK);
     await assert.rejects(first, /this batch only/);
     assert.equal(await queued, 2);
     assert.deepEqual(tried, [[1], [2]]);
@@ -301,9 +308,9 @@ describe('Batcher', { timeout: SUITE_TIMEOUT_MS }, () => {
     const held = heldRunner();
     const batcher = new Batcher(held.run, limits);
     await batcher.drain();
-    const answers = [batcher.submit(1)];
+    const answers = [batcher.submit(1, UNBOUNDED_WORK)];
     await turn();
-    answers.push(batcher.submit(2));
+    answers.push(batcher.submit(2, UNBOUNDED_WORK));
     let drained = false;
     const draining = batcher.drain().then(() => (drained = true));
     held.release(0);
@@ -318,19 +325,19 @@ describe('Batcher', { timeout: SUITE_TIMEOUT_MS }, () => {
   test('operations abandoned before their batch was sent are never sent: no empty batch reaches the runner', async () => {
     const runner = recordingRunner();
     const batcher = new Batcher(runner.run, limits);
-    const abandoned = batcher.submit(1);
+    const abandoned = batcher.submit(1, UNBOUNDED_WORK);
     batcher.abandonQueued(new Error('database gone'));
     await assert.rejects(abandoned, /database gone/);
     await turn();
     assert.deepEqual(runner.batches, []);
-    assert.equal(await batcher.submit(2), 4);
+    assert.equal(await batcher.submit(2, UNBOUNDED_WORK), 4);
   });
 
   test('a carrier takes what is queued through its own runner, answered as a batch of the carried batcher', async () => {
     const own = recordingRunner();
     const carrier = recordingRunner();
     const batcher = new Batcher(own.run, { ...limits, carried: NO_CARRIER });
-    const asked = [1, 2, -3].map((op) => batcher.submit(op));
+    const asked = [1, 2, -3].map((op) => batcher.submit(op, UNBOUNDED_WORK));
     assert.equal(batcher.sendThrough(carrier.run), true);
     const settled = await Promise.allSettled(asked);
     assert.deepEqual(carrier.batches, [[1, 2, -3]]);
@@ -345,10 +352,10 @@ describe('Batcher', { timeout: SUITE_TIMEOUT_MS }, () => {
   test('a carrier takes nothing while every slot of the carried batcher is out', async () => {
     const held = heldRunner();
     const batcher = new Batcher(held.run, { ...limits, carried: NO_CARRIER });
-    const first = batcher.submit(1);
+    const first = batcher.submit(1, UNBOUNDED_WORK);
     await turn();
     await turn();
-    const second = batcher.submit(2);
+    const second = batcher.submit(2, UNBOUNDED_WORK);
     const carrier = recordingRunner();
     assert.equal(batcher.sendThrough(carrier.run), false);
     held.release(0);
@@ -365,7 +372,7 @@ describe('Batcher', { timeout: SUITE_TIMEOUT_MS }, () => {
     const own = recordingRunner();
     const carrier = recordingRunner();
     const batcher = new Batcher(own.run, { ...limits, carried: NO_CARRIER });
-    const asked = batcher.submit(1);
+    const asked = batcher.submit(1, UNBOUNDED_WORK);
     // A carrier's batch asked after it in this turn leaves at the end of the turn, as a batcher's does.
     setImmediate(() => batcher.sendThrough(carrier.run));
     assert.equal(await asked, 2);
@@ -376,7 +383,7 @@ describe('Batcher', { timeout: SUITE_TIMEOUT_MS }, () => {
   test('with no carrier, a carried batcher sends alone a turn later', async () => {
     const own = recordingRunner();
     const batcher = new Batcher(own.run, { ...limits, carried: NO_CARRIER });
-    assert.equal(await batcher.submit(1), 2);
+    assert.equal(await batcher.submit(1, UNBOUNDED_WORK), 2);
     assert.deepEqual(own.batches, [[1]]);
   });
 
@@ -388,19 +395,19 @@ describe('Batcher', { timeout: SUITE_TIMEOUT_MS }, () => {
       carried: { waiting: () => carrierQueued, waitMs: 30 },
     });
     const startedMs = performance.now();
-    const asked = batcher.submit(1);
+    const asked = batcher.submit(1, UNBOUNDED_WORK);
     for (let i = 0; i < 5; i++) await turn();
     assert.deepEqual(own.batches, [], 'it waits for the carrier');
     assert.equal(await asked, 2);
     assert.ok(performance.now() - startedMs >= 25, 'it left alone once waitMs had passed');
     // The carrier leaving takes the queue; what is asked after waits for the next carrier afresh.
     const carrier = recordingRunner();
-    const carried = batcher.submit(3);
+    const carried = batcher.submit(3, UNBOUNDED_WORK);
     for (let i = 0; i < 3; i++) await turn();
     assert.equal(batcher.sendThrough(carrier.run), true);
     assert.equal(await carried, 6);
     carrierQueued = false;
-    assert.equal(await batcher.submit(4), 8);
+    assert.equal(await batcher.submit(4, UNBOUNDED_WORK), 8);
     assert.deepEqual(own.batches, [[1], [4]]);
     assert.deepEqual(carrier.batches, [[3]]);
   });

@@ -12,6 +12,7 @@ import type { SqliteStore } from '../../src/db/sqlite/store.js';
 import { openTestWriteStore } from '../support/test-store.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 import type { TestWrite } from '../support/test-writes.js';
+import { UNBOUNDED_WORK } from '../../src/common/work.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'group-commit-failures-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -34,9 +35,9 @@ describe('group commit when writes fail', { timeout: SUITE_TIMEOUT_MS }, () => {
     const store = await openTestStore();
     try {
       const outcomes = await Promise.allSettled([
-        store.write(insert(1)),
-        store.write(insert(-1)),
-        store.write(insert(2)),
+        store.write(insert(1), UNBOUNDED_WORK),
+        store.write(insert(-1), UNBOUNDED_WORK),
+        store.write(insert(2), UNBOUNDED_WORK),
       ]);
       assert.deepEqual(
         outcomes.map((o) => o.status),
@@ -60,9 +61,9 @@ describe('group commit when writes fail', { timeout: SUITE_TIMEOUT_MS }, () => {
     const store = await openTestStore();
     try {
       const outcomes = await Promise.allSettled([
-        store.write(insert(1)),
-        store.write({ kind: 'rollback-and-fail' }),
-        store.write(insert(2)),
+        store.write(insert(1), UNBOUNDED_WORK),
+        store.write({ kind: 'rollback-and-fail' }, UNBOUNDED_WORK),
+        store.write(insert(2), UNBOUNDED_WORK),
       ]);
       assert.deepEqual(
         outcomes.map((o) => o.status),
@@ -79,7 +80,7 @@ describe('group commit when writes fail', { timeout: SUITE_TIMEOUT_MS }, () => {
         [],
         'nothing of the batch is stored',
       );
-      assert.equal(await store.write(insert(3)), 1, 'the next batch commits');
+      assert.equal(await store.write(insert(3), UNBOUNDED_WORK), 1, 'the next batch commits');
     } finally {
       await store.close();
     }
@@ -94,10 +95,10 @@ describe('group commit when writes fail', { timeout: SUITE_TIMEOUT_MS }, () => {
       const faults: StoreFault[] = [];
       const store = await openTestStore(faults);
       try {
-        assert.equal(await store.write(insert(1)), 1);
+        assert.equal(await store.write(insert(1), UNBOUNDED_WORK), 1);
         // Exiting inside the write loses its batch; an error thrown just after it may come before
         // or after its commit is answered.
-        const dying = store.write({ kind: 'die', how });
+        const dying = store.write({ kind: 'die', how }, UNBOUNDED_WORK);
         if (how === 'exit')
           await assert.rejects(dying, (error: unknown) => isStoreFault(error, 'unavailable'));
         else
@@ -110,7 +111,7 @@ describe('group commit when writes fail', { timeout: SUITE_TIMEOUT_MS }, () => {
           await new Promise((resolve) => setTimeout(resolve, 10));
         assert.equal(await store.ready(), false);
         await assert.rejects(
-          store.write(insert(2)),
+          store.write(insert(2), UNBOUNDED_WORK),
           (error: unknown) => isStoreFault(error, 'unavailable') && says[how].test(error.message),
         );
         assert.ok(
@@ -144,7 +145,7 @@ describe('the SQLite settings a store is opened with', { timeout: SUITE_TIMEOUT_
           `this thread's connection, ${asked}`,
         );
         assert.equal(
-          await store.write({ kind: 'synchronous' }),
+          await store.write({ kind: 'synchronous' }, UNBOUNDED_WORK),
           expected,
           `the writer's connection, ${asked}`,
         );

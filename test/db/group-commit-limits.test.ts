@@ -11,6 +11,8 @@ import { GROUP_COMMIT_LIMITS } from '../../src/db/sqlite/group-commit.js';
 import { openSqliteTodoStore } from '../../src/todo/store-sqlite.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 import { createTodo, dataOf } from '../support/todos.js';
+import { UNBOUNDED_WORK } from '../../src/common/work.js';
+import { UNCONDITIONAL } from '../../src/todo/write-conditions.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'group-commit-limits-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -28,19 +30,23 @@ describe('group commit at its limits', { timeout: SUITE_TIMEOUT_MS }, () => {
     const ledger = await openSqliteLedger(file, new Map([['alice', queued + 5]]));
     try {
       const outcomes = await Promise.all(
-        Array.from({ length: queued }, () => ledger.withdraw('alice', 1)),
+        Array.from({ length: queued }, () => ledger.withdraw('alice', 1, UNBOUNDED_WORK)),
       );
       assert.deepEqual(
         outcomes,
         Array.from({ length: queued }, (_, i) => ({ kind: 'done', balance: queued + 4 - i })),
       );
-      assert.equal(await ledger.balance('alice'), 5);
+      assert.equal(await ledger.balance('alice', UNBOUNDED_WORK), 5);
     } finally {
       await ledger.close();
     }
     const reopened = await openSqliteLedger(file, new Map());
     try {
-      assert.equal(await reopened.balance('alice'), 5, 'every acknowledged withdrawal is on disk');
+      assert.equal(
+        await reopened.balance('alice', UNBOUNDED_WORK),
+        5,
+        'every acknowledged withdrawal is on disk',
+      );
     } finally {
       await reopened.close();
     }
@@ -63,8 +69,8 @@ describe('group commit at its limits', { timeout: SUITE_TIMEOUT_MS }, () => {
         })),
       );
       for (const todo of created)
-        assert.deepEqual(dataOf(await store.get(todo.id as number)), todo);
-      assert.equal(await store.get(queued + 2), undefined);
+        assert.deepEqual(dataOf(await store.get(todo.id as number, UNBOUNDED_WORK)), todo);
+      assert.equal(await store.get(queued + 2, UNBOUNDED_WORK), undefined);
     } finally {
       await store.close();
     }
@@ -77,20 +83,32 @@ describe('group commit at its limits', { timeout: SUITE_TIMEOUT_MS }, () => {
     let reading = true;
     const readEveryTurn = (): void => {
       if (!reading) return;
-      void store.get(1);
+      void store.get(1, UNBOUNDED_WORK);
       setImmediate(readEveryTurn);
     };
     readEveryTurn();
     try {
       for (let i = 0; i < 100; i++) {
         const created = await createTodo(store, { title: `seen ${i}`, done: false });
-        assert.deepEqual(dataOf(await store.get(created.id as number)), created, `write ${i}`);
-        const finished = await store.finish(1);
+        assert.deepEqual(
+          dataOf(await store.get(created.id as number, UNBOUNDED_WORK)),
+          created,
+          `write ${i}`,
+        );
+        const finished = await store.finish(1, UNCONDITIONAL, UNBOUNDED_WORK);
         assert.equal(finished.kind, i === 0 ? 'finished' : 'already-done');
-        assert.deepEqual(dataOf(await store.get(1)), { id: 1, title: 'Buy milk', done: true });
-        await store.replace(1, { title: 'Buy milk', done: false });
-        assert.deepEqual(dataOf(await store.get(1)), { id: 1, title: 'Buy milk', done: false });
-        await store.finish(1);
+        assert.deepEqual(dataOf(await store.get(1, UNBOUNDED_WORK)), {
+          id: 1,
+          title: 'Buy milk',
+          done: true,
+        });
+        await store.replace(1, { title: 'Buy milk', done: false }, UNCONDITIONAL, UNBOUNDED_WORK);
+        assert.deepEqual(dataOf(await store.get(1, UNBOUNDED_WORK)), {
+          id: 1,
+          title: 'Buy milk',
+          done: false,
+        });
+        await store.finish(1, UNCONDITIONAL, UNBOUNDED_WORK);
       }
     } finally {
       reading = false;
@@ -103,14 +121,17 @@ describe('group commit at its limits', { timeout: SUITE_TIMEOUT_MS }, () => {
     let reading = true;
     const readEveryTurn = (): void => {
       if (!reading) return;
-      void ledger.balance('alice');
+      void ledger.balance('alice', UNBOUNDED_WORK);
       setImmediate(readEveryTurn);
     };
     readEveryTurn();
     try {
       for (let i = 1; i <= 100; i++) {
-        assert.deepEqual(await ledger.withdraw('alice', 1), { kind: 'done', balance: 1000 - i });
-        assert.equal(await ledger.balance('alice'), 1000 - i, `withdrawal ${i}`);
+        assert.deepEqual(await ledger.withdraw('alice', 1, UNBOUNDED_WORK), {
+          kind: 'done',
+          balance: 1000 - i,
+        });
+        assert.equal(await ledger.balance('alice', UNBOUNDED_WORK), 1000 - i, `withdrawal ${i}`);
       }
     } finally {
       reading = false;

@@ -9,6 +9,7 @@ import { GroupCommitWriter } from '../../src/db/sqlite/group-commit.js';
 import { serveGroupCommits } from '../../src/db/sqlite/group-commit-worker.js';
 import { isStoreFault, StoreError } from '../../src/db/store-errors.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
+import { UNBOUNDED_WORK } from '../../src/common/work.js';
 
 const SCRIPT = new URL('../support/scripted-writer.js', import.meta.url);
 
@@ -46,7 +47,10 @@ describe(
     test('a batch the writer could not commit fails each of its writes with the store error its SQLite code names; the writer goes on', async () => {
       const writer = scripted('refuse SQLITE_FULL database or disk is full');
       try {
-        const failed = await Promise.allSettled([writer.write(1), writer.write(2)]);
+        const failed = await Promise.allSettled([
+          writer.write(1, UNBOUNDED_WORK),
+          writer.write(2, UNBOUNDED_WORK),
+        ]);
         for (const result of failed) {
           assert.ok(
             result.status === 'rejected' && isStoreFault(result.reason, 'full'),
@@ -66,7 +70,7 @@ describe(
     test('a batch refused with a code that names no store fault fails with a plain error that keeps the code', async () => {
       const writer = scripted('refuse SQLITE_WEIRD something odd');
       try {
-        const refused = await writer.write(1).then(
+        const refused = await writer.write(1, UNBOUNDED_WORK).then(
           () => undefined,
           (error: unknown) => error,
         );
@@ -83,10 +87,13 @@ describe(
     test('a reply for another batch than the oldest out breaks the writer: its writes and every later one fail as unavailable, saying which batch came', async () => {
       const writer = scripted('misnumber');
       const says = 'STORE_UNAVAILABLE: the database writer answered batch 2, 1 was expected';
-      assert.deepEqual(await outcomes([writer.write(1), writer.write(2)]), [says, says]);
+      assert.deepEqual(
+        await outcomes([writer.write(1, UNBOUNDED_WORK), writer.write(2, UNBOUNDED_WORK)]),
+        [says, says],
+      );
       assert.equal(writer.healthy, false);
       assert.deepEqual(
-        await outcomes([writer.write(3)]),
+        await outcomes([writer.write(3, UNBOUNDED_WORK)]),
         [says],
         'later writes fail at once with the same error',
       );
@@ -95,9 +102,9 @@ describe(
 
     test('a reply for a later batch while an earlier one is out breaks the writer too: batches are answered in the order sent', async () => {
       const writer = scripted('swap');
-      const first = writer.write(1);
+      const first = writer.write(1, UNBOUNDED_WORK);
       await new Promise((resolve) => setImmediate(resolve));
-      const second = writer.write(2);
+      const second = writer.write(2, UNBOUNDED_WORK);
       const says = 'STORE_UNAVAILABLE: the database writer answered batch 2, 1 was expected';
       assert.deepEqual(await outcomes([first, second]), [says, says]);
       await writer.close();
@@ -105,7 +112,7 @@ describe(
 
     test('a reply that cannot be read breaks the writer instead of the process, and fails the writes of its batch', async () => {
       const writer = scripted('garble');
-      const [outcome] = await outcomes([writer.write(1)]);
+      const [outcome] = await outcomes([writer.write(1, UNBOUNDED_WORK)]);
       assert.match(
         outcome ?? '',
         /^STORE_UNAVAILABLE: the database writer's reply could not be settled: /,
@@ -116,12 +123,17 @@ describe(
 
     test('a healthy writer answers each write with its outcome, and is not healthy once closing; writes after close are refused', async () => {
       const writer = scripted('commit');
-      assert.deepEqual(await outcomes([writer.write(1), writer.write(2)]), ['1', '2']);
+      assert.deepEqual(
+        await outcomes([writer.write(1, UNBOUNDED_WORK), writer.write(2, UNBOUNDED_WORK)]),
+        ['1', '2'],
+      );
       assert.equal(writer.healthy, true);
       const closing = writer.close();
       assert.equal(writer.healthy, false, 'closing');
       await closing;
-      assert.deepEqual(await outcomes([writer.write(3)]), ['Error: the store is closed']);
+      assert.deepEqual(await outcomes([writer.write(3, UNBOUNDED_WORK)]), [
+        'Error: the store is closed',
+      ]);
     });
   },
 );

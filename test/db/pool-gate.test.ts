@@ -5,13 +5,14 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { PoolGate, type PoolUsage } from '../../src/db/postgres/pool-gate.js';
 import { isStoreFault } from '../../src/db/store-errors.js';
+import { UNBOUNDED_WORK } from '../../src/common/work.js';
 
 test('no more than `size` turns are out at once; the others are granted in the order they asked', async () => {
   const gate = new PoolGate({ size: 2, waitMs: 10_000 });
   const granted: number[] = [];
-  const releases = await Promise.all([gate.acquire(), gate.acquire()]);
+  const releases = await Promise.all([gate.acquire(UNBOUNDED_WORK), gate.acquire(UNBOUNDED_WORK)]);
   const waiting = [2, 3, 4].map((n) =>
-    gate.acquire().then((release) => (granted.push(n), release)),
+    gate.acquire(UNBOUNDED_WORK).then((release) => (granted.push(n), release)),
   );
   assert.deepEqual(gate.usage, { inUse: 2, waiting: 3, size: 2 });
   releases[0]?.();
@@ -29,7 +30,7 @@ test('no more than `size` turns are out at once; the others are granted in the o
 
 test('a turn given back twice counts once', async () => {
   const gate = new PoolGate({ size: 1, waitMs: 10_000 });
-  const release = await gate.acquire();
+  const release = await gate.acquire(UNBOUNDED_WORK);
   release();
   release();
   assert.deepEqual(gate.usage, { inUse: 0, waiting: 0, size: 1 });
@@ -37,9 +38,9 @@ test('a turn given back twice counts once', async () => {
 
 test('a wait past waitMs fails as a saturated store, leaves the queue, and the others keep their place', async () => {
   const gate = new PoolGate({ size: 1, waitMs: 20 });
-  const release = await gate.acquire();
+  const release = await gate.acquire(UNBOUNDED_WORK);
   await assert.rejects(
-    gate.acquire(),
+    gate.acquire(UNBOUNDED_WORK),
     (error: unknown) =>
       isStoreFault(error, 'saturated') &&
       error.code === 'STORE_SATURATED' &&
@@ -47,14 +48,18 @@ test('a wait past waitMs fails as a saturated store, leaves the queue, and the o
   );
   assert.deepEqual(gate.usage, { inUse: 1, waiting: 0, size: 1 });
   release();
-  const again = await gate.acquire();
+  const again = await gate.acquire(UNBOUNDED_WORK);
   again();
 });
 
 test('every wait past waitMs fails, wherever it stands in the queue', async () => {
   const gate = new PoolGate({ size: 1, waitMs: 20 });
-  const release = await gate.acquire();
-  const outcomes = await Promise.allSettled([gate.acquire(), gate.acquire(), gate.acquire()]);
+  const release = await gate.acquire(UNBOUNDED_WORK);
+  const outcomes = await Promise.allSettled([
+    gate.acquire(UNBOUNDED_WORK),
+    gate.acquire(UNBOUNDED_WORK),
+    gate.acquire(UNBOUNDED_WORK),
+  ]);
   assert.deepEqual(
     outcomes.map(
       (outcome) => outcome.status === 'rejected' && isStoreFault(outcome.reason, 'saturated'),
@@ -67,9 +72,9 @@ test('every wait past waitMs fails, wherever it stands in the queue', async () =
 
 test('a wait behind waiters already served fails on time too', async () => {
   const gate = new PoolGate({ size: 1, waitMs: 30 });
-  const releaseFirst = await gate.acquire();
-  const second = gate.acquire();
-  const third = gate.acquire();
+  const releaseFirst = await gate.acquire(UNBOUNDED_WORK);
+  const second = gate.acquire(UNBOUNDED_WORK);
+  const third = gate.acquire(UNBOUNDED_WORK);
   releaseFirst();
   const releaseSecond = await second;
   // The third waiter now stands behind one that was served: its time runs out all the same.
@@ -100,8 +105,8 @@ test('the observer sees every change of usage and each wait', async () => {
     onUsage: (usage) => usages.push(usage),
     onWaited: (ms) => waits.push(ms),
   });
-  const first = await gate.acquire();
-  const second = gate.acquire();
+  const first = await gate.acquire(UNBOUNDED_WORK);
+  const second = gate.acquire(UNBOUNDED_WORK);
   first();
   (await second)();
   assert.deepEqual(usages, [
@@ -118,8 +123,8 @@ test('the observer sees every change of usage and each wait', async () => {
 test('each wait is reported as long as it was, in ms', async () => {
   const waits: number[] = [];
   const gate = new PoolGate({ size: 1, waitMs: 10_000, onWaited: (ms) => waits.push(ms) });
-  const first = await gate.acquire();
-  const second = gate.acquire();
+  const first = await gate.acquire(UNBOUNDED_WORK);
+  const second = gate.acquire(UNBOUNDED_WORK);
   await new Promise((resolve) => setTimeout(resolve, 40));
   first();
   (await second)();
@@ -143,7 +148,9 @@ test('tens of thousands of waits, through many compactions of the queue, lose no
   const worker = async (): Promise<void> => {
     for (let turn = 0; turn < turnsEach; turn++) {
       if (gate.usage.inUse === size) queued += 1;
-      const release = await gate.acquire().catch((error: unknown) => void refusals.push(error));
+      const release = await gate
+        .acquire(UNBOUNDED_WORK)
+        .catch((error: unknown) => void refusals.push(error));
       if (release === undefined) return;
       mostSlots = Math.max(mostSlots, gate.queueSlots);
       await new Promise((resolve) => setImmediate(resolve));

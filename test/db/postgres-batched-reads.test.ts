@@ -8,15 +8,14 @@ import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { batchedReads } from '../../src/db/postgres/batched-reads.js';
 import { openPostgres, type PostgresDatabase } from '../../src/db/postgres/postgres.js';
-import {
-  currentDeadline,
-  Deadline,
-  DeadlinePassed,
-  withinDeadline,
-} from '../../src/common/deadline-scope.js';
+import { Deadline, DeadlinePassed } from '../../src/common/deadline.js';
 import { createTestDatabase, postgresSkip, type TestDatabase } from '../support/postgres.js';
 import { suiteUnless } from '../support/suite.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
+import { UNBOUNDED_WORK, type Work } from '../../src/common/work.js';
+
+/** The work of a request bounded by `deadline`. */
+const until = (deadline: Deadline): Work => ({ deadline, origin: undefined });
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -42,15 +41,18 @@ function heldLookup() {
 }
 
 /**
- * A lookup that gives up, as the store's query is cancelled (src/db/postgres/postgres.ts), when the deadline
- * current at its call passes; otherwise it answers (each key maps to ten times itself) on answer().
+ * A lookup that gives up, as the store's query is cancelled (src/db/postgres/postgres.ts), when the
+ * deadline of the work it is given passes; otherwise it answers (each key maps to ten times itself)
+ * on answer().
  */
 function cancellableLookup() {
   const asked: number[][] = [];
   const answers: (() => void)[] = [];
-  const lookup = (keys: readonly number[]): Promise<ReadonlyMap<number, number>> => {
+  const lookup = (
+    keys: readonly number[],
+    { deadline }: Work,
+  ): Promise<ReadonlyMap<number, number>> => {
     asked.push([...keys]);
-    const deadline = currentDeadline();
     return new Promise((resolve, reject) => {
       deadline?.onExpiry(() => reject(new DeadlinePassed()));
       answers.push(() => resolve(new Map(keys.map((k) => [k, k * 10]))));
@@ -63,7 +65,7 @@ describe('batched point reads on PostgreSQL', { timeout: SUITE_TIMEOUT_MS }, () 
   test('reads asked in one turn share one lookup that names each key once; a key without a row reads as undefined', async () => {
     const held = heldLookup();
     const reads = batchedReads(held.lookup, () => 8);
-    const answers = Promise.all([2, 3, 2, 4].map((key) => reads.read(key)));
+    const answers = Promise.all([2, 3, 2, 4].map((key) => reads.read(key, UNBOUNDED_WORK)));
     await turn();
     await held.releaseAll();
     assert.deepEqual(await answers, [20, undefined, 20, 40]);
@@ -74,7 +76,9 @@ describe('batched point reads on PostgreSQL', { timeout: SUITE_TIMEOUT_MS }, () 
   test('one lookup names at most 512 keys', async () => {
     const held = heldLookup();
     const reads = batchedReads(held.lookup, () => 8);
-    const answers = Promise.all(Array.from({ length: 513 }, (_, key) => reads.read(key)));
+    const answers = Promise.all(
+      Array.from({ length: 513 }, (_, key) => reads.read(key, UNBOUNDED_WORK)),
+    );
     await turn();
     await held.releaseAll();
     await answers;
@@ -90,7 +94,7 @@ describe('batched point reads on PostgreSQL', { timeout: SUITE_TIMEOUT_MS }, () 
     const reads = batchedReads(held.lookup, () => 8);
     const answers: Promise<number | undefined>[] = [];
     for (let key = 0; key < 6; key++) {
-      answers.push(reads.read(key));
+      answers.push(reads.read(key, UNBOUNDED_WORK));
       await turn();
       await turn();
     }
@@ -105,8 +109,8 @@ describe('batched point reads on PostgreSQL', { timeout: SUITE_TIMEOUT_MS }, () 
     const held = cancellableLookup();
     const reads = batchedReads(held.lookup, () => 8);
     const [early, late] = [new Deadline(), new Deadline()];
-    const first = withinDeadline(early, () => reads.read(2)).catch((error: unknown) => error);
-    const second = withinDeadline(late, () => reads.read(4)).catch((error: unknown) => error);
+    const first = reads.read(2, until(early)).catch((error: unknown) => error);
+    const second = reads.read(4, until(late)).catch((error: unknown) => error);
     await turn();
     assert.deepEqual(held.asked, [[2, 4]], 'one lookup for both');
     early.expire();
@@ -122,14 +126,14 @@ describe('batched point reads on PostgreSQL', { timeout: SUITE_TIMEOUT_MS }, () 
     const reads = batchedReads(held.lookup, () => 8);
     const deadlines = [new Deadline(), new Deadline()];
     const expired = deadlines.map((deadline, i) =>
-      withinDeadline(deadline, () => reads.read(i * 2)).catch((error: unknown) => error),
+      reads.read(i * 2, until(deadline)).catch((error: unknown) => error),
     );
     await turn();
     for (const deadline of deadlines) deadline.expire();
     for (const answer of await Promise.all(expired)) assert.ok(answer instanceof DeadlinePassed);
 
-    const unbounded = reads.read(6);
-    const bounded = withinDeadline(new Deadline(), () => reads.read(8));
+    const unbounded = reads.read(6, UNBOUNDED_WORK);
+    const bounded = reads.read(8, until(new Deadline()));
     await turn();
     held.answer();
     assert.deepEqual(await Promise.all([unbounded, bounded]), [60, 80]);
@@ -139,7 +143,7 @@ describe('batched point reads on PostgreSQL', { timeout: SUITE_TIMEOUT_MS }, () 
   test('close() answers every read asked before it, then refuses new ones', async () => {
     const held = heldLookup();
     const reads = batchedReads(held.lookup, () => 8);
-    const before = reads.read(2);
+    const before = reads.read(2, UNBOUNDED_WORK);
     let closed = false;
     const closing = reads.close().then(() => (closed = true));
     await turn();
@@ -147,7 +151,7 @@ describe('batched point reads on PostgreSQL', { timeout: SUITE_TIMEOUT_MS }, () 
     await held.releaseAll();
     assert.equal(await before, 20);
     await closing;
-    await assert.rejects(reads.read(4), /closed/);
+    await assert.rejects(reads.read(4, UNBOUNDED_WORK), /closed/);
   });
 });
 
@@ -193,10 +197,12 @@ suiteUnless(
 
     const open = () =>
       batchedReads<number, number>(
-        async (keys) => {
+        async (keys, work) => {
           const { rows } = await db.query<{ k: number; v: number }>(
             'SELECT k, v FROM kv WHERE k = ANY($1::int[])',
             [keys],
+            undefined,
+            work,
           );
           return new Map(rows.map((row) => [row.k, row.v]));
         },
@@ -210,8 +216,8 @@ suiteUnless(
       const [early, late] = [new Deadline(), new Deadline()];
       let second: Promise<unknown>;
       try {
-        void withinDeadline(early, () => reads.read(1)).catch(() => undefined);
-        second = withinDeadline(late, () => reads.read(2)).catch((error: unknown) => error);
+        void reads.read(1, until(early)).catch(() => undefined);
+        second = reads.read(2, until(late)).catch((error: unknown) => error);
         await sleep(200);
         assert.equal(await waitingOnLocks(), 1, 'one query for both, waiting for the lock');
         early.expire();
@@ -235,7 +241,7 @@ suiteUnless(
       try {
         const deadlines = [new Deadline(), new Deadline()];
         const answers = deadlines.map((deadline, i) =>
-          withinDeadline(deadline, () => reads.read(i + 1)).catch((error: unknown) => error),
+          reads.read(i + 1, until(deadline)).catch((error: unknown) => error),
         );
         await sleep(200);
         for (const deadline of deadlines) deadline.expire();

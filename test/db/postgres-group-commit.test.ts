@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { postgresGroupCommit } from '../../src/db/postgres/group-commit.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
+import { UNBOUNDED_WORK } from '../../src/common/work.js';
 
 /** A decide that fails any batch holding a negative value, with `code`, and records every call. */
 function scripted(code: string) {
@@ -21,7 +22,7 @@ describe('group commit on PostgreSQL when a batch fails', { timeout: SUITE_TIMEO
   test('a lone write that fails on its own data is tried once, and fails with its error', async () => {
     const { calls, commit } = scripted('22003');
     await assert.rejects(
-      commit.write(-1),
+      commit.write(-1, UNBOUNDED_WORK),
       (error: unknown) => (error as { code?: unknown }).code === '22003',
     );
     assert.deepEqual(calls, [[-1]]);
@@ -32,9 +33,9 @@ describe('group commit on PostgreSQL when a batch fails', { timeout: SUITE_TIMEO
     test(`in a batch, a write whose data fails (${code}) fails alone: each write is tried again alone, in order`, async () => {
       const { calls, commit } = scripted(code);
       const outcomes = await Promise.allSettled([
-        commit.write(1),
-        commit.write(-2),
-        commit.write(3),
+        commit.write(1, UNBOUNDED_WORK),
+        commit.write(-2, UNBOUNDED_WORK),
+        commit.write(3, UNBOUNDED_WORK),
       ]);
       assert.deepEqual(
         outcomes.map((o) =>
@@ -49,7 +50,11 @@ describe('group commit on PostgreSQL when a batch fails', { timeout: SUITE_TIMEO
 
   test('a batch that fails for another reason (the server went away) fails every write, and none is tried again', async () => {
     const { calls, commit } = scripted('57P01');
-    const outcomes = await Promise.allSettled([commit.write(1), commit.write(-2), commit.write(3)]);
+    const outcomes = await Promise.allSettled([
+      commit.write(1, UNBOUNDED_WORK),
+      commit.write(-2, UNBOUNDED_WORK),
+      commit.write(3, UNBOUNDED_WORK),
+    ]);
     assert.deepEqual(
       outcomes.map((o) =>
         o.status === 'rejected' ? (o.reason as { code?: unknown }).code : o.status,

@@ -26,6 +26,7 @@ import {
   type TestDatabase,
 } from '../support/postgres.js';
 import { suiteUnless } from '../support/suite.js';
+import { UNBOUNDED_WORK } from '../../src/common/work.js';
 
 const MIGRATIONS = [{ version: 1, sql: 'CREATE TABLE v (x INTEGER NOT NULL)' }];
 /** How long the server's end of a connection may take to reach the pool. */
@@ -129,7 +130,7 @@ suiteUnless(await postgresSkip(), 'the connections of a PostgreSQL store', () =>
     assert.deepEqual(faults, ['read-only']);
     await db.query('SELECT 1');
     await db.query('  select 1');
-    await db.prepared('sessions-read', '\n\tSelect 1')([]);
+    await db.prepared('sessions-read', '\n\tSelect 1')([], UNBOUNDED_WORK);
     assert.deepEqual(
       lines.filter((line) => line === 'database takes writes again'),
       [],

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import { Deadline, DeadlinePassed, withinDeadline } from '../../src/common/deadline-scope.js';
+import { Deadline, DeadlinePassed } from '../../src/common/deadline.js';
 import {
   openPostgresRateLimiter,
   type PostgresRateLimiter,
@@ -16,6 +16,7 @@ import type { TodoStore } from '../../src/todo/store.js';
 import { createTestDatabase, postgresSkip, type TestDatabase } from '../support/postgres.js';
 import { startStatementCounter, type StatementCounter } from '../support/statement-counter.js';
 import { suiteUnless } from '../support/suite.js';
+import { UNBOUNDED_WORK } from '../../src/common/work.js';
 
 const skip = await postgresSkip();
 
@@ -38,7 +39,7 @@ suiteUnless(skip, "decisions that ride in a store's reads", () => {
     const opened = await openPostgresTodoStore(proxied, { rider });
     closing.push(() => opened.close());
     // Each pooled connection prepares its statements on first use: warmed, so that counts are steady.
-    await Promise.all(Array.from({ length: 8 }, () => opened.get(1)));
+    await Promise.all(Array.from({ length: 8 }, () => opened.get(1, UNBOUNDED_WORK)));
     return opened;
   };
   /** The statements `work` sent through the proxy. */
@@ -68,7 +69,7 @@ suiteUnless(skip, "decisions that ride in a store's reads", () => {
     const alone = await store(undefined);
     const together = (todos: TodoStore, client: string) => () =>
       Promise.all([
-        ...Array.from({ length: 3 }, () => todos.get(1)),
+        ...Array.from({ length: 3 }, () => todos.get(1, UNBOUNDED_WORK)),
         ...Array.from({ length: 3 }, (_, i) => shared.decide('reads', `${client}-${i}`)),
       ]);
     assert.equal(await statementsOf(together(carrying, 'carried')), 1);
@@ -80,7 +81,7 @@ suiteUnless(skip, "decisions that ride in a store's reads", () => {
     const todos = await store(shared.rider);
     const asked = await Promise.all([
       ...Array.from({ length: 5 }, () => shared.decide('reads', '192.0.2.7')),
-      ...Array.from({ length: 2 }, () => todos.get(1)),
+      ...Array.from({ length: 2 }, () => todos.get(1, UNBOUNDED_WORK)),
     ]);
     const decisions = asked.slice(0, 5) as { admitted: boolean; remaining: number }[];
     assert.deepEqual(
@@ -111,7 +112,7 @@ suiteUnless(skip, "decisions that ride in a store's reads", () => {
       `todo:reads:${client}`,
     ]);
     const deadline = new Deadline();
-    const read = withinDeadline(deadline, () => Promise.resolve(todos.get(1))).catch(
+    const read = Promise.resolve(todos.get(1, { deadline, origin: undefined })).catch(
       (error: unknown) => error,
     );
     const decision = shared.decide('reads', client);

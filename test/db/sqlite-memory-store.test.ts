@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, test } from 'node:test';
 import { isStoreFault, type StoreFault } from '../../src/db/store-errors.js';
 import { openSqliteStore, type SqliteStore } from '../../src/db/sqlite/store.js';
 import { createLogger } from '../../src/observe/log.js';
+import { UNBOUNDED_WORK } from '../../src/common/work.js';
 
 /** Insert a value; `then-fail` inserts and then throws, so its transaction must undo the insert. */
 type Op = { readonly insert: number; readonly thenFail?: boolean };
@@ -51,12 +52,12 @@ describe('a SQLite store on :memory:', () => {
     );
 
   test('each write is its own transaction: one that fails undoes only itself', async () => {
-    assert.equal(await store.write({ insert: 1 }), 1);
+    assert.equal(await store.write({ insert: 1 }, UNBOUNDED_WORK), 1);
     await assert.rejects(
-      store.write({ insert: 2, thenFail: true }),
+      store.write({ insert: 2, thenFail: true }, UNBOUNDED_WORK),
       /write 2 failed after its insert/,
     );
-    assert.equal(await store.write({ insert: 3 }), 3);
+    assert.equal(await store.write({ insert: 3 }, UNBOUNDED_WORK), 3);
     assert.deepEqual(values(), [0, 1, 3]);
     assert.deepEqual(faults, [], 'a failure that is no database fault is not one');
     assert.equal(await store.ready(), true);
@@ -64,7 +65,7 @@ describe('a SQLite store on :memory:', () => {
 
   test('writes refused as read-only: the store error, not ready while the probe write fails, ready once it succeeds; reads go on', async () => {
     store.db.pragma('query_only = ON');
-    await assert.rejects(store.write({ insert: 1 }), (error: unknown) =>
+    await assert.rejects(store.write({ insert: 1 }, UNBOUNDED_WORK), (error: unknown) =>
       isStoreFault(error, 'read-only'),
     );
     assert.deepEqual(faults, ['read-only']);
@@ -82,17 +83,17 @@ describe('a SQLite store on :memory:', () => {
     store.db.pragma('query_only = OFF');
     assert.equal(await store.ready(), true);
     assert.equal(busyTimeout(), waitsForLocks, 'and when it succeeds');
-    assert.equal(await store.write({ insert: 4 }), 4);
+    assert.equal(await store.write({ insert: 4 }, UNBOUNDED_WORK), 4);
     assert.deepEqual(values(), [0, 4], 'the probe left nothing behind');
   });
 
   test('a write that goes through after writes were refused says at once that writes work again', async () => {
     store.db.pragma('query_only = ON');
-    await assert.rejects(store.write({ insert: 1 }), (error: unknown) =>
+    await assert.rejects(store.write({ insert: 1 }, UNBOUNDED_WORK), (error: unknown) =>
       isStoreFault(error, 'read-only'),
     );
     store.db.pragma('query_only = OFF');
-    assert.equal(await store.write({ insert: 2 }), 2);
+    assert.equal(await store.write({ insert: 2 }, UNBOUNDED_WORK), 2);
     assert.deepEqual(
       lines.filter((line) => /writes/.test(line)),
       [
@@ -114,7 +115,7 @@ describe('a SQLite store on :memory:', () => {
       (error: unknown) => isStoreFault(error, 'corrupt'),
     );
     store.db.pragma('query_only = ON');
-    await assert.rejects(store.write({ insert: 1 }), (error: unknown) =>
+    await assert.rejects(store.write({ insert: 1 }, UNBOUNDED_WORK), (error: unknown) =>
       isStoreFault(error, 'read-only'),
     );
     store.db.pragma('query_only = OFF');

@@ -13,6 +13,7 @@ import {
 } from '../../src/features/idempotency/gate.js';
 import type { Idempotent, Reply, Route, RouteInput } from '../../src/http/route.js';
 import type { KeyedOutcome, KeyedWrite } from '../../src/common/keyed-writes.js';
+import { UNBOUNDED_WORK } from '../../src/common/work.js';
 
 const HOUR = 60 * 60 * 1000;
 const TTL = HOUR;
@@ -105,7 +106,7 @@ async function run(
   key?: string,
   input: Input = INPUT,
 ): Promise<Reply> {
-  return gate.run(route, route.idempotent, input, request(url, key), undefined);
+  return gate.run(route, route.idempotent, input, request(url, key), undefined, UNBOUNDED_WORK);
 }
 
 function codeOf(error: unknown): string {

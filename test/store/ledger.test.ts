@@ -14,6 +14,7 @@ import { assertExpiredKeyRunsAgain, assertPrunesBefore, keyedWrite } from '../su
 import { storeBackends, type FreshDatabase } from '../support/store-backends.js';
 import { suiteUnless } from '../support/suite.js';
 import { dataOf } from '../support/todos.js';
+import { UNBOUNDED_WORK } from '../../src/common/work.js';
 
 const ACCOUNTS: ReadonlyMap<string, number> = new Map([
   ['alice', 100],
@@ -41,61 +42,78 @@ for (const backend of await storeBackends()) {
     });
 
     test('a new database holds the initial accounts', async () => {
-      for (const [name, balance] of ACCOUNTS) assert.equal(await ledger.balance(name), balance);
+      for (const [name, balance] of ACCOUNTS)
+        assert.equal(await ledger.balance(name, UNBOUNDED_WORK), balance);
     });
 
     test('on SQLite a balance is read at once, without a promise; elsewhere it may wait', async () => {
       const [name, balance] = [...ACCOUNTS][0] as [string, number];
-      const read = ledger.balance(name);
+      const read = ledger.balance(name, UNBOUNDED_WORK);
       if (backend.name === 'sqlite')
         assert.equal(isPromise(read), false, 'no promise for a read that needs no wait');
       assert.equal(await read, balance);
     });
 
     test('an unknown account has no balance', async () => {
-      assert.equal(await ledger.balance('carol'), undefined);
-      assert.equal(await ledger.balance('Alice'), undefined);
+      assert.equal(await ledger.balance('carol', UNBOUNDED_WORK), undefined);
+      assert.equal(await ledger.balance('Alice', UNBOUNDED_WORK), undefined);
     });
 
     test('a name holding NUL is an unknown account, never a failure', async () => {
-      assert.equal(await ledger.balance('\u0000'), undefined);
-      assert.equal(await ledger.balance('alice\u0000'), undefined);
-      assert.deepEqual(await ledger.withdraw('alice\u0000', 1), { kind: 'unknown-account' });
+      assert.equal(await ledger.balance('\u0000', UNBOUNDED_WORK), undefined);
+      assert.equal(await ledger.balance('alice\u0000', UNBOUNDED_WORK), undefined);
+      assert.deepEqual(await ledger.withdraw('alice\u0000', 1, UNBOUNDED_WORK), {
+        kind: 'unknown-account',
+      });
     });
 
     test('withdraw takes the amount and reports the new balance', async () => {
-      assert.deepEqual(await ledger.withdraw('alice', 30), { kind: 'done', balance: 70 });
-      assert.equal(await ledger.balance('alice'), 70);
+      assert.deepEqual(await ledger.withdraw('alice', 30, UNBOUNDED_WORK), {
+        kind: 'done',
+        balance: 70,
+      });
+      assert.equal(await ledger.balance('alice', UNBOUNDED_WORK), 70);
     });
 
     test('withdrawing exactly the balance is allowed and leaves 0', async () => {
-      assert.deepEqual(await ledger.withdraw('bob', 5), { kind: 'done', balance: 0 });
+      assert.deepEqual(await ledger.withdraw('bob', 5, UNBOUNDED_WORK), {
+        kind: 'done',
+        balance: 0,
+      });
     });
 
     test('too large a withdrawal is refused with the current balance, and changes nothing', async () => {
-      assert.deepEqual(await ledger.withdraw('bob', 6), { kind: 'insufficient', balance: 5 });
-      assert.equal(await ledger.balance('bob'), 5);
+      assert.deepEqual(await ledger.withdraw('bob', 6, UNBOUNDED_WORK), {
+        kind: 'insufficient',
+        balance: 5,
+      });
+      assert.equal(await ledger.balance('bob', UNBOUNDED_WORK), 5);
     });
 
     test('withdrawing from an unknown account says so', async () => {
-      assert.deepEqual(await ledger.withdraw('carol', 1), { kind: 'unknown-account' });
+      assert.deepEqual(await ledger.withdraw('carol', 1, UNBOUNDED_WORK), {
+        kind: 'unknown-account',
+      });
     });
 
     test('names with quotes and emoji work like any other', async () => {
-      assert.deepEqual(await ledger.withdraw("zoë 💰 o'brien", 2), { kind: 'done', balance: 40 });
+      assert.deepEqual(await ledger.withdraw("zoë 💰 o'brien", 2, UNBOUNDED_WORK), {
+        kind: 'done',
+        balance: 40,
+      });
     });
 
     test('withdrawals asked together (one batch) are decided in the order asked, each with its own outcome', async () => {
       const zoe = "zoë 💰 o'brien";
       const outcomes = await Promise.all([
-        ledger.withdraw('alice', 30),
-        ledger.withdraw('bob', 6),
-        ledger.withdraw('carol', 1),
-        ledger.withdraw('alice', 70),
-        ledger.withdraw('alice', 1),
-        ledger.withdraw('bob', 5),
-        ledger.withdraw(zoe, 2),
-        ledger.withdraw('nul\u0000name', 1),
+        ledger.withdraw('alice', 30, UNBOUNDED_WORK),
+        ledger.withdraw('bob', 6, UNBOUNDED_WORK),
+        ledger.withdraw('carol', 1, UNBOUNDED_WORK),
+        ledger.withdraw('alice', 70, UNBOUNDED_WORK),
+        ledger.withdraw('alice', 1, UNBOUNDED_WORK),
+        ledger.withdraw('bob', 5, UNBOUNDED_WORK),
+        ledger.withdraw(zoe, 2, UNBOUNDED_WORK),
+        ledger.withdraw('nul\u0000name', 1, UNBOUNDED_WORK),
       ]);
       const expected: WithdrawOutcome[] = [
         { kind: 'done', balance: 70 },
@@ -109,17 +127,19 @@ for (const backend of await storeBackends()) {
       ];
       assert.deepEqual(outcomes, expected);
       assert.deepEqual(
-        await Promise.all(['alice', 'bob', 'carol', zoe].map((name) => ledger.balance(name))),
+        await Promise.all(
+          ['alice', 'bob', 'carol', zoe].map((name) => ledger.balance(name, UNBOUNDED_WORK)),
+        ),
         [0, 0, undefined, 40],
       );
     });
 
     test('balances up to 2^53-1 stay exact', async () => {
-      assert.deepEqual(await ledger.withdraw('big', 1), {
+      assert.deepEqual(await ledger.withdraw('big', 1, UNBOUNDED_WORK), {
         kind: 'done',
         balance: Number.MAX_SAFE_INTEGER - 1,
       });
-      assert.deepEqual(await ledger.withdraw('bob', Number.MAX_SAFE_INTEGER), {
+      assert.deepEqual(await ledger.withdraw('bob', Number.MAX_SAFE_INTEGER, UNBOUNDED_WORK), {
         kind: 'insufficient',
         balance: 5,
       });
@@ -127,12 +147,12 @@ for (const backend of await storeBackends()) {
 
     test('no overdraft under 200 concurrent withdrawals', async () => {
       const outcomes = await Promise.all(
-        Array.from({ length: 200 }, () => ledger.withdraw('alice', 7)),
+        Array.from({ length: 200 }, () => ledger.withdraw('alice', 7, UNBOUNDED_WORK)),
       );
       const done = outcomes.filter((o) => o.kind === 'done');
       assert.equal(done.length, Math.floor(100 / 7));
       assert.equal(outcomes.filter((o) => o.kind === 'insufficient').length, 200 - done.length);
-      assert.equal(await ledger.balance('alice'), 100 - 7 * done.length);
+      assert.equal(await ledger.balance('alice', UNBOUNDED_WORK), 100 - 7 * done.length);
       // Every success saw a different balance: no two withdrawals read the same one.
       assert.equal(
         new Set(done.map((o) => (o.kind === 'done' ? o.balance : -1))).size,
@@ -141,21 +161,21 @@ for (const backend of await storeBackends()) {
     });
 
     test('balances survive closing and reopening', async () => {
-      await ledger.withdraw('alice', 11);
+      await ledger.withdraw('alice', 11, UNBOUNDED_WORK);
       await reopen(ACCOUNTS);
-      assert.equal(await ledger.balance('alice'), 89);
+      assert.equal(await ledger.balance('alice', UNBOUNDED_WORK), 89);
     });
 
     test('initial accounts go only into an empty database', async () => {
-      await ledger.withdraw('alice', 1);
+      await ledger.withdraw('alice', 1, UNBOUNDED_WORK);
       await reopen(
         new Map([
           ['alice', 500],
           ['dave', 9],
         ]),
       );
-      assert.equal(await ledger.balance('alice'), 99);
-      assert.equal(await ledger.balance('dave'), undefined);
+      assert.equal(await ledger.balance('alice', UNBOUNDED_WORK), 99);
+      assert.equal(await ledger.balance('dave', UNBOUNDED_WORK), undefined);
     });
 
     test('ping answers true while open', async () => {
@@ -167,7 +187,7 @@ for (const backend of await storeBackends()) {
       await ledger.close();
       ledger = await openLedger(fresh.db, ACCOUNTS, { observer: recorder.observer });
       const outcomes = await Promise.all(
-        Array.from({ length: 7 }, () => ledger.withdraw('x'.repeat(LARGE), 1)),
+        Array.from({ length: 7 }, () => ledger.withdraw('x'.repeat(LARGE), 1, UNBOUNDED_WORK)),
       );
       assert.deepEqual(
         outcomes,
@@ -178,18 +198,24 @@ for (const backend of await storeBackends()) {
 
     test('withdrawOnce under a new key takes the money once, journals it and records its outcome; the key then replays that record', async () => {
       const outcome = { kind: 'done', balance: 70 };
-      assert.deepEqual(await ledger.withdrawOnce('alice', 30, keyedWrite('k', 1_000)), {
-        kind: 'ran',
-        outcome,
-        recordedAtMs: 1_000,
-      });
-      assert.deepEqual(await ledger.withdrawOnce('alice', 30, keyedWrite('k', 2_000)), {
-        kind: 'recorded',
-        fingerprint: 'fp-k',
-        outcome,
-        recordedAtMs: 1_000,
-      });
-      assert.equal(await ledger.balance('alice'), 70);
+      assert.deepEqual(
+        await ledger.withdrawOnce('alice', 30, keyedWrite('k', 1_000), UNBOUNDED_WORK),
+        {
+          kind: 'ran',
+          outcome,
+          recordedAtMs: 1_000,
+        },
+      );
+      assert.deepEqual(
+        await ledger.withdrawOnce('alice', 30, keyedWrite('k', 2_000), UNBOUNDED_WORK),
+        {
+          kind: 'recorded',
+          fingerprint: 'fp-k',
+          outcome,
+          recordedAtMs: 1_000,
+        },
+      );
+      assert.equal(await ledger.balance('alice', UNBOUNDED_WORK), 70);
       assert.deepEqual((await readBooks(fresh.db)).get('alice'), {
         balance: 70,
         journalTotal: 30,
@@ -204,17 +230,23 @@ for (const backend of await storeBackends()) {
         ['bob', 6, { kind: 'insufficient', balance: 5 }],
       ];
       for (const [i, [account, amount, outcome]] of refusals.entries()) {
-        assert.deepEqual(await ledger.withdrawOnce(account, amount, keyedWrite(`k${i}`, 1_000)), {
-          kind: 'ran',
-          outcome,
-          recordedAtMs: 1_000,
-        });
-        assert.deepEqual(await ledger.withdrawOnce(account, amount, keyedWrite(`k${i}`, 2_000)), {
-          kind: 'recorded',
-          fingerprint: `fp-k${i}`,
-          outcome,
-          recordedAtMs: 1_000,
-        });
+        assert.deepEqual(
+          await ledger.withdrawOnce(account, amount, keyedWrite(`k${i}`, 1_000), UNBOUNDED_WORK),
+          {
+            kind: 'ran',
+            outcome,
+            recordedAtMs: 1_000,
+          },
+        );
+        assert.deepEqual(
+          await ledger.withdrawOnce(account, amount, keyedWrite(`k${i}`, 2_000), UNBOUNDED_WORK),
+          {
+            kind: 'recorded',
+            fingerprint: `fp-k${i}`,
+            outcome,
+            recordedAtMs: 1_000,
+          },
+        );
       }
       assert.deepEqual((await readBooks(fresh.db)).get('bob'), {
         balance: 5,
@@ -224,13 +256,15 @@ for (const backend of await storeBackends()) {
     });
 
     test('withdrawOnce: a key recorded before expiredBeforeMs is absent, so the withdrawal runs again', async () => {
-      await assertExpiredKeyRunsAgain((key) => ledger.withdrawOnce('alice', 10, key));
-      assert.equal(await ledger.balance('alice'), 80);
+      await assertExpiredKeyRunsAgain((key) =>
+        ledger.withdrawOnce('alice', 10, key, UNBOUNDED_WORK),
+      );
+      assert.equal(await ledger.balance('alice', UNBOUNDED_WORK), 80);
     });
 
     test('pruneKeys deletes the key records from before its bound, and only those', async () => {
       await assertPrunesBefore(
-        (key) => ledger.withdrawOnce('alice', 1, key),
+        (key) => ledger.withdrawOnce('alice', 1, key, UNBOUNDED_WORK),
         (before) => ledger.pruneKeys(before),
       );
     });
@@ -238,7 +272,11 @@ for (const backend of await storeBackends()) {
     test('the ledger and the to-do store share one database, each keeping its migrations under its own service name', async () => {
       const todos = await openTodoStore(fresh.db);
       try {
-        assert.deepEqual(dataOf(await todos.get(1)), { id: 1, title: 'Buy milk', done: false });
+        assert.deepEqual(dataOf(await todos.get(1, UNBOUNDED_WORK)), {
+          id: 1,
+          title: 'Buy milk',
+          done: false,
+        });
         const rows = await readRows<{ service: string; version: number }>(
           fresh.db,
           'SELECT service, version FROM schema_migrations ORDER BY service, version',

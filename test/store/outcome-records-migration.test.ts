@@ -15,6 +15,7 @@ import { keyedWrite } from '../support/keys.js';
 import { runPlainSql } from '../support/plain-sql.js';
 import { storeBackends, type FreshDatabase } from '../support/store-backends.js';
 import { suiteUnless } from '../support/suite.js';
+import { UNBOUNDED_WORK } from '../../src/common/work.js';
 
 /** The last version of each store before records held outcomes. */
 const BEFORE = {
@@ -96,6 +97,7 @@ for (const backend of await storeBackends()) {
           const replay = await store.createOnce(
             { title: 'seven', done: false },
             keyedWrite('created', 2_000),
+            UNBOUNDED_WORK,
           );
           assert.deepEqual(replay, {
             kind: 'recorded',
@@ -116,7 +118,7 @@ for (const backend of await storeBackends()) {
         const ledger = await openLedger(fresh.db, ACCOUNTS);
         try {
           const replay = (key: string, account: string, amount: number) =>
-            ledger.withdrawOnce(account, amount, keyedWrite(key, 2_000));
+            ledger.withdrawOnce(account, amount, keyedWrite(key, 2_000), UNBOUNDED_WORK);
           assert.deepEqual(await replay('done', 'alice', 30), {
             kind: 'recorded',
             fingerprint: 'fp-done',
@@ -134,7 +136,11 @@ for (const backend of await storeBackends()) {
             outcome: { kind: 'insufficient', balance: 5 },
             recordedAtMs: 2_000,
           });
-          assert.equal(await ledger.balance('alice'), 70, 'the replay took nothing');
+          assert.equal(
+            await ledger.balance('alice', UNBOUNDED_WORK),
+            70,
+            'the replay took nothing',
+          );
         } finally {
           await ledger.close();
         }

@@ -13,7 +13,8 @@ import {
   type PostgresOptions,
 } from '../../src/db/postgres/postgres.js';
 import { isStoreFault, type StoreFault } from '../../src/db/store-errors.js';
-import { Deadline, withinDeadline } from '../../src/common/deadline-scope.js';
+import { Deadline } from '../../src/common/deadline.js';
+import type { Work } from '../../src/common/work.js';
 import type { StoreObserver } from '../../src/db/store-observer.js';
 import { createLogger } from '../../src/observe/log.js';
 import {
@@ -24,6 +25,9 @@ import {
 } from '../support/postgres.js';
 import { suiteUnless } from '../support/suite.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
+
+/** The work of a request with a deadline (one that never passes here): a read that may be cancelled. */
+const withDeadline = (): Work => ({ deadline: new Deadline(), origin: undefined });
 
 const MIGRATIONS = [{ version: 1, sql: 'CREATE TABLE v (x INTEGER NOT NULL)' }];
 
@@ -227,9 +231,9 @@ suiteUnless(await postgresSkip(), 'PostgreSQL through an outage, in process', ()
     const { db } = await open();
     await db.query('SELECT 1');
     // A read with a deadline runs on a connection checked out of the pool (it may be cancelled).
-    const read = withinDeadline(new Deadline(), () => db.query('SELECT pg_sleep(1)')).catch(
-      (error: unknown) => error,
-    );
+    const read = db
+      .query('SELECT pg_sleep(1)', [], undefined, withDeadline())
+      .catch((error: unknown) => error);
     await new Promise((resolve) => setTimeout(resolve, 200));
     assert.equal(
       proxy.resetMidQuery(),
@@ -242,14 +246,13 @@ suiteUnless(await postgresSkip(), 'PostgreSQL through an outage, in process', ()
 
   test('a read with a deadline that the client gave up on does not leave its connection in the pool', async () => {
     const { db, pool } = await open();
-    await withinDeadline(new Deadline(), () => db.query('SELECT 1'));
+    await db.query('SELECT 1', [], undefined, withDeadline());
     assert.equal(pool()?.total, 1);
     proxy.cut('silent');
     try {
       // The client's own time-out: the connection still owes that statement's answer.
-      await assert.rejects(
-        withinDeadline(new Deadline(), () => db.query('SELECT 1')),
-        (error: unknown) => isStoreFault(error, 'unavailable'),
+      await assert.rejects(db.query('SELECT 1', [], undefined, withDeadline()), (error: unknown) =>
+        isStoreFault(error, 'unavailable'),
       );
       assert.equal(pool()?.total, 0, 'closed, not pooled');
     } finally {

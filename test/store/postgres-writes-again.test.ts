@@ -15,6 +15,7 @@ import {
   type TestDatabase,
 } from '../support/postgres.js';
 import { suiteUnless } from '../support/suite.js';
+import { UNBOUNDED_WORK } from '../../src/common/work.js';
 
 const BACK = 'database takes writes again';
 
@@ -29,13 +30,16 @@ suiteUnless(await postgresSkip(), 'PostgreSQL stores after the server refused wr
     'to-do': async (log: ReturnType<typeof createLogger>) => {
       const store = await openPostgresTodoStore(database.url, { log });
       return {
-        write: () => store.create({ title: 'milk', done: false }),
+        write: () => store.create({ title: 'milk', done: false }, UNBOUNDED_WORK),
         close: () => store.close(),
       };
     },
     bank: async (log: ReturnType<typeof createLogger>) => {
       const ledger = await openPostgresLedger(database.url, new Map([['alice', 1_000]]), { log });
-      return { write: () => ledger.withdraw('alice', 1), close: () => ledger.close() };
+      return {
+        write: () => ledger.withdraw('alice', 1, UNBOUNDED_WORK),
+        close: () => ledger.close(),
+      };
     },
   };
 

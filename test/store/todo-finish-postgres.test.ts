@@ -9,6 +9,8 @@ import { openPostgresTodoStore } from '../../src/todo/store-postgres.js';
 import { createTestDatabase, postgresSkip } from '../support/postgres.js';
 import { suiteUnless } from '../support/suite.js';
 import { dataOf } from '../support/todos.js';
+import { UNBOUNDED_WORK } from '../../src/common/work.js';
+import { UNCONDITIONAL } from '../../src/todo/write-conditions.js';
 
 const INSTANCES = 4;
 
@@ -22,14 +24,14 @@ suiteUnless(await postgresSkip(), 'PostgreSQL to-do finish under contention', ()
       for (let i = 0; i < INSTANCES; i++) stores.push(await openPostgresTodoStore(database.url));
       // Each instance's connection is open before the race: every finish must be waiting well
       // within the statement time-out, which also bounds a lock wait.
-      await Promise.all(stores.map((store) => store.get(1)));
+      await Promise.all(stores.map((store) => store.get(1, UNBOUNDED_WORK)));
       // Lock the row without changing it, as a concurrent PUT would mid-transaction.
       await blocker.query('BEGIN');
       await blocker.query('SELECT id FROM todos WHERE id = 1 FOR UPDATE');
       let answered = false;
-      const outcomes = Promise.all(stores.map((store) => store.finish(1))).finally(
-        () => (answered = true),
-      );
+      const outcomes = Promise.all(
+        stores.map((store) => store.finish(1, UNCONDITIONAL, UNBOUNDED_WORK)),
+      ).finally(() => (answered = true));
       await waitForLockWaiters(blocker, INSTANCES, () => answered);
       await blocker.query('COMMIT');
       const settled = await outcomes;

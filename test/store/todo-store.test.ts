@@ -11,6 +11,8 @@ import { assertExpiredKeyRunsAgain, assertPrunesBefore, keyedWrite } from '../su
 import { storeBackends, type FreshDatabase } from '../support/store-backends.js';
 import { suiteUnless } from '../support/suite.js';
 import { createTodo, dataOf } from '../support/todos.js';
+import { UNBOUNDED_WORK } from '../../src/common/work.js';
+import { UNCONDITIONAL } from '../../src/todo/write-conditions.js';
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 const item = (title: string, done = false) => ({ title, done });
@@ -41,12 +43,16 @@ for (const backend of await storeBackends()) {
     });
 
     test('a new database holds item 1, not done', async () => {
-      assert.deepEqual(dataOf(await store.get(1)), { id: 1, title: 'Buy milk', done: false });
-      assert.equal(await store.get(2), undefined);
+      assert.deepEqual(dataOf(await store.get(1, UNBOUNDED_WORK)), {
+        id: 1,
+        title: 'Buy milk',
+        done: false,
+      });
+      assert.equal(await store.get(2, UNBOUNDED_WORK), undefined);
     });
 
     test('on SQLite a read answers at once, without a promise; elsewhere it may wait', async () => {
-      const read = store.get(1);
+      const read = store.get(1, UNBOUNDED_WORK);
       if (backend.name === 'sqlite')
         assert.equal(isPromise(read), false, 'no promise for a read that needs no wait');
       assert.deepEqual(dataOf(await read), { id: 1, title: 'Buy milk', done: false });
@@ -54,10 +60,10 @@ for (const backend of await storeBackends()) {
 
     test('create takes the largest existing id + 1', async () => {
       assert.equal((await createTodo(store, item('a'))).id, 2);
-      await store.replace(10, item('ten'));
+      await store.replace(10, item('ten'), UNCONDITIONAL, UNBOUNDED_WORK);
       assert.equal((await createTodo(store, item('b'))).id, 11);
-      await store.remove(11);
-      await store.remove(10);
+      await store.remove(11, UNCONDITIONAL, UNBOUNDED_WORK);
+      await store.remove(10, UNCONDITIONAL, UNBOUNDED_WORK);
       assert.equal(
         (await createTodo(store, item('c'))).id,
         3,
@@ -66,35 +72,37 @@ for (const backend of await storeBackends()) {
     });
 
     test('create takes 1 in an empty store, and follows negative ids', async () => {
-      await store.remove(1);
+      await store.remove(1, UNCONDITIONAL, UNBOUNDED_WORK);
       assert.equal((await createTodo(store, item('first'))).id, 1);
-      await store.remove(1);
-      await store.replace(-5, item('negative'));
+      await store.remove(1, UNCONDITIONAL, UNBOUNDED_WORK);
+      await store.replace(-5, item('negative'), UNCONDITIONAL, UNBOUNDED_WORK);
       assert.equal((await createTodo(store, item('after -5'))).id, -4);
     });
 
     test('create keeps title and done as given', async () => {
       const created = await createTodo(store, item('done already', true));
       assert.deepEqual(created, { id: 2, title: 'done already', done: true });
-      assert.deepEqual(dataOf(await store.get(2)), created);
+      assert.deepEqual(dataOf(await store.get(2, UNBOUNDED_WORK)), created);
     });
 
     test('a create that would pass 2^53-1 is refused and stores nothing (D11)', async () => {
-      await store.replace(MAX_SAFE - 1, item('edge'));
-      assert.deepEqual(await store.create(item('last')), {
+      await store.replace(MAX_SAFE - 1, item('edge'), UNCONDITIONAL, UNBOUNDED_WORK);
+      assert.deepEqual(await store.create(item('last'), UNBOUNDED_WORK), {
         kind: 'created',
         id: MAX_SAFE,
-        version: (await store.get(MAX_SAFE))?.version,
+        version: (await store.get(MAX_SAFE, UNBOUNDED_WORK))?.version,
       });
-      assert.deepEqual(await store.create(item('past')), { kind: 'no-id-left' });
-      assert.deepEqual(dataOf(await store.get(MAX_SAFE)), {
+      assert.deepEqual(await store.create(item('past'), UNBOUNDED_WORK), { kind: 'no-id-left' });
+      assert.deepEqual(dataOf(await store.get(MAX_SAFE, UNBOUNDED_WORK)), {
         id: MAX_SAFE,
         title: 'last',
         done: false,
       });
       await reopen();
-      assert.deepEqual(await store.create(item('past, reopened')), { kind: 'no-id-left' });
-      await store.remove(MAX_SAFE);
+      assert.deepEqual(await store.create(item('past, reopened'), UNBOUNDED_WORK), {
+        kind: 'no-id-left',
+      });
+      await store.remove(MAX_SAFE, UNCONDITIONAL, UNBOUNDED_WORK);
       assert.equal(
         (await createTodo(store, item('freed'))).id,
         MAX_SAFE,
@@ -103,73 +111,89 @@ for (const backend of await storeBackends()) {
     });
 
     test('a keyed create with no id left records that outcome: its key replays it, even once an id is free', async () => {
-      await store.replace(MAX_SAFE, item('edge'));
+      await store.replace(MAX_SAFE, item('edge'), UNCONDITIONAL, UNBOUNDED_WORK);
       const outcome = { kind: 'no-id-left' };
-      assert.deepEqual(await store.createOnce(item('past'), keyedWrite('k', 1_000)), {
-        kind: 'ran',
-        outcome,
-        recordedAtMs: 1_000,
-      });
-      await store.remove(MAX_SAFE);
-      assert.deepEqual(await store.createOnce(item('past'), keyedWrite('k', 2_000)), {
-        kind: 'recorded',
-        fingerprint: 'fp-k',
-        outcome,
-        recordedAtMs: 1_000,
-      });
-      assert.equal(await store.get(2), undefined);
+      assert.deepEqual(
+        await store.createOnce(item('past'), keyedWrite('k', 1_000), UNBOUNDED_WORK),
+        {
+          kind: 'ran',
+          outcome,
+          recordedAtMs: 1_000,
+        },
+      );
+      await store.remove(MAX_SAFE, UNCONDITIONAL, UNBOUNDED_WORK);
+      assert.deepEqual(
+        await store.createOnce(item('past'), keyedWrite('k', 2_000), UNBOUNDED_WORK),
+        {
+          kind: 'recorded',
+          fingerprint: 'fp-k',
+          outcome,
+          recordedAtMs: 1_000,
+        },
+      );
+      assert.equal(await store.get(2, UNBOUNDED_WORK), undefined);
     });
 
     test('creates racing for the last id, keyed and plain: exactly one takes it', async () => {
-      await store.replace(MAX_SAFE - 1, item('edge'));
+      await store.replace(MAX_SAFE - 1, item('edge'), UNCONDITIONAL, UNBOUNDED_WORK);
       const outcomes = await Promise.all(
         Array.from({ length: 10 }, (_, i) => [
-          store.create(item(`plain ${i}`)),
-          store.createOnce(item(`keyed ${i}`), keyedWrite(`k${i}`, 1_000)),
+          store.create(item(`plain ${i}`), UNBOUNDED_WORK),
+          store.createOnce(item(`keyed ${i}`), keyedWrite(`k${i}`, 1_000), UNBOUNDED_WORK),
         ]).flat(),
       );
       const kinds = outcomes.map((outcome) =>
         'outcome' in outcome ? outcome.outcome.kind : outcome.kind,
       );
       assert.equal(kinds.filter((kind) => kind === 'no-id-left').length, 19);
-      assert.equal((await store.get(MAX_SAFE))?.id, MAX_SAFE);
+      assert.equal((await store.get(MAX_SAFE, UNBOUNDED_WORK))?.id, MAX_SAFE);
     });
 
     test('replace tells a created item from a replaced one', async () => {
-      const created = await store.replace(7, item('new'));
+      const created = await store.replace(7, item('new'), UNCONDITIONAL, UNBOUNDED_WORK);
       assert.deepEqual(created, {
         kind: 'created',
         todo: { id: 7, title: 'new', done: false, version: versionOf(created) },
       });
-      const replaced = await store.replace(7, item('again', true));
+      const replaced = await store.replace(7, item('again', true), UNCONDITIONAL, UNBOUNDED_WORK);
       assert.deepEqual(replaced, {
         kind: 'replaced',
         todo: { id: 7, title: 'again', done: true, version: versionOf(replaced) },
       });
-      assert.deepEqual(dataOf(await store.get(7)), { id: 7, title: 'again', done: true });
+      assert.deepEqual(dataOf(await store.get(7, UNBOUNDED_WORK)), {
+        id: 7,
+        title: 'again',
+        done: true,
+      });
     });
 
     test('replace may set done back to false (a replacement, not a transition)', async () => {
-      await store.finish(1);
-      await store.replace(1, item('Buy milk'));
-      assert.deepEqual(dataOf(await store.get(1)), { id: 1, title: 'Buy milk', done: false });
+      await store.finish(1, UNCONDITIONAL, UNBOUNDED_WORK);
+      await store.replace(1, item('Buy milk'), UNCONDITIONAL, UNBOUNDED_WORK);
+      assert.deepEqual(dataOf(await store.get(1, UNBOUNDED_WORK)), {
+        id: 1,
+        title: 'Buy milk',
+        done: false,
+      });
     });
 
     test('finish: finished, then already done; missing for an unknown id', async () => {
-      const finished = await store.finish(1);
+      const finished = await store.finish(1, UNCONDITIONAL, UNBOUNDED_WORK);
       assert.deepEqual(finished, {
         kind: 'finished',
         todo: { id: 1, title: 'Buy milk', done: true, version: versionOf(finished) },
       });
-      assert.deepEqual(await store.finish(1), { kind: 'already-done' });
-      assert.deepEqual(await store.finish(99), { kind: 'missing' });
-      assert.equal((await store.get(1))?.done, true);
+      assert.deepEqual(await store.finish(1, UNCONDITIONAL, UNBOUNDED_WORK), {
+        kind: 'already-done',
+      });
+      assert.deepEqual(await store.finish(99, UNCONDITIONAL, UNBOUNDED_WORK), { kind: 'missing' });
+      assert.equal((await store.get(1, UNBOUNDED_WORK))?.done, true);
     });
 
     test('remove says whether an item was removed', async () => {
-      assert.deepEqual(await store.remove(1), { kind: 'removed' });
-      assert.deepEqual(await store.remove(1), { kind: 'missing' });
-      assert.equal(await store.get(1), undefined);
+      assert.deepEqual(await store.remove(1, UNCONDITIONAL, UNBOUNDED_WORK), { kind: 'removed' });
+      assert.deepEqual(await store.remove(1, UNCONDITIONAL, UNBOUNDED_WORK), { kind: 'missing' });
+      assert.equal(await store.get(1, UNBOUNDED_WORK), undefined);
     });
 
     test('titles with NUL, lone surrogates, emoji and quotes round-trip exactly', async () => {
@@ -177,10 +201,14 @@ for (const backend of await storeBackends()) {
       for (const title of titles) {
         const { id } = await createTodo(store, item(title));
         assert.equal(typeof id, 'number');
-        assert.deepEqual(dataOf(await store.get(id as number)), { id, title, done: false });
+        assert.deepEqual(dataOf(await store.get(id as number, UNBOUNDED_WORK)), {
+          id,
+          title,
+          done: false,
+        });
       }
-      await store.replace(50, item('\ud83d'));
-      const finished = await store.finish(50);
+      await store.replace(50, item('\ud83d'), UNCONDITIONAL, UNBOUNDED_WORK);
+      const finished = await store.finish(50, UNCONDITIONAL, UNBOUNDED_WORK);
       assert.deepEqual(finished, {
         kind: 'finished',
         todo: { id: 50, title: '\ud83d', done: true, version: versionOf(finished) },
@@ -190,13 +218,17 @@ for (const backend of await storeBackends()) {
     test('data survives closing and reopening', async () => {
       await createTodo(store, item('kept', true));
       await reopen();
-      assert.deepEqual(dataOf(await store.get(2)), { id: 2, title: 'kept', done: true });
+      assert.deepEqual(dataOf(await store.get(2, UNBOUNDED_WORK)), {
+        id: 2,
+        title: 'kept',
+        done: true,
+      });
     });
 
     test('initial data goes only into an empty database: a deleted item 1 does not come back', async () => {
-      await store.remove(1);
+      await store.remove(1, UNCONDITIONAL, UNBOUNDED_WORK);
       await reopen();
-      assert.equal(await store.get(1), undefined);
+      assert.equal(await store.get(1, UNBOUNDED_WORK), undefined);
       assert.equal((await createTodo(store, item('first again'))).id, 1);
     });
 
@@ -215,11 +247,13 @@ for (const backend of await storeBackends()) {
       // PUT targets lie far apart, so that no POST can legitimately reach one by counting up.
       const work = Array.from({ length: 80 }, (_, i) =>
         i % 4 === 0
-          ? store.replace(1000 * (i + 1), item(`put${i}`)).then((r) => ({
-              id: 1000 * (i + 1),
-              title: `put${i}`,
-              created: r.kind === 'created',
-            }))
+          ? store
+              .replace(1000 * (i + 1), item(`put${i}`), UNCONDITIONAL, UNBOUNDED_WORK)
+              .then((r) => ({
+                id: 1000 * (i + 1),
+                title: `put${i}`,
+                created: r.kind === 'created',
+              }))
           : createTodo(store, item(`post${i}`)).then((todo) => ({
               id: todo.id,
               title: todo.title,
@@ -230,11 +264,13 @@ for (const backend of await storeBackends()) {
       assert.equal(new Set(done.map((todo) => todo.id)).size, done.length);
       assert.ok(done.every((todo) => todo.created));
       for (const todo of done)
-        assert.equal((await store.get(todo.id as number))?.title, todo.title);
+        assert.equal((await store.get(todo.id as number, UNBOUNDED_WORK))?.title, todo.title);
     });
 
     test('concurrent finishes of one item: exactly one finishes it', async () => {
-      const outcomes = await Promise.all(Array.from({ length: 20 }, () => store.finish(1)));
+      const outcomes = await Promise.all(
+        Array.from({ length: 20 }, () => store.finish(1, UNCONDITIONAL, UNBOUNDED_WORK)),
+      );
       assert.equal(outcomes.filter((o) => o.kind === 'finished').length, 1);
       assert.equal(outcomes.filter((o) => o.kind === 'already-done').length, 19);
     });
@@ -243,11 +279,16 @@ for (const backend of await storeBackends()) {
       // Each replace writes a new title with done = false; a finish that reports "finished" names
       // the version it finished. Two finishes of one version mean one of them decided on a stale
       // read.
-      await store.replace(7, { title: 'round start', done: true });
+      await store.replace(7, { title: 'round start', done: true }, UNCONDITIONAL, UNBOUNDED_WORK);
       const work: Promise<unknown>[] = [];
       for (let i = 0; i < 30; i++) {
-        work.push(store.replace(7, { title: `round ${i}`, done: false }));
-        work.push(store.finish(7), store.finish(7));
+        work.push(
+          store.replace(7, { title: `round ${i}`, done: false }, UNCONDITIONAL, UNBOUNDED_WORK),
+        );
+        work.push(
+          store.finish(7, UNCONDITIONAL, UNBOUNDED_WORK),
+          store.finish(7, UNCONDITIONAL, UNBOUNDED_WORK),
+        );
       }
       const outcomes = (await Promise.all(work)).filter((_, i) => i % 3 !== 0) as FinishOutcome[];
       const finishedTitles = outcomes.flatMap((o) => (o.kind === 'finished' ? [o.todo.title] : []));
@@ -269,35 +310,50 @@ for (const backend of await storeBackends()) {
 
     test('createOnce under a new key creates the item once and records its outcome; the key then replays that record', async () => {
       const todo = { id: 2, title: 'a "quoted" \u0000 💡', done: true };
-      const first = await store.createOnce(item(todo.title, true), keyedWrite('k', 1_000));
-      const outcome = { kind: 'created', id: 2, version: (await store.get(2))?.version };
+      const first = await store.createOnce(
+        item(todo.title, true),
+        keyedWrite('k', 1_000),
+        UNBOUNDED_WORK,
+      );
+      const outcome = {
+        kind: 'created',
+        id: 2,
+        version: (await store.get(2, UNBOUNDED_WORK))?.version,
+      };
       assert.deepEqual(first, { kind: 'ran', outcome, recordedAtMs: 1_000 });
-      assert.deepEqual(await store.createOnce(item('other'), keyedWrite('k', 2_000)), {
-        kind: 'recorded',
-        fingerprint: 'fp-k',
-        outcome,
-        recordedAtMs: 1_000,
-      });
-      assert.deepEqual(dataOf(await store.get(2)), todo);
-      assert.equal(await store.get(3), undefined);
+      assert.deepEqual(
+        await store.createOnce(item('other'), keyedWrite('k', 2_000), UNBOUNDED_WORK),
+        {
+          kind: 'recorded',
+          fingerprint: 'fp-k',
+          outcome,
+          recordedAtMs: 1_000,
+        },
+      );
+      assert.deepEqual(dataOf(await store.get(2, UNBOUNDED_WORK)), todo);
+      assert.equal(await store.get(3, UNBOUNDED_WORK), undefined);
     });
 
     test('keyed and plain creates at once never share an id: all 40 are stored, with ids 2 to 41', async () => {
       await Promise.all(
         Array.from({ length: 20 }, (_, i) => [
           createTodo(store, item(`plain ${i}`)),
-          store.createOnce(item(`keyed ${i}`), keyedWrite(`k${i}`, 1_000)),
+          store.createOnce(item(`keyed ${i}`), keyedWrite(`k${i}`, 1_000), UNBOUNDED_WORK),
         ]).flat(),
       );
-      const stored = await Promise.all(Array.from({ length: 40 }, (_, i) => store.get(i + 2)));
+      const stored = await Promise.all(
+        Array.from({ length: 40 }, (_, i) => store.get(i + 2, UNBOUNDED_WORK)),
+      );
       assert.equal(new Set(stored.map((todo) => todo?.title)).size, 40);
       assert.ok(stored.every((todo) => todo !== undefined));
     });
 
     test('createOnce: a key recorded before expiredBeforeMs is absent, so the item is created again', async () => {
-      await assertExpiredKeyRunsAgain((key) => store.createOnce(item('again'), key));
+      await assertExpiredKeyRunsAgain((key) =>
+        store.createOnce(item('again'), key, UNBOUNDED_WORK),
+      );
       assert.deepEqual(
-        [dataOf(await store.get(2)), dataOf(await store.get(3))],
+        [dataOf(await store.get(2, UNBOUNDED_WORK)), dataOf(await store.get(3, UNBOUNDED_WORK))],
         [
           { id: 2, title: 'again', done: false },
           { id: 3, title: 'again', done: false },
@@ -309,15 +365,18 @@ for (const backend of await storeBackends()) {
       await store.close();
       store = await openTodoStore(fresh.db, { idempotencyTtlMs: 2_000 });
       const old = Date.now() - 10_000;
-      assert.equal((await store.createOnce(item('old'), keyedWrite('old', old))).kind, 'ran');
       assert.equal(
-        (await store.createOnce(item('old'), keyedWrite('old', Date.now()))).kind,
+        (await store.createOnce(item('old'), keyedWrite('old', old), UNBOUNDED_WORK)).kind,
+        'ran',
+      );
+      assert.equal(
+        (await store.createOnce(item('old'), keyedWrite('old', Date.now()), UNBOUNDED_WORK)).kind,
         'recorded',
         'kept until pruned, for a lookup that allows it',
       );
       await new Promise((resolve) => setTimeout(resolve, 1_500));
       assert.equal(
-        (await store.createOnce(item('old'), keyedWrite('old', Date.now()))).kind,
+        (await store.createOnce(item('old'), keyedWrite('old', Date.now()), UNBOUNDED_WORK)).kind,
         'ran',
         'pruned: the key runs again',
       );
@@ -325,7 +384,7 @@ for (const backend of await storeBackends()) {
 
     test('pruneKeys deletes the key records from before its bound, and only those', async () => {
       await assertPrunesBefore(
-        (key) => store.createOnce(item('kept'), key),
+        (key) => store.createOnce(item('kept'), key, UNBOUNDED_WORK),
         (before) => store.pruneKeys(before),
       );
     });

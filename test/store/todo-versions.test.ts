@@ -7,11 +7,16 @@ import { openTodoStore } from '../../src/todo/service.js';
 import type { StoredTodo, TodoStore } from '../../src/todo/store.js';
 import { TODO_POSTGRES_MIGRATIONS } from '../../src/todo/store-postgres-migrations.js';
 import { TODO_MIGRATIONS } from '../../src/todo/store-sqlite-schema.js';
-import type { VersionSet, WriteCondition } from '../../src/todo/write-conditions.js';
+import {
+  UNCONDITIONAL,
+  type VersionSet,
+  type WriteCondition,
+} from '../../src/todo/write-conditions.js';
 import { keyedWrite } from '../support/keys.js';
 import { runPlainSql } from '../support/plain-sql.js';
 import { storeBackends, type FreshDatabase } from '../support/store-backends.js';
 import { suiteUnless } from '../support/suite.js';
+import { UNBOUNDED_WORK } from '../../src/common/work.js';
 
 const item = (title: string, done = false) => ({ title, done });
 const ifMatch = (versions: VersionSet): WriteCondition => ({
@@ -30,7 +35,7 @@ const REQUIRED: WriteCondition = { kind: 'required' };
 const BEFORE_VERSIONS = { sqlite: 3, postgres: 6 } as const;
 
 async function current(store: TodoStore, id: number): Promise<StoredTodo> {
-  const todo = await store.get(id);
+  const todo = await store.get(id, UNBOUNDED_WORK);
   assert.ok(todo !== undefined, `item ${id} exists`);
   return todo;
 }
@@ -50,10 +55,14 @@ for (const backend of await storeBackends()) {
 
     test('every kind of write gives its item a new version, above every version before', async () => {
       const seen = [(await current(store, 1)).version];
-      const created = await store.create(item('two'));
+      const created = await store.create(item('two'), UNBOUNDED_WORK);
       assert.ok(created.kind === 'created' && created.version !== undefined);
       seen.push(created.version);
-      const keyed = await store.createOnce(item('three'), keyedWrite('k', Date.now()));
+      const keyed = await store.createOnce(
+        item('three'),
+        keyedWrite('k', Date.now()),
+        UNBOUNDED_WORK,
+      );
       assert.ok(
         keyed.kind === 'ran' &&
           keyed.outcome.kind === 'created' &&
@@ -61,9 +70,9 @@ for (const backend of await storeBackends()) {
       );
       seen.push(keyed.outcome.version);
       for (const outcome of [
-        await store.replace(1, item('one')),
-        await store.replace(9, item('nine')),
-        await store.finish(1),
+        await store.replace(1, item('one'), UNCONDITIONAL, UNBOUNDED_WORK),
+        await store.replace(9, item('nine'), UNCONDITIONAL, UNBOUNDED_WORK),
+        await store.finish(1, UNCONDITIONAL, UNBOUNDED_WORK),
       ]) {
         assert.ok('todo' in outcome, outcome.kind);
         seen.push(outcome.todo.version);
@@ -81,109 +90,146 @@ for (const backend of await storeBackends()) {
     });
 
     test('an id used again after a delete never gets a version it had before', async () => {
-      const created = await store.create(item('two'));
+      const created = await store.create(item('two'), UNBOUNDED_WORK);
       assert.ok(created.kind === 'created');
       const before = (await current(store, 2)).version;
-      await store.remove(2);
-      const again = await store.create(item('two again'));
+      await store.remove(2, UNCONDITIONAL, UNBOUNDED_WORK);
+      const again = await store.create(item('two again'), UNBOUNDED_WORK);
       assert.ok(again.kind === 'created' && again.id === 2, 'the create took id 2 again');
       assert.notEqual((await current(store, 2)).version, before);
-      assert.deepEqual(await store.replace(2, item('stale'), ifMatch([before])), { kind: 'stale' });
+      assert.deepEqual(await store.replace(2, item('stale'), ifMatch([before]), UNBOUNDED_WORK), {
+        kind: 'stale',
+      });
     });
 
     test('versions survive closing and reopening, and the counter goes on above them', async () => {
-      await store.replace(1, item('changed'));
+      await store.replace(1, item('changed'), UNCONDITIONAL, UNBOUNDED_WORK);
       const kept = (await current(store, 1)).version;
       await store.close();
       store = await openTodoStore(fresh.db);
       assert.equal((await current(store, 1)).version, kept);
-      const next = await store.replace(5, item('five'));
+      const next = await store.replace(5, item('five'), UNCONDITIONAL, UNBOUNDED_WORK);
       assert.ok(next.kind === 'created' && next.todo.version > kept);
     });
 
     test('replace with If-Match: the current version replaces; another, or any on an absent item, changes nothing', async () => {
       const { version } = await current(store, 1);
-      assert.deepEqual(await store.replace(1, item('stale'), ifMatch([version + 100])), {
+      assert.deepEqual(
+        await store.replace(1, item('stale'), ifMatch([version + 100]), UNBOUNDED_WORK),
+        {
+          kind: 'stale',
+        },
+      );
+      assert.deepEqual(await store.replace(1, item('stale'), ifMatch([]), UNBOUNDED_WORK), {
         kind: 'stale',
       });
-      assert.deepEqual(await store.replace(1, item('stale'), ifMatch([])), { kind: 'stale' });
       assert.equal((await current(store, 1)).title, 'Buy milk');
-      assert.deepEqual(await store.replace(5, item('absent'), ifMatch('any')), { kind: 'stale' });
-      assert.equal(await store.get(5), undefined);
-      const replaced = await store.replace(1, item('fresh'), ifMatch([version - 1, version]));
+      assert.deepEqual(await store.replace(5, item('absent'), ifMatch('any'), UNBOUNDED_WORK), {
+        kind: 'stale',
+      });
+      assert.equal(await store.get(5, UNBOUNDED_WORK), undefined);
+      const replaced = await store.replace(
+        1,
+        item('fresh'),
+        ifMatch([version - 1, version]),
+        UNBOUNDED_WORK,
+      );
       assert.equal(replaced.kind, 'replaced');
       assert.equal((await current(store, 1)).title, 'fresh');
-      assert.equal((await store.replace(1, item('any'), ifMatch('any'))).kind, 'replaced');
+      assert.equal(
+        (await store.replace(1, item('any'), ifMatch('any'), UNBOUNDED_WORK)).kind,
+        'replaced',
+      );
     });
 
     test('replace with If-None-Match: * creates only an absent item; a listed version refuses only that version', async () => {
-      assert.deepEqual(await store.replace(1, item('clash'), ifNoneMatch('any')), {
-        kind: 'stale',
-      });
-      assert.equal((await store.replace(5, item('new'), ifNoneMatch('any'))).kind, 'created');
-      const { version } = await current(store, 1);
-      assert.deepEqual(await store.replace(1, item('refused'), ifNoneMatch([version])), {
+      assert.deepEqual(await store.replace(1, item('clash'), ifNoneMatch('any'), UNBOUNDED_WORK), {
         kind: 'stale',
       });
       assert.equal(
-        (await store.replace(1, item('other'), ifNoneMatch([version + 100]))).kind,
+        (await store.replace(5, item('new'), ifNoneMatch('any'), UNBOUNDED_WORK)).kind,
+        'created',
+      );
+      const { version } = await current(store, 1);
+      assert.deepEqual(
+        await store.replace(1, item('refused'), ifNoneMatch([version]), UNBOUNDED_WORK),
+        {
+          kind: 'stale',
+        },
+      );
+      assert.equal(
+        (await store.replace(1, item('other'), ifNoneMatch([version + 100]), UNBOUNDED_WORK)).kind,
         'replaced',
       );
     });
 
     test('a refused replace takes no version: the next write takes the one after the last write', async () => {
       const { version } = await current(store, 1);
-      const first = await store.replace(1, item('first'), ifMatch([version]));
+      const first = await store.replace(1, item('first'), ifMatch([version]), UNBOUNDED_WORK);
       assert.equal(first.kind, 'replaced');
       const written = first.kind === 'replaced' ? first.todo.version : 0;
-      assert.deepEqual(await store.replace(1, item('stale'), ifMatch([version])), {
+      assert.deepEqual(await store.replace(1, item('stale'), ifMatch([version]), UNBOUNDED_WORK), {
         kind: 'stale',
       });
-      assert.deepEqual(await store.replace(5, item('absent'), ifMatch('any')), { kind: 'stale' });
-      assert.deepEqual(await store.replace(1, item('exists'), ifNoneMatch('any')), {
+      assert.deepEqual(await store.replace(5, item('absent'), ifMatch('any'), UNBOUNDED_WORK), {
         kind: 'stale',
       });
-      assert.deepEqual(await store.replace(1, item('blind'), REQUIRED), {
+      assert.deepEqual(await store.replace(1, item('exists'), ifNoneMatch('any'), UNBOUNDED_WORK), {
+        kind: 'stale',
+      });
+      assert.deepEqual(await store.replace(1, item('blind'), REQUIRED, UNBOUNDED_WORK), {
         kind: 'version-required',
       });
-      const next = await store.replace(1, item('next'), ifMatch('any'));
+      const next = await store.replace(1, item('next'), ifMatch('any'), UNBOUNDED_WORK);
       assert.equal(next.kind === 'replaced' ? next.todo.version : 0, written + 1);
     });
 
     test('a required version: an existing item is refused without one, an absent one is created', async () => {
-      assert.deepEqual(await store.replace(1, item('blind'), REQUIRED), {
+      assert.deepEqual(await store.replace(1, item('blind'), REQUIRED, UNBOUNDED_WORK), {
         kind: 'version-required',
       });
-      assert.deepEqual(await store.remove(1, REQUIRED), { kind: 'version-required' });
+      assert.deepEqual(await store.remove(1, REQUIRED, UNBOUNDED_WORK), {
+        kind: 'version-required',
+      });
       assert.equal((await current(store, 1)).title, 'Buy milk');
-      assert.equal((await store.replace(5, item('new'), REQUIRED)).kind, 'created');
-      assert.deepEqual(await store.remove(6, REQUIRED), { kind: 'missing' });
+      assert.equal((await store.replace(5, item('new'), REQUIRED, UNBOUNDED_WORK)).kind, 'created');
+      assert.deepEqual(await store.remove(6, REQUIRED, UNBOUNDED_WORK), { kind: 'missing' });
     });
 
     test('remove with If-Match: missing comes first; a stale version keeps the item; the current one removes it', async () => {
       const { version } = await current(store, 1);
-      assert.deepEqual(await store.remove(9, ifMatch('any')), { kind: 'missing' });
-      assert.deepEqual(await store.remove(1, ifMatch([version + 1])), { kind: 'stale' });
-      assert.ok((await store.get(1)) !== undefined);
-      assert.deepEqual(await store.remove(1, ifMatch([version])), { kind: 'removed' });
-      assert.equal(await store.get(1), undefined);
+      assert.deepEqual(await store.remove(9, ifMatch('any'), UNBOUNDED_WORK), { kind: 'missing' });
+      assert.deepEqual(await store.remove(1, ifMatch([version + 1]), UNBOUNDED_WORK), {
+        kind: 'stale',
+      });
+      assert.ok((await store.get(1, UNBOUNDED_WORK)) !== undefined);
+      assert.deepEqual(await store.remove(1, ifMatch([version]), UNBOUNDED_WORK), {
+        kind: 'removed',
+      });
+      assert.equal(await store.get(1, UNBOUNDED_WORK), undefined);
     });
 
     test('finish with If-Match: missing and already done come first; a stale version leaves it open', async () => {
       const { version } = await current(store, 1);
-      assert.deepEqual(await store.finish(9, ifMatch([version])), { kind: 'missing' });
-      assert.deepEqual(await store.finish(1, ifMatch([version + 1])), { kind: 'stale' });
+      assert.deepEqual(await store.finish(9, ifMatch([version]), UNBOUNDED_WORK), {
+        kind: 'missing',
+      });
+      assert.deepEqual(await store.finish(1, ifMatch([version + 1]), UNBOUNDED_WORK), {
+        kind: 'stale',
+      });
       assert.equal((await current(store, 1)).done, false);
-      const finished = await store.finish(1, ifMatch([version]));
+      const finished = await store.finish(1, ifMatch([version]), UNBOUNDED_WORK);
       assert.ok(finished.kind === 'finished' && finished.todo.version > version);
-      assert.deepEqual(await store.finish(1, ifMatch([version])), { kind: 'already-done' });
+      assert.deepEqual(await store.finish(1, ifMatch([version]), UNBOUNDED_WORK), {
+        kind: 'already-done',
+      });
     });
 
     test('200 replaces at once with the same version: exactly one is applied, and the item holds its body', async () => {
       const { version } = await current(store, 1);
       const outcomes = await Promise.all(
         Array.from({ length: 200 }, (_, i) =>
-          store.replace(1, item(`writer ${i}`), ifMatch([version])),
+          store.replace(1, item(`writer ${i}`), ifMatch([version]), UNBOUNDED_WORK),
         ),
       );
       const winners = outcomes.flatMap((outcome, i) => (outcome.kind === 'replaced' ? [i] : []));
@@ -204,7 +250,7 @@ for (const backend of await storeBackends()) {
         ['one', 'two', 'three'],
       );
       assert.equal(new Set(old.map((todo) => todo.version)).size, 3);
-      const written = await store.replace(2, item('two, changed'));
+      const written = await store.replace(2, item('two, changed'), UNCONDITIONAL, UNBOUNDED_WORK);
       assert.ok(
         written.kind === 'replaced' &&
           written.todo.version > Math.max(...old.map((todo) => todo.version)),

@@ -3,6 +3,7 @@
 // and when, shows whether the writer thread keeps it alive: while writes are out, and not after.
 //   node idle-writer-child.js <file> <writes in the first turn>,<in the second>,…
 import { openTestWriteStore } from './test-store.js';
+import { UNBOUNDED_WORK } from '../../src/common/work.js';
 
 const [location, turnsText] = process.argv.slice(2);
 const store = await openTestWriteStore(location as string);
@@ -11,7 +12,8 @@ const store = await openTestWriteStore(location as string);
 // the writer holding the process.
 const answers: Promise<number>[] = [];
 for (const count of (turnsText as string).split(',').map(Number)) {
-  for (let n = 0; n < count; n++) answers.push(store.write({ kind: 'insert', value: n }));
+  for (let n = 0; n < count; n++)
+    answers.push(store.write({ kind: 'insert', value: n }, UNBOUNDED_WORK));
   await new Promise((resolve) => setImmediate(resolve));
 }
 const outcomes = await Promise.all(answers);

@@ -2,12 +2,13 @@
 // failed assertion when the store had no id left (D11).
 import assert from 'node:assert/strict';
 import type { StoredTodo, Todo, TodoInput, TodoStore } from '../../src/todo/store.js';
+import { UNBOUNDED_WORK } from '../../src/common/work.js';
 
 export async function createTodo(
   store: Pick<TodoStore, 'create'>,
   input: TodoInput,
 ): Promise<Todo> {
-  const outcome = await store.create(input);
+  const outcome = await store.create(input, UNBOUNDED_WORK);
   assert.ok(outcome.kind === 'created', 'the store had no id left');
   return { id: outcome.id, title: input.title, done: input.done };
 }

@@ -10,6 +10,8 @@ import { openSqliteTodoStore } from '../../src/todo/store-sqlite.js';
 import { CREATE_NEXT_SQL, TODO_MIGRATIONS } from '../../src/todo/store-sqlite-schema.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 import { createTodo, dataOf } from '../support/todos.js';
+import { UNBOUNDED_WORK } from '../../src/common/work.js';
+import { UNCONDITIONAL } from '../../src/todo/write-conditions.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'todo-group-commit-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -47,7 +49,8 @@ describe('group-commit SQLite to-do store', { timeout: SUITE_TIMEOUT_MS }, () =>
         created.map((t) => Number(t.id)).sort((a, b) => a - b),
         Array.from({ length: 100 }, (_, i) => i + 2),
       );
-      for (const todo of created) assert.deepEqual(dataOf(await store.get(Number(todo.id))), todo);
+      for (const todo of created)
+        assert.deepEqual(dataOf(await store.get(Number(todo.id), UNBOUNDED_WORK)), todo);
     } finally {
       await store.close();
     }
@@ -56,10 +59,12 @@ describe('group-commit SQLite to-do store', { timeout: SUITE_TIMEOUT_MS }, () =>
   test('20 concurrent finishes of one item: exactly one finishes it, the others find it done', async () => {
     const store = await openSqliteTodoStore(freshFile());
     try {
-      const outcomes = await Promise.all(Array.from({ length: 20 }, () => store.finish(1)));
+      const outcomes = await Promise.all(
+        Array.from({ length: 20 }, () => store.finish(1, UNCONDITIONAL, UNBOUNDED_WORK)),
+      );
       assert.equal(outcomes.filter((o) => o.kind === 'finished').length, 1);
       assert.equal(outcomes.filter((o) => o.kind === 'already-done').length, 19);
-      assert.deepEqual(await store.finish(2), { kind: 'missing' });
+      assert.deepEqual(await store.finish(2, UNCONDITIONAL, UNBOUNDED_WORK), { kind: 'missing' });
     } finally {
       await store.close();
     }
@@ -69,11 +74,11 @@ describe('group-commit SQLite to-do store', { timeout: SUITE_TIMEOUT_MS }, () =>
     const store = await openSqliteTodoStore(freshFile());
     try {
       const [replaced, createdAt5, removed, removedAgain, finished] = await Promise.all([
-        store.replace(1, { title: 'Buy oat milk', done: false }),
-        store.replace(5, { title: 'Five', done: true }),
-        store.remove(5),
-        store.remove(5),
-        store.finish(1),
+        store.replace(1, { title: 'Buy oat milk', done: false }, UNCONDITIONAL, UNBOUNDED_WORK),
+        store.replace(5, { title: 'Five', done: true }, UNCONDITIONAL, UNBOUNDED_WORK),
+        store.remove(5, UNCONDITIONAL, UNBOUNDED_WORK),
+        store.remove(5, UNCONDITIONAL, UNBOUNDED_WORK),
+        store.finish(1, UNCONDITIONAL, UNBOUNDED_WORK),
       ]);
       // The seeded item has version 1; a remove gives no version, a finish the next one.
       assert.deepEqual(replaced, {
@@ -107,8 +112,12 @@ describe('group-commit SQLite to-do store', { timeout: SUITE_TIMEOUT_MS }, () =>
     await assert.rejects(createTodo(store, { title: 'late', done: false }), /closed/);
     const reopened = await openSqliteTodoStore(file);
     try {
-      assert.deepEqual(dataOf(await reopened.get(31)), { id: 31, title: 't29', done: false });
-      assert.equal(await reopened.get(32), undefined);
+      assert.deepEqual(dataOf(await reopened.get(31, UNBOUNDED_WORK)), {
+        id: 31,
+        title: 't29',
+        done: false,
+      });
+      assert.equal(await reopened.get(32, UNBOUNDED_WORK), undefined);
     } finally {
       await reopened.close();
     }

@@ -9,6 +9,8 @@ import type { TodoStore } from '../../src/todo/store.js';
 import { createTestDatabase, postgresSkip, type TestDatabase } from '../support/postgres.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 import { createTodo, dataOf } from '../support/todos.js';
+import { UNBOUNDED_WORK } from '../../src/common/work.js';
+import { UNCONDITIONAL } from '../../src/todo/write-conditions.js';
 
 const skip = await postgresSkip();
 
@@ -33,7 +35,9 @@ describe('group-commit PostgreSQL to-do store', { skip, timeout: SUITE_TIMEOUT_M
         created.map((t) => Number(t.id)).sort((a, b) => a - b),
         Array.from({ length: 100 }, (_, i) => i + 2),
       );
-      const read = await Promise.all(created.map((todo) => store.get(Number(todo.id))));
+      const read = await Promise.all(
+        created.map((todo) => store.get(Number(todo.id), UNBOUNDED_WORK)),
+      );
       assert.deepEqual(read.map(dataOf), created);
     } finally {
       await store.close();
@@ -62,26 +66,38 @@ describe('group-commit PostgreSQL to-do store', { skip, timeout: SUITE_TIMEOUT_M
     const { store: first, url } = await freshStore();
     const second = await openPostgresTodoStore(url);
     try {
-      await first.replace(Number.MAX_SAFE_INTEGER - 1, { title: 'edge', done: false });
+      await first.replace(
+        Number.MAX_SAFE_INTEGER - 1,
+        { title: 'edge', done: false },
+        UNCONDITIONAL,
+        UNBOUNDED_WORK,
+      );
       const outcomes = await Promise.all(
         Array.from({ length: 40 }, (_, i) => {
           const store = i % 2 === 0 ? first : second;
           const input = { title: `${i}`, done: false };
           return i % 4 < 2
-            ? store.create(input)
-            : store.createOnce(input, {
-                key: `k${i}`,
-                fingerprint: `fp${i}`,
-                nowMs: 1_000,
-                expiredBeforeMs: 0,
-              });
+            ? store.create(input, UNBOUNDED_WORK)
+            : store.createOnce(
+                input,
+                {
+                  key: `k${i}`,
+                  fingerprint: `fp${i}`,
+                  nowMs: 1_000,
+                  expiredBeforeMs: 0,
+                },
+                UNBOUNDED_WORK,
+              );
         }),
       );
       const kinds = outcomes.map((outcome) =>
         'outcome' in outcome ? outcome.outcome.kind : outcome.kind,
       );
       assert.equal(kinds.filter((kind) => kind === 'no-id-left').length, 39);
-      assert.equal((await second.get(Number.MAX_SAFE_INTEGER))?.id, Number.MAX_SAFE_INTEGER);
+      assert.equal(
+        (await second.get(Number.MAX_SAFE_INTEGER, UNBOUNDED_WORK))?.id,
+        Number.MAX_SAFE_INTEGER,
+      );
     } finally {
       await Promise.all([first.close(), second.close()]);
     }
@@ -92,13 +108,13 @@ describe('group-commit PostgreSQL to-do store', { skip, timeout: SUITE_TIMEOUT_M
     try {
       const [replaced, createdAt5, removed, removedAgain, finished, finishedAgain, missing, next] =
         await Promise.all([
-          store.replace(1, { title: 'Buy oat milk', done: false }),
-          store.replace(5, { title: 'Five', done: true }),
-          store.remove(5),
-          store.remove(5),
-          store.finish(1),
-          store.finish(1),
-          store.finish(5),
+          store.replace(1, { title: 'Buy oat milk', done: false }, UNCONDITIONAL, UNBOUNDED_WORK),
+          store.replace(5, { title: 'Five', done: true }, UNCONDITIONAL, UNBOUNDED_WORK),
+          store.remove(5, UNCONDITIONAL, UNBOUNDED_WORK),
+          store.remove(5, UNCONDITIONAL, UNBOUNDED_WORK),
+          store.finish(1, UNCONDITIONAL, UNBOUNDED_WORK),
+          store.finish(1, UNCONDITIONAL, UNBOUNDED_WORK),
+          store.finish(5, UNCONDITIONAL, UNBOUNDED_WORK),
           createTodo(store, { title: 'after "1" ✓', done: false }),
         ]);
       assert.ok(
@@ -120,7 +136,13 @@ describe('group-commit PostgreSQL to-do store', { skip, timeout: SUITE_TIMEOUT_M
       assert.deepEqual(missing, { kind: 'missing' });
       assert.deepEqual(next, { id: 2, title: 'after "1" ✓', done: false });
       assert.deepEqual(
-        (await Promise.all([store.get(1), store.get(2), store.get(5)])).map(dataOf),
+        (
+          await Promise.all([
+            store.get(1, UNBOUNDED_WORK),
+            store.get(2, UNBOUNDED_WORK),
+            store.get(5, UNBOUNDED_WORK),
+          ])
+        ).map(dataOf),
         [
           { id: 1, title: 'Buy oat milk', done: true },
           { id: 2, title: 'after "1" ✓', done: false },
@@ -144,8 +166,8 @@ describe('group-commit PostgreSQL to-do store', { skip, timeout: SUITE_TIMEOUT_M
     try {
       const [created, replaced, finished] = await Promise.allSettled([
         createTodo(store, { title: 'one too many', done: false }),
-        store.replace(5, { title: 'Five', done: false }),
-        store.finish(1),
+        store.replace(5, { title: 'Five', done: false }, UNCONDITIONAL, UNBOUNDED_WORK),
+        store.finish(1, UNCONDITIONAL, UNBOUNDED_WORK),
       ]);
       assert.equal(created?.status, 'rejected');
       assert.match(String((created as PromiseRejectedResult).reason), /out of range/);
@@ -158,7 +180,11 @@ describe('group-commit PostgreSQL to-do store', { skip, timeout: SUITE_TIMEOUT_M
         'the finish finished item 1',
       );
       assert.deepEqual(dataOf(finished.value.todo), { id: 1, title: 'Buy milk', done: true });
-      assert.deepEqual(dataOf(await store.get(5)), { id: 5, title: 'Five', done: false });
+      assert.deepEqual(dataOf(await store.get(5, UNBOUNDED_WORK)), {
+        id: 5,
+        title: 'Five',
+        done: false,
+      });
     } finally {
       await store.close();
     }
@@ -175,8 +201,8 @@ describe('group-commit PostgreSQL to-do store', { skip, timeout: SUITE_TIMEOUT_M
     await assert.rejects(createTodo(store, { title: 'late', done: false }), /closed/);
     const reopened = await openPostgresTodoStore(url);
     try {
-      assert.equal((await reopened.get(31))?.title.startsWith('t'), true);
-      assert.equal(await reopened.get(32), undefined);
+      assert.equal((await reopened.get(31, UNBOUNDED_WORK))?.title.startsWith('t'), true);
+      assert.equal(await reopened.get(32, UNBOUNDED_WORK), undefined);
     } finally {
       await reopened.close();
     }

@@ -4,6 +4,7 @@
 // connections; each read is answered from a query sent after it arrived, so it sees every write
 // acknowledged before it was asked.
 import { isOutage } from './errors.js';
+import type { Work } from '../../common/work.js';
 import { Batcher } from '../batcher.js';
 import type { StoreObserver } from '../store-observer.js';
 
@@ -15,24 +16,30 @@ const LIMITS = {
 };
 
 export interface BatchedReads<K, V> {
-  /** Undefined when no row has that key. */
-  read(key: K): Promise<V | undefined>;
+  /**
+   * Undefined when no row has that key. The deadline of `work` drops the read while it is queued;
+   * its batch's query is cancelled once every read of the batch has passed its own.
+   */
+  read(key: K, work: Work): Promise<V | undefined>;
   /** Reads queued, not yet sent. */
   readonly queued: number;
   /** Refuses new reads, and resolves once every read asked before is answered. */
   close(): Promise<void>;
 }
 
-/** `lookup` reads every key given in one query; keys it finds no row for are absent from its map. */
-/** `batchStarted`: a tracer's side of the store's observer (the rest of it counts writes, not these reads). */
+/**
+ * `lookup` reads every key given in one query, bounded by the batch's `work`; keys it finds no row
+ * for are absent from its map. `batchStarted`: a tracer's side of the store's observer (the rest
+ * of it counts writes, not these reads).
+ */
 export function batchedReads<K, V>(
-  lookup: (keys: readonly K[]) => Promise<ReadonlyMap<K, V>>,
+  lookup: (keys: readonly K[], work: Work) => Promise<ReadonlyMap<K, V>>,
   sizeOf: (key: K) => number,
   batchStarted?: StoreObserver['batchStarted'],
 ): BatchedReads<K, V> {
   const batcher = new Batcher<K, V | undefined>(
-    async (keys) => {
-      const found = await lookup([...new Set(keys)]);
+    async (keys, work) => {
+      const found = await lookup([...new Set(keys)], work);
       return keys.map((key) => ({ ok: true, outcome: found.get(key) }));
     },
     {
@@ -45,7 +52,7 @@ export function batchedReads<K, V>(
     },
   );
   return {
-    read: (key) => batcher.submit(key),
+    read: (key, work) => batcher.submit(key, work),
     get queued() {
       return batcher.queued;
     },

@@ -12,6 +12,7 @@
 // the one at fault fails. A batch that fails for any other reason (the connection or the server
 // went away, a time-out) fails every operation in it: none of them may be acknowledged.
 import { isOutage } from './errors.js';
+import type { Work } from '../../common/work.js';
 import { Batcher, type Settled } from '../batcher.js';
 import type { StoreObserver } from '../store-observer.js';
 
@@ -34,7 +35,8 @@ export interface PostgresGroupCommitOptions<Op, Outcome> {
 }
 
 export interface PostgresGroupCommit<Op, Outcome> {
-  write(op: Op): Promise<Outcome>;
+  /** Queues the write for the next batch; the deadline of `work` drops it while it is queued. */
+  write(op: Op, work: Work): Promise<Outcome>;
   /** Refuses new writes, and resolves once every write asked before is answered. */
   close(): Promise<void>;
 }
@@ -76,7 +78,7 @@ export function postgresGroupCommit<Op, Outcome>(
     observer: options.observer,
     work: POSTGRES_WRITES,
   });
-  return { write: (op) => batcher.submit(op), close: () => batcher.close() };
+  return { write: (op, work) => batcher.submit(op, work), close: () => batcher.close() };
 }
 
 function failsAlone(error: unknown): boolean {

@@ -3,7 +3,8 @@
 // most `size` operations hold a connection; the others wait in order, each up to `waitMs`, and one
 // that waits longer fails as saturation (a StoreError of fault 'saturated'), never as an outage.
 import { performance } from 'node:perf_hooks';
-import { DeadlinePassed, type Deadline } from '../../common/deadline-scope.js';
+import { DeadlinePassed } from '../../common/deadline.js';
+import type { Work } from '../../common/work.js';
 import { StoreError } from '../store-errors.js';
 
 export interface PoolUsage {
@@ -51,9 +52,10 @@ export class PoolGate {
 
   /**
    * Resolves with the function that gives the turn back; rejects with a saturated StoreError after
-   * waitMs, or with DeadlinePassed if `deadline` passes first (the waiter then leaves the queue).
+   * waitMs, or with DeadlinePassed if the deadline of `work` passes first (the waiter then leaves
+   * the queue).
    */
-  acquire(deadline?: Deadline): Promise<() => void> {
+  acquire(work: Work): Promise<() => void> {
     if (this.inUse < this.options.size && this.head === this.waiters.length) {
       this.inUse += 1;
       this.options.onWaited?.(0);
@@ -87,6 +89,7 @@ export class PoolGate {
         forget: undefined,
       };
       this.waiters.push(waiter);
+      const { deadline } = work;
       if (deadline !== undefined)
         waiter.forget = deadline.onExpiry(() => leave(new DeadlinePassed()));
       this.report();

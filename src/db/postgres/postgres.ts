@@ -9,7 +9,8 @@
 // answers but refuses us (wrong password, no such database, a failing migration) is a
 // configuration error: opening fails and the process exits with the reason.
 import pg from 'pg';
-import { currentDeadline, DeadlinePassed, type Deadline } from '../../common/deadline-scope.js';
+import { DeadlinePassed, type Deadline } from '../../common/deadline.js';
+import { UNBOUNDED_WORK, type Work } from '../../common/work.js';
 import type { Logger } from '../../observe/log.js';
 import {
   runMigrations,
@@ -48,6 +49,16 @@ export interface SqlSession {
 
 export interface PostgresDatabase extends SqlSession {
   /**
+   * A statement on the pool. `work` (none: unbounded) bounds its wait for a pooled connection and,
+   * for a read, the statement itself, which is cancelled when its deadline passes.
+   */
+  query<R extends object = Record<string, never>>(
+    text: string,
+    values?: readonly SqlValue[],
+    name?: string,
+    work?: Work,
+  ): Promise<SqlResult<R>>;
+  /**
    * Statements on the pool that write, whatever their first word (a write through a function is a
    * SELECT): each that succeeds also tells the store's health that writes work again. `query`
    * takes a statement that starts with SELECT for a read, which says nothing about writes.
@@ -56,13 +67,14 @@ export interface PostgresDatabase extends SqlSession {
   /**
    * A statement each pooled connection parses and plans once, then runs by name: for the hot
    * paths, where parsing every time would be most of the server's work. `name` must be unique.
-   * `kind` is read from the text (a SELECT reads) unless given.
+   * `kind` is read from the text (a SELECT reads) unless given. Each run is bounded by its `work`,
+   * as `query` is.
    */
   prepared<R extends object>(
     name: string,
     text: string,
     kind?: 'read' | 'write',
-  ): (values: readonly SqlValue[]) => Promise<SqlResult<R>>;
+  ): (values: readonly SqlValue[], work: Work) => Promise<SqlResult<R>>;
   /** Runs `work` between BEGIN and COMMIT on one connection; any failure rolls it all back. */
   transaction<T>(work: (session: SqlSession) => Promise<T>): Promise<T>;
   /** True when the database answers within a short time, the schema is in place and writes work. */
@@ -181,14 +193,15 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresDa
 
   /**
    * Runs one step with a turn at the pool; a database fault becomes a store error, and is reported
-   * once. The wait for a turn is given up when the request's deadline passes (deadline-scope.ts),
-   * and so is a read's statement, which is cancelled; a write, once started, is let finish.
+   * once. The wait for a turn is given up when the deadline of `work` passes, and so is a read's
+   * statement, which is cancelled; a write, once started, is let finish.
    */
   async function guarded<T>(
     kind: 'read' | 'write',
     step: (deadline: Deadline | undefined) => Promise<T>,
+    work: Work,
   ): Promise<T> {
-    const deadline = currentDeadline();
+    const { deadline } = work;
     let release: (() => void) | undefined;
     let trial = false;
     try {
@@ -200,7 +213,7 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresDa
           );
         trying = trial = true;
       }
-      release = await gate.acquire(deadline);
+      release = await gate.acquire(work);
       // It went away while this one waited for a turn: a trial of its own would make its wait
       // longer still.
       if (health.unavailable && !trial)
@@ -247,26 +260,31 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresDa
 
   /** While writes fail, readiness tries one that changes nothing, to see whether they work again. */
   const probeWrites = (): Promise<unknown> =>
-    guarded('write', () =>
-      sql.transaction(async (session) => {
-        for (const statement of WRITE_PROBE_STATEMENTS) await session.query(statement);
-      }),
+    guarded(
+      'write',
+      () =>
+        sql.transaction(async (session) => {
+          for (const statement of WRITE_PROBE_STATEMENTS) await session.query(statement);
+        }),
+      UNBOUNDED_WORK,
     );
 
   return {
-    query: (text, values, name) =>
-      guarded(kindOf(text), (deadline) =>
-        sql.statement(kindOf(text), text, values, name, deadline),
+    query: (text, values, name, work = UNBOUNDED_WORK) =>
+      guarded(
+        kindOf(text),
+        (deadline) => sql.statement(kindOf(text), text, values, name, deadline),
+        work,
       ),
     writes: {
       query: (text, values, name) =>
-        guarded('write', () => sql.statement('write', text, values, name)),
+        guarded('write', () => sql.statement('write', text, values, name), UNBOUNDED_WORK),
     },
     prepared: (name, text, kind = kindOf(text)) => {
-      return (values) =>
-        guarded(kind, (deadline) => sql.statement(kind, text, values, name, deadline));
+      return (values, work) =>
+        guarded(kind, (deadline) => sql.statement(kind, text, values, name, deadline), work);
     },
-    transaction: (work) => guarded('write', () => sql.transaction(work)),
+    transaction: (steps) => guarded('write', () => sql.transaction(steps), UNBOUNDED_WORK),
     async ping() {
       let timer: NodeJS.Timeout | undefined;
       let notify: (() => void) | undefined;
@@ -275,7 +293,7 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresDa
       });
       const check = health.awaitingWrite
         ? probeWrites()
-        : guarded('read', () => sql.statement('read', 'SELECT 1'));
+        : guarded('read', () => sql.statement('read', 'SELECT 1'), UNBOUNDED_WORK);
       const signs: Promise<unknown>[] = [check];
       // With every connection busy and operations queued, the ping waits behind them; any of them
       // succeeding meanwhile shows as well that the database answers (saturation, not an outage).

@@ -24,6 +24,7 @@ import {
   type RequestKind,
 } from '../../rate-limits/policy.js';
 import pg from 'pg';
+import { UNBOUNDED_WORK } from '../../common/work.js';
 import { Batcher, type Settled } from '../batcher.js';
 import type { Boarding, Rider, RiderRow } from './ride-along.js';
 import type { Migration } from '../migrations.js';
@@ -170,7 +171,7 @@ export async function openPostgresRateLimiter(
   const decide = db.prepared<RiderRow>('rate_limits_decide', decideSql(1));
   const carriers: (() => boolean)[] = [];
   const decideAlone = async (asks: readonly Ask[]): Promise<Settled<Decision>[]> =>
-    decisionsOf(asks, (await decide(valuesOf(asks))).rows);
+    decisionsOf(asks, (await decide(valuesOf(asks), UNBOUNDED_WORK)).rows);
   const batcher = new Batcher<Ask, Decision>(decideAlone, {
     ...LIMITS,
     sizeOf: (ask) => ask.key.length + 24,
@@ -237,8 +238,12 @@ export async function openPostgresRateLimiter(
       const rate = options.limits[kind];
       const intervalMs = intervals[kind];
       if (rate === undefined || intervalMs === undefined) throw new Error(`no limit on ${kind}`);
+      // A decision is the stage's, before any handler: no request's deadline bounds it.
       return batcher
-        .submit({ key: `${options.service}:${kind}:${client}`, intervalMs, burst: rate.burst })
+        .submit(
+          { key: `${options.service}:${kind}:${client}`, intervalMs, burst: rate.burst },
+          UNBOUNDED_WORK,
+        )
         .catch(unavailable);
     },
     prune: () => prune(),

@@ -9,7 +9,7 @@
 // (a read's deadline cancelled it, the database refuses writes while it still serves reads), the
 // carrier runs its query alone and the rider decides alone, so that neither is refused for the
 // other's sake. A statement is all or nothing, so a failed one applied none of the rider's work.
-import { currentDeadline, withinDeadline } from '../../common/deadline-scope.js';
+import type { Work } from '../../common/work.js';
 import { isOutage } from './errors.js';
 import type { SqlResult, SqlValue } from './postgres.js';
 
@@ -62,30 +62,30 @@ UNION ALL
 SELECT ${nulls(carrier.columns, false)}, ${rider.columns.join(', ')} FROM rider`;
 }
 
-type Run<Row> = (values: readonly SqlValue[]) => Promise<SqlResult<Row>>;
+type Run<Row> = (values: readonly SqlValue[], work: Work) => Promise<SqlResult<Row>>;
 
 /**
  * The carrier's rows for `values`: through `combined` with whatever the rider has queued, or
- * through `alone` when it has nothing (or the combined statement failed but for an outage).
+ * through `alone` when it has nothing (or the combined statement failed but for an outage). Both
+ * are bounded by the carrier's `work`, its reads' deadline.
  */
 export async function carry<Row extends object>(
   rider: Rider,
   values: readonly SqlValue[],
   alone: Run<Row>,
   combined: Run<Row>,
+  work: Work,
 ): Promise<readonly Row[]> {
   const boarding = rider.board();
-  if (boarding === undefined) return (await alone(values)).rows;
-  // The carrier's reads' deadline, current only until the first await: its query alone keeps it.
-  const deadline = currentDeadline();
+  if (boarding === undefined) return (await alone(values, work)).rows;
   let rows: readonly Row[];
   try {
-    rows = (await combined([...values, ...boarding.values])).rows;
+    rows = (await combined([...values, ...boarding.values], work)).rows;
   } catch (error) {
     const failure = error instanceof Error ? error : new Error(String(error));
     boarding.failed(failure);
     if (isOutage(failure)) throw failure;
-    return (await withinDeadline(deadline, () => alone(values))).rows;
+    return (await alone(values, work)).rows;
   }
   const marker = rider.columns[0] as string;
   const own: Row[] = [];

@@ -5,6 +5,7 @@
 // that arrive together share one query (postgres-batched-reads.ts), which carries a rider's work
 // when the store is given one (ride-along.ts), and expired key records are pruned in the background
 // (idempotency-pruning.ts). What is left to a store is its SQL and how its rows read as outcomes.
+import type { Work } from '../../common/work.js';
 import {
   DEFAULT_KEY_TTL_MS,
   type KeyedOutcome,
@@ -73,12 +74,14 @@ export interface PostgresStore<Op, Outcome> {
   reads<K extends SqlScalar, Row extends object, V>(
     query: ReadQuery<K, Row, V>,
   ): BatchedReads<K, V>;
-  write(op: Op): Promise<Outcome>;
+  /** The write, group-committed; the deadline of `work` drops it while it is queued. */
+  write(op: Op, work: Work): Promise<Outcome>;
   /** The write under `key`, unless the key has a live record; `recorded` is what its outcome records. */
   writeOnce<Recorded>(
     op: Op,
     key: KeyedWrite,
     recorded: (outcome: Outcome) => Recorded,
+    work: Work,
   ): Promise<KeyedOutcome<Recorded>>;
   /** Deletes up to PRUNE_BATCH_ROWS expired key records; returns how many. */
   pruneKeys(expiredBeforeMs: number): Promise<number>;
@@ -143,11 +146,11 @@ export async function openPostgresStore<Op, Outcome>(
                 'read',
               ),
             };
-      const lookup = async (keys: readonly K[]): Promise<ReadonlyMap<K, V>> => {
+      const lookup = async (keys: readonly K[], work: Work): Promise<ReadonlyMap<K, V>> => {
         const rows =
           carrying === undefined
-            ? (await alone([keys])).rows
-            : await carry(carrying.rider, [keys], alone, carrying.combined);
+            ? (await alone([keys], work)).rows
+            : await carry(carrying.rider, [keys], alone, carrying.combined, work);
         return new Map(rows.map((row) => [query.keyOf(row), query.valueOf(row)]));
       };
       const reader = batchedReads(lookup, query.sizeOf, options.observer?.batchStarted);
@@ -155,14 +158,19 @@ export async function openPostgresStore<Op, Outcome>(
       readers.push(reader as BatchedReads<unknown, unknown>);
       return reader;
     },
-    async write(op) {
-      const result = await writes.write({ op });
+    async write(op, work) {
+      const result = await writes.write({ op }, work);
       if (result.kind !== 'plain')
         throw new Error(`${spec.service}: an unkeyed write came back as a keyed one`);
       return result.outcome;
     },
-    async writeOnce<Recorded>(op: Op, key: KeyedWrite, recorded: (outcome: Outcome) => Recorded) {
-      const result = await writes.write({ op, keyed: { key, outcome: recorded } });
+    async writeOnce<Recorded>(
+      op: Op,
+      key: KeyedWrite,
+      recorded: (outcome: Outcome) => Recorded,
+      work: Work,
+    ) {
+      const result = await writes.write({ op, keyed: { key, outcome: recorded } }, work);
       if (result.kind === 'plain')
         throw new Error(`${spec.service}: a keyed write came back without its key`);
       return result as KeyedOutcome<Recorded>;

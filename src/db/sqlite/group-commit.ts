@@ -2,6 +2,7 @@
 // batch goes to the writer thread, which runs it as one transaction while this thread's event loop
 // goes on serving. The writer answers batches in the order they were sent.
 import { Worker } from 'node:worker_threads';
+import type { Work } from '../../common/work.js';
 import { Batcher, type Settled } from '../batcher.js';
 import type { StoreObserver } from '../store-observer.js';
 import type { FromWriter, GroupCommitSetup, ToWriter } from './group-commit-protocol.js';
@@ -87,12 +88,13 @@ export class GroupCommitWriter<Op, Outcome> {
     return this.broken === undefined && this.closing === undefined;
   }
 
-  write(op: Op): Promise<Outcome> {
+  /** Queues the write for the next batch; the deadline of `work` drops it while it is queued. */
+  write(op: Op, work: Work): Promise<Outcome> {
     // The writer thread is gone: the store cannot take writes (and /readyz says so) until a
     // restart.
     if (this.broken !== undefined) return Promise.reject(this.broken);
     if (this.closing !== undefined) return Promise.reject(new Error('the store is closed'));
-    return this.batcher.submit(op);
+    return this.batcher.submit(op, work);
   }
 
   /** Lets every queued write finish, then stops the writer thread, which closes its connection. */

@@ -10,6 +10,7 @@
 // Every failure the database causes becomes a store error (store-errors.ts) and is reported to the
 // store's health (store-health.ts), which decides readiness and writes the log line, once. Expired
 // idempotency records are pruned in the background (idempotency-pruning.ts), by a write.
+import { UNBOUNDED_WORK, type Work } from '../../common/work.js';
 import {
   DEFAULT_KEY_TTL_MS,
   type KeyedOutcome,
@@ -59,12 +60,13 @@ export interface SqliteStore<Op, Outcome> {
   readonly db: SqliteDatabase;
   /** Runs a read on this thread's connection. */
   read<T>(read: () => T): T;
-  write(op: Op): Promise<Outcome>;
+  /** The write; on a file group-committed, the deadline of `work` dropping it while queued. */
+  write(op: Op, work: Work): Promise<Outcome>;
   /**
    * The write under `key`, unless the key has a live record; what its outcome records is the
    * store's writes.keys.recorded, which `Recorded` names.
    */
-  writeOnce<Recorded>(op: Op, key: KeyedWrite): Promise<KeyedOutcome<Recorded>>;
+  writeOnce<Recorded>(op: Op, key: KeyedWrite, work: Work): Promise<KeyedOutcome<Recorded>>;
   /** Deletes up to PRUNE_BATCH_ROWS expired key records; returns how many (0 for a store without keys). */
   pruneKeys(expiredBeforeMs: number): Promise<number>;
   /** For /readyz: the database answers, the writer lives, and writes are not known to fail. */
@@ -73,7 +75,7 @@ export interface SqliteStore<Op, Outcome> {
 }
 
 interface Writes<Entry, Outcome> {
-  write(entry: Entry): Promise<Outcome>;
+  write(entry: Entry, work: Work): Promise<Outcome>;
   readonly healthy: boolean;
   close(): Promise<void>;
 }
@@ -151,8 +153,8 @@ export async function openSqliteStore<Op, Outcome>(
     }
   }
 
-  function run(entry: Entry): Promise<EntryOutcome> {
-    return writes.write(entry).then(
+  function run(entry: Entry, work: Work): Promise<EntryOutcome> {
+    return writes.write(entry, work).then(
       (outcome) => {
         health.succeeded('write');
         return outcome;
@@ -165,13 +167,16 @@ export async function openSqliteStore<Op, Outcome>(
 
   // The writer answers each entry by its kind (sqlite-writes.ts): these say which result each asked
   // for.
-  const write = (op: Op): Promise<Outcome> => run({ op }) as Promise<Outcome>;
-  const writeOnce = <Recorded>(op: Op, key: KeyedWrite): Promise<KeyedOutcome<Recorded>> =>
-    run({ op, key }) as Promise<KeyedOutcome<Recorded>>;
+  const write = (op: Op, work: Work): Promise<Outcome> => run({ op }, work) as Promise<Outcome>;
+  const writeOnce = <Recorded>(
+    op: Op,
+    key: KeyedWrite,
+    work: Work,
+  ): Promise<KeyedOutcome<Recorded>> => run({ op, key }, work) as Promise<KeyedOutcome<Recorded>>;
   const keeps = spec.writes.keys !== undefined;
   async function pruneKeys(expiredBeforeMs: number): Promise<number> {
     if (!keeps) return 0;
-    const pruned = await run({ pruneBefore: expiredBeforeMs });
+    const pruned = await run({ pruneBefore: expiredBeforeMs }, UNBOUNDED_WORK);
     if (typeof pruned !== 'number')
       throw new Error(`${spec.service}: pruning answered ${String(pruned)}, not a count of rows`);
     return pruned;

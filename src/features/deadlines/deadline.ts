@@ -1,6 +1,6 @@
 // Request deadlines (docs/deadlines.md): a request whose handler is still waiting
 // (for the database, nearly always) `ms` after the service had the whole request is answered 504
-// with Retry-After, and the work behind it that has not started is given up (deadline-scope.ts):
+// with Retry-After, and the work behind it that has not started is given up (common/deadline.ts):
 // a write still queued for group commit is dropped, a wait for a pooled connection ends, a
 // PostgreSQL read is cancelled on the server. A write that has started is let finish: its outcome
 // is recorded with its Idempotency-Key as usual, so a retry with that key learns what became of it.
@@ -10,6 +10,7 @@
 // outcome open, as a gateway does whose upstream did not answer in time.
 //
 // The time a client takes to send its request is not counted: Node's own time-outs bound it (408).
+import { Deadline } from '../../common/deadline.js';
 import { ApiError } from '../../http/errors.js';
 import type { Route } from '../../http/route.js';
 import { Slot, type Call, type Pipeline, type PlacedStage } from '../../http/stages/stage.js';
@@ -32,14 +33,17 @@ export const deadlineExceeded = (): ApiError =>
 
 /**
  * The stage (stage.ts): a handler that waits gets a timer, cleared when it settles; past `ms` the
- * request is answered 504 and the work behind it that has not started is given up. The handler
- * runs within the call's deadline scope, so that the work it starts can register what to give up.
+ * request is answered 504 and the work behind it that has not started is given up. The call's work
+ * gets the deadline as it enters, so that the work the handler starts can register what to give up.
  */
 export function deadlineStage(ms: number): PlacedStage {
   return {
     name: 'deadline',
     place: 'input',
-    scopesDeadline: true,
+    enter(call: Call): undefined {
+      call.work = { deadline: new Deadline(), origin: call.work.origin };
+      return undefined;
+    },
     waits(call: Call, pipeline: Pipeline): void {
       TIMER.set(call, setTimeout(deadlinePassed, ms, call, pipeline));
     },
@@ -58,11 +62,11 @@ export function deadlineStage(ms: number): PlacedStage {
 /** The timer of a call whose handler waits. */
 const TIMER = new Slot<NodeJS.Timeout>('deadline timer');
 
-/** The 504, and the work behind it that has not started is given up (deadline-scope.ts). */
+/** The 504, and the work behind it that has not started is given up. */
 function deadlinePassed(call: Call, pipeline: Pipeline): void {
   TIMER.set(call, undefined);
   if (call.status !== 0) return;
-  call.deadline?.expire();
+  call.work.deadline?.expire();
   pipeline.fail(call, deadlineExceeded());
 }
 

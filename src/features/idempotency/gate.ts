@@ -20,6 +20,7 @@ import {
   type KeyedOutcome,
   type KeyedWrite,
 } from '../../common/keyed-writes.js';
+import type { Work } from '../../common/work.js';
 import { ApiError, Replayed } from '../../http/errors.js';
 import { idempotencyKeyInvalid, idempotencyKeyRequired, parseIdempotencyKey } from './key.js';
 import { ReplayCache } from './replay-cache.js';
@@ -78,10 +79,11 @@ export class IdempotencyGate {
     input: AnyInput,
     req: IncomingMessage,
     body: Buffer | undefined,
+    work: Work,
   ): Reply | Promise<Reply> {
     const found = this.lookup(idempotent, input, req, body);
-    if (found === undefined) return route.handle(input);
-    return found instanceof KeyedRun ? this.once(idempotent, input, found) : found;
+    if (found === undefined) return route.handle(input, work);
+    return found instanceof KeyedRun ? this.once(idempotent, input, found, work) : found;
   }
 
   /**
@@ -127,8 +129,9 @@ export class IdempotencyGate {
   /**
    * The keyed write, with its key marked as running here until it is settled. Another request with
    * the key may have started since lookup() (while this one waited for its rate limit): 409 then.
+   * `work` is what the write is done for, handed to the store.
    */
-  once(idempotent: AnyIdempotent, input: AnyInput, run: KeyedRun): Promise<Reply> {
+  once(idempotent: AnyIdempotent, input: AnyInput, run: KeyedRun, work: Work): Promise<Reply> {
     const { key, fingerprint, nowMs } = run;
     this.assertNotRunning(key, fingerprint);
     this.running.set(key, fingerprint);
@@ -143,7 +146,7 @@ export class IdempotencyGate {
     };
     let pending: Promise<KeyedOutcome<unknown>>;
     try {
-      pending = idempotent.once(input, write);
+      pending = idempotent.once(input, write, work);
     } catch (error) {
       released();
       throw error;

@@ -32,6 +32,7 @@ export function idempotencyStage(gate: IdempotencyGate, policy: IdempotencyPolic
       (call.matched as Route).idempotent as Idempotent,
       call.input as NonNullable<Call['input']>,
       KEYED_RUN.get(call) as KeyedRun,
+      call.work,
     );
   return {
     name: 'idempotency',

@@ -4,23 +4,21 @@
 // (src/features/tracing/request-trace.ts says all the pipeline knows of it).
 //
 // - enter: the request's SERVER span starts, continuing the trace a `traceparent` names; a
-//   sampled-out request gets no span and costs nothing more.
-// - scope: the handler's synchronous run is held in the request's work origin
-//   (src/common/work-origin.ts), so that the store batches its work joins are spans of its trace.
+//   sampled-out request gets no span and costs nothing more. A sampled one's span becomes the
+//   origin of the call's work (src/common/work.ts), so that the store batches its work joins are
+//   spans of its trace.
 // - finished: the span ends with the matched route, the status, a refusal's event and a 5xx's
 //   error.type (app.ts puts the error's code on the call as it answers with it).
 // - logs: the span's ids go on the request's log lines.
 import { UNMATCHED_ROUTE } from '../../http/request-metrics.js';
 import type { Route } from '../../http/route.js';
 import type { RequestTrace, RequestTracer } from './request-trace.js';
-import { enterOrigin, leaveOrigin, type WorkOrigin } from '../../common/work-origin.js';
 import {
   Slot,
   type Call,
   type LogMembers,
   type PlacedStage,
   type RequestHeaderDoc,
-  type Scope,
 } from '../../http/stages/stage.js';
 
 /** The W3C Trace Context headers, read on every operation while tracing is on. */
@@ -46,11 +44,6 @@ const TRACE_CONTEXT_HEADERS: readonly RequestHeaderDoc[] = [
 /** The call's recorded span; undefined when it was sampled out. */
 const TRACE = new Slot<RequestTrace>('span');
 
-const ORIGIN_SCOPE: Scope = {
-  enter: (call: Call) => enterOrigin(TRACE.get(call)),
-  leave: (outer: unknown) => leaveOrigin(outer as WorkOrigin | undefined),
-};
-
 export function tracingStage(tracer: RequestTracer): PlacedStage {
   return {
     name: 'tracing',
@@ -65,10 +58,12 @@ export function tracingStage(tracer: RequestTracer): PlacedStage {
         req.httpVersion,
         call.id,
       );
-      if (trace !== undefined) TRACE.set(call, trace);
+      if (trace !== undefined) {
+        TRACE.set(call, trace);
+        call.work = { deadline: call.work.deadline, origin: trace };
+      }
       return undefined;
     },
-    scope: ORIGIN_SCOPE,
     finished(call: Call, status: number): void {
       const trace = TRACE.get(call);
       if (trace !== undefined)

@@ -96,5 +96,5 @@ export function inputStage(limits: BodyLimits): Stage {
 /** The terminal of the fold: what a stage put in place of the route's handler, else the route's. */
 export const routeHandler: Handler = (call) =>
   call.handler === undefined
-    ? (call.matched as Route).handle(call.input as NonNullable<Call['input']>)
+    ? (call.matched as Route).handle(call.input as NonNullable<Call['input']>, call.work)
     : call.handler(call);

@@ -11,18 +11,17 @@
 //   (CORS, RateLimit); every response the call gets from then on carries them, errors included.
 // - what it watches: `waits(call, pipeline)` when the handler starts waiting (a promise) and
 //   `settles(call)` when it settles; `pipeline.fail(call, error)` answers the call early (a
-//   deadline's 504). A stage with `scopesDeadline` runs the handler within the call's deadline
-//   scope (deadline-scope.ts), so the work behind it can be given up.
-// - what the handler runs within: `scope` enters a module-level scope before the handler's
-//   synchronous run and leaves it after (the work-origin a tracer hands storage), as
-//   `scopesDeadline` does for the deadline.
+//   deadline's 504).
+// - what the work behind the handler is done for: the call's `work` (src/common/work.ts), which
+//   the handler hands to its store calls; a stage that bounds or traces that work (the deadline,
+//   tracing) sets it in its enter.
 // - what the call runs instead of its route's handler: a stage may set `call.handler` (a keyed
 //   write, run under its key).
 // - what it keeps of the call: a `Slot` it declares holds its state on the call (a timer, a span),
 //   so that the call names no feature.
 // - what it adds to the call's log lines: `logs(call)` (a span's ids).
-// - what it adds to the parser's own responses: `parserHeaders(raw)` (CORS, for a request the
-//   parser could not read: only its bytes are known).
+// - what it adds to the parser's own responses: `parserHeaders(headers, raw)` (CORS; for a request
+//   the parser could not read, only its bytes are known).
 // - when the call is over: `finished(call, status)`, once its response went out (a span's end).
 // - what it declares in the documents: `docs` (openapi.ts reads nothing else of a feature): the
 //   headers it adds to responses, the request headers it reads, the errors it may answer, its
@@ -37,7 +36,7 @@ import type {
   OutgoingHttpHeader,
   ServerResponse,
 } from 'node:http';
-import type { Deadline, DeadlineHolder } from '../../common/deadline-scope.js';
+import type { Work } from '../../common/work.js';
 import type { InvalidRequest } from '../errors.js';
 import type { Reply, Route, RouteInput } from '../route.js';
 
@@ -45,7 +44,7 @@ import type { Reply, Route, RouteInput } from '../route.js';
 export type HeaderList = OutgoingHttpHeader[];
 
 /** One request on its way through the stages: what they read, and what its response needs. */
-export interface Call extends DeadlineHolder {
+export interface Call {
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
   /** req.method and req.url, which a request from node:http always has. */
@@ -70,7 +69,11 @@ export interface Call extends DeadlineHolder {
   headers: HeaderList | undefined;
   /** A decision the response waits for (a Hold). */
   held: Promise<void> | undefined;
-  deadline: Deadline | undefined;
+  /**
+   * What the work behind the handler is done for, handed to its store calls: its deadline and its
+   * origin (UNBOUNDED_WORK until a stage sets them: the deadline stage, the tracing stage).
+   */
+  work: Work;
   /** The error code the call was answered with (its class, for a failure of ours), for finished(). */
   errorType: string | undefined;
   /** The response, once there is one (status 0 until then), kept until it is written at the end of the turn. */
@@ -152,16 +155,6 @@ export interface RequestHeaderDoc {
 }
 
 /**
- * A module-level scope the handler's synchronous run is held in (work-origin.ts): `enter` makes the
- * call's value current and returns the one it replaces, which `leave` restores. Both run on every
- * handled call: they must not throw.
- */
-export interface Scope {
-  readonly enter: (call: Call) => unknown;
-  readonly leave: (outer: unknown) => void;
-}
-
-/**
  * Where a feature's stage stands in the pipeline: before routing (it sees every request), after
  * routing (the route is known, its input not read yet), or after the input is read.
  */
@@ -174,8 +167,6 @@ export interface Stage {
   readonly enter?: (call: Call) => Entered;
   readonly waits?: (call: Call, pipeline: Pipeline) => void;
   readonly settles?: (call: Call) => void;
-  readonly scopesDeadline?: boolean;
-  readonly scope?: Scope;
   /**
    * Told once the call's response went out (or its client left: 499), with the status reported,
    * just before the access line: where a tracing stage ends its span. It must not throw.

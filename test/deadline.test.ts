@@ -1,18 +1,9 @@
-// A request's deadline as the work behind it sees it (src/common/deadline-scope.ts): what is
-// registered is given up once, in order, when the deadline passes; the deadline of work shared by
-// several requests passes when the last of theirs does; and the current deadline is the one of the
-// scope entered.
+// A request's deadline as the work behind it sees it (src/common/deadline.ts): what is registered
+// is given up once, in order, when the deadline passes; and the deadline of work shared by several
+// requests passes when the last of theirs does.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import {
-  currentDeadline,
-  Deadline,
-  enterDeadline,
-  latestOf,
-  leaveDeadline,
-  withinDeadline,
-  type DeadlineHolder,
-} from '../src/common/deadline-scope.js';
+import { Deadline, latestOf } from '../src/common/deadline.js';
 
 test('a deadline gives up what was registered, once, in the order it registered, when it passes', () => {
   const deadline = new Deadline();
@@ -84,28 +75,4 @@ test('a shared deadline made from deadlines that have all passed has passed', ()
 test('work shared with a request that has no deadline, or with no request, has none', () => {
   assert.equal(latestOf([new Deadline(), undefined]), undefined);
   assert.equal(latestOf([]), undefined);
-});
-
-test('the current deadline is the scope’s, made on first asking, and the outer scope’s once it is left', () => {
-  assert.equal(currentDeadline(), undefined, 'outside any scope there is none');
-  const holder: DeadlineHolder = { deadline: undefined };
-  const outer = enterDeadline(holder);
-  const made = currentDeadline();
-  assert.ok(made instanceof Deadline);
-  assert.equal(holder.deadline, made, 'made once, kept by its holder');
-  assert.equal(currentDeadline(), made);
-  const inner = new Deadline();
-  assert.equal(
-    withinDeadline(inner, () => currentDeadline()),
-    inner,
-  );
-  assert.equal(currentDeadline(), made, 'withinDeadline gives the scope back');
-  assert.throws(() =>
-    withinDeadline(inner, () => {
-      throw new Error('work failed');
-    }),
-  );
-  assert.equal(currentDeadline(), made, 'even when its work throws');
-  leaveDeadline(outer);
-  assert.equal(currentDeadline(), undefined);
 });

@@ -1,14 +1,8 @@
 // A request's deadline as the work behind it sees it: the words the HTTP layer (which answers when
 // the deadline passes, src/features/deadlines/deadline.ts) and storage (which gives up the work nobody
-// waits for any more) share, declared once and knowing neither.
-//
-// No parameter carries a deadline through the services: the pipeline calls a handler inside its
-// request's scope (enterDeadline … leaveDeadline), and whatever the handler starts before its first
-// await — a write queued for group commit, a wait for a pooled connection, a read queued for its
-// batch — reads currentDeadline() at that moment and registers what to give up. Work started after
-// an await is outside the scope: it runs to its end, and its result is dropped. Every store call of
-// the services is made before the handler's first await, so that is no loss today; a store call
-// made later would only lose its cancellation, never its result.
+// waits for any more) share, declared once and knowing neither. It travels as data, in the Work a
+// store call is given (work.ts): whatever the call starts (a write queued for group commit, a wait
+// for a pooled connection, a read queued for its batch) registers on it what to give up.
 
 /** The reason work was given up: its request's deadline passed. Nobody receives it but the log. */
 export class DeadlinePassed extends Error {
@@ -56,43 +50,6 @@ export class Deadline {
 }
 
 const noop = (): void => undefined;
-
-/**
- * Where a request keeps its deadline: made on the first call of currentDeadline() in its scope,
- * since most requests (a SQLite read) start no work that could be given up, and so cost none.
- */
-export interface DeadlineHolder {
-  deadline: Deadline | undefined;
-}
-
-let current: DeadlineHolder | undefined;
-
-/** The deadline of the request whose handler is running now, if it has one. */
-export function currentDeadline(): Deadline | undefined {
-  if (current === undefined) return undefined;
-  return (current.deadline ??= new Deadline());
-}
-
-/** Makes `holder`'s deadline current; returns the holder it replaces, to give back to leaveDeadline. */
-export function enterDeadline(holder: DeadlineHolder | undefined): DeadlineHolder | undefined {
-  const outer = current;
-  current = holder;
-  return outer;
-}
-
-export function leaveDeadline(outer: DeadlineHolder | undefined): void {
-  current = outer;
-}
-
-/** Runs `work` with `deadline` current. */
-export function withinDeadline<T>(deadline: Deadline | undefined, work: () => T): T {
-  const outer = enterDeadline(deadline === undefined ? undefined : { deadline });
-  try {
-    return work();
-  } finally {
-    leaveDeadline(outer);
-  }
-}
 
 /**
  * The deadline of work shared by several requests (one query for a batch of reads): it passes when
