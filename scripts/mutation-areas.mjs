@@ -14,6 +14,7 @@ export const scope = [
   'src/http/*/*.ts',
   'src/db/*.ts',
   'src/db/*/*.ts',
+  'src/features/*.ts',
   'src/features/*/*.ts',
   'src/todo/store-*.ts',
   'src/bank/ledger-*.ts',
@@ -80,7 +81,8 @@ export const areas = {
       'src/http/{app,responses,connection-guard,parser-responses,metrics-route,request-metrics,request-observer,turn-end-writes}.ts',
       'src/http/{random-uuids,request-id}.ts',
       'src/http/stages/{pipeline-stages,route-stages,stage}.ts',
-      'src/features/{cors,cross-origin,deadlines,shedding}/*.ts',
+      'src/features/{feature,features}.ts',
+      'src/features/{cors,cross-origin,deadlines,shedding,lifecycle}/*.ts',
       'src/features/rate-limits/stage.ts',
       'src/features/tracing/{stage,request-trace}.ts',
     ],
@@ -102,7 +104,7 @@ export const areas = {
     tests: ['.build/test/conditional/conditional-requests.test.js', ...serviceTests],
   },
   'http-idempotency': {
-    mutate: ['src/features/idempotency/{gate,key,replay-cache}.ts'],
+    mutate: ['src/features/idempotency/{gate,key,replay-cache,stage,feature}.ts'],
     tests: [...keyedTests, ...serviceTests],
   },
   'db-sqlite': {
@@ -135,7 +137,7 @@ export const areas = {
   // processes, the 429s of a real CLI, stay out).
   'rate-limits': {
     mutate: [
-      'src/features/rate-limits/{gate,metrics,client-address,docs,limiter-for}.ts',
+      'src/features/rate-limits/{gate,metrics,client-address,docs,limiter-for,feature}.ts',
       'src/db/rate-limits-pruning.ts',
       'src/db/postgres/{rate-limits,ride-along}.ts',
     ],
@@ -147,7 +149,7 @@ export const areas = {
   },
   // Tracing: its options and the SDK's use (the OTLP receiver tests, in this process).
   tracing: {
-    mutate: ['src/features/tracing/{options,tracing}.ts'],
+    mutate: ['src/features/tracing/{options,tracing,feature}.ts'],
     tests: ['.build/test/features/tracing*.test.js'],
   },
 };

@@ -80,3 +80,20 @@ test('the rate limits (src/rate-limits), which both layers use, import neither, 
     'the reader sees the shared limiter use them',
   );
 });
+
+test('the HTTP contract layer (src/http) names no feature: the features (src/features) plug into it', () => {
+  assert.deepEqual(crossings('http', ['features']), []);
+  assert.ok(
+    importsOf(join(SRC, 'features', 'cors', 'stage.ts')).includes('http/stages/stage.ts'),
+    'the reader sees a feature use the layer',
+  );
+});
+
+test('the migration kit (src/migration) stands apart: it imports nothing else of src/', () => {
+  const found = sourcesUnder('migration').flatMap((file) =>
+    importsOf(file)
+      .filter((target) => !target.startsWith('migration/'))
+      .map((target) => `${relative(SRC, file)} imports ${target}`),
+  );
+  assert.deepEqual(found, []);
+});
