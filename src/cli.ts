@@ -87,6 +87,7 @@ function serverOptionsFor(
     metrics,
     service,
     connectionsMax,
+    connectionsPerClient: config.connectionsPerClient,
     idempotency: { required: config.requireIdempotencyKey, ttlMs: config.idempotencyTtlMs },
     cors: config.cors,
     crossOriginProtection: config.crossOriginProtection,

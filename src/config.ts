@@ -60,6 +60,8 @@ export interface Config {
   readonly crossOriginProtection: boolean;
   /** A request still waiting this long after it arrived whole is answered 504; 0: no deadline. */
   readonly deadlineMs: number;
+  /** Connections one client address may hold at once (--connections-per-client); 0: no bound of its own; undefined: the default. */
+  readonly connectionsPerClient: number | undefined;
   /** The saturation signals' thresholds past which requests are shed; undefined: none is. */
   readonly shedding: SheddingPolicy | undefined;
   /** Requests per client and kind (--rate-limit); undefined: no limits. */
@@ -122,6 +124,11 @@ Options (each also read from the environment variable shown):
                        (SVC_CROSS_ORIGIN_PROTECTION=1, default off)
   --deadline-ms MS     a request still waiting for the database this long after it arrived is
                        answered 504; 0 turns deadlines off (SVC_DEADLINE_MS, default 15000)
+  --connections-per-client N
+                       connections one client address may hold at once; its newcomer beyond them
+                       takes the place of its oldest one not being answered, or is closed; 0: no
+                       bound but the server's (SVC_CONNECTIONS_PER_CLIENT, default a quarter of
+                       the server's connections)
   --shed-waiting N     answer new requests 503 while N requests wait for the database
                        (SVC_SHED_WAITING, default off)
   --shed-loop-busy PERCENT
@@ -186,11 +193,10 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     flags.get('cross-origin-protection') === true ||
     switchOn(env, 'SVC_CROSS_ORIGIN_PROTECTION');
   const { rateLimits, trustProxy, rateLimitStoreDown } = readRateLimits(pick, dbText);
-  const port = readPort(portText, services);
   return {
     services,
     host: pick('host', 'SVC_HOST') ?? '127.0.0.1',
-    port,
+    port: readPort(portText, services),
     db: dbText === undefined ? undefined : parseDb(dbText),
     errors,
     catchAll,
@@ -212,6 +218,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
       deadlineText === undefined
         ? DEADLINE_MS_DEFAULT
         : parseBounded(deadlineText, '--deadline-ms', 0, DEADLINE_MS_MAX),
+    ...readConnectionsPerClient(pick),
     shedding,
     rateLimits,
     trustProxy,
@@ -246,6 +253,7 @@ const VALUED_OPTIONS = [
   'cors-origin',
   'metrics-listen',
   'deadline-ms',
+  'connections-per-client',
   'shed-waiting',
   'shed-loop-busy',
   'rate-limit',
@@ -478,6 +486,15 @@ function parseBounded(text: string, flag: string, min: number, max: number): num
   if (!(value >= min && value <= max))
     throw new ConfigError(`${flag} must be a whole number from ${min} to ${max}, not "${text}"`);
   return value;
+}
+
+/** --connections-per-client: a whole number, 0 for no bound of an address's own. */
+function readConnectionsPerClient(pick: OptionPicker): Pick<Config, 'connectionsPerClient'> {
+  const text = pick('connections-per-client', 'SVC_CONNECTIONS_PER_CLIENT');
+  return {
+    connectionsPerClient:
+      text === undefined ? undefined : parseBounded(text, '--connections-per-client', 0, 999_999),
+  };
 }
 
 /** --db-pooler: known values only, and only where there is a PostgreSQL connection to pool. */

@@ -5,7 +5,12 @@ import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { createRequestHandler } from './http/app.js';
 import { pipelineStages, type PipelineOptions } from './http/stages/pipeline-stages.js';
-import { connectionsMaxFor, guardConnections, SILENT_MS } from './http/connection-guard.js';
+import {
+  connectionsMaxFor,
+  connectionsPerClientFor,
+  guardConnections,
+  SILENT_MS,
+} from './http/connection-guard.js';
 import type { BodyLimits } from './http/body.js';
 import { docsRoutes } from './http/documents/docs.js';
 import { serviceUnavailable } from './http/errors.js';
@@ -57,6 +62,8 @@ export interface ServerOptions {
   readonly service: string;
   /** Client connections open at once; by default all the open-file limit allows one server. */
   readonly connectionsMax?: number;
+  /** Connections one client address may hold at once; 0: no bound of its own; by default a quarter of connectionsMax. */
+  readonly connectionsPerClient?: number;
   /** Idempotency-Key on the operations that take one: optional and kept 24 hours unless set. */
   readonly idempotency?: IdempotencyPolicy;
   /** The origins whose pages may call the service (CORS); none by default. */
@@ -222,9 +229,13 @@ export async function startServer(
     warn: (message, fields) => options.log.warn(message, fields),
     cors: options.cors,
   });
+  const connectionsMax = options.connectionsMax ?? connectionsMaxFor(1);
   guardConnections(server, {
-    connectionsMax: options.connectionsMax ?? connectionsMaxFor(1),
+    connectionsMax,
+    connectionsPerClient: options.connectionsPerClient ?? connectionsPerClientFor(connectionsMax),
+    unboundedPeers: options.rateLimiting?.trustedProxies?.list,
     silentMs: SILENT_MS,
+    warn: (message, fields) => options.log.warn(message, fields),
   });
   await listen(
     server,
