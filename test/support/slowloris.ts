@@ -65,12 +65,16 @@ export interface Slowloris {
 /** Starts the attack on `url` from `from`, trying to hold `size` connections. */
 export function slowloris(url: string, size: number, from = '127.0.0.1'): Slowloris {
   const worker = new Worker(new URL(import.meta.url), { workerData: { url, size, from } });
-  worker.on('error', () => undefined);
+  let failure: unknown;
+  worker.on('error', (error) => (failure = error));
   return {
     stop: async () => {
-      const opened = new Promise<number>((resolve) =>
-        worker.once('message', (count: number) => resolve(count)),
-      );
+      // A worker that failed says so; one that is gone without a word opened nothing.
+      if (failure !== undefined) throw failure;
+      const opened = new Promise<number>((resolve) => {
+        worker.once('message', (count: number) => resolve(count));
+        worker.once('exit', () => resolve(0));
+      });
       worker.postMessage('stop');
       const count = await opened;
       await worker.terminate();
