@@ -253,6 +253,29 @@ describe('hostile clients', () => {
     }
   });
 
+  test('a head trickled a byte at a time is answered 408 and closed 10 to 11 s after its first byte, however it keeps trickling', () =>
+    withServer({ service: 'todo' }, async (url) => {
+      const socket = await openSilent(url);
+      let received = '';
+      socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+      const head = 'GET /todos/1 HTTP/1.1\r\nHost: x\r\nX-Padding: ';
+      socket.write(head.charAt(0));
+      const firstByte = performance.now();
+      let sent = 1;
+      const trickle = setInterval(() => socket.write(head.charAt(sent++) || 'a'), 250);
+      try {
+        await new Promise((resolve) => socket.once('close', resolve));
+      } finally {
+        clearInterval(trickle);
+      }
+      const elapsed_ms = performance.now() - firstByte;
+      assert.ok(
+        elapsed_ms >= 9_900 && elapsed_ms < 12_500,
+        `closed after ${elapsed_ms.toFixed(0)} ms`,
+      );
+      assert.match(received, /^HTTP\/1\.1 408 /);
+    }));
+
   test("a connection that sends nothing is closed after a few seconds, not the 10 to 40 of Node's defaults", () =>
     withServer({ service: 'todo' }, async (url) => {
       const socket = await openSilent(url);
