@@ -78,7 +78,7 @@ export const areas = {
   },
   'http-pipeline': {
     mutate: [
-      'src/http/{app,responses,connection-guard,parser-responses,metrics-route,request-metrics,request-observer,turn-end-writes}.ts',
+      'src/http/{app,responses,connection-guard,ip-address,parser-responses,metrics-route,request-metrics,request-observer,turn-end-writes}.ts',
       'src/http/{random-uuids,request-id}.ts',
       'src/http/stages/{pipeline-stages,route-stages,stage}.ts',
       'src/features/{feature,features}.ts',
@@ -137,12 +137,13 @@ export const areas = {
   // processes, the 429s of a real CLI, stay out).
   'rate-limits': {
     mutate: [
-      'src/features/rate-limits/{gate,metrics,client-address,docs,limiter-for,feature}.ts',
+      'src/features/rate-limits/{gate,metrics,client-address,forwarded,docs,limiter-for,feature}.ts',
       'src/db/rate-limits-pruning.ts',
       'src/db/postgres/{rate-limits,ride-along}.ts',
     ],
     tests: [
       '.build/test/features/{client-address,rate-limit-gate}.test.js',
+      '.build/test/rate-limits/proxy-headers.test.js',
       '.build/test/http/{catalogue,published-documents,openapi-examples}.test.js',
       '.build/test/db/{rate-limits-postgres,rate-limits-pruning,ride-along}.test.js',
     ],

@@ -65,6 +65,7 @@ function serverOptionsFor(
     service,
     // The services of this process share its open-file limit.
     connectionsMax: connectionsMaxFor(config.services.length),
+    connectionsPerClient: config.connectionsPerClient,
     features,
     metricsListen:
       config.metricsListen === undefined

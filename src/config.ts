@@ -53,6 +53,8 @@ export interface Config {
   readonly dbPooler: Pooler | undefined;
   /** A PUT of an existing to-do, or a DELETE, without If-Match answers 428 (docs/conditional-requests.md). */
   readonly requireIfMatch: boolean;
+  /** Connections one client address may hold at once (--connections-per-client); 0: no bound of its own; undefined: the default. */
+  readonly connectionsPerClient: number | undefined;
   /** The features that are on, with their settings, in the list's order (src/features/features.ts). */
   readonly features: readonly FeatureOn[];
   readonly help: boolean;
@@ -142,6 +144,15 @@ const CORE_OPTIONS: readonly OptionSpec[] = [
                        between, so that nothing is kept in a session (SVC_DB_POOLER, default none)`,
   ),
   option(
+    'connections-per-client',
+    'value',
+    `--connections-per-client N
+                       connections one client address may hold at once; its newcomer beyond them
+                       takes the place of its oldest one not being answered, or is closed; 0: no
+                       bound but the server's (SVC_CONNECTIONS_PER_CLIENT, default a quarter of
+                       the server's connections)`,
+  ),
+  option(
     'require-if-match',
     'switch',
     `--require-if-match   PUT of an existing to-do and DELETE refuse (428) a request without
@@ -209,6 +220,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     ...readPool(values.text('db-pool-size'), values.text('db-pool-wait-ms')),
     dbPooler: readPooler(values.text('db-pooler'), dbText),
     requireIfMatch: values.on('require-if-match'),
+    connectionsPerClient: readConnectionsPerClient(values.text('connections-per-client')),
     features: FEATURES.flatMap((feature) => configureFeature(feature, values) ?? []),
     help: values.on('help'),
   };
@@ -258,6 +270,13 @@ function readMetricsListen(text: string | undefined, metrics: boolean): Config['
   if (metricsListen !== undefined && !metrics)
     throw new ConfigError('--metrics-listen serves /metrics: it needs --metrics on');
   return metricsListen;
+}
+
+/** --connections-per-client: a whole number, 0 for no bound of an address's own. */
+function readConnectionsPerClient(text: string | undefined): number | undefined {
+  return text === undefined
+    ? undefined
+    : parseBounded(text, '--connections-per-client', 0, 999_999);
 }
 
 /** PostgreSQL's pool: its size and how long a request waits for a connection. */

@@ -6,7 +6,12 @@ import type { Registry } from 'prom-client';
 import { createRequestHandler } from './http/app.js';
 import { pipelineStages } from './http/stages/pipeline-stages.js';
 import type { PlacedStage } from './http/stages/stage.js';
-import { connectionsMaxFor, guardConnections, SILENT_MS } from './http/connection-guard.js';
+import {
+  connectionsMaxFor,
+  connectionsPerClientFor,
+  guardConnections,
+  SILENT_MS,
+} from './http/connection-guard.js';
 import type { BodyLimits } from './http/body.js';
 import { docsRoutes } from './http/documents/docs.js';
 import { serviceUnavailable } from './http/errors.js';
@@ -52,6 +57,8 @@ export interface ServerOptions {
   readonly service: string;
   /** Client connections open at once; by default all the open-file limit allows one server. */
   readonly connectionsMax?: number;
+  /** Connections one client address may hold at once; 0: no bound of its own; by default a quarter of connectionsMax. */
+  readonly connectionsPerClient?: number;
   /** With metrics: serve /metrics on this address instead of the API's (metrics-listener.ts). */
   readonly metricsListen?: { readonly host: string; readonly port: number };
   /**
@@ -160,9 +167,13 @@ export async function startServer(
     warn: (message, fields) => options.log.warn(message, fields),
     stages: pipeline.stages,
   });
+  const connectionsMax = options.connectionsMax ?? connectionsMaxFor(1);
   guardConnections(server, {
-    connectionsMax: options.connectionsMax ?? connectionsMaxFor(1),
+    connectionsMax,
+    connectionsPerClient: options.connectionsPerClient ?? connectionsPerClientFor(connectionsMax),
+    unboundedPeers: features.flatMap((joined) => joined.sharedPeers ?? []),
     silentMs: SILENT_MS,
+    warn: (message, fields) => options.log.warn(message, fields),
   });
   const backlogs = features.flatMap((joined) => joined.backlog ?? []);
   await listen(

@@ -3,6 +3,7 @@
 // lets go of what it holds when the service stops. The list of features (features.ts) is all the
 // program knows of them: config.ts reads their options through it, cli.ts and server.ts join them
 // to each service through it, and the documents are drawn from their stages' declarations alone.
+import type { BlockList } from 'node:net';
 import type { Registry } from 'prom-client';
 import type { DbSpec, ServiceName } from '../config.js';
 import type { Pooler } from '../db/postgres/pooler.js';
@@ -36,6 +37,11 @@ export interface Joined {
   stages(routes: readonly Route[]): readonly PlacedStage[];
   /** Connections the kernel may queue for the service before it accepts them, at least. */
   readonly backlog?: number;
+  /**
+   * Peers every client of theirs comes through (trusted proxies): the connection guard holds them
+   * to the server's bound only, not to one client's.
+   */
+  readonly sharedPeers?: BlockList;
   /** What the service's `listening` line says of the feature (nothing, for most). */
   readonly said?: Readonly<Record<string, string>>;
   /** Called once the service stopped and its store closed: lets go of what the feature holds. */

@@ -1,21 +1,23 @@
 // The connection guard (src/http/connection-guard.ts) on a real node:http server with small limits:
 // which connection gives way to a newcomer (the silent, then the slow, never one being answered),
-// when a silent one is closed, and how the limit is shared.
+// when a silent one is closed, how many one client address may hold, and how the limit is shared.
 // The same under a real descriptor limit (ulimit -n) is in hostile-clients.test.ts.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type ServerResponse } from 'node:http';
-import { connect, type Socket } from 'node:net';
+import { BlockList, connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import {
   connectionsMaxFor,
+  connectionsPerClientFor,
   guardConnections,
   OPEN_FILES_ASSUMED,
   openFilesLimit,
 } from '../../src/http/connection-guard.js';
+import { ConfigError, readConfig } from '../../src/config.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 
 const SILENT_MS = 1_000;
@@ -27,8 +29,8 @@ interface Client {
   isClosed(): boolean;
 }
 
-async function client(port: number): Promise<Client> {
-  const socket = connect(port, '127.0.0.1');
+async function client(port: number, from = '127.0.0.1'): Promise<Client> {
+  const socket = connect({ port, host: '127.0.0.1', localAddress: from });
   socket.on('error', () => undefined);
   await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
   let closed = false;
@@ -173,6 +175,136 @@ describe('the connection guard', { timeout: SUITE_TIMEOUT_MS }, () => {
     assert.equal(await answered(newcomer), 'HTTP/1.1 200 OK');
     assert.deepEqual([second.isClosed(), third.isClosed()], [false, false]);
     await closeAll();
+  });
+});
+
+describe('the bound of one client address', { timeout: SUITE_TIMEOUT_MS }, () => {
+  const PER_CLIENT = 2;
+  const PROXY = '127.0.0.4';
+  let server: Server;
+  let port: number;
+  const warnings: Record<string, unknown>[] = [];
+  const clients: Client[] = [];
+  const held: ServerResponse[] = [];
+  const open = async (from: string): Promise<Client> => {
+    const c = await client(port, from);
+    clients.push(c);
+    await settle();
+    return c;
+  };
+  const closeAll = async (): Promise<void> => {
+    for (const res of held.splice(0)) res.end('ok');
+    for (const c of clients.splice(0)) {
+      c.socket.destroy();
+      await c.closed;
+    }
+    await settle();
+  };
+
+  before(async () => {
+    server = createServer((req, res) => {
+      if (req.url === '/hold') held.push(res);
+      else res.end('ok');
+    });
+    const unboundedPeers = new BlockList();
+    unboundedPeers.addAddress(PROXY);
+    guardConnections(server, {
+      connectionsMax: 20,
+      connectionsPerClient: PER_CLIENT,
+      unboundedPeers: [unboundedPeers],
+      silentMs: SILENT_MS,
+      warn: (_message, fields) => void warnings.push(fields),
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as { port: number }).port;
+  });
+  after(async () => {
+    await closeAll();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  test("an address at its bound: its newcomer takes the place of its own oldest connection not being answered, never another address's", async () => {
+    const other = await open('127.0.0.2');
+    const oldest = await open('127.0.0.1');
+    oldest.socket.write('G');
+    const second = await open('127.0.0.1');
+    const newcomer = await open('127.0.0.1');
+    await oldest.closed;
+    assert.deepEqual(
+      [other.isClosed(), second.isClosed(), newcomer.isClosed()],
+      [false, false, false],
+    );
+    assert.equal(await answered(newcomer), 'HTTP/1.1 200 OK');
+    assert.equal(await answered(other), 'HTTP/1.1 200 OK');
+    assert.deepEqual(warnings, [], 'taking its own place is no refusal');
+    await closeAll();
+  });
+
+  test('an address whose every connection is being answered has its newcomer closed at once, told once a minute; another address is admitted', async () => {
+    const busy = [await open('127.0.0.1'), await open('127.0.0.1')];
+    for (const c of busy) c.socket.write('GET /hold HTTP/1.1\r\nHost: x\r\n\r\n');
+    await settle();
+    const refused = [await open('127.0.0.1'), await open('127.0.0.1')];
+    const refusedAtOnce = await Promise.race([
+      Promise.all(refused.map((c) => c.closed)).then(() => true),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(false), SILENT_MS / 2)),
+    ]);
+    assert.equal(refusedAtOnce, true, 'closed at once, not left to the silent sweep');
+    assert.deepEqual(
+      busy.map((c) => c.isClosed()),
+      [false, false],
+    );
+    assert.equal(await answered(await open('127.0.0.3')), 'HTTP/1.1 200 OK');
+    assert.equal(warnings.length, 1, JSON.stringify(warnings));
+    assert.deepEqual(
+      { ...warnings[0], sinceMs: undefined },
+      { refused: 1, connectionsPerClient: PER_CLIENT, sinceMs: undefined },
+    );
+    await closeAll();
+  });
+
+  test('a peer in unboundedPeers (a trusted proxy) is held to the table alone', async () => {
+    const many = [];
+    for (let k = 0; k < PER_CLIENT * 3; k++) many.push(await open(PROXY));
+    await settle();
+    assert.deepEqual(
+      many.map((c) => c.isClosed()),
+      many.map(() => false),
+    );
+    await closeAll();
+  });
+
+  test('by default an address may hold a quarter of the connections of its server, at least one', () => {
+    assert.equal(connectionsPerClientFor(896), 224);
+    assert.equal(connectionsPerClientFor(384), 96);
+    assert.equal(connectionsPerClientFor(7), 1);
+    assert.equal(connectionsPerClientFor(1), 1);
+  });
+});
+
+describe('--connections-per-client', () => {
+  test('is read from the option or SVC_CONNECTIONS_PER_CLIENT; unset leaves the default to the server', () => {
+    assert.equal(readConfig([], {}).connectionsPerClient, undefined);
+    assert.equal(readConfig(['--connections-per-client', '64'], {}).connectionsPerClient, 64);
+    assert.equal(readConfig([], { SVC_CONNECTIONS_PER_CLIENT: '0' }).connectionsPerClient, 0);
+    assert.equal(
+      readConfig(['--connections-per-client=8'], { SVC_CONNECTIONS_PER_CLIENT: '9' })
+        .connectionsPerClient,
+      8,
+    );
+  });
+
+  test('anything but a whole number from 0 to 999999 stops the service with one line', () => {
+    for (const text of ['-1', 'many', '1.5', '1000000', '1e3']) {
+      assert.throws(
+        () => readConfig(['--connections-per-client', text], {}),
+        (error: unknown) =>
+          error instanceof ConfigError &&
+          error.message ===
+            `--connections-per-client must be a whole number from 0 to 999999, not "${text}"`,
+        text,
+      );
+    }
   });
 });
 

@@ -6,9 +6,15 @@
 // believing it would let a client choose its name (and spend another's allowance). The list is
 // read from the right: each trusted proxy appends the address it saw, so the first address that is
 // not a trusted proxy is the client, and whatever stands to its left was written by the client and
-// is not believed. A request from any other peer is its peer, whatever headers it sends.
+// is not believed. A hop that names no address (`unknown`, an obfuscated identifier, a malformed
+// element such as one with two `for=`) ends the walk: the client is the last address vouched for,
+// the proxy that wrote that hop, so that nothing a client writes into a hop can make it someone
+// else. A request from any other peer is its peer, whatever headers it sends. Every address is
+// keyed in its canonical form (http/ip-address.ts).
 import type { IncomingMessage } from 'node:http';
 import { BlockList, isIP } from 'node:net';
+import { canonicalAddress, peerAddress } from '../../http/ip-address.js';
+import { forwardedElements, MALFORMED, nodeAddress } from './forwarded.js';
 
 /** The header a trusted proxy names the client in (--trust-proxy-header). */
 export type ProxyHeader = 'x-forwarded-for' | 'forwarded';
@@ -53,53 +59,79 @@ export function parseTrustedProxies(
   return { list, text, header };
 }
 
-/** An IPv4 address that came over IPv6 (`::ffff:10.0.0.1`) as the IPv4 address it is. */
-function plain(address: string): string {
-  return address.startsWith('::ffff:') && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
-}
-
 function trusted(proxies: TrustedProxies, address: string): boolean {
   const family = isIP(address);
   return family !== 0 && proxies.list.check(address, family === 6 ? 'ipv6' : 'ipv4');
 }
 
-/** A `for=` value of Forwarded without its quotes, brackets and port (`"[2001:db8::1]:4711"`). */
-function forwardedNode(value: string): string {
-  const node = value.trim().replace(/^"(.*)"$/, '$1');
-  const bracketed = /^\[([^\]]+)\]/.exec(node);
-  if (bracketed !== null) return bracketed[1] as string;
-  const colon = node.indexOf(':');
-  return colon !== -1 && node.indexOf(':', colon + 1) === -1 ? node.slice(0, colon) : node;
+/** The values of every field line named `name` (lower case), in order. */
+function fieldLines(req: IncomingMessage, name: string): string[] {
+  const lines: string[] = [];
+  const raw = req.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const field = raw[i] as string;
+    if (field.length === name.length && field.toLowerCase() === name)
+      lines.push(raw[i + 1] as string);
+  }
+  return lines;
 }
 
-/** The addresses the proxies recorded in `header`, oldest first; several lines of it are one list, in order. */
-function forwardedChain(req: IncomingMessage, header: ProxyHeader): string[] {
-  const value = req.headers[header];
-  if (value === undefined) return [];
-  const elements = (Array.isArray(value) ? value.join(',') : value).split(',');
-  if (header === 'x-forwarded-for') return elements.map((part) => part.trim());
-  const chain: string[] = [];
-  for (const element of elements) {
-    for (const pair of element.split(';')) {
-      const eq = pair.indexOf('=');
-      if (eq !== -1 && pair.slice(0, eq).trim().toLowerCase() === 'for')
-        chain.push(forwardedNode(pair.slice(eq + 1)));
+/**
+ * An X-Forwarded-For hop's address: an IPv4 or IPv6 address, bare or with a port (`192.0.2.1:4711`,
+ * `[2001:db8::1]:4711`, `[2001:db8::1]`), canonical; undefined for anything else (`unknown`, a
+ * name, an empty hop).
+ */
+function xffAddress(hop: string): string | undefined {
+  const text = hop.trim();
+  if (text.startsWith('[')) {
+    const close = text.indexOf(']');
+    const rest = text.slice(close + 1);
+    const inside = text.slice(1, close);
+    return close !== -1 && isIP(inside) === 6 && /^(:\d{1,5})?$/.test(rest)
+      ? canonicalAddress(inside)
+      : undefined;
+  }
+  const colon = text.indexOf(':');
+  if (colon !== -1 && colon === text.lastIndexOf(':')) {
+    const host = text.slice(0, colon);
+    return isIP(host) === 4 && /^\d{1,5}$/.test(text.slice(colon + 1)) ? host : undefined;
+  }
+  return canonicalAddress(text);
+}
+
+/** What each hop of the Forwarded lines names, oldest first: an address, or undefined for none. */
+function forwardedHops(lines: readonly string[]): (string | undefined)[] {
+  const hops: (string | undefined)[] = [];
+  for (const line of lines) {
+    for (const element of forwardedElements(line)) {
+      const node = element === MALFORMED ? undefined : element.get('for');
+      hops.push(node === undefined ? undefined : nodeAddress(node));
     }
   }
-  return chain;
+  return hops;
 }
 
-/** The client of a request: its peer, or with trusted proxies the first untrusted address from the right. */
+/** The hops the proxies recorded in `header`, oldest first; several lines of it are one list, in order. */
+function forwardedChain(req: IncomingMessage, header: ProxyHeader): (string | undefined)[] {
+  const lines = fieldLines(req, header);
+  if (header === 'forwarded') return forwardedHops(lines);
+  return lines.flatMap((line) => line.split(',')).map(xffAddress);
+}
+
+/**
+ * The client of a request: its peer, or with trusted proxies the first untrusted address from the
+ * right; at a hop that names no address, the last address vouched for.
+ */
 export function clientAddress(req: IncomingMessage, proxies: TrustedProxies | undefined): string {
-  const peer = plain(req.socket.remoteAddress ?? '');
+  const peer = peerAddress(req.socket.remoteAddress ?? '');
   if (proxies === undefined || !trusted(proxies, peer)) return peer;
-  const chain = forwardedChain(req, proxies.header);
-  for (let i = chain.length - 1; i >= 0; i--) {
-    const hop = plain(chain[i] as string);
-    // A proxy that wrote something other than an address: the last one we can vouch for is the
-    // client.
-    if (isIP(hop) === 0) return i === chain.length - 1 ? peer : plain(chain[i + 1] as string);
+  const hops = forwardedChain(req, proxies.header);
+  let vouched = peer;
+  for (let i = hops.length - 1; i >= 0; i--) {
+    const hop = hops[i];
+    if (hop === undefined) return vouched;
     if (!trusted(proxies, hop)) return hop;
+    vouched = hop;
   }
-  return chain.length === 0 ? peer : plain(chain[0] as string);
+  return vouched;
 }

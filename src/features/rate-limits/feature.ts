@@ -89,6 +89,7 @@ export const rateLimits: Feature<RateLimitSettings> = {
     const { limiter } = made;
     return {
       store: { rider: made.rider },
+      sharedPeers: settings.trustedProxies?.list,
       said: { rateLimits: service.db.kind === 'postgres' ? 'postgres' : 'in-process' },
       stages(routes) {
         const gate = new RateLimitGate({
