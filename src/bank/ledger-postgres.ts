@@ -125,7 +125,7 @@ export async function openPostgresLedger(
   initialAccounts: ReadonlyMap<string, number>,
   options: StoreOptions = {},
 ): Promise<Ledger> {
-  const store = await openPostgresStore<Withdrawal, WithdrawOutcome>({
+  const store = await openPostgresStore<Withdrawal, WithdrawOutcome, WithdrawOutcome>({
     url,
     service: 'bank',
     migrations: LEDGER_POSTGRES_MIGRATIONS,
@@ -160,6 +160,7 @@ export async function openPostgresLedger(
           : { kind: 'insufficient', balance: Number(balance) };
       });
     },
+    outcome: (_withdrawal, outcome) => outcome,
     sizeOf: withdrawalSize,
     keysTable: KEYS_TABLE,
     claimFunction: CLAIM_KEYS,
@@ -179,20 +180,10 @@ export async function openPostgresLedger(
     async balance(account, work) {
       return storable(account) ? balances.read(account, work) : undefined;
     },
-    async withdraw(account, amount, work) {
-      return storable(account)
-        ? store.write({ account, amount }, work)
-        : { kind: 'unknown-account' };
-    },
     // An account PostgreSQL cannot name is unknown, as the empty name is (no account has it), and
-    // that outcome is recorded with the key as any other.
-    withdrawOnce: (account, amount, key, work) =>
-      store.writeOnce(
-        storable(account) ? { account, amount } : { account: '', amount },
-        key,
-        (outcome) => outcome,
-        work,
-      ),
+    // under a key that outcome is recorded as any other.
+    withdraw: (account, amount, key, work) =>
+      store.write(storable(account) ? { account, amount } : { account: '', amount }, key, work),
     pruneKeys: (expiredBeforeMs) => store.pruneKeys(expiredBeforeMs),
     ping: () => store.ready(),
     close: () => store.close(),

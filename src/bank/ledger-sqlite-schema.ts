@@ -100,8 +100,12 @@ function prepareLedgerWrites(
   };
 }
 
-/** The ledger's writes, for the scaffold here and in its writer thread (ledger-sqlite-worker.ts): a keyed withdrawal records its outcome as it is. */
-export const LEDGER_WRITES: SqliteWrites<Withdrawal, WithdrawOutcome> = {
+/**
+ * The ledger's writes, for the scaffold here and in its writer thread (ledger-sqlite-worker.ts):
+ * a withdrawal answers its outcome as it is.
+ */
+export const LEDGER_WRITES: SqliteWrites<Withdrawal, WithdrawOutcome, WithdrawOutcome> = {
   prepare: prepareLedgerWrites,
-  keys: { table: LEDGER_KEYS_TABLE, recorded: (_write, outcome) => outcome },
+  outcome: (_write, outcome) => outcome,
+  keys: { table: LEDGER_KEYS_TABLE },
 };

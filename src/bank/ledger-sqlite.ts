@@ -19,7 +19,7 @@ export async function openSqliteLedger(
   initialAccounts: ReadonlyMap<string, number>,
   options: StoreOptions = {},
 ): Promise<Ledger> {
-  const store = await openSqliteStore<Withdrawal, WithdrawOutcome>({
+  const store = await openSqliteStore<Withdrawal, WithdrawOutcome, WithdrawOutcome>({
     location,
     service: LEDGER_SERVICE,
     migrations: LEDGER_MIGRATIONS,
@@ -40,9 +40,7 @@ export async function openSqliteLedger(
   const balanceOf = prepareBalanceQuery(store.db);
   return {
     balance: (account) => store.read(() => balanceOf(account)),
-    withdraw: (account, amount, work) => store.write({ account, amount }, work),
-    withdrawOnce: (account, amount, key, work) =>
-      store.writeOnce<WithdrawOutcome>({ account, amount }, key, work),
+    withdraw: (account, amount, key, work) => store.write({ account, amount }, key, work),
     pruneKeys: (expiredBeforeMs) => store.pruneKeys(expiredBeforeMs),
     ping: () => store.ready(),
     close: () => store.close(),

@@ -24,15 +24,15 @@ export interface Ledger {
   // As a TodoStore's (src/todo/store.ts), each verb that starts work takes its Work last.
   /** Undefined for an unknown account. At once where the store can read without waiting (SQLite): see Eventually. */
   balance(account: string, work: Work): Eventually<number | undefined>;
-  withdraw(account: string, amount: number, work: Work): Promise<WithdrawOutcome>;
   /**
-   * A withdrawal under an idempotency key: it runs only if the key has no live record, and its
-   * outcome is recorded with the key in the same transaction.
+   * A withdrawal, under an Idempotency-Key or none (undefined). Under a key it runs only if the key
+   * has no live record, and its outcome is recorded with the key in the same transaction; without
+   * one it always runs, its outcome coming back as `ran`.
    */
-  withdrawOnce(
+  withdraw(
     account: string,
     amount: number,
-    key: KeyedWrite,
+    key: KeyedWrite | undefined,
     work: Work,
   ): Promise<KeyedOutcome<WithdrawOutcome>>;
   /** Deletes a bounded batch of key records recorded before `expiredBeforeMs`; returns how many. */

@@ -151,15 +151,9 @@ function withdrawRoute(ledger: Ledger): Route {
       otherErrors: [ledgerAway],
     },
     idempotent: {
-      once: ({ params }, key, work) =>
-        ledger.withdrawOnce(params.account, params.amount, key, work),
+      write: ({ params }, key, work) => ledger.withdraw(params.account, params.amount, key, work),
       reply: withdrawalReply,
     },
-    handle: async (input, work) =>
-      withdrawalReply(
-        input,
-        await ledger.withdraw(input.params.account, input.params.amount, work),
-      ),
   });
 }
 

@@ -20,10 +20,13 @@ export interface KeyedWrite {
   readonly expiredBeforeMs: number;
 }
 
-/** What became of a keyed write whose store outcome is `O`. */
+/**
+ * What became of a write whose store outcome is `O`, under a key or not: a store has one verb per
+ * write, and a write without a key always runs.
+ */
 export type KeyedOutcome<O> =
-  /** It ran now; its outcome was recorded with its write. */
-  | { readonly kind: 'ran'; readonly outcome: O; readonly recordedAtMs: number }
+  /** It ran now; under a key, its outcome was recorded with the write, at the key's nowMs. */
+  | { readonly kind: 'ran'; readonly outcome: O }
   /** The key was recorded before (by this or another instance) for `fingerprint`: nothing ran. */
   | {
       readonly kind: 'recorded';
@@ -33,3 +36,9 @@ export type KeyedOutcome<O> =
     }
   /** Another instance is running a request with this key right now: nothing ran. */
   | { readonly kind: 'in-flight' };
+
+/** The outcome of a write made without a key: such a write always runs. */
+export function unkeyedOutcome<O>(written: KeyedOutcome<O>): O {
+  if (written.kind !== 'ran') throw new Error(`a write without a key came back ${written.kind}`);
+  return written.outcome;
+}

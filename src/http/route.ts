@@ -1,6 +1,6 @@
 // What a service declares about one operation: method, path, inputs (schemas), success status,
 // documented responses and the handler. The contract layer does the rest.
-import type { KeyedOutcome, KeyedWrite } from '../common/keyed-writes.js';
+import { unkeyedOutcome, type KeyedOutcome, type KeyedWrite } from '../common/keyed-writes.js';
 import type { Work } from '../common/work.js';
 import type { Preconditions } from './conditions.js';
 import { placeholdersOf } from './routing.js';
@@ -91,13 +91,17 @@ export interface RouteInput<P, B> {
 }
 
 /**
- * How an operation takes an Idempotency-Key (idempotency.ts). Its store records the write's outcome
- * `O` with the key; `reply` turns an outcome into the response, for the first request and for every
- * replay alike, so that a replay is the same response in the error format the service runs with.
+ * How an operation takes an Idempotency-Key (src/features/idempotency/gate.ts): its one write, with
+ * the key or without. Its store records the write's outcome `O` with the key; `reply` turns an
+ * outcome into the response, for the first request, every replay and a request without a key
+ * alike, so that a replay is the same response in the error format the service runs with.
  */
 export interface Idempotent<P, B, O> {
-  /** The write under the key: it runs only if the key has no live record, and records its outcome. */
-  once(input: RouteInput<P, B>, key: KeyedWrite, work: Work): Promise<KeyedOutcome<O>>;
+  /**
+   * The write, under the request's key when it sent one: it then runs only if the key has no live
+   * record, and records its outcome. Without a key (undefined) it always runs.
+   */
+  write(input: RouteInput<P, B>, key: KeyedWrite | undefined, work: Work): Promise<KeyedOutcome<O>>;
   /** The response to an outcome; it throws the error to answer with, as a handler does. */
   reply(input: RouteInput<P, B>, outcome: O): Reply;
   /**
@@ -125,10 +129,14 @@ export interface RouteSpec<P, B, O> {
   readonly params: ParamSpecs<P>;
   readonly body?: ModelSpec<B>;
   readonly docs: RouteDocs;
-  /** Takes an Idempotency-Key; `handle` answers the requests that send none. */
+  /** Takes an Idempotency-Key: the route's write, said once; its handler is derived from it. */
   readonly idempotent?: Idempotent<P, B, O>;
-  /** `work`: what the store work it starts is done for (src/common/work.ts), for its store call. */
-  handle(input: RouteInput<P, B>, work: Work): Reply | Promise<Reply>;
+  /**
+   * The handler of a route that is not `idempotent` (one that is gets its write without a key,
+   * then its reply). `work`: what the store work it starts is done for (src/common/work.ts), for
+   * its store call.
+   */
+  readonly handle?: (input: RouteInput<P, B>, work: Work) => Reply | Promise<Reply>;
 }
 
 /**
@@ -166,8 +174,24 @@ export function defineRoute<P, B = undefined, O = never>(spec: RouteSpec<P, B, O
     body: spec.body as ModelSpec<unknown> | undefined,
     docs: spec.docs,
     idempotent: spec.idempotent as Route['idempotent'],
-    handle: spec.handle as Route['handle'],
+    handle: handlerOf(spec) as Route['handle'],
   };
+}
+
+/** A route's handler: its own, or an idempotent route's write without a key, then its reply. */
+function handlerOf<P, B, O>(
+  spec: RouteSpec<P, B, O>,
+): (input: RouteInput<P, B>, work: Work) => Reply | Promise<Reply> {
+  const { handle, idempotent } = spec;
+  if ((handle === undefined) === (idempotent === undefined))
+    throw new Error(
+      `${spec.method} ${spec.path}: a route gives a handler or an idempotent write, one of them`,
+    );
+  if (idempotent === undefined) return handle as NonNullable<typeof handle>;
+  return (input, work) =>
+    idempotent
+      .write(input, undefined, work)
+      .then((written) => idempotent.reply(input, unkeyedOutcome(written)));
 }
 
 export function jsonReply(status: number, body: string): Reply {

@@ -4,6 +4,7 @@
 // write's own transaction, after the item's existence: a 404 or 409 comes before a 412, as RFC 9110
 // §13.2.1 asks (a condition is evaluated only where the request would otherwise succeed).
 import { andThen, type Eventually } from '../common/eventually.js';
+import { unkeyedOutcome } from '../common/keyed-writes.js';
 import type { Work } from '../common/work.js';
 import {
   conditionalRead,
@@ -167,21 +168,11 @@ function replaceRoute(store: TodoStore, required: boolean): Route {
       otherErrors: [...writeErrors(required), storeAway],
     },
     idempotent: {
-      once: ({ params, body, preconditions }, key, work) =>
-        store.replaceOnce(
-          params.todo_id,
-          body,
-          writeConditionOf(preconditions, required),
-          key,
-          work,
-        ),
+      write: ({ params, body, preconditions }, key, work) =>
+        store.replace(params.todo_id, body, writeConditionOf(preconditions, required), key, work),
       reply: (_, outcome) => replacedReply(outcome),
       keyOptional: true,
     },
-    handle: async ({ params, body, preconditions }, work) =>
-      replacedReply(
-        await store.replace(params.todo_id, body, writeConditionOf(preconditions, required), work),
-      ),
   });
 }
 
@@ -197,15 +188,11 @@ function deleteRoute(store: TodoStore, required: boolean): Route {
       otherErrors: [todoNotFound(), ...writeErrors(required), storeAway],
     },
     idempotent: {
-      once: ({ params, preconditions }, key, work) =>
-        store.removeOnce(params.todo_id, writeConditionOf(preconditions, required), key, work),
+      write: ({ params, preconditions }, key, work) =>
+        store.remove(params.todo_id, writeConditionOf(preconditions, required), key, work),
       reply: (_, outcome) => removedReply(outcome),
       keyOptional: true,
     },
-    handle: async ({ params, preconditions }, work) =>
-      removedReply(
-        await store.remove(params.todo_id, writeConditionOf(preconditions, required), work),
-      ),
   });
 }
 
@@ -225,10 +212,9 @@ function createRoute(store: TodoStore): Route {
       otherErrors: [noIdLeft(), storeAway],
     },
     idempotent: {
-      once: ({ body }, key, work) => store.createOnce(body, key, work),
+      write: ({ body }, key, work) => store.create(body, key, work),
       reply: createdReply,
     },
-    handle: async (input, work) => createdReply(input, await store.create(input.body, work)),
   });
 }
 
@@ -249,7 +235,8 @@ function oopsDeleteRoute(store: TodoStore): Route {
     // The lesson of this endpoint: it declares 204 yet produces a value. It removes the item if
     // there is one and never checks; the value is dropped on the wire, because a 204 has no body.
     async handle({ params }, work) {
-      const removed = (await store.remove(params.todo_id, UNCONDITIONAL, work)).kind === 'removed';
+      const written = await store.remove(params.todo_id, UNCONDITIONAL, undefined, work);
+      const removed = unkeyedOutcome(written).kind === 'removed';
       return { status: 204, body: JSON.stringify({ removed }) };
     },
   });
@@ -272,15 +259,11 @@ function finishRoute(store: TodoStore): Route {
     // 428 is for PUT and DELETE only: finishing cannot undo anyone's change, so it never requires
     // a version.
     idempotent: {
-      once: ({ params, preconditions }, key, work) =>
-        store.finishOnce(params.todo_id, writeConditionOf(preconditions, false), key, work),
+      write: ({ params, preconditions }, key, work) =>
+        store.finish(params.todo_id, writeConditionOf(preconditions, false), key, work),
       reply: (_, outcome) => finishedReply(outcome),
       keyOptional: true,
     },
-    handle: async ({ params, preconditions }, work) =>
-      finishedReply(
-        await store.finish(params.todo_id, writeConditionOf(preconditions, false), work),
-      ),
   });
 }
 

@@ -11,43 +11,23 @@
 // of write-conditions.ts) inside that same function, under that lock, a replace in the WHERE of
 // its UPDATE: no write of any instance comes between the check and the change. The functions are
 // in store-postgres-schema.ts, as they are now; the migrations that led there in
-// store-postgres-migrations.ts.
+// store-postgres-migrations.ts. The writes, what the function answers of each and how that reads
+// as an outcome are those of writes.ts, the same as on SQLite.
 import { openPostgresStore } from '../db/postgres/store.js';
 import type { StoreOptions } from '../db/store-options.js';
-import {
-  INITIAL_TODO,
-  type CreateOutcome,
-  type FinishOutcome,
-  type RemoveOutcome,
-  type ReplaceOutcome,
-  type StoredTodo,
-  type TodoInput,
-  type TodoStore,
-} from './store.js';
+import { INITIAL_TODO, type StoredTodo, type TodoStore } from './store.js';
 import { TODO_POSTGRES_MIGRATIONS } from './store-postgres-migrations.js';
 import { CLAIM_KEYS, KEYS_TABLE } from './store-postgres-schema.js';
 import { decodeTitle, encodeTitle } from './title.js';
 import { UNCONDITIONAL, type VersionSet, type WriteCondition } from './write-conditions.js';
-
-/** Titles travel encoded (title.ts); an id is 0 where the write names none. */
-type TodoWrite =
-  | { readonly kind: 'create'; readonly title: string; readonly done: boolean }
-  | {
-      readonly kind: 'replace';
-      readonly id: number;
-      readonly title: string;
-      readonly done: boolean;
-      readonly condition: WriteCondition;
-    }
-  | { readonly kind: 'remove'; readonly id: number; readonly condition: WriteCondition }
-  | { readonly kind: 'finish'; readonly id: number; readonly condition: WriteCondition };
-
-interface WriteResultRow {
-  readonly outcome: string;
-  readonly newId: string | null;
-  readonly title: string | null;
-  readonly version: string | null;
-}
+import {
+  todoOutcome,
+  todoWrites,
+  todoWriteSize,
+  type TodoOutcome,
+  type TodoWrite,
+  type TodoWriteResult,
+} from './writes.js';
 
 interface TitleRow {
   readonly title: string;
@@ -62,14 +42,11 @@ const versionsText = (versions: VersionSet | undefined): string | null =>
 const conditionOf = (write: TodoWrite): WriteCondition =>
   'condition' in write ? write.condition : UNCONDITIONAL;
 
-const writeSize = (write: TodoWrite): number =>
-  ('title' in write ? write.title.length * 3 : 0) + 32;
-
 export async function openPostgresTodoStore(
   url: string,
   options: StoreOptions = {},
 ): Promise<TodoStore> {
-  const store = await openPostgresStore<TodoWrite, WriteResultRow>({
+  const store = await openPostgresStore<TodoWrite, TodoWriteResult, TodoOutcome>({
     url,
     service: 'todo',
     migrations: TODO_POSTGRES_MIGRATIONS,
@@ -104,14 +81,15 @@ export async function openPostgresTodoStore(
       const row = rows[0];
       if (row === undefined || row.answers.length !== batch.length)
         throw new Error('todo_write_batch answered another number of writes');
-      return row.answers.map((outcome, i) => ({
+      return row.answers.map((outcome, i): TodoWriteResult => ({
         outcome,
-        newId: row.new_ids[i] ?? null,
-        title: row.titles_out[i] ?? null,
-        version: row.versions[i] ?? null,
+        id: row.new_ids[i],
+        title: row.titles_out[i],
+        version: row.versions[i],
       }));
     },
-    sizeOf: writeSize,
+    outcome: todoOutcome,
+    sizeOf: todoWriteSize,
     keysTable: KEYS_TABLE,
     claimFunction: CLAIM_KEYS,
     options,
@@ -131,104 +109,11 @@ export async function openPostgresTodoStore(
       const row = await reads.read(id, work);
       return row === undefined ? undefined : toTodo(id, row);
     },
-    async create(input, work) {
-      return createOutcome(
-        await store.write(
-          { kind: 'create', title: encodeTitle(input.title), done: input.done },
-          work,
-        ),
-      );
-    },
-    createOnce: (input, key, work) =>
-      store.writeOnce(
-        { kind: 'create', title: encodeTitle(input.title), done: input.done },
-        key,
-        createOutcome,
-        work,
-      ),
+    ...todoWrites(store.write),
     pruneKeys: (expiredBeforeMs) => store.pruneKeys(expiredBeforeMs),
-    async replace(id, input: TodoInput, condition, work) {
-      return replaceOutcome(id, input, await store.write(replaceOp(id, input, condition), work));
-    },
-    async remove(id, condition, work) {
-      return removeOutcome(await store.write({ kind: 'remove', id, condition }, work));
-    },
-    async finish(id, condition, work) {
-      return finishOutcome(id, await store.write({ kind: 'finish', id, condition }, work));
-    },
-    // Keyed: the outcome recorded is the one answered, read from the batch's result as above.
-    replaceOnce: (id, input, condition, key, work) =>
-      store.writeOnce(
-        replaceOp(id, input, condition),
-        key,
-        (row) => replaceOutcome(id, input, row),
-        work,
-      ),
-    removeOnce: (id, condition, key, work) =>
-      store.writeOnce({ kind: 'remove', id, condition }, key, removeOutcome, work),
-    finishOnce: (id, condition, key, work) =>
-      store.writeOnce(
-        { kind: 'finish', id, condition },
-        key,
-        (row) => finishOutcome(id, row),
-        work,
-      ),
     ping: () => store.ready(),
     close: () => store.close(),
   };
-}
-
-const replaceOp = (id: number, input: TodoInput, condition: WriteCondition): TodoWrite => ({
-  kind: 'replace',
-  id,
-  title: encodeTitle(input.title),
-  done: input.done,
-  condition,
-});
-
-function replaceOutcome(
-  id: number,
-  input: TodoInput,
-  { outcome, version }: WriteResultRow,
-): ReplaceOutcome {
-  if (outcome === 'stale' || outcome === 'version-required') return { kind: outcome };
-  if ((outcome !== 'replaced' && outcome !== 'created') || version === null)
-    throw new Error(`todo_write_batch answered a replace with ${outcome}`);
-  return {
-    kind: outcome,
-    todo: { id, title: input.title, done: input.done, version: Number(version) },
-  };
-}
-
-function removeOutcome({ outcome }: WriteResultRow): RemoveOutcome {
-  if (
-    outcome === 'removed' ||
-    outcome === 'missing' ||
-    outcome === 'stale' ||
-    outcome === 'version-required'
-  )
-    return { kind: outcome };
-  throw new Error(`todo_write_batch answered a remove with ${outcome}`);
-}
-
-function finishOutcome(id: number, { outcome, title, version }: WriteResultRow): FinishOutcome {
-  if (
-    outcome === 'missing' ||
-    outcome === 'already-done' ||
-    outcome === 'stale' ||
-    outcome === 'version-required'
-  )
-    return { kind: outcome };
-  if (outcome !== 'finished' || title === null || version === null)
-    throw new Error(`todo_write_batch answered a finish with ${outcome}`);
-  return { kind: 'finished', todo: toTodo(id, { title, done: true, version }) };
-}
-
-function createOutcome({ outcome, newId, version }: WriteResultRow): CreateOutcome {
-  if (outcome === 'no-id-left') return { kind: 'no-id-left' };
-  if (outcome !== 'created' || newId === null || version === null)
-    throw new Error(`todo_write_batch answered a create with ${outcome}`);
-  return { kind: 'created', id: Number(newId), version: Number(version) };
 }
 
 function toTodo(id: number, row: TitleRow): StoredTodo {

@@ -4,17 +4,10 @@ import { outcomeRecordsSql, recordsTableSql } from '../db/idempotency-records.js
 import type { Migration } from '../db/migrations.js';
 import type { SqliteDatabase } from '../db/sqlite/sqlite.js';
 import type { SqliteWrites } from '../db/sqlite/writes.js';
-import {
-  TODO_ID_MAX,
-  type CreateOutcome,
-  type FinishOutcome,
-  type Refused,
-  type RemoveOutcome,
-  type ReplaceOutcome,
-  type StoredTodo,
-} from './store.js';
+import { TODO_ID_MAX, type StoredTodo } from './store.js';
 import { decodeTitle } from './title.js';
 import { judge, type WriteCondition } from './write-conditions.js';
+import { todoOutcome, type TodoOutcome, type TodoWrite, type TodoWriteResult } from './writes.js';
 
 export const TODO_KEYS_TABLE = 'todo_idempotency_keys';
 
@@ -57,90 +50,9 @@ export interface TodoRow {
   readonly version: number;
 }
 
-/** Titles travel already encoded (title.ts), done as 0 or 1. */
-export type TodoWrite =
-  | { readonly kind: 'create'; readonly title: string; readonly done: number }
-  | {
-      readonly kind: 'replace';
-      readonly id: number;
-      readonly title: string;
-      readonly done: number;
-      readonly condition: WriteCondition;
-    }
-  | { readonly kind: 'remove'; readonly id: number; readonly condition: WriteCondition }
-  | { readonly kind: 'finish'; readonly id: number; readonly condition: WriteCondition };
-
-/** A write's share of a batch's byte bound: its encoded title (at most 3 UTF-8 bytes a UTF-16 unit) and the rest. */
-export const todoWriteSize = (write: TodoWrite): number =>
-  ('title' in write ? write.title.length * 3 : 0) + 32;
-
-export type FinishRow =
-  | { readonly kind: 'finished'; readonly row: TodoRow }
-  | { readonly kind: 'missing' }
-  | { readonly kind: 'already-done' }
-  | Refused;
-
-export type ReplaceRow =
-  { readonly kind: 'replaced' | 'created'; readonly version: number } | Refused;
-
-export type RemoveRow = { readonly kind: 'removed' } | { readonly kind: 'missing' } | Refused;
-
-/** What each write answers: the create, the replace, the remove, the finish. */
-export interface TodoWriteOutcomes {
-  readonly create: CreateOutcome;
-  readonly replace: ReplaceRow;
-  readonly remove: RemoveRow;
-  readonly finish: FinishRow;
-}
-export type TodoWriteOutcome = TodoWriteOutcomes[keyof TodoWriteOutcomes];
-
-/** What each write records under a key: the store's outcome (store.ts), as the routes answer it. */
-export interface TodoRecordedOutcomes {
-  readonly create: CreateOutcome;
-  readonly replace: ReplaceOutcome;
-  readonly remove: RemoveOutcome;
-  readonly finish: FinishOutcome;
-}
-
 /** An item as the store answers it, from its row (the title decoded). */
 export function storedTodo(id: number, row: TodoRow): StoredTodo {
   return { id, title: decodeTitle(row.title), done: row.done === 1, version: row.version };
-}
-
-/**
- * What a keyed replace records: the store's outcome (store.ts), the item as the write left it.
- * Decoded here, in the writer, only for a keyed write: an unkeyed one's answer takes the request's
- * own title.
- */
-function replaceOutcome(
-  write: { readonly id: number; readonly title: string; readonly done: number },
-  row: ReplaceRow,
-): ReplaceOutcome {
-  if (row.kind === 'stale' || row.kind === 'version-required') return row;
-  return {
-    kind: row.kind,
-    todo: storedTodo(write.id, { title: write.title, done: write.done, version: row.version }),
-  };
-}
-
-/** What a keyed finish records: the store's outcome, the item as the write left it. */
-const finishOutcome = (id: number, row: FinishRow): FinishOutcome =>
-  row.kind === 'finished' ? { kind: 'finished', todo: storedTodo(id, row.row) } : row;
-
-/** What a keyed write records of its outcome: a create's and a remove's are the store's already. */
-function recordedTodoOutcome(
-  write: TodoWrite,
-  outcome: TodoWriteOutcome,
-): TodoRecordedOutcomes[TodoWrite['kind']] {
-  switch (write.kind) {
-    case 'replace':
-      return replaceOutcome(write, outcome as ReplaceRow);
-    case 'finish':
-      return finishOutcome(write.id, outcome as FinishRow);
-    case 'create':
-    case 'remove':
-      return outcome as CreateOutcome | RemoveOutcome;
-  }
 }
 
 export function prepareTodoRead(db: SqliteDatabase): (id: number) => TodoRow | undefined {
@@ -182,7 +94,7 @@ export const CREATE_NEXT_SQL = `INSERT INTO todos (id, title, done, version)
  * that writes, which changes a row only where the condition holds, and the count of rows it
  * changed is the verdict; the other conditional writes read the item's version first.
  */
-export function prepareTodoWrites(db: SqliteDatabase): (write: TodoWrite) => TodoWriteOutcome {
+export function prepareTodoWrites(db: SqliteDatabase): (write: TodoWrite) => TodoWriteResult {
   const insertNext = db.prepare<[string, number, number], { id: number; version: number }>(
     CREATE_NEXT_SQL,
   );
@@ -196,8 +108,8 @@ export function prepareTodoWrites(db: SqliteDatabase): (write: TodoWrite) => Tod
     'INSERT INTO todos (id, title, done, version) VALUES (?, ?, ?, ?)',
   );
   const remove = db.prepare<[number]>('DELETE FROM todos WHERE id = ?');
-  const markDone = db.prepare<[number, number], TodoRow>(
-    'UPDATE todos SET done = 1, version = ? WHERE id = ? AND done = 0 RETURNING title, done, version',
+  const markDone = db.prepare<[number, number], { title: string; version: number }>(
+    'UPDATE todos SET done = 1, version = ? WHERE id = ? AND done = 0 RETURNING title, version',
   );
   const state = db.prepare<[number], { done: number; version: number }>(
     'SELECT done, version FROM todos WHERE id = ?',
@@ -222,21 +134,21 @@ export function prepareTodoWrites(db: SqliteDatabase): (write: TodoWrite) => Tod
     )
     .pluck(true);
   const takeVersion = db.prepare<[]>('UPDATE todo_revision SET last = last + 1');
-  const createNext = (title: string, done: number): CreateOutcome => {
+  const createNext = (title: string, done: number): TodoWriteResult => {
     const row = insertNext.get(title, done, nextVersion.get() as number);
     return row === undefined
-      ? { kind: 'no-id-left' }
-      : { kind: 'created', id: row.id, version: row.version };
+      ? { outcome: 'no-id-left' }
+      : { outcome: 'created', id: row.id, version: row.version };
   };
   /** A conditional statement's verdict: the version it wrote (now taken from the counter), or none. */
   const verdictOf = (
     written: number | undefined,
-    kind: 'replaced' | 'created',
-    refused: Refused['kind'],
-  ): ReplaceRow => {
-    if (written === undefined) return { kind: refused };
+    outcome: 'replaced' | 'created',
+    refused: 'stale' | 'version-required',
+  ): TodoWriteResult => {
+    if (written === undefined) return { outcome: refused };
     takeVersion.run();
-    return { kind, version: written };
+    return { outcome, version: written };
   };
   /** A conditional replace in the one statement that says its condition; undefined where none does. */
   const replaceIf = (
@@ -244,7 +156,7 @@ export function prepareTodoWrites(db: SqliteDatabase): (write: TodoWrite) => Tod
     title: string,
     done: number,
     condition: WriteCondition,
-  ): ReplaceRow | undefined => {
+  ): TodoWriteResult | undefined => {
     if (condition.kind === 'required')
       return verdictOf(insertAbsent.get(id, title, done), 'created', 'version-required');
     if (condition.kind !== 'versions') return undefined;
@@ -268,44 +180,47 @@ export function prepareTodoWrites(db: SqliteDatabase): (write: TodoWrite) => Tod
     title: string,
     done: number,
     condition: WriteCondition,
-  ): ReplaceRow => {
+  ): TodoWriteResult => {
     if (condition.kind !== 'none') {
       const written = replaceIf(id, title, done, condition);
       if (written !== undefined) return written;
       const verdict = judge(condition, state.get(id)?.version);
-      if (verdict !== 'go') return { kind: verdict };
+      if (verdict !== 'go') return { outcome: verdict };
     }
     const version = nextVersion.get() as number;
-    if (update.run(title, done, version, id).changes > 0) return { kind: 'replaced', version };
+    if (update.run(title, done, version, id).changes > 0) return { outcome: 'replaced', version };
     insert.run(id, title, done, version);
-    return { kind: 'created', version };
+    return { outcome: 'created', version };
   };
-  const removeItem = (id: number, condition: WriteCondition): RemoveRow => {
+  const removeItem = (id: number, condition: WriteCondition): TodoWriteResult => {
     if (condition.kind !== 'none') {
       const current = state.get(id);
-      if (current === undefined) return { kind: 'missing' };
+      if (current === undefined) return { outcome: 'missing' };
       const verdict = judge(condition, current.version);
-      if (verdict !== 'go') return { kind: verdict };
+      if (verdict !== 'go') return { outcome: verdict };
     }
-    return remove.run(id).changes > 0 ? { kind: 'removed' } : { kind: 'missing' };
+    return { outcome: remove.run(id).changes > 0 ? 'removed' : 'missing' };
   };
-  const finish = (id: number, condition: WriteCondition): FinishRow => {
+  const finish = (id: number, condition: WriteCondition): TodoWriteResult => {
     // Read first, even without a condition: a finish that finds nothing to do takes no version.
     const current = state.get(id);
-    if (current === undefined) return { kind: 'missing' };
-    if (current.done === 1) return { kind: 'already-done' };
+    if (current === undefined) return { outcome: 'missing' };
+    if (current.done === 1) return { outcome: 'already-done' };
     const verdict = judge(condition, current.version);
-    if (verdict !== 'go') return { kind: verdict };
+    if (verdict !== 'go') return { outcome: verdict };
     const row = markDone.get(nextVersion.get() as number, id);
-    return row === undefined ? { kind: 'already-done' } : { kind: 'finished', row };
+    return row === undefined
+      ? { outcome: 'already-done' }
+      : { outcome: 'finished', title: row.title, version: row.version };
   };
 
+  // done is stored as 0 or 1: SQLite has no boolean.
   return (write) => {
     switch (write.kind) {
       case 'create':
-        return createNext(write.title, write.done);
+        return createNext(write.title, write.done ? 1 : 0);
       case 'replace':
-        return replace(write.id, write.title, write.done, write.condition);
+        return replace(write.id, write.title, write.done ? 1 : 0, write.condition);
       case 'remove':
         return removeItem(write.id, write.condition);
       case 'finish':
@@ -315,7 +230,8 @@ export function prepareTodoWrites(db: SqliteDatabase): (write: TodoWrite) => Tod
 }
 
 /** The to-do store's writes, for the scaffold here and in its writer thread (store-sqlite-worker.ts). */
-export const TODO_WRITES: SqliteWrites<TodoWrite, TodoWriteOutcome> = {
+export const TODO_WRITES: SqliteWrites<TodoWrite, TodoWriteResult, TodoOutcome> = {
   prepare: prepareTodoWrites,
-  keys: { table: TODO_KEYS_TABLE, recorded: recordedTodoOutcome },
+  outcome: todoOutcome,
+  keys: { table: TODO_KEYS_TABLE },
 };

@@ -61,8 +61,17 @@ export interface TodoStore {
   // deadline gives up what has not started, its origin tells a tracer whose batch it joined.
   /** At once where the store can read without waiting (SQLite): see Eventually. */
   get(id: number, work: Work): Eventually<StoredTodo | undefined>;
+  // Each write takes an Idempotency-Key or none (undefined). Under a key it runs only if the key
+  // has no live record, and its outcome, a refusal included, is recorded with the key in the same
+  // transaction as the write (its condition judged there too): a recorded outcome is the one its
+  // first run answered, so a replay carries the version of its first response. Without a key it
+  // always runs: its outcome comes back as `ran`.
   /** Creates with id = largest existing id + 1 (1 when empty), unless that is past TODO_ID_MAX. */
-  create(input: TodoInput, work: Work): Promise<CreateOutcome>;
+  create(
+    input: TodoInput,
+    key: KeyedWrite | undefined,
+    work: Work,
+  ): Promise<KeyedOutcome<CreateOutcome>>;
   /**
    * Replaces the item, or creates it under that id; says which. The condition (UNCONDITIONAL: none)
    * is judged first, in the same transaction as the write.
@@ -71,40 +80,21 @@ export interface TodoStore {
     id: number,
     input: TodoInput,
     condition: WriteCondition,
-    work: Work,
-  ): Promise<ReplaceOutcome>;
-  /** A missing item is `missing` whatever the condition: there was nothing the condition could protect. */
-  remove(id: number, condition: WriteCondition, work: Work): Promise<RemoveOutcome>;
-  /** Missing and already done come before the condition, as for remove. */
-  finish(id: number, condition: WriteCondition, work: Work): Promise<FinishOutcome>;
-  /**
-   * A create under an idempotency key: it runs only if the key has no live record, and its outcome
-   * is recorded with the key in the same transaction.
-   */
-  createOnce(input: TodoInput, key: KeyedWrite, work: Work): Promise<KeyedOutcome<CreateOutcome>>;
-  /**
-   * replace, remove and finish under an idempotency key, as createOnce: each runs only if the key
-   * has no live record, and its outcome, a refusal included, is recorded with the key in the same
-   * transaction as the write (its condition judged there too). A recorded outcome is the one its
-   * first run answered, so a replay carries the version of its first response.
-   */
-  replaceOnce(
-    id: number,
-    input: TodoInput,
-    condition: WriteCondition,
-    key: KeyedWrite,
+    key: KeyedWrite | undefined,
     work: Work,
   ): Promise<KeyedOutcome<ReplaceOutcome>>;
-  removeOnce(
+  /** A missing item is `missing` whatever the condition: there was nothing the condition could protect. */
+  remove(
     id: number,
     condition: WriteCondition,
-    key: KeyedWrite,
+    key: KeyedWrite | undefined,
     work: Work,
   ): Promise<KeyedOutcome<RemoveOutcome>>;
-  finishOnce(
+  /** Missing and already done come before the condition, as for remove. */
+  finish(
     id: number,
     condition: WriteCondition,
-    key: KeyedWrite,
+    key: KeyedWrite | undefined,
     work: Work,
   ): Promise<KeyedOutcome<FinishOutcome>>;
   /** Deletes a bounded batch of key records recorded before `expiredBeforeMs`; returns how many. */

@@ -10,6 +10,7 @@ import Database from 'better-sqlite3';
 import { openSqliteLedger } from '../../src/bank/ledger-sqlite.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 import { UNBOUNDED_WORK } from '../../src/common/work.js';
+import { ran } from '../support/keys.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-group-commit-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -21,7 +22,9 @@ describe('group-commit SQLite ledger', { timeout: SUITE_TIMEOUT_MS }, () => {
     const ledger = await openSqliteLedger(freshFile(), new Map([['alice', 100]]));
     try {
       const outcomes = await Promise.all(
-        Array.from({ length: 200 }, () => ledger.withdraw('alice', 1, UNBOUNDED_WORK)),
+        Array.from({ length: 200 }, () =>
+          ran(ledger.withdraw('alice', 1, undefined, UNBOUNDED_WORK)),
+        ),
       );
       const done = outcomes.filter((o) => o.kind === 'done');
       assert.equal(done.length, 100);
@@ -41,7 +44,7 @@ describe('group-commit SQLite ledger', { timeout: SUITE_TIMEOUT_MS }, () => {
     const file = freshFile();
     const first = await openSqliteLedger(file, new Map([['alice', 1000]]));
     await Promise.all(
-      Array.from({ length: 30 }, () => first.withdraw('alice', 10, UNBOUNDED_WORK)),
+      Array.from({ length: 30 }, () => ran(first.withdraw('alice', 10, undefined, UNBOUNDED_WORK))),
     );
     await first.close();
     const second = await openSqliteLedger(
@@ -54,7 +57,7 @@ describe('group-commit SQLite ledger', { timeout: SUITE_TIMEOUT_MS }, () => {
     try {
       assert.equal(await second.balance('alice', UNBOUNDED_WORK), 700);
       assert.equal(await second.balance('bob', UNBOUNDED_WORK), undefined);
-      assert.deepEqual(await second.withdraw('alice', 700, UNBOUNDED_WORK), {
+      assert.deepEqual(await ran(second.withdraw('alice', 700, undefined, UNBOUNDED_WORK)), {
         kind: 'done',
         balance: 0,
       });
@@ -66,12 +69,14 @@ describe('group-commit SQLite ledger', { timeout: SUITE_TIMEOUT_MS }, () => {
   test('close() while withdrawals are queued finishes them all, then refuses new ones', async () => {
     const file = freshFile();
     const ledger = await openSqliteLedger(file, new Map([['alice', 1000]]));
-    const pending = Array.from({ length: 50 }, () => ledger.withdraw('alice', 1, UNBOUNDED_WORK));
+    const pending = Array.from({ length: 50 }, () =>
+      ran(ledger.withdraw('alice', 1, undefined, UNBOUNDED_WORK)),
+    );
     const closed = ledger.close();
     const outcomes = await Promise.all(pending);
     await closed;
     assert.equal(outcomes.filter((o) => o.kind === 'done').length, 50);
-    await assert.rejects(ledger.withdraw('alice', 1, UNBOUNDED_WORK), /closed/);
+    await assert.rejects(ran(ledger.withdraw('alice', 1, undefined, UNBOUNDED_WORK)), /closed/);
     assert.equal(await ledger.ping(), false);
     const reopened = await openSqliteLedger(file, new Map());
     try {
@@ -97,9 +102,9 @@ describe('group-commit SQLite ledger', { timeout: SUITE_TIMEOUT_MS }, () => {
       BEGIN SELECT RAISE(ABORT, 'bob is frozen'); END;`);
     try {
       const [first, frozen, second] = await Promise.allSettled([
-        ledger.withdraw('alice', 1, UNBOUNDED_WORK),
-        ledger.withdraw('bob', 1, UNBOUNDED_WORK),
-        ledger.withdraw('alice', 2, UNBOUNDED_WORK),
+        ran(ledger.withdraw('alice', 1, undefined, UNBOUNDED_WORK)),
+        ran(ledger.withdraw('bob', 1, undefined, UNBOUNDED_WORK)),
+        ran(ledger.withdraw('alice', 2, undefined, UNBOUNDED_WORK)),
       ]);
       assert.deepEqual(first, { status: 'fulfilled', value: { kind: 'done', balance: 99 } });
       assert.equal(frozen?.status, 'rejected');
@@ -131,9 +136,9 @@ describe('group-commit SQLite ledger', { timeout: SUITE_TIMEOUT_MS }, () => {
     `);
     try {
       const results = await Promise.allSettled([
-        ledger.withdraw('alice', 1, UNBOUNDED_WORK),
-        ledger.withdraw('bob', 1, UNBOUNDED_WORK),
-        ledger.withdraw('alice', 2, UNBOUNDED_WORK),
+        ran(ledger.withdraw('alice', 1, undefined, UNBOUNDED_WORK)),
+        ran(ledger.withdraw('bob', 1, undefined, UNBOUNDED_WORK)),
+        ran(ledger.withdraw('alice', 2, undefined, UNBOUNDED_WORK)),
       ]);
       for (const result of results) {
         assert.equal(result.status, 'rejected');
@@ -146,7 +151,7 @@ describe('group-commit SQLite ledger', { timeout: SUITE_TIMEOUT_MS }, () => {
       assert.equal(await ledger.balance('bob', UNBOUNDED_WORK), 100);
       // The writer itself is fine: once the cause is gone, withdrawals work again.
       saboteur.exec('DROP TRIGGER poison');
-      assert.deepEqual(await ledger.withdraw('bob', 1, UNBOUNDED_WORK), {
+      assert.deepEqual(await ran(ledger.withdraw('bob', 1, undefined, UNBOUNDED_WORK)), {
         kind: 'done',
         balance: 99,
       });

@@ -16,6 +16,7 @@ import {
 } from '../support/postgres.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 import { UNBOUNDED_WORK } from '../../src/common/work.js';
+import { ran } from '../support/keys.js';
 
 const skip = await postgresSkip();
 
@@ -68,7 +69,9 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
 
   test('200 concurrent withdrawals of 1 from 100: exactly 100 succeed, each sees its own balance, and the balance ends at 0', async () => {
     const outcomes = await Promise.all(
-      Array.from({ length: 200 }, () => shared.withdraw('alice', 1, UNBOUNDED_WORK)),
+      Array.from({ length: 200 }, () =>
+        ran(shared.withdraw('alice', 1, undefined, UNBOUNDED_WORK)),
+      ),
     );
     const done = outcomes.filter((o) => o.kind === 'done');
     assert.deepEqual(
@@ -85,7 +88,7 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
     const second = await openPostgresLedger(url, new Map());
     try {
       const ask = (ledger: Ledger, i: number) =>
-        ledger.withdraw(i % 3 === 0 ? 'bob' : 'alice', 1 + (i % 7), UNBOUNDED_WORK);
+        ran(ledger.withdraw(i % 3 === 0 ? 'bob' : 'alice', 1 + (i % 7), undefined, UNBOUNDED_WORK));
       const outcomes = await Promise.all(
         Array.from({ length: 600 }, (_, i) => ask(i % 2 === 0 ? first : second, i)),
       );
@@ -106,11 +109,13 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
 
   test('close() while withdrawals are queued finishes them all, then refuses new ones', async () => {
     const { ledger, url } = await freshLedger({ alice: 1000 });
-    const pending = Array.from({ length: 50 }, () => ledger.withdraw('alice', 1, UNBOUNDED_WORK));
+    const pending = Array.from({ length: 50 }, () =>
+      ran(ledger.withdraw('alice', 1, undefined, UNBOUNDED_WORK)),
+    );
     const closed = ledger.close();
     assert.equal((await Promise.all(pending)).filter((o) => o.kind === 'done').length, 50);
     await closed;
-    await assert.rejects(ledger.withdraw('alice', 1, UNBOUNDED_WORK), /closed/);
+    await assert.rejects(ran(ledger.withdraw('alice', 1, undefined, UNBOUNDED_WORK)), /closed/);
     const reopened = await openPostgresLedger(url, new Map());
     try {
       assert.equal(await reopened.balance('alice', UNBOUNDED_WORK), 950);
@@ -124,9 +129,9 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
     await freezeBob(url);
     try {
       const [first, frozen, second] = await Promise.allSettled([
-        ledger.withdraw('alice', 1, UNBOUNDED_WORK),
-        ledger.withdraw('bob', 1, UNBOUNDED_WORK),
-        ledger.withdraw('alice', 2, UNBOUNDED_WORK),
+        ran(ledger.withdraw('alice', 1, undefined, UNBOUNDED_WORK)),
+        ran(ledger.withdraw('bob', 1, undefined, UNBOUNDED_WORK)),
+        ran(ledger.withdraw('alice', 2, undefined, UNBOUNDED_WORK)),
       ]);
       assert.deepEqual(first, { status: 'fulfilled', value: { kind: 'done', balance: 99 } });
       assert.equal(frozen?.status, 'rejected');
@@ -149,9 +154,9 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
     );
     try {
       const results = await Promise.allSettled([
-        ledger.withdraw('alice', 1, UNBOUNDED_WORK),
-        ledger.withdraw('bob', 1, UNBOUNDED_WORK),
-        ledger.withdraw('alice', 2, UNBOUNDED_WORK),
+        ran(ledger.withdraw('alice', 1, undefined, UNBOUNDED_WORK)),
+        ran(ledger.withdraw('bob', 1, undefined, UNBOUNDED_WORK)),
+        ran(ledger.withdraw('alice', 2, undefined, UNBOUNDED_WORK)),
       ]);
       for (const result of results) {
         assert.equal(result.status, 'rejected');
@@ -161,7 +166,7 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
       assert.equal(await ledger.balance('bob', UNBOUNDED_WORK), 100);
       // The ledger itself is fine: once the cause is gone, withdrawals work again.
       await sql(url, 'DROP TRIGGER drop_on_bob ON accounts');
-      assert.deepEqual(await ledger.withdraw('bob', 1, UNBOUNDED_WORK), {
+      assert.deepEqual(await ran(ledger.withdraw('bob', 1, undefined, UNBOUNDED_WORK)), {
         kind: 'done',
         balance: 99,
       });
@@ -178,8 +183,8 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
       const outcomes = await Promise.all(
         Array.from({ length: 60 }, (_, i) =>
           i % 2 === 0
-            ? ledger.withdrawOnce('alice', 1, keyed(`k${i}`), UNBOUNDED_WORK)
-            : ledger.withdraw('alice', 1, UNBOUNDED_WORK),
+            ? ledger.withdraw('alice', 1, keyed(`k${i}`), UNBOUNDED_WORK)
+            : ran(ledger.withdraw('alice', 1, undefined, UNBOUNDED_WORK)),
         ),
       );
       assert.ok(
@@ -204,7 +209,7 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
       const recorded = await rows(url, 'SELECT count(*)::int AS n FROM bank_idempotency_keys');
       assert.deepEqual(recorded, [{ n: 30 }]);
       // Replayed from the records, not run again.
-      const again = await ledger.withdrawOnce('alice', 1, keyed('k0'), UNBOUNDED_WORK);
+      const again = await ledger.withdraw('alice', 1, keyed('k0'), UNBOUNDED_WORK);
       assert.equal(again.kind, 'recorded');
       assert.equal(await ledger.balance('alice', UNBOUNDED_WORK), 940);
     } finally {
@@ -230,19 +235,19 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
     const { ledger, url } = await freshLedger({ alice: 100, bob: 100 });
     try {
       let blocked: Promise<unknown>[] = [];
-      let keyedOnes: ReturnType<Ledger['withdrawOnce']>[] = [];
+      let keyedOnes: ReturnType<Ledger['withdraw']>[] = [];
       // Bob's row is held: the first two batches (a withdrawal from bob each) wait on it with both
       // batch slots taken, so the two keyed withdrawals queue meanwhile and go together as one
       // batch.
       await holding(url, "SELECT balance FROM accounts WHERE name = 'bob' FOR UPDATE", async () => {
         blocked = [
-          ledger.withdraw('bob', 1, UNBOUNDED_WORK),
-          ledger.withdraw('bob', 1, UNBOUNDED_WORK),
+          ran(ledger.withdraw('bob', 1, undefined, UNBOUNDED_WORK)),
+          ran(ledger.withdraw('bob', 1, undefined, UNBOUNDED_WORK)),
         ];
         await new Promise((resolve) => setTimeout(resolve, 100));
         keyedOnes = [
-          ledger.withdrawOnce('alice', 7, keyed('twice'), UNBOUNDED_WORK),
-          ledger.withdrawOnce('alice', 7, keyed('twice'), UNBOUNDED_WORK),
+          ledger.withdraw('alice', 7, keyed('twice'), UNBOUNDED_WORK),
+          ledger.withdraw('alice', 7, keyed('twice'), UNBOUNDED_WORK),
         ];
       });
       await Promise.all(blocked);
@@ -275,7 +280,9 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
           url,
           "SELECT balance FROM accounts WHERE name = 'cat' FOR UPDATE",
           async () => {
-            outcomes = Promise.all(names.map((name) => ledger.withdraw(name, 1, UNBOUNDED_WORK)));
+            outcomes = Promise.all(
+              names.map((name) => ran(ledger.withdraw(name, 1, undefined, UNBOUNDED_WORK))),
+            );
             await untilWaitingForLock(watcher);
             const free = await rows(
               url,
@@ -308,7 +315,7 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
         "SELECT pg_advisory_xact_lock(7310003, hashtext('held elsewhere'))",
         async () => {
           assert.deepEqual(
-            await ledger.withdrawOnce('alice', 5, keyed('held elsewhere'), UNBOUNDED_WORK),
+            await ledger.withdraw('alice', 5, keyed('held elsewhere'), UNBOUNDED_WORK),
             {
               kind: 'in-flight',
             },
@@ -319,7 +326,7 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
       assert.deepEqual(await rows(url, 'SELECT key FROM bank_idempotency_keys'), []);
       // Once the other transaction is gone, the key runs.
       assert.equal(
-        (await ledger.withdrawOnce('alice', 5, keyed('held elsewhere'), UNBOUNDED_WORK)).kind,
+        (await ledger.withdraw('alice', 5, keyed('held elsewhere'), UNBOUNDED_WORK)).kind,
         'ran',
       );
     } finally {
@@ -332,9 +339,9 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
     await freezeBob(url);
     try {
       const [first, frozen, second] = await Promise.allSettled([
-        ledger.withdrawOnce('alice', 1, keyed('a1'), UNBOUNDED_WORK),
-        ledger.withdrawOnce('bob', 1, keyed('b1'), UNBOUNDED_WORK),
-        ledger.withdrawOnce('alice', 2, keyed('a2'), UNBOUNDED_WORK),
+        ledger.withdraw('alice', 1, keyed('a1'), UNBOUNDED_WORK),
+        ledger.withdraw('bob', 1, keyed('b1'), UNBOUNDED_WORK),
+        ledger.withdraw('alice', 2, keyed('a2'), UNBOUNDED_WORK),
       ]);
       assert.equal(first.status === 'fulfilled' && first.value.kind, 'ran');
       assert.equal(frozen?.status, 'rejected');

@@ -13,6 +13,7 @@ import { openTestWriteStore } from '../support/test-store.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 import type { TestWrite } from '../support/test-writes.js';
 import { UNBOUNDED_WORK } from '../../src/common/work.js';
+import { ran } from '../support/keys.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'group-commit-failures-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -35,9 +36,9 @@ describe('group commit when writes fail', { timeout: SUITE_TIMEOUT_MS }, () => {
     const store = await openTestStore();
     try {
       const outcomes = await Promise.allSettled([
-        store.write(insert(1), UNBOUNDED_WORK),
-        store.write(insert(-1), UNBOUNDED_WORK),
-        store.write(insert(2), UNBOUNDED_WORK),
+        ran(store.write(insert(1), undefined, UNBOUNDED_WORK)),
+        ran(store.write(insert(-1), undefined, UNBOUNDED_WORK)),
+        ran(store.write(insert(2), undefined, UNBOUNDED_WORK)),
       ]);
       assert.deepEqual(
         outcomes.map((o) => o.status),
@@ -61,9 +62,9 @@ describe('group commit when writes fail', { timeout: SUITE_TIMEOUT_MS }, () => {
     const store = await openTestStore();
     try {
       const outcomes = await Promise.allSettled([
-        store.write(insert(1), UNBOUNDED_WORK),
-        store.write({ kind: 'rollback-and-fail' }, UNBOUNDED_WORK),
-        store.write(insert(2), UNBOUNDED_WORK),
+        ran(store.write(insert(1), undefined, UNBOUNDED_WORK)),
+        ran(store.write({ kind: 'rollback-and-fail' }, undefined, UNBOUNDED_WORK)),
+        ran(store.write(insert(2), undefined, UNBOUNDED_WORK)),
       ]);
       assert.deepEqual(
         outcomes.map((o) => o.status),
@@ -80,7 +81,11 @@ describe('group commit when writes fail', { timeout: SUITE_TIMEOUT_MS }, () => {
         [],
         'nothing of the batch is stored',
       );
-      assert.equal(await store.write(insert(3), UNBOUNDED_WORK), 1, 'the next batch commits');
+      assert.equal(
+        await ran(store.write(insert(3), undefined, UNBOUNDED_WORK)),
+        1,
+        'the next batch commits',
+      );
     } finally {
       await store.close();
     }
@@ -95,10 +100,10 @@ describe('group commit when writes fail', { timeout: SUITE_TIMEOUT_MS }, () => {
       const faults: StoreFault[] = [];
       const store = await openTestStore(faults);
       try {
-        assert.equal(await store.write(insert(1), UNBOUNDED_WORK), 1);
+        assert.equal(await ran(store.write(insert(1), undefined, UNBOUNDED_WORK)), 1);
         // Exiting inside the write loses its batch; an error thrown just after it may come before
         // or after its commit is answered.
-        const dying = store.write({ kind: 'die', how }, UNBOUNDED_WORK);
+        const dying = ran(store.write({ kind: 'die', how }, undefined, UNBOUNDED_WORK));
         if (how === 'exit')
           await assert.rejects(dying, (error: unknown) => isStoreFault(error, 'unavailable'));
         else
@@ -111,7 +116,7 @@ describe('group commit when writes fail', { timeout: SUITE_TIMEOUT_MS }, () => {
           await new Promise((resolve) => setTimeout(resolve, 10));
         assert.equal(await store.ready(), false);
         await assert.rejects(
-          store.write(insert(2), UNBOUNDED_WORK),
+          ran(store.write(insert(2), undefined, UNBOUNDED_WORK)),
           (error: unknown) => isStoreFault(error, 'unavailable') && says[how].test(error.message),
         );
         assert.ok(
@@ -145,7 +150,7 @@ describe('the SQLite settings a store is opened with', { timeout: SUITE_TIMEOUT_
           `this thread's connection, ${asked}`,
         );
         assert.equal(
-          await store.write({ kind: 'synchronous' }, UNBOUNDED_WORK),
+          await ran(store.write({ kind: 'synchronous' }, undefined, UNBOUNDED_WORK)),
           expected,
           `the writer's connection, ${asked}`,
         );

@@ -13,6 +13,7 @@ import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 import { createTodo, dataOf } from '../support/todos.js';
 import { UNBOUNDED_WORK } from '../../src/common/work.js';
 import { UNCONDITIONAL } from '../../src/todo/write-conditions.js';
+import { ran } from '../support/keys.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'group-commit-limits-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -30,7 +31,9 @@ describe('group commit at its limits', { timeout: SUITE_TIMEOUT_MS }, () => {
     const ledger = await openSqliteLedger(file, new Map([['alice', queued + 5]]));
     try {
       const outcomes = await Promise.all(
-        Array.from({ length: queued }, () => ledger.withdraw('alice', 1, UNBOUNDED_WORK)),
+        Array.from({ length: queued }, () =>
+          ran(ledger.withdraw('alice', 1, undefined, UNBOUNDED_WORK)),
+        ),
       );
       assert.deepEqual(
         outcomes,
@@ -95,20 +98,28 @@ describe('group commit at its limits', { timeout: SUITE_TIMEOUT_MS }, () => {
           created,
           `write ${i}`,
         );
-        const finished = await store.finish(1, UNCONDITIONAL, UNBOUNDED_WORK);
+        const finished = await ran(store.finish(1, UNCONDITIONAL, undefined, UNBOUNDED_WORK));
         assert.equal(finished.kind, i === 0 ? 'finished' : 'already-done');
         assert.deepEqual(dataOf(await store.get(1, UNBOUNDED_WORK)), {
           id: 1,
           title: 'Buy milk',
           done: true,
         });
-        await store.replace(1, { title: 'Buy milk', done: false }, UNCONDITIONAL, UNBOUNDED_WORK);
+        await ran(
+          store.replace(
+            1,
+            { title: 'Buy milk', done: false },
+            UNCONDITIONAL,
+            undefined,
+            UNBOUNDED_WORK,
+          ),
+        );
         assert.deepEqual(dataOf(await store.get(1, UNBOUNDED_WORK)), {
           id: 1,
           title: 'Buy milk',
           done: false,
         });
-        await store.finish(1, UNCONDITIONAL, UNBOUNDED_WORK);
+        await ran(store.finish(1, UNCONDITIONAL, undefined, UNBOUNDED_WORK));
       }
     } finally {
       reading = false;
@@ -127,7 +138,7 @@ describe('group commit at its limits', { timeout: SUITE_TIMEOUT_MS }, () => {
     readEveryTurn();
     try {
       for (let i = 1; i <= 100; i++) {
-        assert.deepEqual(await ledger.withdraw('alice', 1, UNBOUNDED_WORK), {
+        assert.deepEqual(await ran(ledger.withdraw('alice', 1, undefined, UNBOUNDED_WORK)), {
           kind: 'done',
           balance: 1000 - i,
         });

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { entrySize, type BatchEntry } from '../../src/db/postgres/idempotency.js';
 
-const sizeOf = entrySize<string, string, string>((op) => op.length);
+const sizeOf = entrySize<string>((op) => op.length);
 
 describe("a keyed write's share of a batch's byte bound", () => {
   test('an unkeyed write counts its own size only', () => {
@@ -14,16 +14,13 @@ describe("a keyed write's share of a batch's byte bound", () => {
   });
 
   test('a keyed write adds its key, its fingerprint and 16 bytes for the times sent with them', () => {
-    const entry: BatchEntry<string, string> = {
+    const entry: BatchEntry<string> = {
       op: 'withdraw',
-      keyed: {
-        key: {
-          key: 'k'.repeat(255),
-          fingerprint: 'POST /withdraw/alice/10',
-          nowMs: 0,
-          expiredBeforeMs: 0,
-        },
-        outcome: (outcome) => outcome,
+      key: {
+        key: 'k'.repeat(255),
+        fingerprint: 'POST /withdraw/alice/10',
+        nowMs: 0,
+        expiredBeforeMs: 0,
       },
     };
     assert.equal(sizeOf(entry), 8 + 255 + 'POST /withdraw/alice/10'.length + 16);

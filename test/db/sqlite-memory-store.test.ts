@@ -8,6 +8,7 @@ import { isStoreFault, type StoreFault } from '../../src/db/store-errors.js';
 import { openSqliteStore, type SqliteStore } from '../../src/db/sqlite/store.js';
 import { createLogger } from '../../src/observe/log.js';
 import { UNBOUNDED_WORK } from '../../src/common/work.js';
+import { ran } from '../support/keys.js';
 
 /** Insert a value; `then-fail` inserts and then throws, so its transaction must undo the insert. */
 type Op = { readonly insert: number; readonly thenFail?: boolean };
@@ -20,7 +21,7 @@ describe('a SQLite store on :memory:', () => {
   beforeEach(async () => {
     faults = [];
     lines = [];
-    store = await openSqliteStore<Op, number>({
+    store = await openSqliteStore<Op, number, number>({
       location: ':memory:',
       service: 'memory-test',
       migrations: [{ version: 1, sql: 'CREATE TABLE v (x INTEGER NOT NULL)' }],
@@ -34,6 +35,7 @@ describe('a SQLite store on :memory:', () => {
             return op.insert;
           };
         },
+        outcome: (_op, value) => value,
       },
       sizeOf: () => 8,
       writerScript: new URL('./unused-in-memory.js', import.meta.url),
@@ -52,12 +54,12 @@ describe('a SQLite store on :memory:', () => {
     );
 
   test('each write is its own transaction: one that fails undoes only itself', async () => {
-    assert.equal(await store.write({ insert: 1 }, UNBOUNDED_WORK), 1);
+    assert.equal(await ran(store.write({ insert: 1 }, undefined, UNBOUNDED_WORK)), 1);
     await assert.rejects(
-      store.write({ insert: 2, thenFail: true }, UNBOUNDED_WORK),
+      ran(store.write({ insert: 2, thenFail: true }, undefined, UNBOUNDED_WORK)),
       /write 2 failed after its insert/,
     );
-    assert.equal(await store.write({ insert: 3 }, UNBOUNDED_WORK), 3);
+    assert.equal(await ran(store.write({ insert: 3 }, undefined, UNBOUNDED_WORK)), 3);
     assert.deepEqual(values(), [0, 1, 3]);
     assert.deepEqual(faults, [], 'a failure that is no database fault is not one');
     assert.equal(await store.ready(), true);
@@ -65,8 +67,9 @@ describe('a SQLite store on :memory:', () => {
 
   test('writes refused as read-only: the store error, not ready while the probe write fails, ready once it succeeds; reads go on', async () => {
     store.db.pragma('query_only = ON');
-    await assert.rejects(store.write({ insert: 1 }, UNBOUNDED_WORK), (error: unknown) =>
-      isStoreFault(error, 'read-only'),
+    await assert.rejects(
+      ran(store.write({ insert: 1 }, undefined, UNBOUNDED_WORK)),
+      (error: unknown) => isStoreFault(error, 'read-only'),
     );
     assert.deepEqual(faults, ['read-only']);
     assert.deepEqual(values(), [0]);
@@ -83,17 +86,18 @@ describe('a SQLite store on :memory:', () => {
     store.db.pragma('query_only = OFF');
     assert.equal(await store.ready(), true);
     assert.equal(busyTimeout(), waitsForLocks, 'and when it succeeds');
-    assert.equal(await store.write({ insert: 4 }, UNBOUNDED_WORK), 4);
+    assert.equal(await ran(store.write({ insert: 4 }, undefined, UNBOUNDED_WORK)), 4);
     assert.deepEqual(values(), [0, 4], 'the probe left nothing behind');
   });
 
   test('a write that goes through after writes were refused says at once that writes work again', async () => {
     store.db.pragma('query_only = ON');
-    await assert.rejects(store.write({ insert: 1 }, UNBOUNDED_WORK), (error: unknown) =>
-      isStoreFault(error, 'read-only'),
+    await assert.rejects(
+      ran(store.write({ insert: 1 }, undefined, UNBOUNDED_WORK)),
+      (error: unknown) => isStoreFault(error, 'read-only'),
     );
     store.db.pragma('query_only = OFF');
-    assert.equal(await store.write({ insert: 2 }, UNBOUNDED_WORK), 2);
+    assert.equal(await ran(store.write({ insert: 2 }, undefined, UNBOUNDED_WORK)), 2);
     assert.deepEqual(
       lines.filter((line) => /writes/.test(line)),
       [
@@ -115,8 +119,9 @@ describe('a SQLite store on :memory:', () => {
       (error: unknown) => isStoreFault(error, 'corrupt'),
     );
     store.db.pragma('query_only = ON');
-    await assert.rejects(store.write({ insert: 1 }, UNBOUNDED_WORK), (error: unknown) =>
-      isStoreFault(error, 'read-only'),
+    await assert.rejects(
+      ran(store.write({ insert: 1 }, undefined, UNBOUNDED_WORK)),
+      (error: unknown) => isStoreFault(error, 'read-only'),
     );
     store.db.pragma('query_only = OFF');
     assert.equal(await store.ready(), false);

@@ -50,7 +50,10 @@ interface RecordingRoute extends Route {
   readonly idempotent: Idempotent<Record<string, unknown>, unknown, unknown>;
 }
 
-/** A route whose keyed writes go to `once`; by default, a store's keyed write (storeLike). */
+/**
+ * A route whose keyed writes go to `once`; by default, a store's keyed write (storeLike). The gate
+ * sends it no write without a key: such a request goes to its handler.
+ */
 function keyedRoute(once: Once = storeLike()): RecordingRoute {
   const keys: KeyedWrite[] = [];
   return {
@@ -62,7 +65,9 @@ function keyedRoute(once: Once = storeLike()): RecordingRoute {
     docs: { name: 'withdraw' },
     keys,
     idempotent: {
-      once: async (_input, key) => {
+      write: async (_input, key) => {
+        if (key === undefined)
+          throw new Error('the gate sends a write without a key to the handler');
         keys.push(key);
         return once(key);
       },
@@ -83,7 +88,7 @@ function storeLike(outcome: Outcome = DONE): Once {
     if (record !== undefined && record.recordedAtMs >= key.expiredBeforeMs)
       return { kind: 'recorded', outcome, ...record };
     records.set(key.key, { fingerprint: key.fingerprint, recordedAtMs: key.nowMs });
-    return { kind: 'ran', outcome, recordedAtMs: key.nowMs };
+    return { kind: 'ran', outcome };
   };
 }
 
@@ -165,11 +170,7 @@ describe('the idempotency gate of one process', () => {
     const gate = new IdempotencyGate({ required: false, ttlMs: TTL });
     let finish: () => void = () => undefined;
     const route = keyedRoute(
-      (key) =>
-        new Promise(
-          (resolve) =>
-            (finish = () => resolve({ kind: 'ran', outcome: DONE, recordedAtMs: key.nowMs })),
-        ),
+      (key) => new Promise((resolve) => (finish = () => resolve({ kind: 'ran', outcome: DONE }))),
     );
     const first = run(gate, route, '/withdraw/alice/10', 'k');
     await assert.rejects(run(gate, route, '/withdraw/alice/10', 'k'), (error) => {

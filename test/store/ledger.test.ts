@@ -10,7 +10,7 @@ import { openTodoStore } from '../../src/todo/service.js';
 import { TODO_POSTGRES_MIGRATIONS } from '../../src/todo/store-postgres-migrations.js';
 import { assertCutByBytes, LARGE, recordBatches } from '../support/batches.js';
 import { readBooks, readRows } from '../support/journal.js';
-import { assertExpiredKeyRunsAgain, assertPrunesBefore, keyedWrite } from '../support/keys.js';
+import { assertExpiredKeyRunsAgain, assertPrunesBefore, keyedWrite, ran } from '../support/keys.js';
 import { storeBackends, type FreshDatabase } from '../support/store-backends.js';
 import { suiteUnless } from '../support/suite.js';
 import { dataOf } from '../support/todos.js';
@@ -62,13 +62,13 @@ for (const backend of await storeBackends()) {
     test('a name holding NUL is an unknown account, never a failure', async () => {
       assert.equal(await ledger.balance('\u0000', UNBOUNDED_WORK), undefined);
       assert.equal(await ledger.balance('alice\u0000', UNBOUNDED_WORK), undefined);
-      assert.deepEqual(await ledger.withdraw('alice\u0000', 1, UNBOUNDED_WORK), {
+      assert.deepEqual(await ran(ledger.withdraw('alice\u0000', 1, undefined, UNBOUNDED_WORK)), {
         kind: 'unknown-account',
       });
     });
 
     test('withdraw takes the amount and reports the new balance', async () => {
-      assert.deepEqual(await ledger.withdraw('alice', 30, UNBOUNDED_WORK), {
+      assert.deepEqual(await ran(ledger.withdraw('alice', 30, undefined, UNBOUNDED_WORK)), {
         kind: 'done',
         balance: 70,
       });
@@ -76,14 +76,14 @@ for (const backend of await storeBackends()) {
     });
 
     test('withdrawing exactly the balance is allowed and leaves 0', async () => {
-      assert.deepEqual(await ledger.withdraw('bob', 5, UNBOUNDED_WORK), {
+      assert.deepEqual(await ran(ledger.withdraw('bob', 5, undefined, UNBOUNDED_WORK)), {
         kind: 'done',
         balance: 0,
       });
     });
 
     test('too large a withdrawal is refused with the current balance, and changes nothing', async () => {
-      assert.deepEqual(await ledger.withdraw('bob', 6, UNBOUNDED_WORK), {
+      assert.deepEqual(await ran(ledger.withdraw('bob', 6, undefined, UNBOUNDED_WORK)), {
         kind: 'insufficient',
         balance: 5,
       });
@@ -91,13 +91,13 @@ for (const backend of await storeBackends()) {
     });
 
     test('withdrawing from an unknown account says so', async () => {
-      assert.deepEqual(await ledger.withdraw('carol', 1, UNBOUNDED_WORK), {
+      assert.deepEqual(await ran(ledger.withdraw('carol', 1, undefined, UNBOUNDED_WORK)), {
         kind: 'unknown-account',
       });
     });
 
     test('names with quotes and emoji work like any other', async () => {
-      assert.deepEqual(await ledger.withdraw("zoë 💰 o'brien", 2, UNBOUNDED_WORK), {
+      assert.deepEqual(await ran(ledger.withdraw("zoë 💰 o'brien", 2, undefined, UNBOUNDED_WORK)), {
         kind: 'done',
         balance: 40,
       });
@@ -106,14 +106,14 @@ for (const backend of await storeBackends()) {
     test('withdrawals asked together (one batch) are decided in the order asked, each with its own outcome', async () => {
       const zoe = "zoë 💰 o'brien";
       const outcomes = await Promise.all([
-        ledger.withdraw('alice', 30, UNBOUNDED_WORK),
-        ledger.withdraw('bob', 6, UNBOUNDED_WORK),
-        ledger.withdraw('carol', 1, UNBOUNDED_WORK),
-        ledger.withdraw('alice', 70, UNBOUNDED_WORK),
-        ledger.withdraw('alice', 1, UNBOUNDED_WORK),
-        ledger.withdraw('bob', 5, UNBOUNDED_WORK),
-        ledger.withdraw(zoe, 2, UNBOUNDED_WORK),
-        ledger.withdraw('nul\u0000name', 1, UNBOUNDED_WORK),
+        ran(ledger.withdraw('alice', 30, undefined, UNBOUNDED_WORK)),
+        ran(ledger.withdraw('bob', 6, undefined, UNBOUNDED_WORK)),
+        ran(ledger.withdraw('carol', 1, undefined, UNBOUNDED_WORK)),
+        ran(ledger.withdraw('alice', 70, undefined, UNBOUNDED_WORK)),
+        ran(ledger.withdraw('alice', 1, undefined, UNBOUNDED_WORK)),
+        ran(ledger.withdraw('bob', 5, undefined, UNBOUNDED_WORK)),
+        ran(ledger.withdraw(zoe, 2, undefined, UNBOUNDED_WORK)),
+        ran(ledger.withdraw('nul\u0000name', 1, undefined, UNBOUNDED_WORK)),
       ]);
       const expected: WithdrawOutcome[] = [
         { kind: 'done', balance: 70 },
@@ -135,19 +135,24 @@ for (const backend of await storeBackends()) {
     });
 
     test('balances up to 2^53-1 stay exact', async () => {
-      assert.deepEqual(await ledger.withdraw('big', 1, UNBOUNDED_WORK), {
+      assert.deepEqual(await ran(ledger.withdraw('big', 1, undefined, UNBOUNDED_WORK)), {
         kind: 'done',
         balance: Number.MAX_SAFE_INTEGER - 1,
       });
-      assert.deepEqual(await ledger.withdraw('bob', Number.MAX_SAFE_INTEGER, UNBOUNDED_WORK), {
-        kind: 'insufficient',
-        balance: 5,
-      });
+      assert.deepEqual(
+        await ran(ledger.withdraw('bob', Number.MAX_SAFE_INTEGER, undefined, UNBOUNDED_WORK)),
+        {
+          kind: 'insufficient',
+          balance: 5,
+        },
+      );
     });
 
     test('no overdraft under 200 concurrent withdrawals', async () => {
       const outcomes = await Promise.all(
-        Array.from({ length: 200 }, () => ledger.withdraw('alice', 7, UNBOUNDED_WORK)),
+        Array.from({ length: 200 }, () =>
+          ran(ledger.withdraw('alice', 7, undefined, UNBOUNDED_WORK)),
+        ),
       );
       const done = outcomes.filter((o) => o.kind === 'done');
       assert.equal(done.length, Math.floor(100 / 7));
@@ -161,13 +166,13 @@ for (const backend of await storeBackends()) {
     });
 
     test('balances survive closing and reopening', async () => {
-      await ledger.withdraw('alice', 11, UNBOUNDED_WORK);
+      await ran(ledger.withdraw('alice', 11, undefined, UNBOUNDED_WORK));
       await reopen(ACCOUNTS);
       assert.equal(await ledger.balance('alice', UNBOUNDED_WORK), 89);
     });
 
     test('initial accounts go only into an empty database', async () => {
-      await ledger.withdraw('alice', 1, UNBOUNDED_WORK);
+      await ran(ledger.withdraw('alice', 1, undefined, UNBOUNDED_WORK));
       await reopen(
         new Map([
           ['alice', 500],
@@ -187,7 +192,9 @@ for (const backend of await storeBackends()) {
       await ledger.close();
       ledger = await openLedger(fresh.db, ACCOUNTS, { observer: recorder.observer });
       const outcomes = await Promise.all(
-        Array.from({ length: 7 }, () => ledger.withdraw('x'.repeat(LARGE), 1, UNBOUNDED_WORK)),
+        Array.from({ length: 7 }, () =>
+          ran(ledger.withdraw('x'.repeat(LARGE), 1, undefined, UNBOUNDED_WORK)),
+        ),
       );
       assert.deepEqual(
         outcomes,
@@ -196,25 +203,18 @@ for (const backend of await storeBackends()) {
       assertCutByBytes(recorder.batches, 7);
     });
 
-    test('withdrawOnce under a new key takes the money once, journals it and records its outcome; the key then replays that record', async () => {
+    test('a withdrawal under a new key takes the money once, journals it and records its outcome; the key then replays that record', async () => {
       const outcome = { kind: 'done', balance: 70 };
-      assert.deepEqual(
-        await ledger.withdrawOnce('alice', 30, keyedWrite('k', 1_000), UNBOUNDED_WORK),
-        {
-          kind: 'ran',
-          outcome,
-          recordedAtMs: 1_000,
-        },
-      );
-      assert.deepEqual(
-        await ledger.withdrawOnce('alice', 30, keyedWrite('k', 2_000), UNBOUNDED_WORK),
-        {
-          kind: 'recorded',
-          fingerprint: 'fp-k',
-          outcome,
-          recordedAtMs: 1_000,
-        },
-      );
+      assert.deepEqual(await ledger.withdraw('alice', 30, keyedWrite('k', 1_000), UNBOUNDED_WORK), {
+        kind: 'ran',
+        outcome,
+      });
+      assert.deepEqual(await ledger.withdraw('alice', 30, keyedWrite('k', 2_000), UNBOUNDED_WORK), {
+        kind: 'recorded',
+        fingerprint: 'fp-k',
+        outcome,
+        recordedAtMs: 1_000,
+      });
       assert.equal(await ledger.balance('alice', UNBOUNDED_WORK), 70);
       assert.deepEqual((await readBooks(fresh.db)).get('alice'), {
         balance: 70,
@@ -223,7 +223,7 @@ for (const backend of await storeBackends()) {
       });
     });
 
-    test('withdrawOnce records a refusal as its outcome and takes nothing: unknown account, NUL in the name, too little money', async () => {
+    test('a withdrawal under a key records a refusal as its outcome and takes nothing: unknown account, NUL in the name, too little money', async () => {
       const refusals: [string, number, WithdrawOutcome][] = [
         ['carol', 1, { kind: 'unknown-account' }],
         ['alice\u0000', 1, { kind: 'unknown-account' }],
@@ -231,15 +231,14 @@ for (const backend of await storeBackends()) {
       ];
       for (const [i, [account, amount, outcome]] of refusals.entries()) {
         assert.deepEqual(
-          await ledger.withdrawOnce(account, amount, keyedWrite(`k${i}`, 1_000), UNBOUNDED_WORK),
+          await ledger.withdraw(account, amount, keyedWrite(`k${i}`, 1_000), UNBOUNDED_WORK),
           {
             kind: 'ran',
             outcome,
-            recordedAtMs: 1_000,
           },
         );
         assert.deepEqual(
-          await ledger.withdrawOnce(account, amount, keyedWrite(`k${i}`, 2_000), UNBOUNDED_WORK),
+          await ledger.withdraw(account, amount, keyedWrite(`k${i}`, 2_000), UNBOUNDED_WORK),
           {
             kind: 'recorded',
             fingerprint: `fp-k${i}`,
@@ -255,16 +254,14 @@ for (const backend of await storeBackends()) {
       });
     });
 
-    test('withdrawOnce: a key recorded before expiredBeforeMs is absent, so the withdrawal runs again', async () => {
-      await assertExpiredKeyRunsAgain((key) =>
-        ledger.withdrawOnce('alice', 10, key, UNBOUNDED_WORK),
-      );
+    test('a withdrawal under a key recorded before expiredBeforeMs is absent: it runs again', async () => {
+      await assertExpiredKeyRunsAgain((key) => ledger.withdraw('alice', 10, key, UNBOUNDED_WORK));
       assert.equal(await ledger.balance('alice', UNBOUNDED_WORK), 80);
     });
 
     test('pruneKeys deletes the key records from before its bound, and only those', async () => {
       await assertPrunesBefore(
-        (key) => ledger.withdrawOnce('alice', 1, key, UNBOUNDED_WORK),
+        (key) => ledger.withdraw('alice', 1, key, UNBOUNDED_WORK),
         (before) => ledger.pruneKeys(before),
       );
     });

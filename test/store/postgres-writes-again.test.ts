@@ -16,6 +16,7 @@ import {
 } from '../support/postgres.js';
 import { suiteUnless } from '../support/suite.js';
 import { UNBOUNDED_WORK } from '../../src/common/work.js';
+import { ran } from '../support/keys.js';
 
 const BACK = 'database takes writes again';
 
@@ -30,14 +31,14 @@ suiteUnless(await postgresSkip(), 'PostgreSQL stores after the server refused wr
     'to-do': async (log: ReturnType<typeof createLogger>) => {
       const store = await openPostgresTodoStore(database.url, { log });
       return {
-        write: () => store.create({ title: 'milk', done: false }, UNBOUNDED_WORK),
+        write: () => ran(store.create({ title: 'milk', done: false }, undefined, UNBOUNDED_WORK)),
         close: () => store.close(),
       };
     },
     bank: async (log: ReturnType<typeof createLogger>) => {
       const ledger = await openPostgresLedger(database.url, new Map([['alice', 1_000]]), { log });
       return {
-        write: () => ledger.withdraw('alice', 1, UNBOUNDED_WORK),
+        write: () => ran(ledger.withdraw('alice', 1, undefined, UNBOUNDED_WORK)),
         close: () => ledger.close(),
       };
     },

@@ -11,6 +11,7 @@ import { suiteUnless } from '../support/suite.js';
 import { dataOf } from '../support/todos.js';
 import { UNBOUNDED_WORK } from '../../src/common/work.js';
 import { UNCONDITIONAL } from '../../src/todo/write-conditions.js';
+import { ran } from '../support/keys.js';
 
 const INSTANCES = 4;
 
@@ -30,7 +31,7 @@ suiteUnless(await postgresSkip(), 'PostgreSQL to-do finish under contention', ()
       await blocker.query('SELECT id FROM todos WHERE id = 1 FOR UPDATE');
       let answered = false;
       const outcomes = Promise.all(
-        stores.map((store) => store.finish(1, UNCONDITIONAL, UNBOUNDED_WORK)),
+        stores.map((store) => ran(store.finish(1, UNCONDITIONAL, undefined, UNBOUNDED_WORK))),
       ).finally(() => (answered = true));
       await waitForLockWaiters(blocker, INSTANCES, () => answered);
       await blocker.query('COMMIT');

@@ -7,7 +7,7 @@ import { isPromise } from '../../src/common/eventually.js';
 import { openTodoStore } from '../../src/todo/service.js';
 import type { StoredTodo, TodoStore } from '../../src/todo/store.js';
 import { assertCutByBytes, LARGE, recordBatches } from '../support/batches.js';
-import { assertExpiredKeyRunsAgain, assertPrunesBefore, keyedWrite } from '../support/keys.js';
+import { assertExpiredKeyRunsAgain, assertPrunesBefore, keyedWrite, ran } from '../support/keys.js';
 import { storeBackends, type FreshDatabase } from '../support/store-backends.js';
 import { suiteUnless } from '../support/suite.js';
 import { createTodo, dataOf } from '../support/todos.js';
@@ -60,10 +60,10 @@ for (const backend of await storeBackends()) {
 
     test('create takes the largest existing id + 1', async () => {
       assert.equal((await createTodo(store, item('a'))).id, 2);
-      await store.replace(10, item('ten'), UNCONDITIONAL, UNBOUNDED_WORK);
+      await ran(store.replace(10, item('ten'), UNCONDITIONAL, undefined, UNBOUNDED_WORK));
       assert.equal((await createTodo(store, item('b'))).id, 11);
-      await store.remove(11, UNCONDITIONAL, UNBOUNDED_WORK);
-      await store.remove(10, UNCONDITIONAL, UNBOUNDED_WORK);
+      await ran(store.remove(11, UNCONDITIONAL, undefined, UNBOUNDED_WORK));
+      await ran(store.remove(10, UNCONDITIONAL, undefined, UNBOUNDED_WORK));
       assert.equal(
         (await createTodo(store, item('c'))).id,
         3,
@@ -72,10 +72,10 @@ for (const backend of await storeBackends()) {
     });
 
     test('create takes 1 in an empty store, and follows negative ids', async () => {
-      await store.remove(1, UNCONDITIONAL, UNBOUNDED_WORK);
+      await ran(store.remove(1, UNCONDITIONAL, undefined, UNBOUNDED_WORK));
       assert.equal((await createTodo(store, item('first'))).id, 1);
-      await store.remove(1, UNCONDITIONAL, UNBOUNDED_WORK);
-      await store.replace(-5, item('negative'), UNCONDITIONAL, UNBOUNDED_WORK);
+      await ran(store.remove(1, UNCONDITIONAL, undefined, UNBOUNDED_WORK));
+      await ran(store.replace(-5, item('negative'), UNCONDITIONAL, undefined, UNBOUNDED_WORK));
       assert.equal((await createTodo(store, item('after -5'))).id, -4);
     });
 
@@ -86,23 +86,27 @@ for (const backend of await storeBackends()) {
     });
 
     test('a create that would pass 2^53-1 is refused and stores nothing (D11)', async () => {
-      await store.replace(MAX_SAFE - 1, item('edge'), UNCONDITIONAL, UNBOUNDED_WORK);
-      assert.deepEqual(await store.create(item('last'), UNBOUNDED_WORK), {
+      await ran(
+        store.replace(MAX_SAFE - 1, item('edge'), UNCONDITIONAL, undefined, UNBOUNDED_WORK),
+      );
+      assert.deepEqual(await ran(store.create(item('last'), undefined, UNBOUNDED_WORK)), {
         kind: 'created',
         id: MAX_SAFE,
         version: (await store.get(MAX_SAFE, UNBOUNDED_WORK))?.version,
       });
-      assert.deepEqual(await store.create(item('past'), UNBOUNDED_WORK), { kind: 'no-id-left' });
+      assert.deepEqual(await ran(store.create(item('past'), undefined, UNBOUNDED_WORK)), {
+        kind: 'no-id-left',
+      });
       assert.deepEqual(dataOf(await store.get(MAX_SAFE, UNBOUNDED_WORK)), {
         id: MAX_SAFE,
         title: 'last',
         done: false,
       });
       await reopen();
-      assert.deepEqual(await store.create(item('past, reopened'), UNBOUNDED_WORK), {
+      assert.deepEqual(await ran(store.create(item('past, reopened'), undefined, UNBOUNDED_WORK)), {
         kind: 'no-id-left',
       });
-      await store.remove(MAX_SAFE, UNCONDITIONAL, UNBOUNDED_WORK);
+      await ran(store.remove(MAX_SAFE, UNCONDITIONAL, undefined, UNBOUNDED_WORK));
       assert.equal(
         (await createTodo(store, item('freed'))).id,
         MAX_SAFE,
@@ -111,35 +115,30 @@ for (const backend of await storeBackends()) {
     });
 
     test('a keyed create with no id left records that outcome: its key replays it, even once an id is free', async () => {
-      await store.replace(MAX_SAFE, item('edge'), UNCONDITIONAL, UNBOUNDED_WORK);
+      await ran(store.replace(MAX_SAFE, item('edge'), UNCONDITIONAL, undefined, UNBOUNDED_WORK));
       const outcome = { kind: 'no-id-left' };
-      assert.deepEqual(
-        await store.createOnce(item('past'), keyedWrite('k', 1_000), UNBOUNDED_WORK),
-        {
-          kind: 'ran',
-          outcome,
-          recordedAtMs: 1_000,
-        },
-      );
-      await store.remove(MAX_SAFE, UNCONDITIONAL, UNBOUNDED_WORK);
-      assert.deepEqual(
-        await store.createOnce(item('past'), keyedWrite('k', 2_000), UNBOUNDED_WORK),
-        {
-          kind: 'recorded',
-          fingerprint: 'fp-k',
-          outcome,
-          recordedAtMs: 1_000,
-        },
-      );
+      assert.deepEqual(await store.create(item('past'), keyedWrite('k', 1_000), UNBOUNDED_WORK), {
+        kind: 'ran',
+        outcome,
+      });
+      await ran(store.remove(MAX_SAFE, UNCONDITIONAL, undefined, UNBOUNDED_WORK));
+      assert.deepEqual(await store.create(item('past'), keyedWrite('k', 2_000), UNBOUNDED_WORK), {
+        kind: 'recorded',
+        fingerprint: 'fp-k',
+        outcome,
+        recordedAtMs: 1_000,
+      });
       assert.equal(await store.get(2, UNBOUNDED_WORK), undefined);
     });
 
     test('creates racing for the last id, keyed and plain: exactly one takes it', async () => {
-      await store.replace(MAX_SAFE - 1, item('edge'), UNCONDITIONAL, UNBOUNDED_WORK);
+      await ran(
+        store.replace(MAX_SAFE - 1, item('edge'), UNCONDITIONAL, undefined, UNBOUNDED_WORK),
+      );
       const outcomes = await Promise.all(
         Array.from({ length: 10 }, (_, i) => [
-          store.create(item(`plain ${i}`), UNBOUNDED_WORK),
-          store.createOnce(item(`keyed ${i}`), keyedWrite(`k${i}`, 1_000), UNBOUNDED_WORK),
+          ran(store.create(item(`plain ${i}`), undefined, UNBOUNDED_WORK)),
+          store.create(item(`keyed ${i}`), keyedWrite(`k${i}`, 1_000), UNBOUNDED_WORK),
         ]).flat(),
       );
       const kinds = outcomes.map((outcome) =>
@@ -150,12 +149,16 @@ for (const backend of await storeBackends()) {
     });
 
     test('replace tells a created item from a replaced one', async () => {
-      const created = await store.replace(7, item('new'), UNCONDITIONAL, UNBOUNDED_WORK);
+      const created = await ran(
+        store.replace(7, item('new'), UNCONDITIONAL, undefined, UNBOUNDED_WORK),
+      );
       assert.deepEqual(created, {
         kind: 'created',
         todo: { id: 7, title: 'new', done: false, version: versionOf(created) },
       });
-      const replaced = await store.replace(7, item('again', true), UNCONDITIONAL, UNBOUNDED_WORK);
+      const replaced = await ran(
+        store.replace(7, item('again', true), UNCONDITIONAL, undefined, UNBOUNDED_WORK),
+      );
       assert.deepEqual(replaced, {
         kind: 'replaced',
         todo: { id: 7, title: 'again', done: true, version: versionOf(replaced) },
@@ -168,8 +171,8 @@ for (const backend of await storeBackends()) {
     });
 
     test('replace may set done back to false (a replacement, not a transition)', async () => {
-      await store.finish(1, UNCONDITIONAL, UNBOUNDED_WORK);
-      await store.replace(1, item('Buy milk'), UNCONDITIONAL, UNBOUNDED_WORK);
+      await ran(store.finish(1, UNCONDITIONAL, undefined, UNBOUNDED_WORK));
+      await ran(store.replace(1, item('Buy milk'), UNCONDITIONAL, undefined, UNBOUNDED_WORK));
       assert.deepEqual(dataOf(await store.get(1, UNBOUNDED_WORK)), {
         id: 1,
         title: 'Buy milk',
@@ -178,21 +181,27 @@ for (const backend of await storeBackends()) {
     });
 
     test('finish: finished, then already done; missing for an unknown id', async () => {
-      const finished = await store.finish(1, UNCONDITIONAL, UNBOUNDED_WORK);
+      const finished = await ran(store.finish(1, UNCONDITIONAL, undefined, UNBOUNDED_WORK));
       assert.deepEqual(finished, {
         kind: 'finished',
         todo: { id: 1, title: 'Buy milk', done: true, version: versionOf(finished) },
       });
-      assert.deepEqual(await store.finish(1, UNCONDITIONAL, UNBOUNDED_WORK), {
+      assert.deepEqual(await ran(store.finish(1, UNCONDITIONAL, undefined, UNBOUNDED_WORK)), {
         kind: 'already-done',
       });
-      assert.deepEqual(await store.finish(99, UNCONDITIONAL, UNBOUNDED_WORK), { kind: 'missing' });
+      assert.deepEqual(await ran(store.finish(99, UNCONDITIONAL, undefined, UNBOUNDED_WORK)), {
+        kind: 'missing',
+      });
       assert.equal((await store.get(1, UNBOUNDED_WORK))?.done, true);
     });
 
     test('remove says whether an item was removed', async () => {
-      assert.deepEqual(await store.remove(1, UNCONDITIONAL, UNBOUNDED_WORK), { kind: 'removed' });
-      assert.deepEqual(await store.remove(1, UNCONDITIONAL, UNBOUNDED_WORK), { kind: 'missing' });
+      assert.deepEqual(await ran(store.remove(1, UNCONDITIONAL, undefined, UNBOUNDED_WORK)), {
+        kind: 'removed',
+      });
+      assert.deepEqual(await ran(store.remove(1, UNCONDITIONAL, undefined, UNBOUNDED_WORK)), {
+        kind: 'missing',
+      });
       assert.equal(await store.get(1, UNBOUNDED_WORK), undefined);
     });
 
@@ -207,8 +216,8 @@ for (const backend of await storeBackends()) {
           done: false,
         });
       }
-      await store.replace(50, item('\ud83d'), UNCONDITIONAL, UNBOUNDED_WORK);
-      const finished = await store.finish(50, UNCONDITIONAL, UNBOUNDED_WORK);
+      await ran(store.replace(50, item('\ud83d'), UNCONDITIONAL, undefined, UNBOUNDED_WORK));
+      const finished = await ran(store.finish(50, UNCONDITIONAL, undefined, UNBOUNDED_WORK));
       assert.deepEqual(finished, {
         kind: 'finished',
         todo: { id: 50, title: '\ud83d', done: true, version: versionOf(finished) },
@@ -226,7 +235,7 @@ for (const backend of await storeBackends()) {
     });
 
     test('initial data goes only into an empty database: a deleted item 1 does not come back', async () => {
-      await store.remove(1, UNCONDITIONAL, UNBOUNDED_WORK);
+      await ran(store.remove(1, UNCONDITIONAL, undefined, UNBOUNDED_WORK));
       await reopen();
       assert.equal(await store.get(1, UNBOUNDED_WORK), undefined);
       assert.equal((await createTodo(store, item('first again'))).id, 1);
@@ -247,13 +256,19 @@ for (const backend of await storeBackends()) {
       // PUT targets lie far apart, so that no POST can legitimately reach one by counting up.
       const work = Array.from({ length: 80 }, (_, i) =>
         i % 4 === 0
-          ? store
-              .replace(1000 * (i + 1), item(`put${i}`), UNCONDITIONAL, UNBOUNDED_WORK)
-              .then((r) => ({
-                id: 1000 * (i + 1),
-                title: `put${i}`,
-                created: r.kind === 'created',
-              }))
+          ? ran(
+              store.replace(
+                1000 * (i + 1),
+                item(`put${i}`),
+                UNCONDITIONAL,
+                undefined,
+                UNBOUNDED_WORK,
+              ),
+            ).then((r) => ({
+              id: 1000 * (i + 1),
+              title: `put${i}`,
+              created: r.kind === 'created',
+            }))
           : createTodo(store, item(`post${i}`)).then((todo) => ({
               id: todo.id,
               title: todo.title,
@@ -269,7 +284,9 @@ for (const backend of await storeBackends()) {
 
     test('concurrent finishes of one item: exactly one finishes it', async () => {
       const outcomes = await Promise.all(
-        Array.from({ length: 20 }, () => store.finish(1, UNCONDITIONAL, UNBOUNDED_WORK)),
+        Array.from({ length: 20 }, () =>
+          ran(store.finish(1, UNCONDITIONAL, undefined, UNBOUNDED_WORK)),
+        ),
       );
       assert.equal(outcomes.filter((o) => o.kind === 'finished').length, 1);
       assert.equal(outcomes.filter((o) => o.kind === 'already-done').length, 19);
@@ -279,15 +296,31 @@ for (const backend of await storeBackends()) {
       // Each replace writes a new title with done = false; a finish that reports "finished" names
       // the version it finished. Two finishes of one version mean one of them decided on a stale
       // read.
-      await store.replace(7, { title: 'round start', done: true }, UNCONDITIONAL, UNBOUNDED_WORK);
+      await ran(
+        store.replace(
+          7,
+          { title: 'round start', done: true },
+          UNCONDITIONAL,
+          undefined,
+          UNBOUNDED_WORK,
+        ),
+      );
       const work: Promise<unknown>[] = [];
       for (let i = 0; i < 30; i++) {
         work.push(
-          store.replace(7, { title: `round ${i}`, done: false }, UNCONDITIONAL, UNBOUNDED_WORK),
+          ran(
+            store.replace(
+              7,
+              { title: `round ${i}`, done: false },
+              UNCONDITIONAL,
+              undefined,
+              UNBOUNDED_WORK,
+            ),
+          ),
         );
         work.push(
-          store.finish(7, UNCONDITIONAL, UNBOUNDED_WORK),
-          store.finish(7, UNCONDITIONAL, UNBOUNDED_WORK),
+          ran(store.finish(7, UNCONDITIONAL, undefined, UNBOUNDED_WORK)),
+          ran(store.finish(7, UNCONDITIONAL, undefined, UNBOUNDED_WORK)),
         );
       }
       const outcomes = (await Promise.all(work)).filter((_, i) => i % 3 !== 0) as FinishOutcome[];
@@ -308,9 +341,9 @@ for (const backend of await storeBackends()) {
           assert.deepEqual(dataOf(o.todo), { id: 7, title: o.todo.title, done: true });
     });
 
-    test('createOnce under a new key creates the item once and records its outcome; the key then replays that record', async () => {
+    test('a create under a new key creates the item once and records its outcome; the key then replays that record', async () => {
       const todo = { id: 2, title: 'a "quoted" \u0000 💡', done: true };
-      const first = await store.createOnce(
+      const first = await store.create(
         item(todo.title, true),
         keyedWrite('k', 1_000),
         UNBOUNDED_WORK,
@@ -320,16 +353,13 @@ for (const backend of await storeBackends()) {
         id: 2,
         version: (await store.get(2, UNBOUNDED_WORK))?.version,
       };
-      assert.deepEqual(first, { kind: 'ran', outcome, recordedAtMs: 1_000 });
-      assert.deepEqual(
-        await store.createOnce(item('other'), keyedWrite('k', 2_000), UNBOUNDED_WORK),
-        {
-          kind: 'recorded',
-          fingerprint: 'fp-k',
-          outcome,
-          recordedAtMs: 1_000,
-        },
-      );
+      assert.deepEqual(first, { kind: 'ran', outcome });
+      assert.deepEqual(await store.create(item('other'), keyedWrite('k', 2_000), UNBOUNDED_WORK), {
+        kind: 'recorded',
+        fingerprint: 'fp-k',
+        outcome,
+        recordedAtMs: 1_000,
+      });
       assert.deepEqual(dataOf(await store.get(2, UNBOUNDED_WORK)), todo);
       assert.equal(await store.get(3, UNBOUNDED_WORK), undefined);
     });
@@ -338,7 +368,7 @@ for (const backend of await storeBackends()) {
       await Promise.all(
         Array.from({ length: 20 }, (_, i) => [
           createTodo(store, item(`plain ${i}`)),
-          store.createOnce(item(`keyed ${i}`), keyedWrite(`k${i}`, 1_000), UNBOUNDED_WORK),
+          store.create(item(`keyed ${i}`), keyedWrite(`k${i}`, 1_000), UNBOUNDED_WORK),
         ]).flat(),
       );
       const stored = await Promise.all(
@@ -348,10 +378,8 @@ for (const backend of await storeBackends()) {
       assert.ok(stored.every((todo) => todo !== undefined));
     });
 
-    test('createOnce: a key recorded before expiredBeforeMs is absent, so the item is created again', async () => {
-      await assertExpiredKeyRunsAgain((key) =>
-        store.createOnce(item('again'), key, UNBOUNDED_WORK),
-      );
+    test('a create under a key recorded before expiredBeforeMs: the key is absent, so the item is created again', async () => {
+      await assertExpiredKeyRunsAgain((key) => store.create(item('again'), key, UNBOUNDED_WORK));
       assert.deepEqual(
         [dataOf(await store.get(2, UNBOUNDED_WORK)), dataOf(await store.get(3, UNBOUNDED_WORK))],
         [
@@ -366,17 +394,17 @@ for (const backend of await storeBackends()) {
       store = await openTodoStore(fresh.db, { idempotencyTtlMs: 2_000 });
       const old = Date.now() - 10_000;
       assert.equal(
-        (await store.createOnce(item('old'), keyedWrite('old', old), UNBOUNDED_WORK)).kind,
+        (await store.create(item('old'), keyedWrite('old', old), UNBOUNDED_WORK)).kind,
         'ran',
       );
       assert.equal(
-        (await store.createOnce(item('old'), keyedWrite('old', Date.now()), UNBOUNDED_WORK)).kind,
+        (await store.create(item('old'), keyedWrite('old', Date.now()), UNBOUNDED_WORK)).kind,
         'recorded',
         'kept until pruned, for a lookup that allows it',
       );
       await new Promise((resolve) => setTimeout(resolve, 1_500));
       assert.equal(
-        (await store.createOnce(item('old'), keyedWrite('old', Date.now()), UNBOUNDED_WORK)).kind,
+        (await store.create(item('old'), keyedWrite('old', Date.now()), UNBOUNDED_WORK)).kind,
         'ran',
         'pruned: the key runs again',
       );
@@ -384,7 +412,7 @@ for (const backend of await storeBackends()) {
 
     test('pruneKeys deletes the key records from before its bound, and only those', async () => {
       await assertPrunesBefore(
-        (key) => store.createOnce(item('kept'), key, UNBOUNDED_WORK),
+        (key) => store.create(item('kept'), key, UNBOUNDED_WORK),
         (before) => store.pruneKeys(before),
       );
     });

@@ -12,7 +12,7 @@ import {
   type VersionSet,
   type WriteCondition,
 } from '../../src/todo/write-conditions.js';
-import { keyedWrite } from '../support/keys.js';
+import { keyedWrite, ran } from '../support/keys.js';
 import { runPlainSql } from '../support/plain-sql.js';
 import { storeBackends, type FreshDatabase } from '../support/store-backends.js';
 import { suiteUnless } from '../support/suite.js';
@@ -55,14 +55,10 @@ for (const backend of await storeBackends()) {
 
     test('every kind of write gives its item a new version, above every version before', async () => {
       const seen = [(await current(store, 1)).version];
-      const created = await store.create(item('two'), UNBOUNDED_WORK);
+      const created = await ran(store.create(item('two'), undefined, UNBOUNDED_WORK));
       assert.ok(created.kind === 'created' && created.version !== undefined);
       seen.push(created.version);
-      const keyed = await store.createOnce(
-        item('three'),
-        keyedWrite('k', Date.now()),
-        UNBOUNDED_WORK,
-      );
+      const keyed = await store.create(item('three'), keyedWrite('k', Date.now()), UNBOUNDED_WORK);
       assert.ok(
         keyed.kind === 'ran' &&
           keyed.outcome.kind === 'created' &&
@@ -70,9 +66,9 @@ for (const backend of await storeBackends()) {
       );
       seen.push(keyed.outcome.version);
       for (const outcome of [
-        await store.replace(1, item('one'), UNCONDITIONAL, UNBOUNDED_WORK),
-        await store.replace(9, item('nine'), UNCONDITIONAL, UNBOUNDED_WORK),
-        await store.finish(1, UNCONDITIONAL, UNBOUNDED_WORK),
+        await ran(store.replace(1, item('one'), UNCONDITIONAL, undefined, UNBOUNDED_WORK)),
+        await ran(store.replace(9, item('nine'), UNCONDITIONAL, undefined, UNBOUNDED_WORK)),
+        await ran(store.finish(1, UNCONDITIONAL, undefined, UNBOUNDED_WORK)),
       ]) {
         assert.ok('todo' in outcome, outcome.kind);
         seen.push(outcome.todo.version);
@@ -90,120 +86,175 @@ for (const backend of await storeBackends()) {
     });
 
     test('an id used again after a delete never gets a version it had before', async () => {
-      const created = await store.create(item('two'), UNBOUNDED_WORK);
+      const created = await ran(store.create(item('two'), undefined, UNBOUNDED_WORK));
       assert.ok(created.kind === 'created');
       const before = (await current(store, 2)).version;
-      await store.remove(2, UNCONDITIONAL, UNBOUNDED_WORK);
-      const again = await store.create(item('two again'), UNBOUNDED_WORK);
+      await ran(store.remove(2, UNCONDITIONAL, undefined, UNBOUNDED_WORK));
+      const again = await ran(store.create(item('two again'), undefined, UNBOUNDED_WORK));
       assert.ok(again.kind === 'created' && again.id === 2, 'the create took id 2 again');
       assert.notEqual((await current(store, 2)).version, before);
-      assert.deepEqual(await store.replace(2, item('stale'), ifMatch([before]), UNBOUNDED_WORK), {
-        kind: 'stale',
-      });
+      assert.deepEqual(
+        await ran(store.replace(2, item('stale'), ifMatch([before]), undefined, UNBOUNDED_WORK)),
+        {
+          kind: 'stale',
+        },
+      );
     });
 
     test('versions survive closing and reopening, and the counter goes on above them', async () => {
-      await store.replace(1, item('changed'), UNCONDITIONAL, UNBOUNDED_WORK);
+      await ran(store.replace(1, item('changed'), UNCONDITIONAL, undefined, UNBOUNDED_WORK));
       const kept = (await current(store, 1)).version;
       await store.close();
       store = await openTodoStore(fresh.db);
       assert.equal((await current(store, 1)).version, kept);
-      const next = await store.replace(5, item('five'), UNCONDITIONAL, UNBOUNDED_WORK);
+      const next = await ran(
+        store.replace(5, item('five'), UNCONDITIONAL, undefined, UNBOUNDED_WORK),
+      );
       assert.ok(next.kind === 'created' && next.todo.version > kept);
     });
 
     test('replace with If-Match: the current version replaces; another, or any on an absent item, changes nothing', async () => {
       const { version } = await current(store, 1);
       assert.deepEqual(
-        await store.replace(1, item('stale'), ifMatch([version + 100]), UNBOUNDED_WORK),
+        await ran(
+          store.replace(1, item('stale'), ifMatch([version + 100]), undefined, UNBOUNDED_WORK),
+        ),
         {
           kind: 'stale',
         },
       );
-      assert.deepEqual(await store.replace(1, item('stale'), ifMatch([]), UNBOUNDED_WORK), {
-        kind: 'stale',
-      });
+      assert.deepEqual(
+        await ran(store.replace(1, item('stale'), ifMatch([]), undefined, UNBOUNDED_WORK)),
+        {
+          kind: 'stale',
+        },
+      );
       assert.equal((await current(store, 1)).title, 'Buy milk');
-      assert.deepEqual(await store.replace(5, item('absent'), ifMatch('any'), UNBOUNDED_WORK), {
-        kind: 'stale',
-      });
+      assert.deepEqual(
+        await ran(store.replace(5, item('absent'), ifMatch('any'), undefined, UNBOUNDED_WORK)),
+        {
+          kind: 'stale',
+        },
+      );
       assert.equal(await store.get(5, UNBOUNDED_WORK), undefined);
-      const replaced = await store.replace(
-        1,
-        item('fresh'),
-        ifMatch([version - 1, version]),
-        UNBOUNDED_WORK,
+      const replaced = await ran(
+        store.replace(1, item('fresh'), ifMatch([version - 1, version]), undefined, UNBOUNDED_WORK),
       );
       assert.equal(replaced.kind, 'replaced');
       assert.equal((await current(store, 1)).title, 'fresh');
       assert.equal(
-        (await store.replace(1, item('any'), ifMatch('any'), UNBOUNDED_WORK)).kind,
+        (await ran(store.replace(1, item('any'), ifMatch('any'), undefined, UNBOUNDED_WORK))).kind,
         'replaced',
       );
     });
 
     test('replace with If-None-Match: * creates only an absent item; a listed version refuses only that version', async () => {
-      assert.deepEqual(await store.replace(1, item('clash'), ifNoneMatch('any'), UNBOUNDED_WORK), {
-        kind: 'stale',
-      });
-      assert.equal(
-        (await store.replace(5, item('new'), ifNoneMatch('any'), UNBOUNDED_WORK)).kind,
-        'created',
-      );
-      const { version } = await current(store, 1);
       assert.deepEqual(
-        await store.replace(1, item('refused'), ifNoneMatch([version]), UNBOUNDED_WORK),
+        await ran(store.replace(1, item('clash'), ifNoneMatch('any'), undefined, UNBOUNDED_WORK)),
         {
           kind: 'stale',
         },
       );
       assert.equal(
-        (await store.replace(1, item('other'), ifNoneMatch([version + 100]), UNBOUNDED_WORK)).kind,
+        (await ran(store.replace(5, item('new'), ifNoneMatch('any'), undefined, UNBOUNDED_WORK)))
+          .kind,
+        'created',
+      );
+      const { version } = await current(store, 1);
+      assert.deepEqual(
+        await ran(
+          store.replace(1, item('refused'), ifNoneMatch([version]), undefined, UNBOUNDED_WORK),
+        ),
+        {
+          kind: 'stale',
+        },
+      );
+      assert.equal(
+        (
+          await ran(
+            store.replace(
+              1,
+              item('other'),
+              ifNoneMatch([version + 100]),
+              undefined,
+              UNBOUNDED_WORK,
+            ),
+          )
+        ).kind,
         'replaced',
       );
     });
 
     test('a refused replace takes no version: the next write takes the one after the last write', async () => {
       const { version } = await current(store, 1);
-      const first = await store.replace(1, item('first'), ifMatch([version]), UNBOUNDED_WORK);
+      const first = await ran(
+        store.replace(1, item('first'), ifMatch([version]), undefined, UNBOUNDED_WORK),
+      );
       assert.equal(first.kind, 'replaced');
       const written = first.kind === 'replaced' ? first.todo.version : 0;
-      assert.deepEqual(await store.replace(1, item('stale'), ifMatch([version]), UNBOUNDED_WORK), {
-        kind: 'stale',
-      });
-      assert.deepEqual(await store.replace(5, item('absent'), ifMatch('any'), UNBOUNDED_WORK), {
-        kind: 'stale',
-      });
-      assert.deepEqual(await store.replace(1, item('exists'), ifNoneMatch('any'), UNBOUNDED_WORK), {
-        kind: 'stale',
-      });
-      assert.deepEqual(await store.replace(1, item('blind'), REQUIRED, UNBOUNDED_WORK), {
-        kind: 'version-required',
-      });
-      const next = await store.replace(1, item('next'), ifMatch('any'), UNBOUNDED_WORK);
+      assert.deepEqual(
+        await ran(store.replace(1, item('stale'), ifMatch([version]), undefined, UNBOUNDED_WORK)),
+        {
+          kind: 'stale',
+        },
+      );
+      assert.deepEqual(
+        await ran(store.replace(5, item('absent'), ifMatch('any'), undefined, UNBOUNDED_WORK)),
+        {
+          kind: 'stale',
+        },
+      );
+      assert.deepEqual(
+        await ran(store.replace(1, item('exists'), ifNoneMatch('any'), undefined, UNBOUNDED_WORK)),
+        {
+          kind: 'stale',
+        },
+      );
+      assert.deepEqual(
+        await ran(store.replace(1, item('blind'), REQUIRED, undefined, UNBOUNDED_WORK)),
+        {
+          kind: 'version-required',
+        },
+      );
+      const next = await ran(
+        store.replace(1, item('next'), ifMatch('any'), undefined, UNBOUNDED_WORK),
+      );
       assert.equal(next.kind === 'replaced' ? next.todo.version : 0, written + 1);
     });
 
     test('a required version: an existing item is refused without one, an absent one is created', async () => {
-      assert.deepEqual(await store.replace(1, item('blind'), REQUIRED, UNBOUNDED_WORK), {
-        kind: 'version-required',
-      });
-      assert.deepEqual(await store.remove(1, REQUIRED, UNBOUNDED_WORK), {
+      assert.deepEqual(
+        await ran(store.replace(1, item('blind'), REQUIRED, undefined, UNBOUNDED_WORK)),
+        {
+          kind: 'version-required',
+        },
+      );
+      assert.deepEqual(await ran(store.remove(1, REQUIRED, undefined, UNBOUNDED_WORK)), {
         kind: 'version-required',
       });
       assert.equal((await current(store, 1)).title, 'Buy milk');
-      assert.equal((await store.replace(5, item('new'), REQUIRED, UNBOUNDED_WORK)).kind, 'created');
-      assert.deepEqual(await store.remove(6, REQUIRED, UNBOUNDED_WORK), { kind: 'missing' });
+      assert.equal(
+        (await ran(store.replace(5, item('new'), REQUIRED, undefined, UNBOUNDED_WORK))).kind,
+        'created',
+      );
+      assert.deepEqual(await ran(store.remove(6, REQUIRED, undefined, UNBOUNDED_WORK)), {
+        kind: 'missing',
+      });
     });
 
     test('remove with If-Match: missing comes first; a stale version keeps the item; the current one removes it', async () => {
       const { version } = await current(store, 1);
-      assert.deepEqual(await store.remove(9, ifMatch('any'), UNBOUNDED_WORK), { kind: 'missing' });
-      assert.deepEqual(await store.remove(1, ifMatch([version + 1]), UNBOUNDED_WORK), {
-        kind: 'stale',
+      assert.deepEqual(await ran(store.remove(9, ifMatch('any'), undefined, UNBOUNDED_WORK)), {
+        kind: 'missing',
       });
+      assert.deepEqual(
+        await ran(store.remove(1, ifMatch([version + 1]), undefined, UNBOUNDED_WORK)),
+        {
+          kind: 'stale',
+        },
+      );
       assert.ok((await store.get(1, UNBOUNDED_WORK)) !== undefined);
-      assert.deepEqual(await store.remove(1, ifMatch([version]), UNBOUNDED_WORK), {
+      assert.deepEqual(await ran(store.remove(1, ifMatch([version]), undefined, UNBOUNDED_WORK)), {
         kind: 'removed',
       });
       assert.equal(await store.get(1, UNBOUNDED_WORK), undefined);
@@ -211,16 +262,19 @@ for (const backend of await storeBackends()) {
 
     test('finish with If-Match: missing and already done come first; a stale version leaves it open', async () => {
       const { version } = await current(store, 1);
-      assert.deepEqual(await store.finish(9, ifMatch([version]), UNBOUNDED_WORK), {
+      assert.deepEqual(await ran(store.finish(9, ifMatch([version]), undefined, UNBOUNDED_WORK)), {
         kind: 'missing',
       });
-      assert.deepEqual(await store.finish(1, ifMatch([version + 1]), UNBOUNDED_WORK), {
-        kind: 'stale',
-      });
+      assert.deepEqual(
+        await ran(store.finish(1, ifMatch([version + 1]), undefined, UNBOUNDED_WORK)),
+        {
+          kind: 'stale',
+        },
+      );
       assert.equal((await current(store, 1)).done, false);
-      const finished = await store.finish(1, ifMatch([version]), UNBOUNDED_WORK);
+      const finished = await ran(store.finish(1, ifMatch([version]), undefined, UNBOUNDED_WORK));
       assert.ok(finished.kind === 'finished' && finished.todo.version > version);
-      assert.deepEqual(await store.finish(1, ifMatch([version]), UNBOUNDED_WORK), {
+      assert.deepEqual(await ran(store.finish(1, ifMatch([version]), undefined, UNBOUNDED_WORK)), {
         kind: 'already-done',
       });
     });
@@ -229,7 +283,7 @@ for (const backend of await storeBackends()) {
       const { version } = await current(store, 1);
       const outcomes = await Promise.all(
         Array.from({ length: 200 }, (_, i) =>
-          store.replace(1, item(`writer ${i}`), ifMatch([version]), UNBOUNDED_WORK),
+          ran(store.replace(1, item(`writer ${i}`), ifMatch([version]), undefined, UNBOUNDED_WORK)),
         ),
       );
       const winners = outcomes.flatMap((outcome, i) => (outcome.kind === 'replaced' ? [i] : []));
@@ -250,7 +304,9 @@ for (const backend of await storeBackends()) {
         ['one', 'two', 'three'],
       );
       assert.equal(new Set(old.map((todo) => todo.version)).size, 3);
-      const written = await store.replace(2, item('two, changed'), UNCONDITIONAL, UNBOUNDED_WORK);
+      const written = await ran(
+        store.replace(2, item('two, changed'), UNCONDITIONAL, undefined, UNBOUNDED_WORK),
+      );
       assert.ok(
         written.kind === 'replaced' &&
           written.todo.version > Math.max(...old.map((todo) => todo.version)),

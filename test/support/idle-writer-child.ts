@@ -4,6 +4,7 @@
 //   node idle-writer-child.js <file> <writes in the first turn>,<in the second>,…
 import { openTestWriteStore } from './test-store.js';
 import { UNBOUNDED_WORK } from '../../src/common/work.js';
+import { ran } from './keys.js';
 
 const [location, turnsText] = process.argv.slice(2);
 const store = await openTestWriteStore(location as string);
@@ -13,7 +14,7 @@ const store = await openTestWriteStore(location as string);
 const answers: Promise<number>[] = [];
 for (const count of (turnsText as string).split(',').map(Number)) {
   for (let n = 0; n < count; n++)
-    answers.push(store.write({ kind: 'insert', value: n }, UNBOUNDED_WORK));
+    answers.push(ran(store.write({ kind: 'insert', value: n }, undefined, UNBOUNDED_WORK)));
   await new Promise((resolve) => setImmediate(resolve));
 }
 const outcomes = await Promise.all(answers);

@@ -5,18 +5,20 @@ import {
   type SqliteStore,
   type SqliteStoreSpec,
 } from '../../src/db/sqlite/store.js';
-import { prepareTestWrites, TEST_MIGRATIONS, type TestWrite } from './test-writes.js';
+import { TEST_MIGRATIONS, TEST_WRITES, type TestWrite } from './test-writes.js';
 
 export function openTestWriteStore(
   location: string,
-  more: Partial<Pick<SqliteStoreSpec<TestWrite, number>, 'synchronous' | 'observer' | 'log'>> = {},
+  more: Partial<
+    Pick<SqliteStoreSpec<TestWrite, number, number>, 'synchronous' | 'observer' | 'log'>
+  > = {},
 ): Promise<SqliteStore<TestWrite, number>> {
-  return openSqliteStore<TestWrite, number>({
+  return openSqliteStore<TestWrite, number, number>({
     location,
     service: 'test-writes',
     migrations: TEST_MIGRATIONS,
     seed: () => undefined,
-    writes: { prepare: prepareTestWrites },
+    writes: TEST_WRITES,
     sizeOf: () => 16,
     writerScript: new URL('./test-writer.js', import.meta.url),
     ...more,

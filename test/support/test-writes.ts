@@ -3,6 +3,7 @@
 // while it applies a write, a write that fails after SQLite rolled back the whole transaction (as
 // on a full disk), or a look at the writer connection's synchronous setting.
 import type { SqliteDatabase } from '../../src/db/sqlite/sqlite.js';
+import type { SqliteWrites } from '../../src/db/sqlite/writes.js';
 
 export type TestWrite =
   | { readonly kind: 'insert'; readonly value: number }
@@ -33,3 +34,9 @@ export function prepareTestWrites(db: SqliteDatabase): (write: TestWrite) => num
     return 0;
   };
 }
+
+/** The test writes, for the store (test-store.ts) and its writer thread: a write's outcome is its number. */
+export const TEST_WRITES: SqliteWrites<TestWrite, number, number> = {
+  prepare: prepareTestWrites,
+  outcome: (_write, value) => value,
+};

@@ -3,12 +3,13 @@
 import assert from 'node:assert/strict';
 import type { StoredTodo, Todo, TodoInput, TodoStore } from '../../src/todo/store.js';
 import { UNBOUNDED_WORK } from '../../src/common/work.js';
+import { ran } from './keys.js';
 
 export async function createTodo(
   store: Pick<TodoStore, 'create'>,
   input: TodoInput,
 ): Promise<Todo> {
-  const outcome = await store.create(input, UNBOUNDED_WORK);
+  const outcome = await ran(store.create(input, undefined, UNBOUNDED_WORK));
   assert.ok(outcome.kind === 'created', 'the store had no id left');
   return { id: outcome.id, title: input.title, done: input.done };
 }

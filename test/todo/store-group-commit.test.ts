@@ -12,6 +12,7 @@ import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 import { createTodo, dataOf } from '../support/todos.js';
 import { UNBOUNDED_WORK } from '../../src/common/work.js';
 import { UNCONDITIONAL } from '../../src/todo/write-conditions.js';
+import { ran } from '../support/keys.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'todo-group-commit-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -60,11 +61,15 @@ describe('group-commit SQLite to-do store', { timeout: SUITE_TIMEOUT_MS }, () =>
     const store = await openSqliteTodoStore(freshFile());
     try {
       const outcomes = await Promise.all(
-        Array.from({ length: 20 }, () => store.finish(1, UNCONDITIONAL, UNBOUNDED_WORK)),
+        Array.from({ length: 20 }, () =>
+          ran(store.finish(1, UNCONDITIONAL, undefined, UNBOUNDED_WORK)),
+        ),
       );
       assert.equal(outcomes.filter((o) => o.kind === 'finished').length, 1);
       assert.equal(outcomes.filter((o) => o.kind === 'already-done').length, 19);
-      assert.deepEqual(await store.finish(2, UNCONDITIONAL, UNBOUNDED_WORK), { kind: 'missing' });
+      assert.deepEqual(await ran(store.finish(2, UNCONDITIONAL, undefined, UNBOUNDED_WORK)), {
+        kind: 'missing',
+      });
     } finally {
       await store.close();
     }
@@ -74,11 +79,21 @@ describe('group-commit SQLite to-do store', { timeout: SUITE_TIMEOUT_MS }, () =>
     const store = await openSqliteTodoStore(freshFile());
     try {
       const [replaced, createdAt5, removed, removedAgain, finished] = await Promise.all([
-        store.replace(1, { title: 'Buy oat milk', done: false }, UNCONDITIONAL, UNBOUNDED_WORK),
-        store.replace(5, { title: 'Five', done: true }, UNCONDITIONAL, UNBOUNDED_WORK),
-        store.remove(5, UNCONDITIONAL, UNBOUNDED_WORK),
-        store.remove(5, UNCONDITIONAL, UNBOUNDED_WORK),
-        store.finish(1, UNCONDITIONAL, UNBOUNDED_WORK),
+        ran(
+          store.replace(
+            1,
+            { title: 'Buy oat milk', done: false },
+            UNCONDITIONAL,
+            undefined,
+            UNBOUNDED_WORK,
+          ),
+        ),
+        ran(
+          store.replace(5, { title: 'Five', done: true }, UNCONDITIONAL, undefined, UNBOUNDED_WORK),
+        ),
+        ran(store.remove(5, UNCONDITIONAL, undefined, UNBOUNDED_WORK)),
+        ran(store.remove(5, UNCONDITIONAL, undefined, UNBOUNDED_WORK)),
+        ran(store.finish(1, UNCONDITIONAL, undefined, UNBOUNDED_WORK)),
       ]);
       // The seeded item has version 1; a remove gives no version, a finish the next one.
       assert.deepEqual(replaced, {

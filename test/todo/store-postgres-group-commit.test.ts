@@ -11,6 +11,7 @@ import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 import { createTodo, dataOf } from '../support/todos.js';
 import { UNBOUNDED_WORK } from '../../src/common/work.js';
 import { UNCONDITIONAL } from '../../src/todo/write-conditions.js';
+import { ran } from '../support/keys.js';
 
 const skip = await postgresSkip();
 
@@ -66,19 +67,22 @@ describe('group-commit PostgreSQL to-do store', { skip, timeout: SUITE_TIMEOUT_M
     const { store: first, url } = await freshStore();
     const second = await openPostgresTodoStore(url);
     try {
-      await first.replace(
-        Number.MAX_SAFE_INTEGER - 1,
-        { title: 'edge', done: false },
-        UNCONDITIONAL,
-        UNBOUNDED_WORK,
+      await ran(
+        first.replace(
+          Number.MAX_SAFE_INTEGER - 1,
+          { title: 'edge', done: false },
+          UNCONDITIONAL,
+          undefined,
+          UNBOUNDED_WORK,
+        ),
       );
       const outcomes = await Promise.all(
         Array.from({ length: 40 }, (_, i) => {
           const store = i % 2 === 0 ? first : second;
           const input = { title: `${i}`, done: false };
           return i % 4 < 2
-            ? store.create(input, UNBOUNDED_WORK)
-            : store.createOnce(
+            ? ran(store.create(input, undefined, UNBOUNDED_WORK))
+            : store.create(
                 input,
                 {
                   key: `k${i}`,
@@ -108,13 +112,29 @@ describe('group-commit PostgreSQL to-do store', { skip, timeout: SUITE_TIMEOUT_M
     try {
       const [replaced, createdAt5, removed, removedAgain, finished, finishedAgain, missing, next] =
         await Promise.all([
-          store.replace(1, { title: 'Buy oat milk', done: false }, UNCONDITIONAL, UNBOUNDED_WORK),
-          store.replace(5, { title: 'Five', done: true }, UNCONDITIONAL, UNBOUNDED_WORK),
-          store.remove(5, UNCONDITIONAL, UNBOUNDED_WORK),
-          store.remove(5, UNCONDITIONAL, UNBOUNDED_WORK),
-          store.finish(1, UNCONDITIONAL, UNBOUNDED_WORK),
-          store.finish(1, UNCONDITIONAL, UNBOUNDED_WORK),
-          store.finish(5, UNCONDITIONAL, UNBOUNDED_WORK),
+          ran(
+            store.replace(
+              1,
+              { title: 'Buy oat milk', done: false },
+              UNCONDITIONAL,
+              undefined,
+              UNBOUNDED_WORK,
+            ),
+          ),
+          ran(
+            store.replace(
+              5,
+              { title: 'Five', done: true },
+              UNCONDITIONAL,
+              undefined,
+              UNBOUNDED_WORK,
+            ),
+          ),
+          ran(store.remove(5, UNCONDITIONAL, undefined, UNBOUNDED_WORK)),
+          ran(store.remove(5, UNCONDITIONAL, undefined, UNBOUNDED_WORK)),
+          ran(store.finish(1, UNCONDITIONAL, undefined, UNBOUNDED_WORK)),
+          ran(store.finish(1, UNCONDITIONAL, undefined, UNBOUNDED_WORK)),
+          ran(store.finish(5, UNCONDITIONAL, undefined, UNBOUNDED_WORK)),
           createTodo(store, { title: 'after "1" ✓', done: false }),
         ]);
       assert.ok(
@@ -166,8 +186,16 @@ describe('group-commit PostgreSQL to-do store', { skip, timeout: SUITE_TIMEOUT_M
     try {
       const [created, replaced, finished] = await Promise.allSettled([
         createTodo(store, { title: 'one too many', done: false }),
-        store.replace(5, { title: 'Five', done: false }, UNCONDITIONAL, UNBOUNDED_WORK),
-        store.finish(1, UNCONDITIONAL, UNBOUNDED_WORK),
+        ran(
+          store.replace(
+            5,
+            { title: 'Five', done: false },
+            UNCONDITIONAL,
+            undefined,
+            UNBOUNDED_WORK,
+          ),
+        ),
+        ran(store.finish(1, UNCONDITIONAL, undefined, UNBOUNDED_WORK)),
       ]);
       assert.equal(created?.status, 'rejected');
       assert.match(String((created as PromiseRejectedResult).reason), /out of range/);

@@ -68,41 +68,33 @@ export function claimKeysFunctionSql(
     $$`;
 }
 
-/**
- * A write as it waits in a batch; a keyed one carries its key and how the outcome it records
- * (plain data, recorded as JSON) is read from the write's own.
- */
-export interface BatchEntry<Op, Outcome, Recorded = Outcome> {
+/** A write as it waits in a batch, under its idempotency key when it has one. */
+export interface BatchEntry<Op> {
   readonly op: Op;
-  readonly keyed?: { readonly key: KeyedWrite; readonly outcome: (outcome: Outcome) => Recorded };
+  readonly key?: KeyedWrite;
 }
 
 /** A batch entry's share of the batch's byte bound: its write's, and its key's. */
-export function entrySize<Op, Outcome, Recorded>(
-  sizeOf: (op: Op) => number,
-): (entry: BatchEntry<Op, Outcome, Recorded>) => number {
-  return (entry) =>
-    sizeOf(entry.op) + (entry.keyed === undefined ? 0 : keyedWriteSize(entry.keyed.key));
+export function entrySize<Op>(sizeOf: (op: Op) => number): (entry: BatchEntry<Op>) => number {
+  return (entry) => sizeOf(entry.op) + (entry.key === undefined ? 0 : keyedWriteSize(entry.key));
 }
 
-/** An unkeyed write's outcome, or what became of a keyed one. */
-export type BatchResult<Outcome, Recorded = Outcome> =
-  { readonly kind: 'plain'; readonly outcome: Outcome } | KeyedOutcome<Recorded>;
-
-export interface KeyedBatchOptions<Op, Outcome> {
+export interface KeyedBatchOptions<Op, Result, Outcome> {
   readonly db: PostgresDatabase;
   /** The store's table of records and its claim function (claimKeysFunctionSql). */
   readonly table: string;
   readonly claimFunction: string;
   /**
-   * Decides and writes `ops` in one statement on `session`, one outcome each, in order. `keys`
+   * Decides and writes `ops` in one statement on `session`, one result each, in order. `keys`
    * holds each op's idempotency key, or null: a journal keeps it beside the write.
    */
   readonly decide: (
     session: SqlSession,
     ops: readonly Op[],
     keys: readonly (string | null)[],
-  ) => Promise<readonly Outcome[]>;
+  ) => Promise<readonly Result[]>;
+  /** A write's outcome, read from its result: plain data, recorded as JSON under a key. */
+  readonly outcome: (op: Op, result: Result) => Outcome;
 }
 
 interface ClaimRow extends Omit<RecordRow, 'fingerprint' | 'outcome'> {
@@ -111,15 +103,13 @@ interface ClaimRow extends Omit<RecordRow, 'fingerprint' | 'outcome'> {
   readonly outcome: string | null;
 }
 
-/** What a batch's decide step does with entries that may carry keys. */
-export function keyedBatches<Op, Outcome, Recorded = Outcome>(
-  options: KeyedBatchOptions<Op, Outcome>,
-): (
-  entries: readonly BatchEntry<Op, Outcome, Recorded>[],
-) => Promise<BatchResult<Outcome, Recorded>[]> {
-  type Entry = BatchEntry<Op, Outcome, Recorded>;
-  type Result = BatchResult<Outcome, Recorded>;
-  const { db, table, claimFunction, decide } = options;
+/** What a batch's decide step does with entries that may carry keys: what became of each write. */
+export function keyedBatches<Op, Result, Outcome>(
+  options: KeyedBatchOptions<Op, Result, Outcome>,
+): (entries: readonly BatchEntry<Op>[]) => Promise<KeyedOutcome<Outcome>[]> {
+  type Entry = BatchEntry<Op>;
+  type Settled = KeyedOutcome<Outcome>;
+  const { db, table, claimFunction, decide, outcome } = options;
   const claimSql = `SELECT free, fingerprint, outcome, recorded_at_ms FROM ${claimFunction}($1::text[], $2::bigint[])`;
   // Only an expired record may be replaced: with a live one (which the claim would have found) the
   // update matches nothing, fewer rows than sent are written, and the transaction is failed.
@@ -128,21 +118,19 @@ export function keyedBatches<Op, Outcome, Recorded = Outcome>(
     ON CONFLICT (key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, outcome = EXCLUDED.outcome, recorded_at_ms = EXCLUDED.recorded_at_ms
     WHERE ${table}.recorded_at_ms < (SELECT e.expired FROM unnest($1::text[], $5::bigint[]) AS e(key, expired) WHERE e.key = EXCLUDED.key)`;
 
-  async function plain(entries: readonly Entry[]): Promise<Result[]> {
+  async function plain(entries: readonly Entry[]): Promise<Settled[]> {
     const ops = entries.map((entry) => entry.op);
-    const outcomes = await decide(
+    const results = await decide(
       db.writes,
       ops,
       ops.map(() => null),
     );
-    return outcomes.map((outcome) => ({ kind: 'plain', outcome }));
+    return results.map((result, i) => ({ kind: 'ran', outcome: outcome(ops[i] as Op, result) }));
   }
 
-  async function keyed(session: SqlSession, entries: readonly Entry[]): Promise<Result[]> {
-    const results: (Result | undefined)[] = entries.map(() => undefined);
-    const claimed = entries.flatMap((entry, i) =>
-      entry.keyed === undefined ? [] : [{ i, key: entry.keyed.key }],
-    );
+  async function keyed(session: SqlSession, entries: readonly Entry[]): Promise<Settled[]> {
+    const settled: (Settled | undefined)[] = entries.map(() => undefined);
+    const claimed = entries.flatMap(({ key }, i) => (key === undefined ? [] : [{ i, key }]));
     // One transaction may take one advisory lock twice; so a key met again in the same batch is
     // in flight (the HTTP layer already answers 409 for that, in one process).
     const seen = new Set<string>();
@@ -151,7 +139,7 @@ export function keyedBatches<Op, Outcome, Recorded = Outcome>(
         seen.add(key.key);
         return true;
       }
-      results[i] = { kind: 'in-flight' };
+      settled[i] = { kind: 'in-flight' };
       return false;
     });
     if (first.length > 0) {
@@ -163,9 +151,9 @@ export function keyedBatches<Op, Outcome, Recorded = Outcome>(
         throw new Error(`${claimFunction} answered another number of keys`);
       first.forEach(({ i }, n) => {
         const row = rows[n] as ClaimRow;
-        if (!row.free) results[i] = { kind: 'in-flight' };
+        if (!row.free) settled[i] = { kind: 'in-flight' };
         else if (row.fingerprint !== null && row.outcome !== null) {
-          results[i] = recordedOutcome<Recorded>({
+          settled[i] = recordedOutcome<Outcome>({
             fingerprint: row.fingerprint,
             outcome: row.outcome,
             recorded_at_ms: row.recorded_at_ms,
@@ -174,27 +162,22 @@ export function keyedBatches<Op, Outcome, Recorded = Outcome>(
       });
     }
 
-    const running = entries.flatMap((entry, i) => (results[i] === undefined ? [{ i, entry }] : []));
-    const outcomes =
+    const running = entries.flatMap((entry, i) => (settled[i] === undefined ? [{ i, entry }] : []));
+    const results =
       running.length === 0
         ? []
         : await decide(
             session,
             running.map(({ entry }) => entry.op),
-            running.map(({ entry }) => entry.keyed?.key.key ?? null),
+            running.map(({ entry }) => entry.key?.key ?? null),
           );
-    if (outcomes.length !== running.length)
+    if (results.length !== running.length)
       throw new Error('a batch answered another number of writes');
-    const records: { key: KeyedWrite; outcome: Recorded }[] = [];
-    running.forEach(({ i, entry }, n) => {
-      const outcome = outcomes[n] as Outcome;
-      if (entry.keyed === undefined) {
-        results[i] = { kind: 'plain', outcome };
-        return;
-      }
-      const recorded = entry.keyed.outcome(outcome);
-      records.push({ key: entry.keyed.key, outcome: recorded });
-      results[i] = { kind: 'ran', outcome: recorded, recordedAtMs: entry.keyed.key.nowMs };
+    const records: { key: KeyedWrite; outcome: Outcome }[] = [];
+    running.forEach(({ i, entry: { op, key } }, n) => {
+      const ran = outcome(op, results[n] as Result);
+      if (key !== undefined) records.push({ key, outcome: ran });
+      settled[i] = { kind: 'ran', outcome: ran };
     });
     if (records.length > 0) {
       const { rowCount } = await session.query(recordSql, [
@@ -206,11 +189,11 @@ export function keyedBatches<Op, Outcome, Recorded = Outcome>(
       ]);
       if (rowCount !== records.length) throw new Error('an idempotency key was recorded twice');
     }
-    return results as Result[];
+    return settled as Settled[];
   }
 
   return (entries) =>
-    entries.some((entry) => entry.keyed !== undefined)
+    entries.some((entry) => entry.key !== undefined)
       ? db.transaction((session) => keyed(session, entries))
       : plain(entries);
 }

@@ -11,13 +11,7 @@ import {
   type KeyedOutcome,
   type KeyedWrite,
 } from '../../common/keyed-writes.js';
-import {
-  entrySize,
-  keyedBatches,
-  pruneKeyRecords,
-  type BatchEntry,
-  type BatchResult,
-} from './idempotency.js';
+import { entrySize, keyedBatches, pruneKeyRecords, type BatchEntry } from './idempotency.js';
 import { startKeyPruning } from '../idempotency-pruning.js';
 import type { Migration } from '../migrations.js';
 import { batchedReads, type BatchedReads } from './batched-reads.js';
@@ -31,21 +25,23 @@ import { carry, carryingSql } from './ride-along.js';
 import { postgresGroupCommit } from './group-commit.js';
 import type { StoreOptions } from '../store-options.js';
 
-export interface PostgresStoreSpec<Op, Outcome> {
+export interface PostgresStoreSpec<Op, Result, Outcome> {
   readonly url: string;
   readonly service: string;
   readonly migrations: readonly Migration[];
   /** Runs once, in the transaction that creates the schema, so data is seeded only into a new database. */
   readonly seed: (session: SqlSession) => Promise<void>;
   /**
-   * Decides and writes `ops` in one statement on `session`, one outcome each, in order. `keys`
+   * Decides and writes `ops` in one statement on `session`, one result each, in order. `keys`
    * holds each op's idempotency key, or null: a journal keeps it beside the write.
    */
   readonly decide: (
     session: SqlSession,
     ops: readonly Op[],
     keys: readonly (string | null)[],
-  ) => Promise<readonly Outcome[]>;
+  ) => Promise<readonly Result[]>;
+  /** A write's outcome, read from its result: plain data, recorded as JSON under a key. */
+  readonly outcome: (op: Op, result: Result) => Outcome;
   /** An operation's share of a group-commit batch's byte bound. */
   readonly sizeOf: (op: Op) => number;
   /** The store's table of idempotency records, and its claim function (claimKeysFunctionSql). */
@@ -74,15 +70,12 @@ export interface PostgresStore<Op, Outcome> {
   reads<K extends SqlScalar, Row extends object, V>(
     query: ReadQuery<K, Row, V>,
   ): BatchedReads<K, V>;
-  /** The write, group-committed; the deadline of `work` drops it while it is queued. */
-  write(op: Op, work: Work): Promise<Outcome>;
-  /** The write under `key`, unless the key has a live record; `recorded` is what its outcome records. */
-  writeOnce<Recorded>(
-    op: Op,
-    key: KeyedWrite,
-    recorded: (outcome: Outcome) => Recorded,
-    work: Work,
-  ): Promise<KeyedOutcome<Recorded>>;
+  /**
+   * The write, group-committed, under `key` when it has one: then it runs only if the key has no
+   * live record, and its outcome is recorded with it. The deadline of `work` drops it while it is
+   * queued.
+   */
+  write(op: Op, key: KeyedWrite | undefined, work: Work): Promise<KeyedOutcome<Outcome>>;
   /** Deletes up to PRUNE_BATCH_ROWS expired key records; returns how many. */
   pruneKeys(expiredBeforeMs: number): Promise<number>;
   /** For /readyz: the database answers and writes work. */
@@ -91,8 +84,8 @@ export interface PostgresStore<Op, Outcome> {
   close(): Promise<void>;
 }
 
-export async function openPostgresStore<Op, Outcome>(
-  spec: PostgresStoreSpec<Op, Outcome>,
+export async function openPostgresStore<Op, Result, Outcome>(
+  spec: PostgresStoreSpec<Op, Result, Outcome>,
 ): Promise<PostgresStore<Op, Outcome>> {
   const { options } = spec;
   const db = await openPostgres({
@@ -106,17 +99,15 @@ export async function openPostgresStore<Op, Outcome>(
     poolWaitMs: options.poolWaitMs,
     pooler: options.pooler,
   });
-  // Each keyed entry records what its own mapper makes of its outcome; the batch does not look at
-  // it.
-  type Entry = BatchEntry<Op, Outcome, unknown>;
-  const writes = postgresGroupCommit<Entry, BatchResult<Outcome, unknown>>({
+  const writes = postgresGroupCommit<BatchEntry<Op>, KeyedOutcome<Outcome>>({
     sizeOf: entrySize(spec.sizeOf),
     observer: options.observer,
-    decide: keyedBatches<Op, Outcome, unknown>({
+    decide: keyedBatches<Op, Result, Outcome>({
       db,
       table: spec.keysTable,
       claimFunction: spec.claimFunction,
       decide: spec.decide,
+      outcome: spec.outcome,
     }),
   });
   const readers: BatchedReads<unknown, unknown>[] = [];
@@ -158,23 +149,7 @@ export async function openPostgresStore<Op, Outcome>(
       readers.push(reader as BatchedReads<unknown, unknown>);
       return reader;
     },
-    async write(op, work) {
-      const result = await writes.write({ op }, work);
-      if (result.kind !== 'plain')
-        throw new Error(`${spec.service}: an unkeyed write came back as a keyed one`);
-      return result.outcome;
-    },
-    async writeOnce<Recorded>(
-      op: Op,
-      key: KeyedWrite,
-      recorded: (outcome: Outcome) => Recorded,
-      work: Work,
-    ) {
-      const result = await writes.write({ op, keyed: { key, outcome: recorded } }, work);
-      if (result.kind === 'plain')
-        throw new Error(`${spec.service}: a keyed write came back without its key`);
-      return result as KeyedOutcome<Recorded>;
-    },
+    write: (op, key, work) => writes.write(key === undefined ? { op } : { op, key }, work),
     pruneKeys,
     ready: () => db.ping(),
     async close() {

@@ -32,7 +32,7 @@ export function prepareKeyRecords(db: SqliteDatabase, table: string): SqliteKeyR
     },
     record<O>(write: KeyedWrite, outcome: O): KeyedOutcome<O> {
       insert.run(write.key, write.fingerprint, JSON.stringify(outcome), write.nowMs);
-      return { kind: 'ran', outcome, recordedAtMs: write.nowMs };
+      return { kind: 'ran', outcome };
     },
     prune(expiredBeforeMs) {
       return prune.run(expiredBeforeMs, PRUNE_BATCH_ROWS).changes;

@@ -4,8 +4,8 @@
 // database, and there is no disk to wait for). For a file they are group-committed by a worker
 // thread (group-commit.ts) and reads share a read transaction per turn (sqlite-turn-reads.ts).
 //
-// Writes under an Idempotency-Key (writeOnce, as on PostgreSQL) record their outcome in the
-// transaction of the write (sqlite-writes.ts).
+// A write under an Idempotency-Key (as on PostgreSQL, the same verb with a key) records its
+// outcome in the transaction of the write (writes.ts).
 //
 // Every failure the database causes becomes a store error (store-errors.ts) and is reported to the
 // store's health (store-health.ts), which decides readiness and writes the log line, once. Expired
@@ -35,7 +35,7 @@ import {
   type SqliteWrites,
 } from './writes.js';
 
-export interface SqliteStoreSpec<Op, Outcome> {
+export interface SqliteStoreSpec<Op, Result, Outcome> {
   /** `:memory:` for a throw-away database, else a file path. */
   readonly location: string;
   readonly service: string;
@@ -43,7 +43,7 @@ export interface SqliteStoreSpec<Op, Outcome> {
   /** Runs once, in the transaction that creates the schema, so data is seeded only into a new database. */
   readonly seed: (db: SqliteDatabase) => void;
   /** The store's writes, prepared on a connection: here for `:memory:`, in the writer thread for a file. */
-  readonly writes: SqliteWrites<Op, Outcome>;
+  readonly writes: SqliteWrites<Op, Result, Outcome>;
   /** An operation's share of a group-commit batch's byte bound. */
   readonly sizeOf: (op: Op) => number;
   /** The writer thread's module: one that calls serveSqliteWrites() with the same writes. */
@@ -60,13 +60,12 @@ export interface SqliteStore<Op, Outcome> {
   readonly db: SqliteDatabase;
   /** Runs a read on this thread's connection. */
   read<T>(read: () => T): T;
-  /** The write; on a file group-committed, the deadline of `work` dropping it while queued. */
-  write(op: Op, work: Work): Promise<Outcome>;
   /**
-   * The write under `key`, unless the key has a live record; what its outcome records is the
-   * store's writes.keys.recorded, which `Recorded` names.
+   * The write, under `key` when it has one: then it runs only if the key has no live record, and
+   * its outcome is recorded with it. On a file it is group-committed, and the deadline of `work`
+   * drops it while it is queued.
    */
-  writeOnce<Recorded>(op: Op, key: KeyedWrite, work: Work): Promise<KeyedOutcome<Recorded>>;
+  write(op: Op, key: KeyedWrite | undefined, work: Work): Promise<KeyedOutcome<Outcome>>;
   /** Deletes up to PRUNE_BATCH_ROWS expired key records; returns how many (0 for a store without keys). */
   pruneKeys(expiredBeforeMs: number): Promise<number>;
   /** For /readyz: the database answers, the writer lives, and writes are not known to fail. */
@@ -80,8 +79,8 @@ interface Writes<Entry, Outcome> {
   close(): Promise<void>;
 }
 
-export async function openSqliteStore<Op, Outcome>(
-  spec: SqliteStoreSpec<Op, Outcome>,
+export async function openSqliteStore<Op, Result, Outcome>(
+  spec: SqliteStoreSpec<Op, Result, Outcome>,
 ): Promise<SqliteStore<Op, Outcome>> {
   const { location } = spec;
   const synchronous = spec.synchronous ?? 'FULL';
@@ -100,7 +99,7 @@ export async function openSqliteStore<Op, Outcome>(
   };
 
   type Entry = SqliteEntry<Op>;
-  type EntryOutcome = SqliteEntryOutcome<Outcome>;
+  type EntryOutcome = SqliteEntryOutcome<Result, Outcome>;
   let reads: TurnReads = directReads;
   let writes: Writes<Entry, EntryOutcome>;
   if (location === ':memory:') {
@@ -165,14 +164,16 @@ export async function openSqliteStore<Op, Outcome>(
     );
   }
 
-  // The writer answers each entry by its kind (sqlite-writes.ts): these say which result each asked
-  // for.
-  const write = (op: Op, work: Work): Promise<Outcome> => run({ op }, work) as Promise<Outcome>;
-  const writeOnce = <Recorded>(
-    op: Op,
-    key: KeyedWrite,
-    work: Work,
-  ): Promise<KeyedOutcome<Recorded>> => run({ op, key }, work) as Promise<KeyedOutcome<Recorded>>;
+  // The writer answers each entry by its kind (writes.ts): an unkeyed write's result, whose
+  // outcome is read here, or what became of a keyed one.
+  const { outcome } = spec.writes;
+  function write(op: Op, key: KeyedWrite | undefined, work: Work): Promise<KeyedOutcome<Outcome>> {
+    if (key !== undefined) return run({ op, key }, work) as Promise<KeyedOutcome<Outcome>>;
+    return run({ op }, work).then((result) => ({
+      kind: 'ran',
+      outcome: outcome(op, result as Result),
+    }));
+  }
   const keeps = spec.writes.keys !== undefined;
   async function pruneKeys(expiredBeforeMs: number): Promise<number> {
     if (!keeps) return 0;
@@ -197,7 +198,6 @@ export async function openSqliteStore<Op, Outcome>(
       }
     },
     write,
-    writeOnce,
     pruneKeys,
     async ready() {
       if (!writes.healthy || !sqliteResponds(db, location)) return false;

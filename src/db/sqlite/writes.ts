@@ -1,12 +1,13 @@
 // A SQLite store's writes as the scaffold (sqlite-store.ts) runs them, in this thread for
-// `:memory:` or in the group-commit writer thread for a file: the store's own writes, the same
-// writes under an Idempotency-Key, and the pruning of expired key records. A store says only how
-// to apply one of its writes and what a keyed write's outcome records; the lookup of the key, the
+// `:memory:` or in the group-commit writer thread for a file: the store's own writes, under an
+// Idempotency-Key or not, and the pruning of expired key records. A store says only how to apply
+// one of its writes and how a write's result reads as its outcome; the lookup of the key, the
 // record beside the write (in its transaction: the batch's, its savepoint when one fails alone) and
 // the pruning are the same for every store here, as keyedBatches() makes them on PostgreSQL.
 //
-// What an outcome records is a function of the store's module, not a closure given with the write
-// as on PostgreSQL: the record is written in the writer thread, where only plain data travels.
+// The outcome is a function of the store's module, as on PostgreSQL: a keyed write's is made and
+// recorded in the writer thread, where only plain data travels; an unkeyed write's result goes back
+// as it is, and the scaffold reads its outcome on the main thread.
 import type { KeyedOutcome, KeyedWrite } from '../../common/keyed-writes.js';
 import type { PrepareWrites } from './group-commit-worker.js';
 import { serveGroupCommits } from './group-commit-worker.js';
@@ -14,29 +15,28 @@ import { keyedWriteSize } from '../idempotency-records.js';
 import { prepareKeyRecords } from './idempotency.js';
 import type { SqliteDatabase } from './sqlite.js';
 
-export interface SqliteWrites<Op, Outcome> {
+export interface SqliteWrites<Op, Result, Outcome> {
   /**
    * Prepares the store's writes on a connection; each runs inside a write transaction, and throws
    * to fail alone. `key` is the write's idempotency key, or null: a journal keeps it beside the
    * write.
    */
-  readonly prepare: (db: SqliteDatabase) => (op: Op, key: string | null) => Outcome;
-  /**
-   * A store that keeps idempotency records: their table, and what a keyed write records of its
-   * outcome (plain data, recorded as JSON, and answered again on a replay).
-   */
-  readonly keys?: {
-    readonly table: string;
-    readonly recorded: (op: Op, outcome: Outcome) => unknown;
-  };
+  readonly prepare: (db: SqliteDatabase) => (op: Op, key: string | null) => Result;
+  /** The write's outcome, read from what it answered: plain data, recorded as JSON under a key. */
+  readonly outcome: (op: Op, result: Result) => Outcome;
+  /** The table of a store that keeps idempotency records. */
+  readonly keys?: { readonly table: string };
 }
 
 /** A write as it travels to the writer: the store's own, under a key or not, or a batch of pruning. */
 export type SqliteEntry<Op> =
   { readonly op: Op; readonly key?: KeyedWrite } | { readonly pruneBefore: number };
 
-/** What the writer answers an entry: the write's outcome, what became of a keyed one, or how many records were pruned. */
-export type SqliteEntryOutcome<Outcome> = Outcome | KeyedOutcome<unknown> | number;
+/**
+ * What the writer answers an entry: an unkeyed write's result, what became of a keyed one, or how
+ * many records were pruned.
+ */
+export type SqliteEntryOutcome<Result, Outcome> = Result | KeyedOutcome<Outcome> | number;
 
 /** An entry's share of a batch's byte bound: its write's, and its key's. */
 export function sqliteEntrySize<Op>(
@@ -54,30 +54,28 @@ export function sqliteEntrySize<Op>(
  * SQLite's one write lock, so no other writer (of this process or another on the file) comes
  * between the lookup and the record.
  */
-export function prepareEntries<Op, Outcome>(
-  writes: SqliteWrites<Op, Outcome>,
-): PrepareWrites<SqliteEntry<Op>, SqliteEntryOutcome<Outcome>> {
+export function prepareEntries<Op, Result, Outcome>(
+  writes: SqliteWrites<Op, Result, Outcome>,
+): PrepareWrites<SqliteEntry<Op>, SqliteEntryOutcome<Result, Outcome>> {
   return (db) => {
     const apply = writes.prepare(db);
-    const keys =
-      writes.keys === undefined
-        ? undefined
-        : { ...writes.keys, records: prepareKeyRecords(db, writes.keys.table) };
+    const records =
+      writes.keys === undefined ? undefined : prepareKeyRecords(db, writes.keys.table);
     return (entry) => {
       if ('pruneBefore' in entry)
-        return keys === undefined ? 0 : keys.records.prune(entry.pruneBefore);
-      if (entry.key === undefined) return apply(entry.op, null);
-      if (keys === undefined)
+        return records === undefined ? 0 : records.prune(entry.pruneBefore);
+      const { op, key } = entry;
+      if (key === undefined) return apply(op, null);
+      if (records === undefined)
         throw new Error('a keyed write reached a store that keeps no idempotency records');
-      return (
-        keys.records.find(entry.key) ??
-        keys.records.record(entry.key, keys.recorded(entry.op, apply(entry.op, entry.key.key)))
-      );
+      return records.find(key) ?? records.record(key, writes.outcome(op, apply(op, key.key)));
     };
   };
 }
 
 /** The writer thread of a store with these writes: its module calls this, with the writes the store was opened with. */
-export function serveSqliteWrites<Op, Outcome>(writes: SqliteWrites<Op, Outcome>): void {
+export function serveSqliteWrites<Op, Result, Outcome>(
+  writes: SqliteWrites<Op, Result, Outcome>,
+): void {
   serveGroupCommits(prepareEntries(writes));
 }

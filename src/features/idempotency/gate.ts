@@ -146,7 +146,7 @@ export class IdempotencyGate {
     };
     let pending: Promise<KeyedOutcome<unknown>>;
     try {
-      pending = idempotent.once(input, write, work);
+      pending = idempotent.write(input, write, work);
     } catch (error) {
       released();
       throw error;
@@ -179,7 +179,7 @@ export class IdempotencyGate {
             write.key,
             write.fingerprint,
             keyed.outcome,
-            keyed.recordedAtMs + this.policy.ttlMs,
+            write.nowMs + this.policy.ttlMs,
             Date.now(),
           );
         return idempotent.reply(input, keyed.outcome);
