@@ -45,7 +45,7 @@ const MODES: readonly Mode[] = (['todo', 'bank'] as const).flatMap((service) => 
 
 type Options = Omit<TestServerOptions, 'service' | 'errors' | 'catchAll'>;
 const LIMITS = {
-  limits: { writes: { perSecond: 0.001, burst: 40 }, reads: { perSecond: 0.001, burst: 60 } },
+  limits: { writes: { perSecond: 0.001, burst: 80 }, reads: { perSecond: 0.001, burst: 120 } },
 };
 const EACH: Readonly<Record<string, Options>> = {
   none: {},
