@@ -78,7 +78,8 @@ export const areas = {
   },
   'http-pipeline': {
     mutate: [
-      'src/http/{app,responses,connection-guard,ip-address,parser-responses,metrics-route,request-metrics,request-observer,turn-end-writes}.ts',
+      'src/http/{app,responses,metrics-route,request-metrics,request-observer,turn-end-writes}.ts',
+      'src/http/connections/{connection-guard,ip-address,parser-responses}.ts',
       'src/http/{random-uuids,request-id}.ts',
       'src/http/stages/{pipeline-stages,route-stages,stage}.ts',
       'src/features/{feature,features}.ts',

@@ -14,7 +14,7 @@ import { createLogger, type Logger } from './observe/log.js';
 import { createMetricsRegistry } from './observe/metrics.js';
 import { storeMetrics } from './observe/store-metrics.js';
 import { startServer, type RunningServer, type ServerOptions } from './server.js';
-import { connectionsMaxFor } from './http/connection-guard.js';
+import { connectionsMaxFor } from './http/connections/connection-guard.js';
 import { createBankService } from './bank/service.js';
 import { INITIAL_ACCOUNTS } from './bank/model.js';
 import { createTodoService } from './todo/service.js';

@@ -11,7 +11,7 @@ import {
   connectionsPerClientFor,
   guardConnections,
   SILENT_MS,
-} from './http/connection-guard.js';
+} from './http/connections/connection-guard.js';
 import type { BodyLimits } from './http/body.js';
 import { docsRoutes } from './http/documents/docs.js';
 import { serviceUnavailable } from './http/errors.js';
@@ -25,7 +25,7 @@ import type { ServiceDefinition } from './http/service.js';
 import type { Logger } from './observe/log.js';
 import { errorForStoreFault } from './store-fault-responses.js';
 import { listenForMetrics } from './observe/metrics-listener.js';
-import { respondToParserErrors } from './http/parser-responses.js';
+import { respondToParserErrors } from './http/connections/parser-responses.js';
 import type { Joined } from './features/feature.js';
 
 export const BODY_LIMITS: BodyLimits = { bodyBytesMax: 1024 * 1024, nestingDepthMax: 512 };

@@ -16,7 +16,7 @@ import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../observe/log.js';
 import { DeadlinePassed } from '../common/deadline.js';
-import { respondedByParser } from './parser-responses.js';
+import { respondedByParser } from './connections/parser-responses.js';
 import { ApiError, ClientAbortError, InvalidRequest, Replayed } from './errors.js';
 import { isPromise } from '../common/eventually.js';
 import { UNBOUNDED_WORK } from '../common/work.js';

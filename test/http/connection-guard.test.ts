@@ -1,4 +1,4 @@
-// The connection guard (src/http/connection-guard.ts) on a real node:http server with small limits:
+// The connection guard (src/http/connections/connection-guard.ts) on a real node:http server with small limits:
 // which connection gives way to a newcomer (the silent, then the slow, never one being answered),
 // when a silent one is closed, how many one client address may hold, and how the limit is shared.
 // The same under a real descriptor limit (ulimit -n) is in hostile-clients.test.ts.
@@ -16,7 +16,7 @@ import {
   guardConnections,
   OPEN_FILES_ASSUMED,
   openFilesLimit,
-} from '../../src/http/connection-guard.js';
+} from '../../src/http/connections/connection-guard.js';
 import { ConfigError, readConfig } from '../../src/config.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 

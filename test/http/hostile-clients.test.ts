@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SILENT_MS } from '../../src/http/connection-guard.js';
+import { SILENT_MS } from '../../src/http/connections/connection-guard.js';
 import { get, postJson } from '../support/http.js';
 import { withServer } from '../support/server.js';
 import { startServiceProcess } from '../support/service-process.js';

@@ -1,5 +1,5 @@
 // The answers node:http's parser gives before a request reaches the pipeline
-// (src/http/parser-responses.ts), on real servers over raw sockets: each carries an X-Request-Id and
+// (src/http/connections/parser-responses.ts), on real servers over raw sockets: each carries an X-Request-Id and
 // a body in the active format, closes the connection, and writes one access line with that id; a
 // flood of them is logged within a bound; a request that times out is logged as the 408 it got.
 import assert from 'node:assert/strict';
@@ -13,7 +13,7 @@ import { parseCorsOrigins, type CorsPolicy } from '../../src/features/cors/cors.
 import {
   PARSER_LINES_PER_SECOND_MAX,
   respondToParserErrors,
-} from '../../src/http/parser-responses.js';
+} from '../../src/http/connections/parser-responses.js';
 import { defineRoute } from '../../src/http/route.js';
 import { RequestObserver } from '../../src/http/request-observer.js';
 import { createLogger } from '../../src/observe/log.js';

@@ -1,7 +1,7 @@
 // The CORS stage (stage.ts), first but for tracing (features.ts): a preflight from an allowed
 // origin is answered 204 at once; any other request's responses carry the policy's headers, its
 // errors and the parser's own responses included (cors.ts says what each is).
-import { headerInRawRequest } from '../../http/parser-responses.js';
+import { headerInRawRequest } from '../../http/connections/parser-responses.js';
 import { addHeaders, type Call, type Entered, type PlacedStage } from '../../http/stages/stage.js';
 import { corsHeaders, pairs, preflightHeaders, type CorsPolicy } from './cors.js';
 import { corsDocs } from './docs.js';

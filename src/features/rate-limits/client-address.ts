@@ -13,7 +13,7 @@
 // keyed in its canonical form (http/ip-address.ts).
 import type { IncomingMessage } from 'node:http';
 import { BlockList, isIP } from 'node:net';
-import { canonicalAddress, peerAddress } from '../../http/ip-address.js';
+import { canonicalAddress, peerAddress } from '../../http/connections/ip-address.js';
 import { forwardedElements, MALFORMED, nodeAddress } from './forwarded.js';
 
 /** The header a trusted proxy names the client in (--trust-proxy-header). */

@@ -18,7 +18,7 @@
 // obfuscated port. Only an address names a client; `unknown` and an obfuscated identifier say that
 // the proxy will not, and anything else is malformed.
 import { isIP } from 'node:net';
-import { canonicalAddress } from '../../http/ip-address.js';
+import { canonicalAddress } from '../../http/connections/ip-address.js';
 
 /** An element that breaks the grammar, or names a parameter twice. */
 export const MALFORMED = 'malformed';

@@ -21,14 +21,14 @@ import {
 } from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import type { ErrorCode } from './catalogue.js';
-import { ApiError } from './errors.js';
-import { renderError, type ErrorFormat } from './render.js';
-import { randomUuid } from './random-uuids.js';
-import { REQUEST_ID_HEADER } from './request-id.js';
-import { UNMATCHED_ROUTE } from './request-metrics.js';
-import type { RequestObserver } from './request-observer.js';
-import type { Stage } from './stages/stage.js';
+import type { ErrorCode } from '../catalogue.js';
+import { ApiError } from '../errors.js';
+import { renderError, type ErrorFormat } from '../render.js';
+import { randomUuid } from '../random-uuids.js';
+import { REQUEST_ID_HEADER } from '../request-id.js';
+import { UNMATCHED_ROUTE } from '../request-metrics.js';
+import type { RequestObserver } from '../request-observer.js';
+import type { Stage } from '../stages/stage.js';
 
 /** The method label of a request the parser could not read: one series, whatever was sent. */
 export const UNPARSED_METHOD = 'UNPARSED';
