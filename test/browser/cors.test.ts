@@ -234,6 +234,81 @@ processSuiteUnless(browserSkip(), 'CORS in a browser', () => {
     }
   });
 
+  test('started as the README starts it (no CORS option), the bank refuses a form and a fetch() POST from a page on another site: the balance stays', async () => {
+    const other = await startPage();
+    try {
+      const lines: string[] = [];
+      await withServer({ service: 'bank', logLines: lines }, (api) =>
+        withBrowser(async (browser) => {
+          const balance = async (): Promise<number> =>
+            (JSON.parse((await get(api, '/accounts/alice')).text) as { balance: number }).balance;
+          const page = await browser.newPage();
+          await page.goto(other.origin);
+          // A form posted into a frame, as a forged page would, and a plain fetch() POST.
+          await page.evaluate(`new Promise((resolve) => {
+            const frame = document.createElement('iframe');
+            frame.name = 'sink';
+            frame.addEventListener('load', resolve);
+            document.body.append(frame);
+            const form = document.createElement('form');
+            form.method = 'POST';
+            form.action = ${JSON.stringify(`${api}/withdraw/alice/1`)};
+            form.target = 'sink';
+            document.body.append(form);
+            form.submit();
+          })`);
+          const fetched = await page.evaluate(
+            (url: string) =>
+              fetch(url, { method: 'POST', mode: 'no-cors' }).then(
+                () => 'sent',
+                (error: unknown) => `refused: ${String(error)}`,
+              ),
+            `${api}/withdraw/alice/1`,
+          );
+          assert.equal(fetched, 'sent', 'the browser sent it: only the service can stop it');
+          assert.equal(await balance(), 100);
+          const refused = lines.filter(
+            (line) => line.includes(`"path":"/withdraw/alice/1"`) && line.includes(`"status":403`),
+          );
+          assert.equal(refused.length, 2, 'both reached the service, and were refused');
+        }),
+      );
+    } finally {
+      await new Promise((resolve) => other.server.close(resolve));
+    }
+  });
+
+  test('a page on an allowed origin carries its trace: a fetch() with traceparent, tracestate and baggage passes its preflight', async () => {
+    const page = await startPage();
+    try {
+      await withServer(
+        { service: 'todo', cors: parseCorsOrigins(page.origin) as CorsPolicy },
+        (api) =>
+          withBrowser(async (browser) => {
+            const tab = await browser.newPage();
+            await tab.goto(page.origin);
+            const status = await tab.evaluate(
+              (url: string) =>
+                fetch(url, {
+                  headers: {
+                    traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+                    tracestate: 'congo=t61rcWkgMzE',
+                    baggage: 'userId=alice',
+                  },
+                }).then(
+                  (res) => `status ${res.status}`,
+                  (error: unknown) => `refused: ${String(error)}`,
+                ),
+              `${api}/todos/1`,
+            );
+            assert.equal(status, 'status 200');
+          }),
+      );
+    } finally {
+      await new Promise((resolve) => page.server.close(resolve));
+    }
+  });
+
   test('a page on another origin is refused by the browser: fetch() fails without showing the answer', async () => {
     const page = await startPage();
     try {
