@@ -44,6 +44,8 @@ export interface CallgrindOptions {
    * judged counts: the list is written as code is compiled.
    */
   readonly nameCompiledCode?: boolean;
+  /** Variables set for the server beside the bench's own. */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /** The tools a count needs, or what is missing. */
@@ -83,6 +85,7 @@ export async function startUnderCallgrind(
     nodeOptions,
     startTimeoutMs: START_TIMEOUT_MS,
     cwd: options.dir,
+    env: options.env,
   });
   let dumps = 0;
   const control = async (flag: string): Promise<void> => {

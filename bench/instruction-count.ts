@@ -12,8 +12,10 @@
 // switched on and `settle` more are sent uncounted (the first few thousand requests instrumented
 // cost more: V8 adapts its collector's pace to a process now many times slower); then `rounds`
 // rounds: zero the count, send `requests` requests, wait a quarter of a second for what they leave
-// to do (the access lines' write, the end of a turn), dump. Every request must be answered with the
-// expected status. The figure is the least of every process's rounds (a late compilation, a
+// to do (the access lines' write, the end of a turn), dump. Every answer must have the expected
+// status; a connection error now and then on a loaded machine is let pass (every one while warming
+// up, at most 1 % of a counted round, whose count is then per answered request). The figure is the
+// least of every process's rounds (a late compilation, a
 // collection or code V8 gave up optimizing only ever adds). Two processes run at a time.
 import { execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
@@ -63,6 +65,7 @@ type ServerRole =
   | 'bare-sqlite'
   | 'bare-rate-limited'
   | 'todo-traced'
+  | 'todo-traced-tenth'
   | 'bare-traced';
 
 interface Job {
@@ -89,10 +92,16 @@ export interface InstructionScenario {
   readonly reference?: 'todo';
   /** A ruler for another row, not a target of ours: shown with its ratio, never judged. */
   readonly informational?: true;
+  /** Which rows an informational row is the ruler of: the one above (the default), or those below. */
+  readonly rulerOf?: 'the rows below';
 }
 
 const JSON_TYPE = 'application/json';
+const UNTRACED_ROW = 'GET /todos/1, tracing off';
+const TENTH_TRACED_ROW = 'GET /todos/1, tracing on, 10 % sampled';
 const TRACED_ROW = 'GET /todos/1, tracing on, every request sampled';
+/** Issue 51: one request in ten traced, by the trace id (a new trace each: no traceparent is sent). */
+const TENTH_SAMPLED = { OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' };
 const OFFICIAL_TRACED_ROW =
   'GET /todos/1, tracing by the official auto-instrumentation on bare node:http';
 /** The most our tracing may add to a request, as a share of what the official auto-instrumentation adds to the bare server. */
@@ -228,15 +237,36 @@ export const INSTRUCTION_SCENARIOS: readonly InstructionScenario[] = [
     bodyCheck: 'exact',
     informational: true,
   },
-  // Issue 43: tracing on, every request sampled (no traceparent: each is a new trace, and the
-  // default parent-based sampler samples every root), its spans exported over OTLP/HTTP protobuf
-  // to a receiver of this process (not counted): ≤ 1.25 × the same service with tracing off…
+  // Issue 51: tracing's three rows. Off, the service as shipped, beside the bare server: the
+  // reference of the two below.
+  {
+    name: UNTRACED_ROW,
+    server: 'todo',
+    job: GET_TODO,
+    bodyCheck: 'exact',
+    informational: true,
+    rulerOf: 'the rows below',
+  },
+  // On, one request in ten sampled (OTEL_TRACES_SAMPLER=traceidratio, OTEL_TRACES_SAMPLER_ARG=0.1):
+  // the nine others must cost almost nothing, ≤ 1.20 × tracing off in all.
+  {
+    name: TENTH_TRACED_ROW,
+    server: 'todo-traced-tenth',
+    job: GET_TODO,
+    bodyCheck: 'exact',
+    ratioMax: 1.2,
+    reference: 'todo',
+  },
+  // On, every request sampled (no traceparent: each is a new trace, and the default parent-based
+  // sampler samples every root), its spans exported over OTLP/HTTP protobuf to a receiver of this
+  // process (not counted): ≤ 1.8 × the same service with tracing off (issue 51; issue 43 asked
+  // 1.25)…
   {
     name: TRACED_ROW,
     server: 'todo-traced',
     job: GET_TODO,
     bodyCheck: 'exact',
-    ratioMax: 1.25,
+    ratioMax: 1.8,
     reference: 'todo',
   },
   // …and the official auto-instrumentation of node:http on the bare server, the same job traced by
@@ -282,7 +312,11 @@ async function startServer(
   dir: string,
   breakdown: boolean,
 ): Promise<CallgrindServer> {
-  const options = { dir, nameCompiledCode: breakdown };
+  const options = {
+    dir,
+    nameCompiledCode: breakdown,
+    env: role === 'todo-traced-tenth' ? TENTH_SAMPLED : undefined,
+  };
   const durable = ['--sqlite-synchronous', 'full'];
   /** The to-do service on SQLite, durable, with the options of the row. */
   const todo = (extra: readonly string[]): Promise<CallgrindServer> =>
@@ -360,6 +394,7 @@ async function startServer(
         options,
       );
     case 'todo-traced':
+    case 'todo-traced-tenth':
       return todo(['--otel-endpoint', await (sink ??= startOtlpSink())]);
     case 'bare-traced': {
       const endpoint = await (sink ??= startOtlpSink());
@@ -376,6 +411,8 @@ async function startServer(
 interface Counted {
   /** Per round: every thread's instructions and the main thread's, per request. */
   readonly rounds: readonly { readonly total: number; readonly mainThread: number }[];
+  /** Each process's least count (every thread), in the order they ran: the spread over processes. */
+  readonly processes: readonly number[];
   readonly answer: Received;
   readonly functions: FunctionCosts | undefined;
 }
@@ -395,31 +432,32 @@ async function measureServer(
   const server = await startServer(role, dir, plan.breakdown);
   try {
     const answer = await sendOnce(server.url, j.request, 60_000);
-    await send(server, j, plan.connections, warmup);
+    await send(server, j, plan.connections, warmup, log);
     await server.instrument();
     // The first few thousand requests counted cost more, every thread, whatever the warm-up
     // before (V8 adapts its collector's pace to a process now ten times slower): not counted.
-    await send(server, j, plan.connections, settle);
+    await send(server, j, plan.connections, settle, log);
     const rounds: { total: number; mainThread: number; files: readonly string[] }[] = [];
     for (let round = 0; round < plan.rounds; round++) {
       await server.zero();
-      await send(server, j, plan.connections, requests);
+      const answered = await send(server, j, plan.connections, requests, log, COUNTED_LOSS_MAX);
       // What a request leaves for later (the access lines' write, the end of a turn) is its cost
       // too.
       await new Promise((resolve) => setTimeout(resolve, 250));
       const dump = await server.dump();
       rounds.push({
-        total: dump.total / requests,
-        mainThread: dump.mainThread / requests,
+        total: dump.total / answered,
+        mainThread: dump.mainThread / answered,
         files: dump.files,
       });
       log(
-        `${name}: round ${round + 1}: ${Math.round(dump.total / requests)} instructions a request (main thread ${Math.round(dump.mainThread / requests)})`,
+        `${name}: round ${round + 1}: ${Math.round(dump.total / answered)} instructions a request (main thread ${Math.round(dump.mainThread / answered)})`,
       );
     }
     const least = rounds.reduce((a, b) => (b.total < a.total ? b : a));
     return {
       rounds: rounds.map(({ total, mainThread }) => ({ total, mainThread })),
+      processes: [least.total],
       answer,
       functions: plan.breakdown ? functionCosts(least.files, server.perfMap, requests) : undefined,
     };
@@ -428,12 +466,26 @@ async function measureServer(
   }
 }
 
+/**
+ * In a counted round, the share of requests that may be lost to connection errors (on a loaded
+ * machine, under callgrind, a connection now and then): the count is then per answered request.
+ */
+const COUNTED_LOSS_MAX = 0.01;
+
+/**
+ * Sends `amount` requests; each must be answered with the expected status. With `lossy`, a
+ * request lost to a connection error on a loaded machine is logged rather than failing the run,
+ * up to `lossMax` of them (all, in the warm-up and the settling, which are not counted). Returns
+ * how many were answered.
+ */
 async function send(
   server: CallgrindServer,
   j: Job,
   connections: number,
   amount: number,
-): Promise<void> {
+  lossy?: (line: string) => void,
+  lossMax = 1,
+): Promise<number> {
   // Under callgrind on a loaded machine an answer can take many seconds: a request given up on
   // would be sent again, and counted twice.
   const m = await drive(server.url, j.request, {
@@ -446,10 +498,15 @@ async function send(
     const statuses = Object.entries(m.statusCounts)
       .map(([status, n]) => `${status}×${n}`)
       .join(' ');
-    throw new Error(
-      `${server.name}, ${j.key}: ${m.responses} of ${amount} answered, ${m.wrongStatus} with another status than ${j.expectedStatus}, ${m.errors} errors (${statuses})`,
-    );
+    const line = `${server.name}, ${j.key}: ${m.responses} of ${amount} answered, ${m.wrongStatus} with another status than ${j.expectedStatus}, ${m.errors} errors (${statuses})`;
+    const lost = m.errors === amount - m.responses && m.errors <= amount * lossMax;
+    if (lossy !== undefined && m.wrongStatus === 0 && lost) {
+      lossy(`${line}: within the losses allowed, not a failure`);
+      return m.responses;
+    }
+    throw new Error(line);
   }
+  return m.responses;
 }
 
 const leastOf = (c: Counted): { total: number; mainThread: number } =>
@@ -497,7 +554,7 @@ function referenceOf(s: InstructionScenario): Reference {
   if (s.peerOf !== undefined)
     return s.server === 'todo' ? 'unconditional' : (s.server as 'peer' | 'bare-sqlite');
   if (s.reference !== 'todo') return 'bare';
-  if (s.server === 'todo-traced') return 'tracing-off';
+  if (s.server === 'todo-traced' || s.server === 'todo-traced-tenth') return 'tracing-off';
   return s.server === 'todo-cors' ? 'cors-off' : 'limits-off';
 }
 
@@ -507,6 +564,9 @@ export interface InstructionRow {
   readonly oursMain: number;
   readonly reference: number;
   readonly referenceMain: number;
+  /** Each process's least count, ours and the reference's, lowest first: the spread over processes. */
+  readonly oursProcesses: readonly number[];
+  readonly referenceProcesses: readonly number[];
   readonly ratio: number;
   readonly target: string;
   readonly met: boolean;
@@ -581,7 +641,11 @@ export async function countInstructions(
     const now = counted[i] as Counted;
     const keep =
       earlier === undefined || leastOf(now).total < leastOf(earlier).total ? now : earlier;
-    byKey.set(j.key, { ...keep, rounds: [...(earlier?.rounds ?? []), ...now.rounds] });
+    byKey.set(j.key, {
+      ...keep,
+      rounds: [...(earlier?.rounds ?? []), ...now.rounds],
+      processes: [...(earlier?.processes ?? []), ...now.processes],
+    });
     measured.set(role, byKey);
   });
 
@@ -611,10 +675,12 @@ export async function countInstructions(
       oursMain: least(mine).mainThread,
       reference: least(reference).total,
       referenceMain: least(reference).mainThread,
+      oursProcesses: [...mine.processes].sort((a, b) => a - b),
+      referenceProcesses: [...reference.processes].sort((a, b) => a - b),
       ratio,
       target:
         s.informational === true
-          ? 'none: a ruler for the row above'
+          ? `none: a ruler for ${s.rulerOf ?? 'the row above'}`
           : s.server === 'peer'
             ? 'ours ≤ 1.00 × the peer'
             : `≤ ${ratioMax.toFixed(2)} × ${REFERENCE_SHORT[referenceOf(s)]}`,
@@ -681,10 +747,11 @@ export function renderInstructionTable(results: InstructionResults): string {
   const lines = [
     `Instructions per request, every thread of the server process, user space (valgrind ${results.valgrind}, callgrind): ` +
       `the least of ${plan.processes * plan.rounds} count${plan.processes * plan.rounds === 1 ? '' : 's'} of ${plan.requests} requests (${plan.processes} server process${plan.processes === 1 ? '' : 'es'} per row and server, ` +
-      `${plan.rounds} count${plan.rounds === 1 ? '' : 's'} in each, after ${plan.warmup} requests to warm up and ${plan.settle} more instrumented), ${plan.connections} connections. In brackets, the main thread's share (the event loop); the rest ran on V8's helper threads, libuv's pool and the SQLite writer thread.`,
+      `${plan.rounds} count${plan.rounds === 1 ? '' : 's'} in each, after ${plan.warmup} requests to warm up and ${plan.settle} more instrumented), ${plan.connections} connections. In brackets, the main thread's share (the event loop); the rest ran on V8's helper threads, libuv's pool and the SQLite writer thread. ` +
+      `The last two columns give each server process's least count, lowest first: the spread over processes.`,
     '',
-    '| Scenario | Status | Reference | Reference instr./req | Ours instr./req | Ours ÷ reference | Target | Met |',
-    '|---|---:|---|---:|---:|---:|---|---|',
+    '| Scenario | Status | Reference | Reference instr./req | Ours instr./req | Ours ÷ reference | Target | Met | Reference, each process | Ours, each process |',
+    '|---|---:|---|---:|---:|---:|---|---|---:|---:|',
   ];
   for (const r of results.rows) {
     const reference = REFERENCE_LABEL[referenceOf(r.scenario)];
@@ -697,7 +764,7 @@ export function renderInstructionTable(results: InstructionResults): string {
             ? 'met'
             : '**missed**';
     lines.push(
-      `| ${r.scenario.name} | ${r.scenario.job.expectedStatus} | ${reference} | ${thousands(r.reference)} (${thousands(r.referenceMain)}) | ${thousands(r.ours)} (${thousands(r.oursMain)}) | ${r.ratio.toFixed(2)} | ${r.target} | ${met} |`,
+      `| ${r.scenario.name} | ${r.scenario.job.expectedStatus} | ${reference} | ${thousands(r.reference)} (${thousands(r.referenceMain)}) | ${thousands(r.ours)} (${thousands(r.oursMain)}) | ${r.ratio.toFixed(2)} | ${r.target} | ${met} | ${r.referenceProcesses.map(thousands).join(', ')} | ${r.oursProcesses.map(thousands).join(', ')} |`,
     );
   }
   const extra = results.tracingExtra;

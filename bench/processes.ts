@@ -62,6 +62,8 @@ export interface StartOptions {
   readonly startTimeoutMs?: number;
   /** The server's working folder, where node writes files of its own (--perf-basic-prof does). */
   readonly cwd?: string;
+  /** Variables set for the server beside this process's own (OTEL_TRACES_SAMPLER, say). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -85,6 +87,7 @@ export async function startServerProcess(
   const child = spawn(command[0] as string, command.slice(1), {
     stdio: ['ignore', 'ignore', 'pipe'],
     cwd: options.cwd,
+    env: options.env === undefined ? process.env : { ...process.env, ...options.env },
   });
   live.add(child);
   child.once('exit', () => live.delete(child));

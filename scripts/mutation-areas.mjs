@@ -42,7 +42,7 @@ const keyedTests = [
 // the service tests check for the answers themselves at a fraction of the time per mutant.
 const httpTests = [
   '.build/test/http/!(hostile-input|openapi-responses).test.js',
-  '.build/test/features/!(tracing|tracing-options).test.js',
+  '.build/test/features/!(tracing|tracing-options|tracing-context|tracing-conventions|tracing-backoff|otlp-encoding).test.js',
   '.build/test/conformance/*.test.js',
   ...serviceTests,
 ];
@@ -118,7 +118,7 @@ export const areas = {
   },
   'db-postgres': {
     mutate: [
-      'src/db/postgres/{postgres,batched-reads,errors,group-commit,pooler,store,pool-gate}.ts',
+      'src/db/postgres/{postgres,batched-reads,errors,group-commit,pooler,store,pool-gate,target}.ts',
     ],
     tests: storeTests,
   },
@@ -149,9 +149,10 @@ export const areas = {
       '.build/test/db/{rate-limits-postgres,rate-limits-pruning,ride-along}.test.js',
     ],
   },
-  // Tracing: its options and the SDK's use (the OTLP receiver tests, in this process).
+  // Tracing: its options, the SDK's use, the encoder and the export (the OTLP receiver tests, in
+  // this process, and the encoder against the SDK's).
   tracing: {
-    mutate: ['src/features/tracing/{options,tracing,feature}.ts'],
-    tests: ['.build/test/features/tracing*.test.js'],
+    mutate: ['src/features/tracing/!(stage|request-trace).ts'],
+    tests: ['.build/test/features/tracing*.test.js', '.build/test/features/otlp-encoding.test.js'],
   },
 };

@@ -139,6 +139,7 @@ async function main(): Promise<void> {
     return;
   }
   const log = createLogger(config.logLevel);
+  for (const { setting, message } of config.warnings) log.warn(message, { setting });
   const started = { servers: [] as RunningServer[], routes: [] as ServiceDefinition['routes'][] };
   // Installed before the first "listening" line: until a listener exists, SIGTERM kills the
   // process outright, and a supervisor may send it as soon as it reads that line. A repeated

@@ -15,6 +15,7 @@ import {
   usageOf,
   type OptionSpec,
   type OptionValues,
+  type SettingWarning,
 } from './options.js';
 
 export { ConfigError } from './options.js';
@@ -57,6 +58,8 @@ export interface Config {
   readonly connectionsPerClient: number | undefined;
   /** The features that are on, with their settings, in the list's order (src/features/features.ts). */
   readonly features: readonly FeatureOn[];
+  /** Settings ignored (a bad OTEL_* value): each is logged once at start, and the service runs on. */
+  readonly warnings: readonly SettingWarning[];
   readonly help: boolean;
 }
 
@@ -193,7 +196,8 @@ ${usageOf(OPTIONS)}`;
 const LOG_LEVELS: readonly LogLevel[] = ['info', 'warn', 'error', 'silent'];
 
 export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Config {
-  const { values, operand } = readOptions(argv, env, OPTIONS);
+  const warnings: SettingWarning[] = [];
+  const { values, operand } = readOptions(argv, env, OPTIONS, (warning) => warnings.push(warning));
   const services = readServices(operand, env);
   const errors = readErrorFormat(values);
   const catchAll = values.on('catch-all');
@@ -222,6 +226,7 @@ export function readConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     requireIfMatch: values.on('require-if-match'),
     connectionsPerClient: readConnectionsPerClient(values.text('connections-per-client')),
     features: FEATURES.flatMap((feature) => configureFeature(feature, values) ?? []),
+    warnings,
     help: values.on('help'),
   };
 }

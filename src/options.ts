@@ -28,6 +28,13 @@ export interface OptionSpec {
   readonly refusal?: string;
 }
 
+/** A setting that was ignored, and why: told once, at start, as a warning (the service runs on). */
+export interface SettingWarning {
+  /** The option or variable (OTEL_TRACES_SAMPLER). */
+  readonly setting: string;
+  readonly message: string;
+}
+
 /** What an option was given, the command line first, then the environment. */
 export interface OptionValues {
   /** A `value` option's text; undefined when neither the command line nor the variable sets it. */
@@ -38,6 +45,11 @@ export interface OptionValues {
   list(name: string): readonly string[];
   /** The environment, for a feature that reads standard variables of its own (OTEL_*). */
   readonly env: NodeJS.ProcessEnv;
+  /**
+   * A setting ignored: where a standard says a bad value is warned of and ignored (the
+   * OpenTelemetry SDK's variables), rather than stopping the process.
+   */
+  warn(warning: SettingWarning): void;
 }
 
 export interface ReadOptions {
@@ -51,6 +63,7 @@ export function readOptions(
   argv: readonly string[],
   env: NodeJS.ProcessEnv,
   specs: readonly OptionSpec[],
+  warn: (warning: SettingWarning) => void = () => undefined,
 ): ReadOptions {
   const byName = new Map(specs.map((spec) => [spec.name, spec]));
   const given = new Map<string, string[]>();
@@ -79,13 +92,14 @@ export function readOptions(
     const set = spec.variable !== undefined && (env[spec.variable] ?? '') !== '';
     if (spec.refusal !== undefined && set) throw new ConfigError(spec.refusal);
   }
-  return { values: valuesOf(given, env, byName), operand };
+  return { values: valuesOf(given, env, byName, warn), operand };
 }
 
 function valuesOf(
   given: ReadonlyMap<string, readonly string[]>,
   env: NodeJS.ProcessEnv,
   specs: ReadonlyMap<string, OptionSpec>,
+  warn: (warning: SettingWarning) => void,
 ): OptionValues {
   const specOf = (name: string, takes: OptionSpec['takes']): OptionSpec => {
     const spec = specs.get(name);
@@ -117,6 +131,7 @@ function valuesOf(
       return (variable(spec) ?? '').split(/\s+/).filter((value) => value !== '');
     },
     env,
+    warn,
   };
 }
 

@@ -170,6 +170,7 @@ export async function openPostgresLedger(
   const balances = store.reads<string, { name: string; balance: string }, number>({
     name: 'bank_balances',
     sql: 'SELECT name, balance FROM accounts WHERE name = ANY($1::text[])',
+    table: 'accounts',
     columns: ['name', 'balance'],
     keyOf: (row) => row.name,
     valueOf: (row) => Number(row.balance),

@@ -9,7 +9,7 @@
 import { performance } from 'node:perf_hooks';
 import { DeadlinePassed, latestOf, type Deadline } from '../common/deadline.js';
 import { UNBOUNDED_WORK, type Work, type WorkOrigin } from '../common/work.js';
-import type { StoreObserver } from './store-observer.js';
+import type { DatabaseTarget, StoreObserver } from './store-observer.js';
 
 /** One operation's answer inside a committed batch: its outcome, or the error that undid it alone. */
 export type Settled<Outcome> =
@@ -53,12 +53,16 @@ export interface BatcherOptions<Op> extends BatchLimits {
    */
   readonly cancelsStarted?: boolean;
   /** What a batch is, for a tracer (StoreObserver.batchStarted); none: its batches are not traced. */
-  readonly work?: {
-    readonly system: 'sqlite' | 'postgresql';
-    readonly operation: string | undefined;
-  };
+  readonly work?: BatchKind<Op>;
   /** Its batches may leave inside another batcher's statement (sendThrough, ride-along.ts). */
   readonly carried?: Carried;
+}
+
+/** What a batcher's batches are, for a tracer: where they go, the statement, and the table of a batch's operations. */
+export interface BatchKind<Op> extends DatabaseTarget {
+  readonly operation: string | undefined;
+  /** The one table every operation of `ops` works on, if there is one. */
+  readonly collectionOf: (ops: readonly Op[]) => string | undefined;
 }
 
 /**
@@ -249,7 +253,10 @@ export class Batcher<Op, Outcome> {
     if (work === undefined || observer?.batchStarted === undefined) return undefined;
     return observer.batchStarted({
       system: work.system,
+      namespace: work.namespace,
+      server: work.server,
       operation: work.operation,
+      collection: work.collectionOf(batch.map((w) => w.op)),
       size: batch.length,
       origins: batch.map((w) => w.origin),
     });

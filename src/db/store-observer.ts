@@ -4,11 +4,21 @@
 import type { WorkOrigin } from '../common/work.js';
 import type { StoreFault } from './store-errors.js';
 
-/** A batch of store work on its way to the database, as a tracer sees it. */
-export interface BatchWork {
+/** The database a store's batches go to, as a tracer names it: plain data, so that storage knows no tracing library. */
+export interface DatabaseTarget {
   readonly system: 'sqlite' | 'postgresql';
+  /** The database, as its system names it: SQLite's `main`, PostgreSQL's database name; undefined when not known. */
+  readonly namespace: string | undefined;
+  /** The server as the configuration names it (PostgreSQL); undefined for a database in the process. */
+  readonly server: { readonly address: string; readonly port: number } | undefined;
+}
+
+/** A batch of store work on its way to the database, as a tracer sees it. */
+export interface BatchWork extends DatabaseTarget {
   /** The statement every operation of the batch runs (SELECT), or undefined when they differ (a group commit's writes). */
   readonly operation: string | undefined;
+  /** The one table every operation of the batch works on; undefined when they work on several. */
+  readonly collection: string | undefined;
   readonly size: number;
   /**
    * Who asked for each operation (its Work's origin, src/common/work.ts), in order; undefined for

@@ -65,10 +65,9 @@ const ignore = (): void => undefined;
 /** True once the request's response is set (it is then written at the end of the turn). */
 const responded = (call: Call): boolean => call.status !== 0;
 
-/** What a span says of an error the call is answered with: its wire code, or for a failure of ours its class. */
+/** What a span says of an error the call is answered with: its wire code, INTERNAL for a failure of ours (the code its answer carries). */
 function errorTypeOf(error: unknown): string {
-  if (error instanceof ApiError) return error.code;
-  return error instanceof Error ? error.name : 'Error';
+  return error instanceof ApiError ? error.code : 'INTERNAL';
 }
 
 export function createRequestHandler(options: AppOptions): RequestHandler {

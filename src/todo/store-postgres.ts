@@ -92,11 +92,13 @@ export async function openPostgresTodoStore(
     sizeOf: todoWriteSize,
     keysTable: KEYS_TABLE,
     claimFunction: CLAIM_KEYS,
+    writeTable: 'todos',
     options,
   });
 
   const reads = store.reads<number, TitleRow & { id: string }, TitleRow>({
     name: 'todo_select_versioned',
+    table: 'todos',
     sql: 'SELECT id::text AS id, title, done, version::text AS version FROM todos WHERE id = ANY($1::bigint[])',
     columns: ['id', 'title', 'done', 'version'],
     keyOf: (row) => Number(row.id),

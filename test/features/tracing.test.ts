@@ -4,57 +4,21 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { test } from 'node:test';
-import { startReceiver, type ReceivedSpan, type Receiver } from '../support/otlp-receiver.js';
+import { startReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
 import { postgresSkip, withTestDatabase } from '../support/postgres.js';
-import { startServiceProcess, type ServiceProcess } from '../support/service-process.js';
+import { startServiceProcess } from '../support/service-process.js';
+import {
+  dropped,
+  get,
+  QUICK_EXPORT,
+  serverSpans,
+  spanFor,
+  spanOf,
+  withTraced,
+} from '../support/traced-service.js';
 
-/** Exports every 50 ms, so that a test waits for its spans briefly. */
-const QUICK_EXPORT = { OTEL_BSP_SCHEDULE_DELAY: '50' };
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const PARENT_ID = '00f067aa0ba902b7';
-
-async function withTraced(
-  args: readonly string[],
-  env: NodeJS.ProcessEnv,
-  body: (url: string, receiver: Receiver, service: ServiceProcess) => Promise<void>,
-  receiver?: Receiver,
-): Promise<void> {
-  const collector = receiver ?? (await startReceiver());
-  const service = await startServiceProcess(
-    ['--otel-endpoint', collector.url, '--db', 'memory', ...args],
-    1,
-    { env: { ...QUICK_EXPORT, ...env } },
-  );
-  try {
-    await body(service.urls[0] as string, collector, service);
-  } finally {
-    await service.kill();
-    await collector.close();
-  }
-}
-
-const serverSpans = (spans: readonly ReceivedSpan[]): ReceivedSpan[] =>
-  spans.filter((span) => span.kind === 2);
-const spanFor = (spans: readonly ReceivedSpan[], requestId: string): ReceivedSpan | undefined =>
-  serverSpans(spans).find(
-    (span) =>
-      (span.attributes['http.response.header.x-request-id'] as string[] | undefined)?.[0] ===
-      requestId,
-  );
-
-async function get(
-  url: string,
-  headers: Record<string, string> = {},
-): Promise<{ status: number; requestId: string }> {
-  const response = await fetch(url, { headers });
-  await response.arrayBuffer();
-  return { status: response.status, requestId: response.headers.get('x-request-id') ?? '' };
-}
-
-async function spanOf(receiver: Receiver, requestId: string): Promise<ReceivedSpan> {
-  await receiver.waitFor((spans) => spanFor(spans, requestId) !== undefined);
-  return spanFor(receiver.spans, requestId) as ReceivedSpan;
-}
 
 test('a request whose traceparent is valid continues that trace: its span is the child of the caller, with its tracestate', async () => {
   await withTraced([], {}, async (url, receiver) => {
@@ -91,6 +55,8 @@ test('a request without traceparent starts a new trace, with the HTTP semantic c
       assert.deepEqual(span.attributes, {
         'http.request.method': 'GET',
         'url.path': '/todos/1',
+        // The conventions redact signatures and credentials they know (below), not every value.
+        'url.query': 'token=secret',
         'url.scheme': 'http',
         'network.protocol.version': '1.1',
         'http.response.header.x-request-id': [requestId],
@@ -103,6 +69,8 @@ test('a request without traceparent starts a new trace, with the HTTP semantic c
       });
       // A 4xx is the client's: no error on a server span.
       assert.equal(span.statusCode, 0);
+      // Sampled and random (our trace ids are: W3C Level 2), of no remote parent.
+      assert.equal(span.flags, 0x100 | 0x03);
       assert.equal(span.resource['service.name'], 'todo-under-test');
       assert.equal(span.resource['deployment.environment.name'], 'test');
       assert.equal(span.resource.team, 'a b');
@@ -250,7 +218,8 @@ for (const format of FORMATS) {
       assert.equal(span.name, 'GET /crash');
       assert.equal(span.attributes['http.response.status_code'], 500);
       assert.equal(span.statusCode, 2);
-      assert.equal(span.attributes['error.type'], 'Error');
+      // The docs' word for a failure of ours: the catalogue's code its answer carries.
+      assert.equal(span.attributes['error.type'], 'INTERNAL');
       await service.kill();
       const lines = service
         .output()
@@ -298,11 +267,36 @@ function storeSpanUnder(
   );
 }
 
-async function checkStoreSpans(
-  args: readonly string[],
-  system: string,
-  reads: boolean,
-): Promise<void> {
+/** What a store's spans must say of its database, by the database conventions. */
+interface StoreSpanWords {
+  readonly system: string;
+  readonly namespace: string;
+  /** The table of an unkeyed write, when a write changes one table only. */
+  readonly writeTable: string | undefined;
+  /** PostgreSQL: the server the URL names. */
+  readonly server: { readonly address: string; readonly port: number } | undefined;
+  readonly reads: boolean;
+}
+
+/** The conventions' attributes a store span carries beside its operation. */
+function assertDatabaseWords(
+  span: ReceivedSpan,
+  words: StoreSpanWords,
+  table: string | undefined,
+): void {
+  assert.equal(span.attributes['db.system.name'], words.system);
+  assert.equal(span.attributes['db.namespace'], words.namespace);
+  assert.equal(span.attributes['db.collection.name'], table);
+  assert.equal(span.attributes['server.address'], words.server?.address);
+  assert.equal(span.attributes['server.port'], words.server?.port);
+  // {db.operation.name} {target}: the table, else the database.
+  assert.equal(
+    span.name,
+    `${String(span.attributes['db.operation.name'])} ${table ?? words.namespace}`,
+  );
+}
+
+async function checkStoreSpans(args: readonly string[], words: StoreSpanWords): Promise<void> {
   const receiver = await startReceiver();
   const service = await startServiceProcess(['--otel-endpoint', receiver.url, ...args], 1, {
     env: QUICK_EXPORT,
@@ -320,17 +314,30 @@ async function checkStoreSpans(
       (spans) => storeSpanUnder(spans, write) !== undefined,
     );
     const batch = storeSpanUnder(writeSpans, write) as ReceivedSpan;
-    assert.equal(batch.attributes['db.system.name'], system);
     assert.equal(batch.attributes['db.operation.name'], 'BATCH');
-    if (reads) {
+    assert.equal(batch.attributes['db.operation.batch.size'], undefined);
+    assertDatabaseWords(batch, words, words.writeTable);
+    // A keyed write changes the keys' table too: no one table.
+    const keyed = await fetch(`${url}/todos`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': `trace-${id}` },
+      body: '{"title":"Keyed"}',
+    });
+    await keyed.arrayBuffer();
+    const keyedSpan = await spanOf(receiver, keyed.headers.get('x-request-id') as string);
+    const keyedSpans = await receiver.waitFor(
+      (spans) => storeSpanUnder(spans, keyedSpan) !== undefined,
+    );
+    assertDatabaseWords(storeSpanUnder(keyedSpans, keyedSpan) as ReceivedSpan, words, undefined);
+    if (words.reads) {
       const read = await get(`${url}/todos/${id}`);
       const readSpan = await spanOf(receiver, read.requestId);
       const readSpans = await receiver.waitFor(
         (spans) => storeSpanUnder(spans, readSpan) !== undefined,
       );
       const select = storeSpanUnder(readSpans, readSpan) as ReceivedSpan;
-      assert.equal(select.attributes['db.system.name'], system);
       assert.equal(select.attributes['db.operation.name'], 'SELECT');
+      assertDatabaseWords(select, words, 'todos');
     }
     // Writes sent together share a batch: one span, its size, the child of one request and linked
     // to the others (and they to it).
@@ -373,18 +380,32 @@ async function checkStoreSpans(
   }
 }
 
-test('store work is a child span of its request on SQLite: a group-committed batch, its size and its links', async () => {
+test('store work is a child span of its request on SQLite, named and described as the database conventions say: a group-committed batch, its size and its links', async () => {
   const { mkdtempSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
   const dir = mkdtempSync(`${tmpdir()}/otel-`);
-  await checkStoreSpans(['--db', `sqlite:${dir}/todo.sqlite`], 'sqlite', false);
+  // SQLite names the database a connection opens `main`; every write changes two tables.
+  await checkStoreSpans(['--db', `sqlite:${dir}/todo.sqlite`], {
+    system: 'sqlite',
+    namespace: 'main',
+    writeTable: undefined,
+    server: undefined,
+    reads: false,
+  });
 });
 
-test('store work is a child span of its request on PostgreSQL: a batched SELECT and a group-committed batch', async (t) => {
+test('store work is a child span of its request on PostgreSQL, named and described as the database conventions say (namespace, table, server): a batched SELECT and a group-committed batch', async (t) => {
   const skip = await postgresSkip();
   if (skip !== false) return t.skip(skip);
   await withTestDatabase(async (database) => {
-    await checkStoreSpans(['--db', database.url], 'postgresql', true);
+    const url = new URL(database.url);
+    await checkStoreSpans(['--db', database.url], {
+      system: 'postgresql',
+      namespace: url.pathname.slice(1),
+      writeTable: 'todos',
+      server: { address: url.hostname, port: Number(url.port || 5432) },
+      reads: true,
+    });
   });
 });
 
@@ -394,15 +415,6 @@ async function closedPort(): Promise<number> {
   const { port } = server.address() as { port: number };
   await new Promise((resolve) => server.close(resolve));
   return port;
-}
-
-async function dropped(url: string, reason: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  const match = new RegExp(
-    `^otel_spans_dropped_total\\{service="todo",reason="${reason}"\\} (\\d+)`,
-    'm',
-  ).exec(text);
-  return match === null ? -1 : Number(match[1]);
 }
 
 test('a collector that is down delays no request: its spans are dropped and counted on /metrics', async () => {

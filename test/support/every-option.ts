@@ -13,7 +13,7 @@ import type { TestServerOptions } from './server.js';
 export const LISTED_ORIGIN = 'http://127.0.0.1:5173';
 
 /** A collector nobody listens at: spans are dropped, which no document test minds. */
-const TRACING = readTracingConfig('http://127.0.0.1:9', {}) as TracingConfig;
+const TRACING = readTracingConfig('http://127.0.0.1:9', {}).tracing as TracingConfig;
 
 function options(
   service: 'todo' | 'bank',

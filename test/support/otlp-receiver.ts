@@ -40,6 +40,8 @@ export interface ReceivedSpan {
     readonly attributes: Readonly<Record<string, AttributeValue>>;
   }[];
   readonly links: readonly { readonly traceId: string; readonly spanId: string }[];
+  /** OTLP's span flags: the W3C trace flags in the low byte, 0x100 and 0x200 for a remote parent. */
+  readonly flags: number;
   readonly resource: Readonly<Record<string, AttributeValue>>;
   /** How it came: application/x-protobuf or application/json. */
   readonly contentType: string;
@@ -50,6 +52,8 @@ export interface Receiver {
   readonly spans: ReceivedSpan[];
   /** Requests received, whatever their answer. */
   readonly requests: number;
+  /** When each request arrived (performance.now()), in order. */
+  readonly arrivals: readonly number[];
   /** Resolves with the spans once `predicate` holds for them (checked on each export), or rejects after `timeoutMs`. */
   waitFor(
     predicate: (spans: readonly ReceivedSpan[]) => boolean,
@@ -61,6 +65,12 @@ export interface Receiver {
 export interface ReceiverOptions {
   /** 'hang': take the request and never answer (a collector that is stuck). */
   readonly behaviour?: 'ok' | 'hang';
+  /** The first `requests` exports are answered `status` (429 or 503, say), with this Retry-After if given, and their spans not kept. */
+  readonly busy?: {
+    readonly status: number;
+    readonly retryAfter?: string;
+    readonly requests: number;
+  };
 }
 
 /** The OTLP/JSON AnyValue, or the protobuf one made plain by toObject: one of its fields is set. */
@@ -100,6 +110,7 @@ interface RawSpan {
   status?: { code?: number };
   events?: { name: string; attributes?: KeyValue[] }[];
   links?: { traceId: string; spanId: string }[];
+  flags?: number;
 }
 interface RawRequest {
   resourceSpans?: {
@@ -129,6 +140,7 @@ function spansOf(request: RawRequest, contentType: string): ReceivedSpan[] {
             attributes: plainAttributes(event.attributes),
           })),
           links: (span.links ?? []).map((link) => ({ traceId: link.traceId, spanId: link.spanId })),
+          flags: span.flags ?? 0,
           resource,
           contentType,
         });
@@ -139,6 +151,65 @@ function spansOf(request: RawRequest, contentType: string): ReceivedSpan[] {
 }
 
 const hex = (bytes: unknown): string => Buffer.from(bytes as Uint8Array).toString('hex');
+
+/**
+ * Each span's `flags` (Span field 16, fixed32), in wire order. The definitions shipped with the
+ * package above predate the field (opentelemetry-proto 1.1 added it), so it is read from the wire
+ * here: request field 1 (ResourceSpans), its field 2 (ScopeSpans), its field 2 (Span).
+ */
+function spanFlags(body: Buffer): number[] {
+  const flags: number[] = [];
+  const fields = (bytes: Buffer, visit: (field: number, value: Buffer | number) => void): void => {
+    let at = 0;
+    const varint = (): number => {
+      let value = 0;
+      for (let shift = 0; ; shift += 7) {
+        const byte = bytes[at++] as number;
+        value += (byte & 0x7f) * 2 ** shift;
+        if (byte < 0x80) return value;
+      }
+    };
+    while (at < bytes.length) {
+      const key = varint();
+      const wire = key & 7;
+      if (wire === 0) visit(key >>> 3, varint());
+      else if (wire === 1) at += 8;
+      else if (wire === 5) {
+        visit(key >>> 3, bytes.readUInt32LE(at));
+        at += 4;
+      } else if (wire === 2) {
+        const length = varint();
+        visit(key >>> 3, bytes.subarray(at, at + length));
+        at += length;
+      } else throw new Error(`wire type ${wire} in an OTLP request`);
+    }
+  };
+  const inside =
+    (field: number, then: (bytes: Buffer) => void) => (f: number, v: Buffer | number) => {
+      if (f === field && Buffer.isBuffer(v)) then(v);
+    };
+  fields(
+    body,
+    inside(1, (resourceSpans) =>
+      fields(
+        resourceSpans,
+        inside(2, (scopeSpans) =>
+          fields(
+            scopeSpans,
+            inside(2, (span) => {
+              let value = 0;
+              fields(span, (f, v) => {
+                if (f === 16 && typeof v === 'number') value = v;
+              });
+              flags.push(value);
+            }),
+          ),
+        ),
+      ),
+    ),
+  );
+  return flags;
+}
 
 function decode(body: Buffer, contentType: string): ReceivedSpan[] {
   if (contentType.startsWith('application/json'))
@@ -154,9 +225,11 @@ function decode(body: Buffer, contentType: string): ReceivedSpan[] {
     arrays: true,
   }) as RawRequest;
   // Ids are bytes on the wire: hex, as the JSON mapping writes them.
+  const flags = spanFlags(body);
   for (const resourceSpans of object.resourceSpans ?? []) {
     for (const scope of resourceSpans.scopeSpans ?? []) {
       for (const span of scope.spans ?? []) {
+        span.flags = flags.shift();
         span.traceId = hex(span.traceId);
         span.spanId = hex(span.spanId);
         span.parentSpanId = span.parentSpanId === undefined ? '' : hex(span.parentSpanId);
@@ -174,9 +247,12 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
   const spans: ReceivedSpan[] = [];
   const waiters = new Set<() => void>();
   let requests = 0;
+  const arrivals: number[] = [];
   const held: ServerResponse[] = [];
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     requests += 1;
+    arrivals.push(performance.now());
+    const busy = options.busy !== undefined && requests <= options.busy.requests;
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -186,6 +262,11 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
       }
       if (req.method !== 'POST' || req.url !== '/v1/traces') {
         res.writeHead(404).end();
+        return;
+      }
+      if (busy && options.busy !== undefined) {
+        const { status, retryAfter } = options.busy;
+        res.writeHead(status, retryAfter === undefined ? {} : { 'retry-after': retryAfter }).end();
         return;
       }
       try {
@@ -209,6 +290,7 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
     get requests() {
       return requests;
     },
+    arrivals,
     waitFor(predicate, timeoutMs = 10_000) {
       if (predicate(spans)) return Promise.resolve(spans);
       return new Promise((resolve, reject) => {

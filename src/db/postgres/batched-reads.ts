@@ -6,7 +6,7 @@
 import { isOutage } from './errors.js';
 import type { Work } from '../../common/work.js';
 import { Batcher } from '../batcher.js';
-import type { StoreObserver } from '../store-observer.js';
+import type { DatabaseTarget, StoreObserver } from '../store-observer.js';
 
 const LIMITS = {
   opsMax: 512,
@@ -27,16 +27,20 @@ export interface BatchedReads<K, V> {
   close(): Promise<void>;
 }
 
+const UNNAMED: DatabaseTarget = { system: 'postgresql', namespace: undefined, server: undefined };
+
 /**
  * `lookup` reads every key given in one query, bounded by the batch's `work`; keys it finds no row
  * for are absent from its map. `batchStarted`: a tracer's side of the store's observer (the rest
- * of it counts writes, not these reads).
+ * of it counts writes, not these reads); `target`: the database and the table read, for it.
  */
 export function batchedReads<K, V>(
   lookup: (keys: readonly K[], work: Work) => Promise<ReadonlyMap<K, V>>,
   sizeOf: (key: K) => number,
   batchStarted?: StoreObserver['batchStarted'],
+  target: DatabaseTarget & { readonly table?: string } = UNNAMED,
 ): BatchedReads<K, V> {
+  const { table, ...database } = target;
   const batcher = new Batcher<K, V | undefined>(
     async (keys, work) => {
       const found = await lookup([...new Set(keys)], work);
@@ -48,7 +52,7 @@ export function batchedReads<K, V>(
       failsQueued: isOutage,
       cancelsStarted: true,
       observer: { batchStarted },
-      work: { system: 'postgresql', operation: 'SELECT' },
+      work: { ...database, operation: 'SELECT', collectionOf: () => table },
     },
   );
   return {

@@ -14,7 +14,7 @@
 import { isOutage } from './errors.js';
 import type { Work } from '../../common/work.js';
 import { Batcher, type Settled } from '../batcher.js';
-import type { StoreObserver } from '../store-observer.js';
+import type { DatabaseTarget, StoreObserver } from '../store-observer.js';
 
 const LIMITS = {
   opsMax: 1024,
@@ -32,7 +32,13 @@ export interface PostgresGroupCommitOptions<Op, Outcome> {
   readonly decide: (ops: readonly Op[]) => Promise<readonly Outcome[]>;
   readonly sizeOf: (op: Op) => number;
   readonly observer?: StoreObserver;
+  /** The database, for a tracer; and the one table a batch's writes change, if there is one. */
+  readonly target?: DatabaseTarget;
+  readonly collectionOf?: (ops: readonly Op[]) => string | undefined;
 }
+
+const UNNAMED: DatabaseTarget = { system: 'postgresql', namespace: undefined, server: undefined };
+const NO_TABLE = (): undefined => undefined;
 
 export interface PostgresGroupCommit<Op, Outcome> {
   /** Queues the write for the next batch; the deadline of `work` drops it while it is queued. */
@@ -40,9 +46,6 @@ export interface PostgresGroupCommit<Op, Outcome> {
   /** Refuses new writes, and resolves once every write asked before is answered. */
   close(): Promise<void>;
 }
-
-/** A group commit's writes differ from one another: the batch is a BATCH, of no one statement. */
-const POSTGRES_WRITES = { system: 'postgresql', operation: undefined } as const;
 
 export function postgresGroupCommit<Op, Outcome>(
   options: PostgresGroupCommitOptions<Op, Outcome>,
@@ -76,7 +79,12 @@ export function postgresGroupCommit<Op, Outcome>(
     sizeOf: options.sizeOf,
     failsQueued: isOutage,
     observer: options.observer,
-    work: POSTGRES_WRITES,
+    // A group commit's writes differ from one another: the batch is a BATCH, of no one statement.
+    work: {
+      ...(options.target ?? UNNAMED),
+      operation: undefined,
+      collectionOf: options.collectionOf ?? NO_TABLE,
+    },
   });
   return { write: (op, work) => batcher.submit(op, work), close: () => batcher.close() };
 }

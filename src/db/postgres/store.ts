@@ -23,6 +23,7 @@ import {
 } from './postgres.js';
 import { carry, carryingSql } from './ride-along.js';
 import { postgresGroupCommit } from './group-commit.js';
+import { postgresTarget } from './target.js';
 import type { StoreOptions } from '../store-options.js';
 
 export interface PostgresStoreSpec<Op, Result, Outcome> {
@@ -47,6 +48,8 @@ export interface PostgresStoreSpec<Op, Result, Outcome> {
   /** The store's table of idempotency records, and its claim function (claimKeysFunctionSql). */
   readonly keysTable: string;
   readonly claimFunction: string;
+  /** The one table an unkeyed write changes, for a tracer; none: a write changes several. */
+  readonly writeTable?: string;
   readonly options: StoreOptions;
 }
 
@@ -55,6 +58,8 @@ export interface ReadQuery<K, Row, V> {
   /** The prepared statement's name; the name of its form that carries a rider starts with it. */
   readonly name: string;
   readonly sql: string;
+  /** The table it reads, for a tracer. */
+  readonly table: string;
   /** The query's columns, by name. */
   readonly columns: readonly string[];
   /** The key a row is of, and what a read of that key is given. */
@@ -99,9 +104,14 @@ export async function openPostgresStore<Op, Result, Outcome>(
     poolWaitMs: options.poolWaitMs,
     pooler: options.pooler,
   });
+  const target = postgresTarget(spec.url);
   const writes = postgresGroupCommit<BatchEntry<Op>, KeyedOutcome<Outcome>>({
     sizeOf: entrySize(spec.sizeOf),
     observer: options.observer,
+    target,
+    // A keyed write records its key in the keys table too.
+    collectionOf: (entries) =>
+      entries.every((entry) => entry.key === undefined) ? spec.writeTable : undefined,
     decide: keyedBatches<Op, Result, Outcome>({
       db,
       table: spec.keysTable,
@@ -144,7 +154,10 @@ export async function openPostgresStore<Op, Result, Outcome>(
             : await carry(carrying.rider, [keys], alone, carrying.combined, work);
         return new Map(rows.map((row) => [query.keyOf(row), query.valueOf(row)]));
       };
-      const reader = batchedReads(lookup, query.sizeOf, options.observer?.batchStarted);
+      const reader = batchedReads(lookup, query.sizeOf, options.observer?.batchStarted, {
+        ...target,
+        table: query.table,
+      });
       rider?.waitFor(() => reader.queued > 0);
       readers.push(reader as BatchedReads<unknown, unknown>);
       return reader;

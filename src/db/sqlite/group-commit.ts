@@ -22,8 +22,17 @@ export const GROUP_COMMIT_LIMITS = {
   inFlightMax: 2,
 };
 
-/** A group commit's writes differ from one another: the batch is a BATCH, of no one statement. */
-const SQLITE_WRITES = { system: 'sqlite', operation: undefined } as const;
+/**
+ * A group commit's writes differ from one another: the batch is a BATCH, of no one statement, and
+ * each store's writes change more than one table. The database is the connection's `main`.
+ */
+const SQLITE_WRITES = {
+  system: 'sqlite',
+  namespace: 'main',
+  server: undefined,
+  operation: undefined,
+  collectionOf: () => undefined,
+} as const;
 
 interface PendingBatch<Outcome> {
   resolve(results: readonly Settled<Outcome>[]): void;

@@ -21,11 +21,15 @@ export const tracing: Feature<TracingConfig> = {
     },
   ],
   configure(values) {
+    let read: ReturnType<typeof readTracingConfig>;
     try {
-      return readTracingConfig(values.text('otel-endpoint'), values.env);
+      read = readTracingConfig(values.text('otel-endpoint'), values.env);
     } catch (error) {
+      // Only the project's own option stops the start; a bad OTEL_* value is warned of.
       throw new ConfigError((error as Error).message);
     }
+    for (const warning of read.warnings) values.warn(warning);
+    return read.tracing;
   },
   async join(settings, service) {
     const { startTracing } = await import('./tracing.js');

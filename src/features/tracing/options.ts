@@ -1,8 +1,15 @@
 // Tracing's settings, read from the OpenTelemetry SDK's standard environment variables (and the
 // --otel-endpoint option) once, at start, by src/config.ts. Nothing here loads the SDK: tracing is
-// off unless an OTLP endpoint is named, and then src/features/tracing/tracing.ts loads it. Every value is
-// checked here, so that a bad one stops the service at start with one line rather than being
-// ignored by the SDK with a diagnostic nobody reads.
+// off unless an OTLP endpoint is named, and then src/features/tracing/tracing.ts loads it.
+//
+// The variables are often set for a whole fleet, so a value this service cannot use never stops
+// it: as the SDK's specification asks, an invalid or unsupported value is ignored, and one warning
+// says which variable and what is used instead (its default, or the nearest value that works).
+// Only the project's own option, --otel-endpoint, is refused at start.
+import { readKnownMethods, readPropagators, type Propagators } from './propagation-options.js';
+import { listOf, SettingsReader, type SettingWarning } from './settings-reader.js';
+
+export type { SettingWarning };
 
 /** How spans travel to the collector: OTLP over HTTP, as protobuf (the default) or as JSON. */
 export type OtlpProtocol = 'http/protobuf' | 'http/json';
@@ -40,6 +47,17 @@ export interface TracingConfig {
     readonly maxQueueSize: number;
     readonly maxExportBatchSize: number;
   };
+  /** What a request's context is read from (OTEL_PROPAGATORS). */
+  readonly propagators: Propagators;
+  /** The HTTP methods spans name as they are (OTEL_INSTRUMENTATION_HTTP_KNOWN_METHODS); any other is _OTHER. */
+  readonly knownMethods: ReadonlySet<string>;
+}
+
+export interface TracingSettings {
+  /** Undefined when tracing is off. */
+  readonly tracing: TracingConfig | undefined;
+  /** One per variable whose value was ignored, in the order read. */
+  readonly warnings: readonly SettingWarning[];
 }
 
 /** The defaults of the specification (OTEL_BSP_*, OTEL_EXPORTER_OTLP_TIMEOUT). */
@@ -50,93 +68,145 @@ const BSP_DEFAULTS = {
   maxExportBatchSize: 512,
 };
 const EXPORT_TIMEOUT_MS_DEFAULT = 10_000;
-/** Past this many spans queued, the queue alone would hold tens of megabytes: a mistake, refused. */
+/** Past this many spans queued, the queue alone would hold tens of megabytes: the most used. */
 export const MAX_QUEUE_SIZE_MAX = 65_536;
 /** A minute: longer limits only hold more spans in memory while a collector is away. */
 const TIMEOUT_MS_MAX = 60_000;
+const DEFAULT_SAMPLER: SamplerName = 'parentbased_always_on';
 
 /**
- * The settings, or undefined when tracing is off: no endpoint named, OTEL_SDK_DISABLED=true or
- * OTEL_TRACES_EXPORTER=none. Throws an Error whose message is the one line to print.
+ * The settings: tracing undefined when it is off (no endpoint named, OTEL_SDK_DISABLED=true or
+ * OTEL_TRACES_EXPORTER=none), and a warning for each value ignored. Throws an Error whose message
+ * is the one line to print only for a malformed --otel-endpoint.
  */
 export function readTracingConfig(
   endpointOption: string | undefined,
   env: NodeJS.ProcessEnv,
-): TracingConfig | undefined {
-  const get = (name: string): string | undefined => {
-    const value = env[name]?.trim();
-    return value === '' ? undefined : value;
-  };
-  const disabled = get('OTEL_SDK_DISABLED');
-  if (disabled !== undefined && !/^(true|false)$/i.test(disabled))
-    throw new Error(`OTEL_SDK_DISABLED must be true or false, not "${disabled}"`);
-  const exporter = get('OTEL_TRACES_EXPORTER');
-  if (exporter !== undefined && exporter !== 'otlp' && exporter !== 'none')
-    throw new Error(`OTEL_TRACES_EXPORTER must be otlp or none, not "${exporter}"`);
-  const tracesEndpoint = get('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
-  const baseEndpoint = endpointOption ?? get('OTEL_EXPORTER_OTLP_ENDPOINT');
-  if (disabled?.toLowerCase() === 'true' || exporter === 'none') return undefined;
-  if (baseEndpoint === undefined && tracesEndpoint === undefined) return undefined;
-
-  // --otel-endpoint names the base endpoint, as OTEL_EXPORTER_OTLP_ENDPOINT does, and wins over both variables.
-  const tracesUrl =
-    endpointOption === undefined && tracesEndpoint !== undefined
-      ? httpUrl(tracesEndpoint, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT')
-      : `${httpUrl(baseEndpoint as string, endpointOption === undefined ? 'OTEL_EXPORTER_OTLP_ENDPOINT' : '--otel-endpoint').replace(/\/$/, '')}/v1/traces`;
-  const protocol =
-    get('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') ??
-    get('OTEL_EXPORTER_OTLP_PROTOCOL') ??
-    'http/protobuf';
-  if (protocol !== 'http/protobuf' && protocol !== 'http/json') {
-    throw new Error(
-      `OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or http/json (grpc is not supported), not "${protocol}"`,
-    );
-  }
-  const { sampler, samplerRatio } = readSampler(get);
-  const whole = wholeOf(get);
-  const batch = readBatch(whole);
-  const exportTimeoutMs = whole(
+): TracingSettings {
+  const read = new SettingsReader(env);
+  const option = endpointOption === undefined ? undefined : httpUrl(endpointOption);
+  if (option === null)
+    throw new Error(`--otel-endpoint must be an http:// or https:// URL, not "${endpointOption}"`);
+  const disabled = readDisabled(read);
+  const exporting = readExporter(read);
+  const tracesUrl = option !== undefined ? `${option}/v1/traces` : readEndpoint(read);
+  if (disabled || !exporting || tracesUrl === undefined)
+    return { tracing: undefined, warnings: read.warnings };
+  const { sampler, samplerRatio } = readSampler(read);
+  const exportTimeoutMs = read.whole(
     'OTEL_EXPORTER_OTLP_TRACES_TIMEOUT',
-    whole('OTEL_EXPORTER_OTLP_TIMEOUT', EXPORT_TIMEOUT_MS_DEFAULT, 1, TIMEOUT_MS_MAX),
+    read.whole('OTEL_EXPORTER_OTLP_TIMEOUT', EXPORT_TIMEOUT_MS_DEFAULT, 1, TIMEOUT_MS_MAX),
     1,
     TIMEOUT_MS_MAX,
   );
-  const serviceName = get('OTEL_SERVICE_NAME');
-  return {
+  const tracing: TracingConfig = {
     tracesUrl,
-    protocol,
+    protocol: readProtocol(read),
     headers: {
-      ...keyValues(get('OTEL_EXPORTER_OTLP_HEADERS'), 'OTEL_EXPORTER_OTLP_HEADERS'),
-      ...keyValues(get('OTEL_EXPORTER_OTLP_TRACES_HEADERS'), 'OTEL_EXPORTER_OTLP_TRACES_HEADERS'),
+      ...keyValues(read, 'OTEL_EXPORTER_OTLP_HEADERS'),
+      ...keyValues(read, 'OTEL_EXPORTER_OTLP_TRACES_HEADERS'),
     },
     exportTimeoutMs,
-    serviceName,
-    resourceAttributes: keyValues(get('OTEL_RESOURCE_ATTRIBUTES'), 'OTEL_RESOURCE_ATTRIBUTES'),
+    serviceName: read.get('OTEL_SERVICE_NAME'),
+    resourceAttributes: keyValues(read, 'OTEL_RESOURCE_ATTRIBUTES'),
     sampler,
     samplerRatio,
-    batch,
+    batch: readBatch(read),
+    propagators: readPropagators(read),
+    knownMethods: readKnownMethods(read),
   };
+  return { tracing, warnings: read.warnings };
 }
 
-function httpUrl(text: string, name: string): string {
+/** OTEL_SDK_DISABLED: only a true value (any case) disables; anything but true or false is warned of. */
+function readDisabled(read: SettingsReader): boolean {
+  const text = read.get('OTEL_SDK_DISABLED');
+  if (text === undefined) return false;
+  const value = text.toLowerCase();
+  if (value !== 'true' && value !== 'false')
+    read.warn('OTEL_SDK_DISABLED', `"${text}" is neither true nor false: false used instead`);
+  return value === 'true';
+}
+
+/** OTEL_TRACES_EXPORTER: otlp (the default) or none; any other exporter is warned of, and otlp used. */
+function readExporter(read: SettingsReader): boolean {
+  const text = read.get('OTEL_TRACES_EXPORTER');
+  if (text === undefined) return true;
+  const names = listOf(text);
+  const unsupported = names.filter((name) => name !== 'otlp' && name !== 'none');
+  if (names.includes('otlp') || !names.includes('none')) {
+    if (unsupported.length > 0)
+      read.warn(
+        'OTEL_TRACES_EXPORTER',
+        `${unsupported.map((name) => `"${name}"`).join(', ')} ${unsupported.length === 1 ? 'is' : 'are'} not supported (otlp and none are): otlp used instead`,
+      );
+    return true;
+  }
+  if (unsupported.length > 0)
+    read.warn(
+      'OTEL_TRACES_EXPORTER',
+      `${unsupported.map((name) => `"${name}"`).join(', ')} ${unsupported.length === 1 ? 'is' : 'are'} not supported (otlp and none are): ignored, none used`,
+    );
+  return false;
+}
+
+/** A URL may hold a credential: the warning does not repeat it. */
+const NOT_A_URL =
+  'not an http:// or https:// URL without a query (its value is not logged): ignored';
+
+/** The traces URL the variables name, if any: the traces endpoint as it is, else the base endpoint's /v1/traces. */
+function readEndpoint(read: SettingsReader): string | undefined {
+  const traces = read.get('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
+  if (traces !== undefined) {
+    const url = httpUrl(traces, true);
+    if (url !== null) return url;
+    read.warn('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', NOT_A_URL);
+  }
+  const base = read.get('OTEL_EXPORTER_OTLP_ENDPOINT');
+  if (base === undefined) return undefined;
+  const url = httpUrl(base);
+  if (url !== null) return `${url}/v1/traces`;
+  read.warn('OTEL_EXPORTER_OTLP_ENDPOINT', NOT_A_URL);
+  return undefined;
+}
+
+/** An http(s) URL without query or fragment: as it is (`whole`), or without its trailing slash; null when it is not one. */
+function httpUrl(text: string, whole = false): string | null {
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw new Error(`${name} must be an http:// or https:// URL, not "${text}"`);
+    return null;
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new Error(`${name} must be an http:// or https:// URL, not "${text}"`);
-  if (url.search !== '' || url.hash !== '')
-    throw new Error(`${name} must be a URL without a query or fragment`);
-  return url.href;
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+  if (url.search !== '' || url.hash !== '') return null;
+  return whole ? url.href : url.href.replace(/\/$/, '');
 }
 
-/** The W3C Baggage-like list the specification gives these variables: `key=value,key=value`, values percent-encoded. */
-function keyValues(text: string | undefined, name: string): Record<string, string> {
+function readProtocol(read: SettingsReader): OtlpProtocol {
+  for (const name of ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_PROTOCOL']) {
+    const text = read.get(name);
+    if (text === undefined) continue;
+    const value = text.toLowerCase();
+    if (value === 'http/protobuf' || value === 'http/json') return value;
+    read.warn(
+      name,
+      `"${text}" is not supported (http/protobuf and http/json are): ${name === 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL' ? 'OTEL_EXPORTER_OTLP_PROTOCOL, or else ' : ''}http/protobuf used instead`,
+    );
+  }
+  return 'http/protobuf';
+}
+
+/**
+ * The W3C Baggage-like list the specification gives these variables: `key=value,key=value`, values
+ * percent-encoded. A malformed one is discarded whole, as the specification asks of
+ * OTEL_RESOURCE_ATTRIBUTES.
+ */
+function keyValues(read: SettingsReader, name: string): Record<string, string> {
+  const text = read.get(name);
   const pairs: Record<string, string> = {};
   if (text === undefined) return pairs;
-  for (const entry of text.split(',')) {
+  for (const [index, entry] of text.split(',').entries()) {
     const eq = entry.indexOf('=');
     const key = entry.slice(0, eq).trim();
     let value: string;
@@ -146,77 +216,72 @@ function keyValues(text: string | undefined, name: string): Record<string, strin
       value = '\u0000';
     }
     // Only printable ASCII keys, and values a header or an attribute can hold.
-    if (eq <= 0 || !/^[!#-+\--~]+$/.test(key) || /[\u0000-\u001f\u007f]/.test(value))
-      throw new Error(
-        `${name} must be key=value pairs separated by commas (values percent-encoded); "${entry.trim()}" is not one`,
+    if (eq <= 0 || !/^[!#-+\--~]+$/.test(key) || /[\u0000-\u001f\u007f]/.test(value)) {
+      // A header may be a credential: the warning says which entry, not what it holds.
+      read.warn(
+        name,
+        `entry ${index + 1} is not key=value (values percent-encoded; the entry is not logged): the whole variable ignored`,
       );
+      return {};
+    }
     pairs[key] = value;
   }
   return pairs;
 }
 
-type EnvReader = (name: string) => string | undefined;
-
-/** OTEL_TRACES_SAMPLER and its argument, checked. */
-function readSampler(get: EnvReader): { sampler: SamplerName; samplerRatio: number } {
-  const sampler = get('OTEL_TRACES_SAMPLER') ?? 'parentbased_always_on';
-  if (!(SAMPLERS as readonly string[]).includes(sampler))
-    throw new Error(`OTEL_TRACES_SAMPLER must be one of ${SAMPLERS.join(', ')}, not "${sampler}"`);
-  const ratioText = get('OTEL_TRACES_SAMPLER_ARG');
-  const samplerRatio =
-    ratioText === undefined || !sampler.endsWith('traceidratio') ? 1 : Number(ratioText);
-  if (
-    !(samplerRatio >= 0 && samplerRatio <= 1) ||
-    (ratioText !== undefined && !/^\d*\.?\d+$/.test(ratioText))
-  ) {
-    throw new Error(
-      `OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1, not "${ratioText ?? ''}"`,
-    );
+/** OTEL_TRACES_SAMPLER (case-insensitive) and its argument. */
+function readSampler(read: SettingsReader): { sampler: SamplerName; samplerRatio: number } {
+  const text = read.get('OTEL_TRACES_SAMPLER');
+  let sampler = DEFAULT_SAMPLER;
+  if (text !== undefined) {
+    const value = text.toLowerCase();
+    if ((SAMPLERS as readonly string[]).includes(value)) sampler = value as SamplerName;
+    else
+      read.warn(
+        'OTEL_TRACES_SAMPLER',
+        `"${text}" is not supported (${SAMPLERS.join(', ')} are): ${DEFAULT_SAMPLER} used instead`,
+      );
   }
-  return { sampler: sampler as SamplerName, samplerRatio };
+  const ratioText = read.get('OTEL_TRACES_SAMPLER_ARG');
+  // The argument belongs to the ratio samplers; the others ignore it, as the specification says.
+  if (ratioText === undefined || !sampler.endsWith('traceidratio'))
+    return { sampler, samplerRatio: 1 };
+  const ratio = /^(\d+\.?\d*|\.\d+)$/.test(ratioText) ? Number(ratioText) : NaN;
+  if (ratio >= 0 && ratio <= 1) return { sampler, samplerRatio: ratio };
+  read.warn(
+    'OTEL_TRACES_SAMPLER_ARG',
+    `"${ratioText}" is not a number from 0 to 1: the default, 1.0, used instead`,
+  );
+  return { sampler, samplerRatio: 1 };
 }
 
-/** A whole-number variable within bounds, or its default. */
-function wholeOf(
-  get: EnvReader,
-): (name: string, fallback: number, min: number, max: number) => number {
-  return (name: string, fallback: number, min: number, max: number): number => {
-    const text = get(name);
-    if (text === undefined) return fallback;
-    const value = /^\d{1,9}$/.test(text) ? Number(text) : NaN;
-    if (!(value >= min && value <= max))
-      throw new Error(`${name} must be a whole number from ${min} to ${max}, not "${text}"`);
-    return value;
-  };
-}
-
-/** The batch span processor's OTEL_BSP_* variables, checked. */
-function readBatch(whole: ReturnType<typeof wholeOf>): TracingConfig['batch'] {
-  const maxQueueSize = whole(
+/** The batch span processor's OTEL_BSP_* variables. */
+function readBatch(read: SettingsReader): TracingConfig['batch'] {
+  const maxQueueSize = read.whole(
     'OTEL_BSP_MAX_QUEUE_SIZE',
     BSP_DEFAULTS.maxQueueSize,
     1,
     MAX_QUEUE_SIZE_MAX,
   );
-  return {
-    scheduledDelayMs: whole(
-      'OTEL_BSP_SCHEDULE_DELAY',
-      BSP_DEFAULTS.scheduledDelayMs,
-      0,
-      TIMEOUT_MS_MAX,
-    ),
-    exportTimeoutMs: whole(
-      'OTEL_BSP_EXPORT_TIMEOUT',
-      BSP_DEFAULTS.exportTimeoutMs,
-      1,
-      TIMEOUT_MS_MAX,
-    ),
+  const scheduledDelayMs = read.whole(
+    'OTEL_BSP_SCHEDULE_DELAY',
+    BSP_DEFAULTS.scheduledDelayMs,
+    0,
+    TIMEOUT_MS_MAX,
+  );
+  const exportTimeoutMs = read.whole(
+    'OTEL_BSP_EXPORT_TIMEOUT',
+    BSP_DEFAULTS.exportTimeoutMs,
+    1,
+    TIMEOUT_MS_MAX,
+  );
+  // The batch must fit the queue: a larger one is the queue's size, as the SDK's own reading does.
+  const maxExportBatchSize = read.whole(
+    'OTEL_BSP_MAX_EXPORT_BATCH_SIZE',
+    Math.min(BSP_DEFAULTS.maxExportBatchSize, maxQueueSize),
+    1,
     maxQueueSize,
-    maxExportBatchSize: whole(
-      'OTEL_BSP_MAX_EXPORT_BATCH_SIZE',
-      Math.min(BSP_DEFAULTS.maxExportBatchSize, maxQueueSize),
-      1,
-      maxQueueSize,
-    ),
-  };
+    `the queue's size (OTEL_BSP_MAX_QUEUE_SIZE), ${maxQueueSize}`,
+  );
+  return { scheduledDelayMs, exportTimeoutMs, maxQueueSize, maxExportBatchSize };
 }

@@ -6,10 +6,12 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
 
 export interface RequestTracer {
+  /** Whether `traceparent` and `tracestate` are read (OTEL_PROPAGATORS names tracecontext, as by default). */
+  readonly readsTraceContext: boolean;
   /**
    * A request arrived: its SERVER span starts, continuing the trace its `traceparent` names (a
    * malformed one is ignored and a new trace starts). Undefined when the span is not recorded
-   * (sampled out): such a request costs tracing nothing more.
+   * (sampled out): the decision is made first, and such a request costs tracing nothing more.
    */
   started(
     method: string,
@@ -28,8 +30,8 @@ export interface RequestTrace {
   readonly logMembers: string;
   /**
    * The response is out (or given up): `route` is the matched template, or undefined for none;
-   * `errorType` the wire code of the error it was answered with (or the class name, for a failure
-   * of ours), undefined for a reply. A refusal (429, 412, 428, 503, 504) becomes an event on the
+   * `errorType` the wire code of the error it was answered with (INTERNAL for a failure of ours),
+   * undefined for a reply. A refusal (429, 412, 428, 503, 504) becomes an event on the
    * span; a 5xx sets error.type and the span's status to ERROR.
    */
   finished(route: string | undefined, status: number, errorType: string | undefined): void;

@@ -81,7 +81,7 @@ export function tracingStage(tracer: RequestTracer): PlacedStage {
         : { fields: { trace_id: trace.traceId, span_id: trace.spanId }, json: trace.logMembers };
     },
     docs: {
-      requestHeaders: (_route: Route) => TRACE_CONTEXT_HEADERS,
+      requestHeaders: (_route: Route) => (tracer.readsTraceContext ? TRACE_CONTEXT_HEADERS : []),
     },
   };
 }
