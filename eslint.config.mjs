@@ -38,6 +38,14 @@ export default tseslint.config(
           ],
         },
       ],
+      // A store's read answers Eventually<T> (src/common/eventually.ts): a value when it has one at
+      // once, a promise when it must wait. Promise.all and its kin take both alike, so an array of
+      // such answers is what they are for; an array that can hold no promise at all is still an error.
+      '@typescript-eslint/await-thenable': ['error', { allowMixedPromiseArrays: true }],
+      // A rejection that passes on what a catch caught, unknown to the type checker, passes it on as
+      // it was, as a rethrow does (which only-throw-error allows): only the code that threw it could
+      // have made it an Error. A rejection with anything else known not to be an Error is reported.
+      '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingUnknown: true }],
       // A name that starts with _ says it is unused on purpose (a parameter a signature needs).
       '@typescript-eslint/no-unused-vars': [
         'error',

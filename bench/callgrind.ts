@@ -122,10 +122,9 @@ async function readDump(dir: string, stem: string): Promise<Dump> {
       .map((file) => join(dir, file));
     const summaries = files.map((file) => summaryOf(readFileSync(file, 'utf8')));
     if (files.length > 0 && summaries.every((s) => s !== undefined)) {
-      const counts = summaries as number[];
       return {
-        total: counts.reduce((sum, n) => sum + n, 0),
-        mainThread: counts[0] as number,
+        total: summaries.reduce((sum, n) => sum + n, 0),
+        mainThread: summaries[0] as number,
         files,
       };
     }

@@ -75,7 +75,7 @@ const perRequest = (before: Times, after: Times, requests: number): string =>
   `${(((after.user - before.user) * 1e6) / requests).toFixed(1)} + ${(((after.system - before.system) * 1e6) / requests).toFixed(1)}`;
 
 async function main(): Promise<void> {
-  const path = flags.path as string;
+  const { path } = flags;
   const service = path.startsWith('/todos') ? 'todo' : 'bank';
   const request = { method: 'GET', path } as const;
   const database = `bench_cpu_split_${process.pid}_${Date.now()}`;
@@ -86,11 +86,11 @@ async function main(): Promise<void> {
   const transactions = async (): Promise<number> =>
     Number(
       (
-        await admin.query(
+        await admin.query<{ n: number }>(
           'SELECT xact_commit::float8 AS n FROM pg_stat_database WHERE datname = $1',
           [database],
         )
-      ).rows[0].n,
+      ).rows[0]?.n,
     );
   const url = `${SERVER_URL}/${database}`;
   const servers: [string, ServerProcess][] = [];

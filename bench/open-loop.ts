@@ -96,8 +96,10 @@ export async function offer(schedule: Schedule): Promise<Answers> {
   const nextWaiting = (): number | undefined => {
     if (waitingHead === waiting.length) return undefined;
     const due = waiting[waitingHead++] as number;
-    if (waitingHead > 4096 && waitingHead * 2 > waiting.length)
-      (waiting.splice(0, waitingHead), (waitingHead = 0));
+    if (waitingHead > 4096 && waitingHead * 2 > waiting.length) {
+      waiting.splice(0, waitingHead);
+      waitingHead = 0;
+    }
     return due;
   };
 

@@ -111,10 +111,10 @@ async function main(): Promise<void> {
       print(
         'Shared limiter (PostgreSQL)',
         await drive(shared, async () => {
-          const { rows } = await probe.query(
+          const { rows } = await probe.query<{ n: number; bytes: number }>(
             "SELECT count(*)::int AS n, pg_total_relation_size('rate_limits')::float8 AS bytes FROM rate_limits",
           );
-          return { rows: Number(rows[0].n), bytes: Number(rows[0].bytes) };
+          return { rows: Number(rows[0]?.n), bytes: Number(rows[0]?.bytes) };
         }),
       );
     } finally {

@@ -192,7 +192,7 @@ function logListening(
     metrics: config.metrics,
     metricsUrl: server.metricsUrl,
     // What a feature says of itself, such as where its limits are held.
-    ...Object.assign({}, ...joined.map((feature) => feature.said)),
+    ...Object.fromEntries(joined.flatMap((feature) => Object.entries(feature.said ?? {}))),
   });
 }
 

@@ -2,6 +2,7 @@
 // on without a promise, and one that must wait is chained, with the same outcome either way.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { inspect } from 'node:util';
 import { andThen, isPromise } from '../src/common/eventually.js';
 
 describe('eventually', () => {
@@ -30,7 +31,7 @@ describe('eventually', () => {
 
   test('undefined, null and plain objects are values, not promises', () => {
     for (const value of [undefined, null, 0, '', { then: 1 }])
-      assert.equal(isPromise(value), false, String(value));
+      assert.equal(isPromise(value), false, inspect(value));
     assert.equal(isPromise(Promise.resolve()), true);
   });
 });

@@ -123,7 +123,10 @@ export function storeHooksOf(joined: readonly Joined[], observer?: StoreObserver
     ...joined.flatMap((each) => each.store?.observer ?? []),
   ];
   return {
-    ...Object.assign({}, ...joined.map((each) => each.store)),
-    observer: observers.length === 0 ? undefined : Object.assign({}, ...observers),
+    ...joined.reduce<StoreHooks>((hooks, each) => ({ ...hooks, ...each.store }), {}),
+    observer:
+      observers.length === 0
+        ? undefined
+        : observers.reduce<StoreObserver>((all, each) => ({ ...all, ...each }), {}),
   };
 }

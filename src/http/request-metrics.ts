@@ -43,7 +43,9 @@ export class RequestMetrics {
     private readonly service: string,
     registry: Registry,
   ) {
-    const metrics = this;
+    // prom-client calls collect() with `this` the metric: it reads these through closures instead.
+    const { series } = this;
+    const inFlight = (): number => this.inFlight;
     new Counter<Label>({
       name: 'http_requests_total',
       help: 'Requests answered, by service, method, route template and status',
@@ -51,17 +53,17 @@ export class RequestMetrics {
       registers: [registry],
       collect() {
         this.reset();
-        for (const series of metrics.series) this.inc(series.labels, series.count);
+        for (const each of series) this.inc(each.labels, each.count);
       },
     });
-    new DurationHistogram(() => metrics.series, registry);
+    new DurationHistogram(() => series, registry);
     new Gauge<'service'>({
       name: 'http_requests_in_flight',
       help: 'Requests received and not yet answered',
       labelNames: ['service'],
       registers: [registry],
       collect() {
-        this.set({ service: metrics.service }, metrics.inFlight);
+        this.set({ service }, inFlight());
       },
     });
   }
@@ -102,9 +104,10 @@ export class RequestMetrics {
       buckets: new Float64Array(DURATION_BUCKETS_S.length),
     };
     let byMethod = this.byRoute.get(route);
-    if (byMethod === undefined) this.byRoute.set(route, (byMethod = new Map()));
+    if (byMethod === undefined)
+      this.byRoute.set(route, (byMethod = new Map<string, Map<number, Series>>()));
     let byStatus = byMethod.get(method);
-    if (byStatus === undefined) byMethod.set(method, (byStatus = new Map()));
+    if (byStatus === undefined) byMethod.set(method, (byStatus = new Map<number, Series>()));
     byStatus.set(status, series);
     this.series.push(series);
     return series;
@@ -130,7 +133,7 @@ class DurationHistogram extends Histogram<Label> {
     });
   }
 
-  override async get(): Promise<HistogramData> {
+  override get(): Promise<HistogramData> {
     const name = 'http_request_duration_seconds';
     const values: HistogramData['values'] = [];
     for (const series of this.current()) {
@@ -155,14 +158,14 @@ class DurationHistogram extends Histogram<Label> {
     }
     // prom-client types `type` as a numeric enum, but its registry writes the string it holds at
     // run time into `# TYPE`; 'histogram' is what its own Histogram holds.
-    return {
+    return Promise.resolve({
       name,
       help: DURATION_HELP,
       type: 'histogram' as unknown as HistogramData['type'],
       values,
       aggregator: 'sum',
       collect: () => undefined,
-    };
+    });
   }
 
   getForPromString(): Promise<HistogramData> {

@@ -171,7 +171,7 @@ export function defineRoute<P, B = undefined, O = never>(spec: RouteSpec<P, B, O
     params: Object.entries(spec.params as Record<string, ParamSpec<unknown>>).map(
       ([name, param]): RouteParam => [name, param, ['path', name], placeholders.indexOf(name)],
     ),
-    body: spec.body as ModelSpec<unknown> | undefined,
+    body: spec.body,
     docs: spec.docs,
     idempotent: spec.idempotent as Route['idempotent'],
     handle: handlerOf(spec) as Route['handle'],

@@ -53,8 +53,8 @@ const LINES_HELD_MS_MAX = 100;
 
 /** Where lines go: whole lines, newline included, and a close() that waits for them to be out. */
 interface LineSink {
-  write(line: string): void;
-  close(): Promise<void>;
+  readonly write: (line: string) => void;
+  readonly close: () => Promise<void>;
 }
 
 /** `write` replaces stdout (tests collect lines with it); it receives whole lines, newline included. */
@@ -137,8 +137,8 @@ function bindingsOf(logger: PinoLogger): string {
  * (before the destination is closed, and when the process exits).
  */
 export function linesPerTurn(out: (bytes: Buffer) => void): {
-  write(line: string): void;
-  flush(): void;
+  readonly write: (line: string) => void;
+  readonly flush: () => void;
 } {
   // Kept as a list and joined once: join() makes one flat string, which Buffer.from measures and
   // copies on its fast path; a string grown by += is a rope, which it must walk (in a loop, 150

@@ -111,7 +111,7 @@ export async function openPostgresTodoStore(
       const row = await reads.read(id, work);
       return row === undefined ? undefined : toTodo(id, row);
     },
-    ...todoWrites(store.write),
+    ...todoWrites((op, key, work) => store.write(op, key, work)),
     pruneKeys: (expiredBeforeMs) => store.pruneKeys(expiredBeforeMs),
     ping: () => store.ready(),
     close: () => store.close(),

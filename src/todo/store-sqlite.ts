@@ -51,7 +51,7 @@ export async function openSqliteTodoStore(
       const row = store.read(() => readRow(id));
       return row === undefined ? undefined : storedTodo(id, row);
     },
-    ...todoWrites(store.write),
+    ...todoWrites((op, key, work) => store.write(op, key, work)),
     pruneKeys: (expiredBeforeMs) => store.pruneKeys(expiredBeforeMs),
     ping: () => store.ready(),
     close: () => store.close(),

@@ -108,7 +108,7 @@ describe('group-commit SQLite ledger', { timeout: SUITE_TIMEOUT_MS }, () => {
       ]);
       assert.deepEqual(first, { status: 'fulfilled', value: { kind: 'done', balance: 99 } });
       assert.equal(frozen?.status, 'rejected');
-      assert.match(String((frozen as PromiseRejectedResult).reason), /bob is frozen/);
+      assert.match(String(frozen.reason), /bob is frozen/);
       assert.deepEqual(second, { status: 'fulfilled', value: { kind: 'done', balance: 97 } });
       assert.equal(await ledger.balance('bob', UNBOUNDED_WORK), 100);
     } finally {
@@ -142,10 +142,7 @@ describe('group-commit SQLite ledger', { timeout: SUITE_TIMEOUT_MS }, () => {
       ]);
       for (const result of results) {
         assert.equal(result.status, 'rejected');
-        assert.match(
-          String((result as PromiseRejectedResult).reason),
-          /not committed.*FOREIGN KEY/,
-        );
+        assert.match(String(result.reason), /not committed.*FOREIGN KEY/);
       }
       assert.equal(await ledger.balance('alice', UNBOUNDED_WORK), 100);
       assert.equal(await ledger.balance('bob', UNBOUNDED_WORK), 100);

@@ -135,7 +135,7 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
       ]);
       assert.deepEqual(first, { status: 'fulfilled', value: { kind: 'done', balance: 99 } });
       assert.equal(frozen?.status, 'rejected');
-      assert.match(String((frozen as PromiseRejectedResult).reason), /bob is frozen/);
+      assert.match(String(frozen.reason), /bob is frozen/);
       assert.deepEqual(second, { status: 'fulfilled', value: { kind: 'done', balance: 97 } });
       assert.equal(await ledger.balance('bob', UNBOUNDED_WORK), 100);
     } finally {
@@ -160,7 +160,7 @@ describe('group-commit PostgreSQL ledger', { skip, timeout: SUITE_TIMEOUT_MS }, 
       ]);
       for (const result of results) {
         assert.equal(result.status, 'rejected');
-        assert.ok(isStoreFault((result as PromiseRejectedResult).reason, 'unavailable'));
+        assert.ok(isStoreFault(result.reason, 'unavailable'));
       }
       assert.equal(await ledger.balance('alice', UNBOUNDED_WORK), 100);
       assert.equal(await ledger.balance('bob', UNBOUNDED_WORK), 100);

@@ -22,6 +22,10 @@ interface Seen {
   readonly requestId: string | null;
 }
 
+/** The `detail` of a default-format error body. */
+const detailOf = (body: string | undefined): { code: string } =>
+  (JSON.parse(body ?? '') as { detail: { code: string } }).detail;
+
 /** A page on its own origin (another port): it only serves an empty document for the script to run in. */
 async function startPage(): Promise<{ readonly origin: string; readonly server: Server }> {
   const server = createServer((_req, res) => {
@@ -127,7 +131,7 @@ processSuiteUnless(browserSkip(), 'CORS in a browser', () => {
               [200, 429],
             );
             const refused = seen[1] as (typeof seen)[number];
-            assert.equal(JSON.parse(refused.body).code, 'RATE_LIMITED');
+            assert.equal((JSON.parse(refused.body) as { code: string }).code, 'RATE_LIMITED');
             assert.match(refused.retryAfter ?? '', /^\d+$/);
             assert.equal(refused.policy, '"writes";q=2;w=1000');
             assert.match(refused.state ?? '', /^"writes";r=0;t=\d+$/);
@@ -182,8 +186,8 @@ processSuiteUnless(browserSkip(), 'CORS in a browser', () => {
               seen.map((answer) => answer.status),
               [504, 503],
             );
-            assert.equal(JSON.parse(seen[0]?.body ?? '').detail.code, 'DEADLINE_EXCEEDED');
-            assert.equal(JSON.parse(seen[1]?.body ?? '').detail.code, 'OVERLOADED');
+            assert.equal(detailOf(seen[0]?.body).code, 'DEADLINE_EXCEEDED');
+            assert.equal(detailOf(seen[1]?.body).code, 'OVERLOADED');
             assert.equal(seen[0]?.retryAfter, '1');
             assert.match(seen[1]?.retryAfter ?? '', /^[123]$/);
             for (const answer of seen)

@@ -2,7 +2,7 @@
 // pages must render from what our own server serves, show each operation's codes, try no other
 // host at all (no exceptions), and log no console error (a missing favicon included).
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { test } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import { browserSkip, withBrowser } from '../support/browser.js';
 import { withServer } from '../support/server.js';

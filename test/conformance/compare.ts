@@ -106,7 +106,7 @@ function jsonDiff(want: unknown, got: unknown, path: string): string | undefined
     const wantKeys = Object.keys(want);
     const gotKeys = Object.keys(got);
     if (wantKeys.join('\u0000') !== gotKeys.join('\u0000'))
-      return `${path}: keys [${gotKeys}], expected [${wantKeys}]`;
+      return `${path}: keys [${gotKeys.join(',')}], expected [${wantKeys.join(',')}]`;
     for (const key of wantKeys) {
       const diff = jsonDiff(want[key], got[key], `${path}.${key}`);
       if (diff !== undefined) return diff;

@@ -14,10 +14,14 @@ function recordingRunner(): {
   const batches: number[][] = [];
   return {
     batches,
-    async run(ops) {
+    run(ops) {
       batches.push([...ops]);
-      return ops.map((op) =>
-        op < 0 ? { ok: false, error: new Error(`op ${op} failed`) } : { ok: true, outcome: op * 2 },
+      return Promise.resolve(
+        ops.map((op) =>
+          op < 0
+            ? { ok: false, error: new Error(`op ${op} failed`) }
+            : { ok: true, outcome: op * 2 },
+        ),
       );
     },
   };
@@ -86,10 +90,10 @@ describe('Batcher', { timeout: SUITE_TIMEOUT_MS }, () => {
 
   test('a batch that fails fails every operation in it; the next batch is tried', async () => {
     let calls = 0;
-    const batcher = new Batcher<number, number>(async (ops) => {
+    const batcher = new Batcher<number, number>((ops) => {
       calls += 1;
-      if (calls === 1) throw new Error('not committed');
-      return ops.map((op) => ({ ok: true, outcome: op }));
+      if (calls === 1) return Promise.reject(new Error('not committed'));
+      return Promise.resolve(ops.map((op) => ({ ok: true, outcome: op })));
     }, limits);
     const failed = await Promise.allSettled([1, 2].map((op) => batcher.submit(op, UNBOUNDED_WORK)));
     assert.deepEqual(
@@ -261,7 +265,10 @@ describe('Batcher', { timeout: SUITE_TIMEOUT_MS }, () => {
   });
 
   test('a runner that answers another number of results than it was given fails the whole batch, and says so', async () => {
-    const batcher = new Batcher<number, number>(async () => [{ ok: true, outcome: 0 }], limits);
+    const batcher = new Batcher<number, number>(
+      () => Promise.resolve([{ ok: true, outcome: 0 }]),
+      limits,
+    );
     const settled = await Promise.allSettled(
       [1, 2].map((op) => batcher.submit(op, UNBOUNDED_WORK)),
     );

@@ -72,7 +72,7 @@ describe('group commit at its limits', { timeout: SUITE_TIMEOUT_MS }, () => {
         })),
       );
       for (const todo of created)
-        assert.deepEqual(dataOf(await store.get(todo.id as number, UNBOUNDED_WORK)), todo);
+        assert.deepEqual(dataOf(await store.get(todo.id, UNBOUNDED_WORK)), todo);
       assert.equal(await store.get(queued + 2, UNBOUNDED_WORK), undefined);
     } finally {
       await store.close();
@@ -94,7 +94,7 @@ describe('group commit at its limits', { timeout: SUITE_TIMEOUT_MS }, () => {
       for (let i = 0; i < 100; i++) {
         const created = await createTodo(store, { title: `seen ${i}`, done: false });
         assert.deepEqual(
-          dataOf(await store.get(created.id as number, UNBOUNDED_WORK)),
+          dataOf(await store.get(created.id, UNBOUNDED_WORK)),
           created,
           `write ${i}`,
         );

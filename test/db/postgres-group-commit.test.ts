@@ -10,10 +10,11 @@ import { UNBOUNDED_WORK } from '../../src/common/work.js';
 /** A decide that fails any batch holding a negative value, with `code`, and records every call. */
 function scripted(code: string) {
   const calls: number[][] = [];
-  const decide = async (ops: readonly number[]): Promise<readonly number[]> => {
+  const decide = (ops: readonly number[]): Promise<readonly number[]> => {
     calls.push([...ops]);
-    if (ops.some((op) => op < 0)) throw Object.assign(new Error(`refused (${code})`), { code });
-    return ops.map((op) => op * 10);
+    if (ops.some((op) => op < 0))
+      return Promise.reject(Object.assign(new Error(`refused (${code})`), { code }));
+    return Promise.resolve(ops.map((op) => op * 10));
   };
   return { calls, commit: postgresGroupCommit<number, number>({ decide, sizeOf: () => 8 }) };
 }

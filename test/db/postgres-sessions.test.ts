@@ -88,7 +88,7 @@ suiteUnless(await postgresSkip(), 'the connections of a PostgreSQL store', () =>
       url,
       service: 'sessions-test',
       migrations: MIGRATIONS,
-      seed: async () => undefined,
+      seed: () => Promise.resolve(),
       log,
       observer,
       ...options,
@@ -245,9 +245,7 @@ suiteUnless(await postgresSkip(), 'the connections of a PostgreSQL store', () =>
       for (let k = 0; k < 15; k++) await db.transaction((session) => session.query('SELECT 1'));
       for (let k = 0; k < 15; k++) {
         await assert.rejects(
-          db.transaction(async () => {
-            throw new RangeError('work failed');
-          }),
+          db.transaction(() => Promise.reject(new RangeError('work failed'))),
           RangeError,
         );
       }

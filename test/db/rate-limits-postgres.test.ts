@@ -54,10 +54,11 @@ suiteUnless(skip, 'rate limits shared through PostgreSQL', () => {
   const rowsOf = async (service: string): Promise<number> =>
     Number(
       (
-        await admin.query('SELECT count(*) AS n FROM rate_limits WHERE key LIKE $1', [
-          `${service}:%`,
-        ])
-      ).rows[0].n,
+        await admin.query<{ n: string }>(
+          'SELECT count(*) AS n FROM rate_limits WHERE key LIKE $1',
+          [`${service}:%`],
+        )
+      ).rows[0]?.n,
     );
   before(async () => {
     database = await createTestDatabase();
@@ -128,11 +129,11 @@ suiteUnless(skip, 'rate limits shared through PostgreSQL', () => {
     await Promise.all(
       Array.from({ length: 20 }, (_, i) => limiter.decide('reads', `198.51.100.${i}`)),
     );
-    const { rows: migrated } = await admin.query(
+    const { rows: migrated } = await admin.query<{ version: number }>(
       'SELECT MAX(version) AS version FROM schema_migrations WHERE service = $1',
       [RATE_LIMITS_SERVICE],
     );
-    assert.equal(migrated[0].version, 1);
+    assert.equal(migrated[0]?.version, 1);
     assert.equal(await rowsOf('pruned'), 20);
     await limiter.prune();
     assert.equal(await rowsOf('pruned'), 20, 'a row whose time is to come stays');
@@ -167,11 +168,14 @@ suiteUnless(skip, 'rate limits shared through PostgreSQL', () => {
     await Promise.all(opened.splice(0).map((earlier) => earlier.close()));
     const limiter = await open(2, 1, 'churn');
     const heapBytes = async (): Promise<number> =>
-      Number((await admin.query("SELECT pg_relation_size('rate_limits')::float8 AS n")).rows[0].n);
+      Number(
+        (await admin.query<{ n: number }>("SELECT pg_relation_size('rate_limits')::float8 AS n"))
+          .rows[0]?.n,
+      );
     const vacuums = async (): Promise<number> =>
       Number(
         (
-          await admin.query(
+          await admin.query<{ n: number }>(
             "SELECT vacuum_count::float8 AS n FROM pg_stat_user_tables WHERE relname = 'rate_limits'",
           )
         ).rows[0]?.n ?? 0,

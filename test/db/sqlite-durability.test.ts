@@ -11,7 +11,7 @@ import { connectSqlite, openSqlite } from '../../src/db/sqlite/sqlite.js';
 
 const FULL = 2; // PRAGMA synchronous: 0 OFF, 1 NORMAL, 2 FULL
 
-async function withDatabaseFile(body: (location: string) => Promise<void>): Promise<void> {
+async function withDatabaseFile(body: (location: string) => Promise<void> | void): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'durability-'));
   try {
     await body(join(dir, 'bank.sqlite'));
@@ -25,7 +25,7 @@ test('the services run SQLite with synchronous=FULL unless told otherwise', () =
 });
 
 test('a connection other than the migrating one never creates the file: a file gone before it opens is an error', () =>
-  withDatabaseFile(async (location) => {
+  withDatabaseFile((location) => {
     assert.throws(
       () => connectSqlite(location),
       (error: unknown) => (error as { code?: unknown }).code === 'SQLITE_CANTOPEN',

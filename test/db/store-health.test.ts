@@ -3,7 +3,7 @@
 // of the rate-limited warnings is node:test's mock of Date.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { StoreError, isStoreFault, type StoreFault } from '../../src/db/store-errors.js';
+import { StoreError, type StoreFault } from '../../src/db/store-errors.js';
 import { StoreHealth } from '../../src/db/store-health.js';
 import { createLogger } from '../../src/observe/log.js';
 

@@ -116,8 +116,8 @@ describe('CORS', { timeout: SUITE_TIMEOUT_MS }, () => {
           }),
         ],
         components: {},
-        ready: async () => false,
-        close: async () => undefined,
+        ready: () => Promise.resolve(false),
+        close: () => Promise.resolve(),
       },
       {
         host: '127.0.0.1',

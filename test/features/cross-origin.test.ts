@@ -247,7 +247,10 @@ describe('cross-site writes refused', { timeout: SUITE_TIMEOUT_MS }, () => {
         403,
       );
       assert.equal((await put([['Origin', LISTED]])).status, 403);
-      assert.equal(JSON.parse((await get(url, '/todos/1')).text).title, 'Buy milk');
+      assert.equal(
+        (JSON.parse((await get(url, '/todos/1')).text) as { title: string }).title,
+        'Buy milk',
+      );
       assert.equal((await put([['Origin', `http://${new URL(url).host}`]])).status, 200);
       const res = await put([]);
       assert.equal(res.status, 200);

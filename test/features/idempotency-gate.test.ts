@@ -170,7 +170,7 @@ describe('the idempotency gate of one process', () => {
     const gate = new IdempotencyGate({ required: false, ttlMs: TTL });
     let finish: () => void = () => undefined;
     const route = keyedRoute(
-      (key) => new Promise((resolve) => (finish = () => resolve({ kind: 'ran', outcome: DONE }))),
+      () => new Promise((resolve) => (finish = () => resolve({ kind: 'ran', outcome: DONE }))),
     );
     const first = run(gate, route, '/withdraw/alice/10', 'k');
     await assert.rejects(run(gate, route, '/withdraw/alice/10', 'k'), (error) => {

@@ -72,7 +72,7 @@ const EVERY_VALUE: Attributes = {
   'string.array': ['abc', '', 'é'],
   'number.array': [1, -2, 3.5],
   'bool.array': [true, false],
-  'holes.array': ['a', undefined, null] as unknown as string[],
+  'holes.array': ['a', undefined, null],
   'empty.array': [],
   undefined: undefined,
 };

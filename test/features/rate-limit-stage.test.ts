@@ -42,7 +42,7 @@ test('a read run ahead of a shared limiter that refuses first is answered 429, a
         growsInMs: 1_000,
         retryAfterMs: 1_000,
       }),
-    close: async () => undefined,
+    close: () => Promise.resolve(),
   };
   const limits = { reads: { perSecond: 1, burst: 1 } };
   const rateLimits = new RateLimitGate({

@@ -110,6 +110,7 @@ function routes(calls: string[]): Route[] {
       params: {},
       docs: { name: 'boom without error', succeeds: false },
       // What a careless library can do: reject with nothing at all.
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- that is the case tested
       handle: () => Promise.reject(undefined),
     }),
   ];
@@ -132,8 +133,8 @@ async function withLayer(
     version: '0',
     routes: routes(calls),
     components: {},
-    ready: async () => true,
-    close: async () => undefined,
+    ready: () => Promise.resolve(true),
+    close: () => Promise.resolve(),
   };
   const server = await startServer(service, {
     host: '127.0.0.1',
@@ -714,8 +715,8 @@ describe('responses', { timeout: SUITE_TIMEOUT_MS }, () => {
       title: 'Layer test',
       version: '0',
       components: {},
-      ready: async () => true,
-      close: async () => undefined,
+      ready: () => Promise.resolve(true),
+      close: () => Promise.resolve(),
       routes: [
         defineRoute({
           method: 'GET',

@@ -47,6 +47,9 @@ function lint(files: readonly string[]): Promise<{ code: number; output: string 
 
 const MODES = { ...CLIENT_MODES, ...EVERY_OPTION_MODES };
 
+/** Spectral's DiagnosticSeverity.Error (@stoplight/types, which spectral-core's types name). */
+const SPECTRAL_ERROR: spectralCore.ISpectralDiagnostic['severity'] = 0;
+
 /** Spectral's errors (not its warnings) on a document, one line each. */
 async function spectralErrors(text: string): Promise<string[]> {
   const spectral = new spectralCore.Spectral();
@@ -55,7 +58,7 @@ async function spectralErrors(text: string): Promise<string[]> {
     new spectralCore.Document(text, spectralParsers.Json, 'openapi.json'),
   );
   return results
-    .filter((result) => result.severity === 0)
+    .filter((result) => result.severity === SPECTRAL_ERROR)
     .map((result) => `${result.code} at ${result.path.join('.')}: ${result.message}`);
 }
 

@@ -156,8 +156,8 @@ describe('route table assertions at start-up', { timeout: SUITE_TIMEOUT_MS }, ()
       version: '0',
       components: {},
       routes: [route('GET', '/docs')],
-      ready: async () => true,
-      close: async () => undefined,
+      ready: () => Promise.resolve(true),
+      close: () => Promise.resolve(),
     };
     await assert.rejects(
       startServer(service, {

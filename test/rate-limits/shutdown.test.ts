@@ -15,7 +15,10 @@ test("closing the server closes its rate limiter, once the server's own shutdown
   let closed = 0;
   const limiter: RateLimiter = {
     decide: (kind, client) => inner.decide(kind, client),
-    close: async () => void (closed += 1),
+    close: () => {
+      closed += 1;
+      return Promise.resolve();
+    },
   };
   const server = await startServer(
     {
@@ -32,8 +35,8 @@ test("closing the server closes its rate limiter, once the server's own shutdown
         }),
       ],
       components: {},
-      ready: async () => true,
-      close: async () => undefined,
+      ready: () => Promise.resolve(true),
+      close: () => Promise.resolve(),
     },
     {
       host: '127.0.0.1',

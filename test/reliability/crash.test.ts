@@ -3,7 +3,7 @@
 // swallowed may or may not have happened: the balance must be explained by the acknowledged
 // withdrawals plus some subset of those, and by nothing else.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, before, test } from 'node:test';
 import { get, json, postJson, send, type RawResponse } from '../support/http.js';
 import { seededRandom, subsetSums } from '../support/load.js';
 import { startServiceProcess, type ServiceProcess } from '../support/service-process.js';

@@ -5,7 +5,7 @@
 // SQLite has no counterpart: it is a file opened inside the process, with no connection to lose.
 // Its failures are local disk errors (full, I/O), which are not an outage to wait out.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, before, test } from 'node:test';
 import { get, json, postJson, send, type RawResponse } from '../support/http.js';
 import {
   createTestDatabase,

@@ -81,7 +81,7 @@ describe(
         await pause(BETWEEN_OUTAGES_MS);
         proxy.cut(outages % 2 === 0 ? 'reset' : 'silent');
         await pause(OUTAGE_MS);
-        proxy.restore();
+        await proxy.restore();
       }
       const { answers, retries } = await finished;
       const ok = answers.filter((a) => a.status === 200).length;

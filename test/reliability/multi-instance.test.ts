@@ -1,7 +1,7 @@
 // Several instances as separate OS processes on one PostgreSQL database, as behind a load
 // balancer: the bank invariant and the to-do id rule must hold across all of them.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { decodeTitle } from '../../src/todo/title.js';
 import { get, json, postJson, send } from '../support/http.js';

@@ -1,7 +1,7 @@
 // The promises of Ledger, checked against every backend with the same tests: each test gets a new,
 // empty database, opened the way the service opens it.
 import assert from 'node:assert/strict';
-import { afterEach, beforeEach, describe, test } from 'node:test';
+import { afterEach, beforeEach, test } from 'node:test';
 import type { Ledger, WithdrawOutcome } from '../../src/bank/ledger.js';
 import { LEDGER_POSTGRES_MIGRATIONS } from '../../src/bank/ledger-postgres.js';
 import { openLedger } from '../../src/bank/service.js';

@@ -37,7 +37,7 @@ interface Opened {
   readonly outages: number[];
   readonly lines: string[];
   readonly waited: number[];
-  pool(): { total: number; idle: number; waiting: number } | undefined;
+  readonly pool: () => { total: number; idle: number; waiting: number } | undefined;
 }
 
 suiteUnless(await postgresSkip(), 'PostgreSQL through an outage, in process', () => {
@@ -78,7 +78,7 @@ suiteUnless(await postgresSkip(), 'PostgreSQL through an outage, in process', ()
       url: url.toString(),
       service: 'outage-test',
       migrations: MIGRATIONS,
-      seed: async () => undefined,
+      seed: () => Promise.resolve(),
       log,
       observer,
       ...options,
@@ -126,7 +126,7 @@ suiteUnless(await postgresSkip(), 'PostgreSQL through an outage, in process', ()
       const startedMs = performance.now();
       const others = await Promise.allSettled([
         db.query('SELECT 1'),
-        db.transaction(async () => 1),
+        db.transaction(() => Promise.resolve(1)),
       ]);
       assert.ok(performance.now() - startedMs < 500, 'the others did not wait for a connection');
       for (const other of others) {

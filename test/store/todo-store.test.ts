@@ -2,7 +2,7 @@
 // new, empty database, opened the way the service opens it.
 import assert from 'node:assert/strict';
 import type { FinishOutcome } from '../../src/todo/store.js';
-import { afterEach, beforeEach, describe, test } from 'node:test';
+import { afterEach, beforeEach, test } from 'node:test';
 import { isPromise } from '../../src/common/eventually.js';
 import { openTodoStore } from '../../src/todo/service.js';
 import type { StoredTodo, TodoStore } from '../../src/todo/store.js';
@@ -210,7 +210,7 @@ for (const backend of await storeBackends()) {
       for (const title of titles) {
         const { id } = await createTodo(store, item(title));
         assert.equal(typeof id, 'number');
-        assert.deepEqual(dataOf(await store.get(id as number, UNBOUNDED_WORK)), {
+        assert.deepEqual(dataOf(await store.get(id, UNBOUNDED_WORK)), {
           id,
           title,
           done: false,
@@ -245,7 +245,7 @@ for (const backend of await storeBackends()) {
       const created = await Promise.all(
         Array.from({ length: 60 }, (_, i) => createTodo(store, item(`c${i}`))),
       );
-      const ids = created.map((todo) => todo.id as number).sort((a, b) => a - b);
+      const ids = created.map((todo) => todo.id).sort((a, b) => a - b);
       assert.deepEqual(
         ids,
         Array.from({ length: 60 }, (_, i) => i + 2),
@@ -279,7 +279,7 @@ for (const backend of await storeBackends()) {
       assert.equal(new Set(done.map((todo) => todo.id)).size, done.length);
       assert.ok(done.every((todo) => todo.created));
       for (const todo of done)
-        assert.equal((await store.get(todo.id as number, UNBOUNDED_WORK))?.title, todo.title);
+        assert.equal((await store.get(todo.id, UNBOUNDED_WORK))?.title, todo.title);
     });
 
     test('concurrent finishes of one item: exactly one finishes it', async () => {

@@ -45,7 +45,7 @@ function options(
 
 /** Each service in each error format, every option on. */
 export const EVERY_OPTION_MODES: Readonly<Record<string, TestServerOptions>> = Object.fromEntries(
-  (['todo', 'bank'] as const).flatMap((service) => [
+  (['todo', 'bank'] as const).flatMap((service): [string, TestServerOptions][] => [
     [
       `${service}-default-every-option`,
       { ...options(service, 'x-forwarded-for'), errors: 'default' },

@@ -34,8 +34,8 @@ const faulty: ServiceDefinition = {
     }),
   ],
   components: {},
-  ready: async () => false,
-  close: async () => undefined,
+  ready: () => Promise.resolve(false),
+  close: () => Promise.resolve(),
 };
 
 /** Runs `body` against the faulty service, its log lines collected at info. */

@@ -65,7 +65,7 @@ export interface Slowloris {
 /** Starts the attack on `url` from `from`, trying to hold `size` connections. */
 export function slowloris(url: string, size: number, from = '127.0.0.1'): Slowloris {
   const worker = new Worker(new URL(import.meta.url), { workerData: { url, size, from } });
-  let failure: unknown;
+  let failure: Error | undefined;
   worker.on('error', (error) => (failure = error));
   return {
     stop: async () => {

@@ -198,7 +198,7 @@ describe('group-commit PostgreSQL to-do store', { skip, timeout: SUITE_TIMEOUT_M
         ran(store.finish(1, UNCONDITIONAL, undefined, UNBOUNDED_WORK)),
       ]);
       assert.equal(created?.status, 'rejected');
-      assert.match(String((created as PromiseRejectedResult).reason), /out of range/);
+      assert.match(String(created.reason), /out of range/);
       assert.ok(
         replaced?.status === 'fulfilled' && replaced.value.kind === 'created',
         'the replace created item 5',

@@ -148,7 +148,7 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresDa
   const pooler = options.pooler ?? 'none';
   const pool = newPool(options, size, pooler);
   const sql = sqlRunner(pool, pooler);
-  const { service, observer } = options;
+  const { observer } = options;
   const health = new StoreHealth(options.log, observer);
   // The gate lets at most `size` operations at the pool, so pg-pool itself never queues: its
   // time-out then bounds only connecting, and a long wait is saturation, not an outage.

@@ -197,8 +197,10 @@ export async function openPostgresRateLimiter(
                 }
               },
               // Not done: decided again alone, unless the database is away (that fails alike).
-              failed: (error) =>
-                isOutage(error) ? reject(error) : decideAlone(asks).then(resolve, reject),
+              failed: (error) => {
+                if (isOutage(error)) reject(error);
+                else decideAlone(asks).then(resolve, reject);
+              },
             };
           }),
       );

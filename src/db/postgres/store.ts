@@ -133,7 +133,7 @@ export async function openPostgresStore<Op, Result, Outcome>(
     db,
     reads<K extends SqlScalar, Row extends object, V>(query: ReadQuery<K, Row, V>) {
       const alone = db.prepared<Row>(query.name, query.sql);
-      const { rider } = options;
+      const { rider, observer } = options;
       const carrying =
         rider === undefined
           ? undefined
@@ -154,12 +154,12 @@ export async function openPostgresStore<Op, Result, Outcome>(
             : await carry(carrying.rider, [keys], alone, carrying.combined, work);
         return new Map(rows.map((row) => [query.keyOf(row), query.valueOf(row)]));
       };
-      const reader = batchedReads(lookup, query.sizeOf, options.observer?.batchStarted, {
+      const reader = batchedReads(lookup, query.sizeOf, observer?.batchStarted?.bind(observer), {
         ...target,
         table: query.table,
       });
       rider?.waitFor(() => reader.queued > 0);
-      readers.push(reader as BatchedReads<unknown, unknown>);
+      readers.push(reader);
       return reader;
     },
     write: (op, key, work) => writes.write(key === undefined ? { op } : { op, key }, work),

@@ -113,7 +113,7 @@ export async function openSqliteStore<Op, Result, Outcome>(
         }
       },
       healthy: true,
-      close: async () => undefined,
+      close: () => Promise.resolve(),
     };
   } else {
     reads = turnScopedReads(db, (error) => fault(error));
@@ -179,7 +179,7 @@ export async function openSqliteStore<Op, Result, Outcome>(
     if (!keeps) return 0;
     const pruned = await run({ pruneBefore: expiredBeforeMs }, UNBOUNDED_WORK);
     if (typeof pruned !== 'number')
-      throw new Error(`${spec.service}: pruning answered ${String(pruned)}, not a count of rows`);
+      throw new Error(`${spec.service}: pruning answered ${typeof pruned}, not a count of rows`);
     return pruned;
   }
   const pruning = keeps
@@ -199,11 +199,10 @@ export async function openSqliteStore<Op, Result, Outcome>(
     },
     write,
     pruneKeys,
-    async ready() {
-      if (!writes.healthy || !sqliteResponds(db, location)) return false;
+    ready() {
+      if (!writes.healthy || !sqliteResponds(db, location)) return Promise.resolve(false);
       health.succeeded('read');
-      if (health.awaitingWrite) return probeWrites() && health.ready;
-      return health.ready;
+      return Promise.resolve(health.awaitingWrite ? probeWrites() && health.ready : health.ready);
     },
     async close() {
       try {

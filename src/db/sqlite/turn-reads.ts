@@ -21,7 +21,7 @@ export interface TurnReads {
   /** Runs `read` inside this turn's read transaction, beginning one if there is none. */
   read<T>(read: () => T): T;
   /** Ends the current read transaction, if any: the next read sees every commit so far. */
-  end(): void;
+  readonly end: () => void;
 }
 
 export function turnScopedReads(db: SqliteDatabase, onError: (error: unknown) => void): TurnReads {

@@ -203,6 +203,7 @@ function replay(idempotent: AnyIdempotent, input: AnyInput, outcome: unknown): R
   try {
     reply = idempotent.reply(input, outcome);
   } catch (error) {
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- not an Error on purpose (errors.ts)
     throw new Replayed(error, [REPLAYED_HEADER, 'true']);
   }
   return { ...reply, headers: { ...reply.headers, [REPLAYED_HEADER]: 'true' } };

@@ -261,7 +261,7 @@ function anyValue(w: ProtoWriter, value: AttributeValue | null | undefined): voi
   } else if (typeof value === 'object' && value !== null) {
     w.tag(6, LEN);
     const list = w.open();
-    attributes(w, value as Attributes, 1);
+    attributes(w, value, 1);
     w.close(list);
   }
 }

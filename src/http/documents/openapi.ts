@@ -342,7 +342,9 @@ function successContent(
   return {
     [JSON_MEDIA_TYPE]: {
       schema: model === undefined ? {} : schemaRef(model),
-      examples: { [model ?? 'body']: { summary: description, value: JSON.parse(example) } },
+      examples: {
+        [model ?? 'body']: { summary: description, value: JSON.parse(example) as unknown },
+      },
     },
   };
 }

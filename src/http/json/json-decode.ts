@@ -287,8 +287,6 @@ const RIGHT_BRACE = 0x7d;
 
 /** Python refuses to turn longer digit strings into an int (sys.get_int_max_str_digits()). */
 const INT_MAX_STR_DIGITS = 4300;
-/** Up to this many digits an integer summed in a double is exact. */
-const EXACT_DIGITS_MAX = 15;
 
 /** Where the last readString / readNumber stopped; a module variable spares a tuple per token. */
 let scanEnd = 0;
