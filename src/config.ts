@@ -52,7 +52,7 @@ export interface Config {
   readonly dbPoolWaitMs: number | undefined;
   /** PostgreSQL: transaction behind a pooler in transaction mode (PgBouncer), which keeps no session; undefined: none. */
   readonly dbPooler: Pooler | undefined;
-  /** A PUT of an existing to-do, or a DELETE, without If-Match answers 428 (docs/conditional-requests.md). */
+  /** A PUT or DELETE of an existing to-do without If-Match answers 428 (docs/conditional-requests.md). */
   readonly requireIfMatch: boolean;
   /** Connections one client address may hold at once (--connections-per-client); 0: no bound of its own; undefined: the default. */
   readonly connectionsPerClient: number | undefined;
@@ -158,8 +158,9 @@ const CORE_OPTIONS: readonly OptionSpec[] = [
   option(
     'require-if-match',
     'switch',
-    `--require-if-match   PUT of an existing to-do and DELETE refuse (428) a request without
-                       If-Match (SVC_REQUIRE_IF_MATCH=1)`,
+    `--require-if-match   a PUT or DELETE of an existing to-do without If-Match is refused (428);
+                       a free id is answered as without it: PUT creates (If-None-Match: * too),
+                       DELETE is 404 (SVC_REQUIRE_IF_MATCH=1)`,
   ),
 ];
 

@@ -73,6 +73,7 @@ function errorTypeOf(error: unknown): string {
 export function createRequestHandler(options: AppOptions): RequestHandler {
   const { errorFormat, log, observer, shutdown } = options;
   const { stages, handler } = options.pipeline;
+  const templateOf = options.pipeline.templateOf ?? ((): undefined => undefined);
   const enters = stages
     .filter((stage) => stage.enter !== undefined)
     .map((stage) => (stage.enter as NonNullable<Stage['enter']>).bind(stage));
@@ -151,7 +152,7 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
     observer.finished(
       call.method,
       call.url,
-      call.route,
+      routeOf(call, status),
       status,
       call.method === 'HEAD' ? 0 : bytes,
       call.id,
@@ -159,6 +160,17 @@ export function createRequestHandler(options: AppOptions): RequestHandler {
       true,
       loggers.length === 0 ? undefined : logMembers(call)?.json,
     );
+  }
+
+  /**
+   * The route a response is counted under: the matched one's template; for a response given before
+   * routing (a preflight, a refused cross-site write) the template of its path; `unmatched` for a
+   * path no route has and for routing's own 404, 405 and 307.
+   */
+  function routeOf(call: Call, status: number): string {
+    if (call.matched !== undefined || status === 404 || status === 405 || status === 307)
+      return call.route;
+    return templateOf(call.url) ?? UNMATCHED_ROUTE;
   }
 
   /** node:http refused to write a response: a plain 500 instead, the failure in the log. Never throws. */

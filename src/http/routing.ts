@@ -46,6 +46,17 @@ export class Router<R extends Routable> {
     return this.bySegmentCount.get(segmentCount) ?? NO_ROUTES;
   }
 
+  /** The path of the first route whose template the target's path fits, whatever its method. */
+  templateOf(target: string): string | undefined {
+    const queryAt = target.indexOf('?');
+    const rawPath = queryAt === -1 ? target : target.slice(0, queryAt);
+    if (rawPath.charCodeAt(0) !== 47 /* / */) return undefined;
+    const segments = decodeSegments(rawPath);
+    return this.candidates(segments.length).find(
+      (c) => matchSegments(c.segments, segments) !== undefined,
+    )?.route.path;
+  }
+
   /** `target` is the request-target as received: raw path, then an optional query. */
   match(method: string, target: string): RouteMatch<R> {
     const queryAt = target.indexOf('?');

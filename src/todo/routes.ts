@@ -1,8 +1,8 @@
 // The to-do endpoints: parse (done by the declared schemas), call the store, pick the status.
-// Every response with an item carries its version as ETag (model.ts). Reads judge If-Match and
-// If-None-Match here (conditions.ts); writes hand them to the store, which judges them in the
-// write's own transaction, after the item's existence: a 404 or 409 comes before a 412, as RFC 9110
-// §13.2.1 asks (a condition is evaluated only where the request would otherwise succeed).
+// Every response with an item but a PUT's carries its version as ETag (model.ts). Reads judge
+// If-Match and If-None-Match here (conditions.ts); writes hand them to the store, which judges them
+// in the write's own transaction, after the item's existence: a 404 or 409 comes before a 412, as
+// RFC 9110 §13.2.1 asks (a condition is evaluated only where the request would otherwise succeed).
 import { andThen, type Eventually } from '../common/eventually.js';
 import { unkeyedOutcome } from '../common/keyed-writes.js';
 import type { Work } from '../common/work.js';
@@ -72,11 +72,13 @@ function createdReply({ body }: { readonly body: TodoInput }, outcome: CreateOut
 
 // The responses of the conditional writes, the first time and on every replay of a keyed one: a
 // replay answers the outcome its first run recorded, so a write that went through replays its 2xx
-// with the tag of that response, never a 412 for the version it made itself.
+// with the tag of that response where it had one, never a 412 for the version it made itself.
 
+// A PUT's answer carries no ETag: RFC 9110 §9.3.4 allows one only where the item stored is the
+// content received, and the stored item adds its id to it. A client reads the new tag with HEAD.
 function replacedReply(outcome: ReplaceOutcome): Reply {
   if (outcome.kind === 'stale' || outcome.kind === 'version-required') throw refusal(outcome);
-  return todoReply(outcome.kind === 'created' ? 201 : 200, outcome.todo);
+  return { status: outcome.kind === 'created' ? 201 : 200, body: todoJson(outcome.todo) };
 }
 
 function removedReply(outcome: RemoveOutcome): Reply {
@@ -164,7 +166,6 @@ function replaceRoute(store: TodoStore, required: boolean): Route {
       responseModel: 'Todo',
       example,
       otherSuccess: 'Successful Response; 201 when the id did not exist and the item was created',
-      tagged: 'write',
       otherErrors: [...writeErrors(required), storeAway],
     },
     idempotent: {

@@ -1,7 +1,8 @@
 // The rules of conditional requests (RFC 9110 §13), one test a rule, against real servers: the
-// ETag of every to-do representation and of a balance, 304 for a read whose If-None-Match matches,
-// 412 for a write whose If-Match (or If-None-Match) does not hold, 428 under --require-if-match,
-// each error in all three formats, and the order of the checks.
+// ETag of every to-do representation and of a balance, but none on a PUT's answer (RFC 9110
+// §9.3.4: a HEAD reads the new tag), 304 for a read whose If-None-Match matches, 412 for a write
+// whose If-Match (or If-None-Match) does not hold, 428 under --require-if-match, each error in all
+// three formats, and the order of the checks.
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -43,6 +44,9 @@ const tagOf = (res: RawResponse): string => {
   assert.ok(typeof tag === 'string', `an ETag on the ${res.status}`);
   return tag;
 };
+/** The item's current tag, as a client learns it after a PUT: a HEAD, which costs no body. */
+const headTag = async (url: string, path: string): Promise<string> =>
+  tagOf(await read(url, path, [], 'HEAD'));
 
 /** The error an answer carries, read as each format writes it: [status, code or detail]. */
 function errorOf(format: ErrorFormat['name'], res: RawResponse): [number, string] {
@@ -76,7 +80,7 @@ function assertNotModified(res: RawResponse, tag: string): void {
 }
 
 describe(
-  'validators: every representation carries a strong ETag, which every write changes',
+  "validators: every representation but a PUT's answer carries a strong ETag, which every write changes",
   { timeout: SUITE_TIMEOUT_MS },
   () => {
     test('GET, HEAD and the v2 read carry the same strong ETag; HEAD has no body', () =>
@@ -89,25 +93,28 @@ describe(
         assert.equal(tagOf(await get(url, '/v2/todos/1')), tag);
       }));
 
-    test('every kind of write answers with a new ETag, the one a read then shows: PUT, done, create, PUT creating', () =>
+    test("every kind of write makes a new ETag, the one a read then shows: PUT, done, create, PUT creating (a PUT's read with HEAD)", () =>
       withServer({ service: 'todo' }, async (url) => {
         const seen = [tagOf(await get(url, '/todos/1'))];
-        const answers = [
-          await put(url, '/todos/1', 'changed'),
-          await finish(url, '/todos/1'),
-          await send(url, {
-            method: 'POST',
-            path: '/todos',
-            headers: JSON_BODY,
-            body: '{"title":"new"}',
-          }),
-          await put(url, '/todos/9', 'created by PUT'),
-        ];
-        assert.deepEqual(
-          answers.map((res) => res.status),
-          [200, 200, 201, 201],
-        );
-        for (const res of answers) seen.push(tagOf(res));
+        const statuses: number[] = [];
+        const replaced = await put(url, '/todos/1', 'changed');
+        statuses.push(replaced.status);
+        seen.push(await headTag(url, '/todos/1'));
+        const finished = await finish(url, '/todos/1');
+        statuses.push(finished.status);
+        seen.push(tagOf(finished));
+        const created = await send(url, {
+          method: 'POST',
+          path: '/todos',
+          headers: JSON_BODY,
+          body: '{"title":"new"}',
+        });
+        statuses.push(created.status);
+        seen.push(tagOf(created));
+        const createdByPut = await put(url, '/todos/9', 'created by PUT');
+        statuses.push(createdByPut.status);
+        seen.push(await headTag(url, '/todos/9'));
+        assert.deepEqual(statuses, [200, 200, 201, 201]);
         assert.equal(new Set(seen).size, seen.length, `all different: ${seen.join(' ')}`);
         assert.equal(
           tagOf(await get(url, '/todos/1')),
@@ -117,6 +124,32 @@ describe(
         assert.equal(tagOf(await get(url, '/v2/todos/2')), seen[3]);
         assert.equal(tagOf(await get(url, '/todos/9')), seen[4]);
       }));
+
+    for (const format of FORMATS) {
+      test(`${format}: a PUT's answer carries no ETag (RFC 9110 §9.3.4); HEAD then shows the new tag, which the next write may name`, () =>
+        withServer({ service: 'todo', errors: format }, async (url) => {
+          const before = tagOf(await get(url, '/todos/1'));
+          const replaced = await put(url, '/todos/1', 'changed', [['If-Match', before]]);
+          assert.equal(replaced.status, 200);
+          assert.equal(replaced.text, '{"id":1,"title":"changed","done":false}');
+          assert.equal(replaced.headers.etag, undefined, "a replacing PUT's 200 has no ETag");
+          const after = await headTag(url, '/todos/1');
+          assert.match(after, /^"\d+"$/, 'strong: no W/');
+          assert.notEqual(after, before, 'the PUT made a new version');
+          assert.equal(tagOf(await get(url, '/todos/1')), after, 'HEAD and GET agree');
+          const created = await put(url, '/todos/5', 'created by PUT');
+          assert.equal(created.status, 201);
+          assert.equal(created.text, '{"id":5,"title":"created by PUT","done":false}');
+          assert.equal(created.headers.etag, undefined, "a creating PUT's 201 has no ETag");
+          assert.notEqual(await headTag(url, '/todos/5'), after);
+          assert.deepEqual(
+            errorOf(format, await put(url, '/todos/1', 'lost', [['If-Match', before]])),
+            [412, 'PRECONDITION_FAILED'],
+          );
+          assert.equal((await put(url, '/todos/1', 'again', [['If-Match', after]])).status, 200);
+          assert.equal((await get(url, '/todos/1')).text, '{"id":1,"title":"again","done":false}');
+        }));
+    }
 
     test("a stale If-Match never matches an item created again under a deleted item's id", () =>
       withServer({ service: 'todo' }, async (url) => {
@@ -215,7 +248,8 @@ describe(
         withServer({ service: 'todo', errors: format }, async (url) => {
           const first = await get(url, '/todos/1');
           const stale = tagOf(first);
-          const current = tagOf(await put(url, '/todos/1', 'second'));
+          assert.equal((await put(url, '/todos/1', 'second')).status, 200);
+          const current = await headTag(url, '/todos/1');
           const answers = [
             await put(url, '/todos/1', 'lost', [['If-Match', stale]]),
             await del(url, '/todos/1', [['If-Match', stale]]),
@@ -229,13 +263,14 @@ describe(
         }));
     }
 
-    test('the current tag lets each write through, and the answer carries the new tag', () =>
+    test("the current tag lets each write through; done's answer carries the new tag, a PUT's is read with HEAD", () =>
       withServer({ service: 'todo' }, async (url) => {
         const replaced = await put(url, '/todos/1', 'second', [
           ['If-Match', tagOf(await get(url, '/todos/1'))],
         ]);
         assert.equal(replaced.status, 200);
-        const finished = await finish(url, '/todos/1', [['If-Match', `"0", ${tagOf(replaced)}`]]);
+        const current = await headTag(url, '/todos/1');
+        const finished = await finish(url, '/todos/1', [['If-Match', `"0", ${current}`]]);
         assert.equal(finished.status, 200);
         assert.equal(finished.text, '{"id":1,"title":"second","done":true}');
         assert.equal((await del(url, '/todos/1', [['If-Match', tagOf(finished)]])).status, 204);
@@ -419,7 +454,7 @@ describe(
         Object.values(row.content ?? {}).flatMap((media) => Object.keys(media.examples ?? {})),
       );
 
-    test('reads list a 304 (3XX, with ETag, no content) and 412; writes an ETag on their success and 412; 428 only with the option', async () => {
+    test("reads list a 304 (3XX, with ETag, no content) and 412; POST /todos and done an ETag on their success, PUT's success none (RFC 9110 §9.3.4); writes 412; 428 only with the option", async () => {
       for (const requireIfMatch of [false, true]) {
         await withServer({ service: 'todo', errors: 'unified', requireIfMatch }, async (url) => {
           const readOp = await operation(url, '/todos/{todo_id}', 'get');
@@ -443,10 +478,25 @@ describe(
               `${method} ${path} lists 428 only when it can answer it`,
             );
           }
-          assert.ok(
-            (await operation(url, '/todos/{todo_id}', 'put')).responses['200']?.headers?.ETag !==
+          const replace = await operation(url, '/todos/{todo_id}', 'put');
+          for (const status of ['200', '2XX']) {
+            assert.ok(replace.responses[status] !== undefined, `PUT lists its ${status}`);
+            assert.equal(
+              replace.responses[status]?.headers?.ETag,
               undefined,
-          );
+              `PUT's ${status} declares no ETag`,
+            );
+          }
+          for (const [path, method, status] of [
+            ['/todos', 'post', '201'],
+            ['/todos/{todo_id}/done', 'post', '200'],
+            ['/todos/{todo_id}', 'get', '200'],
+            ['/v2/todos/{todo_id}', 'get', '200'],
+          ] as const)
+            assert.ok(
+              (await operation(url, path, method)).responses[status]?.headers?.ETag !== undefined,
+              `${method} ${path}'s ${status} declares its ETag`,
+            );
         });
       }
       const server = await startTestServer({ service: 'bank' });
@@ -467,7 +517,8 @@ describe('validators survive a restart', { timeout: SUITE_TIMEOUT_MS }, () => {
     try {
       let tag = '';
       await withServer({ service: 'todo', db }, async (url) => {
-        tag = tagOf(await put(url, '/todos/1', 'kept'));
+        assert.equal((await put(url, '/todos/1', 'kept')).status, 200);
+        tag = await headTag(url, '/todos/1');
       });
       await withServer({ service: 'todo', db }, async (url) => {
         assertNotModified(await read(url, '/todos/1', [['If-None-Match', tag]]), tag);

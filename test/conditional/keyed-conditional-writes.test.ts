@@ -1,9 +1,9 @@
 // Conditional writes under an Idempotency-Key (RFC 9110 §13 with the httpapi draft): PUT, DELETE
 // and POST /todos/{id}/done take a key as POST /todos does. A retry whose first attempt went
-// through replays that attempt's 2xx, with its ETag, instead of a 412 for the version it made
-// itself; a refused attempt is recorded and replayed as the bank's refusals are; a key used for
-// another request is refused, and nothing changes twice. Real servers on a SQLite file and on
-// PostgreSQL.
+// through replays that attempt's 2xx, with its ETag where it had one (a PUT's has none, RFC 9110
+// §9.3.4), instead of a 412 for the version it made itself; a refused attempt is recorded and
+// replayed as the bank's refusals are; a key used for another request is refused, and nothing
+// changes twice. Real servers on a SQLite file and on PostgreSQL.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { get, send, type RawResponse } from '../support/http.js';
@@ -28,8 +28,14 @@ const finish = (url: string, path: string, headers: Headers): Promise<RawRespons
 const codeOf = (res: RawResponse): string =>
   (JSON.parse(res.text) as { error: { code: string } }).error.code;
 const titleAt = (text: string): string => (JSON.parse(text) as { title: string }).title;
+/** The item's current tag, as a client learns it after a PUT: a HEAD, which costs no body. */
+const headTag = async (url: string, path: string): Promise<string> => {
+  const tag = (await send(url, { method: 'HEAD', path })).headers.etag;
+  assert.ok(typeof tag === 'string', `a HEAD of ${path} carries its ETag`);
+  return tag;
+};
 
-/** The same answer again, marked as a replay: status, body and ETag of the first. */
+/** The same answer again, marked as a replay: status, body and ETag (or none) of the first. */
 function assertReplayOf(replay: RawResponse, first: RawResponse): void {
   assert.equal(replay.headers['idempotent-replayed'], 'true', 'marked as a replay');
   assert.equal(replay.status, first.status);
@@ -54,7 +60,7 @@ for (const backend of await storeBackends()) {
     const withTodos = (body: (url: string) => Promise<void>): Promise<void> =>
       withTodoServer(() => backend.fresh(), body);
 
-    test('a retried conditional PUT whose first attempt succeeded replays its 200 and ETag, not 412, and writes nothing again', () =>
+    test('a retried conditional PUT whose first attempt succeeded replays its 200, not 412, and writes nothing again', () =>
       withTodos(async (url) => {
         const tag = (await get(url, '/todos/1')).headers.etag as string;
         const attempt = (): Promise<RawResponse> =>
@@ -64,11 +70,12 @@ for (const backend of await storeBackends()) {
           ]);
         const first = await attempt();
         assert.equal(first.status, 200);
-        assert.notEqual(first.headers.etag, tag);
+        const made = await headTag(url, '/todos/1');
+        assert.notEqual(made, tag);
         const retry = await attempt();
         assertReplayOf(retry, first);
         const now = await get(url, '/todos/1');
-        assert.equal(now.headers.etag, first.headers.etag, 'the retry took no new version');
+        assert.equal(now.headers.etag, made, 'the retry took no new version');
         assert.equal(now.text, first.text);
       }));
 
@@ -111,20 +118,52 @@ for (const backend of await storeBackends()) {
     test('a replay carries the ETag of its first answer even after the item changed since', () =>
       withTodos(async (url) => {
         const attempt = (): Promise<RawResponse> =>
-          put(url, '/todos/1', 'first', [
+          finish(url, '/todos/1', [
             ['If-Match', '*'],
-            ['Idempotency-Key', 'put-then-changed'],
+            ['Idempotency-Key', 'done-then-changed'],
           ]);
         const first = await attempt();
         assert.equal(first.status, 200);
-        const later = await put(url, '/todos/1', 'someone else', []);
-        assert.notEqual(later.headers.etag, first.headers.etag);
+        assert.ok(first.headers.etag !== undefined, "done's answer carries its ETag");
+        assert.equal((await put(url, '/todos/1', 'someone else', [])).status, 200);
+        assert.notEqual(await headTag(url, '/todos/1'), first.headers.etag);
         assertReplayOf(await attempt(), first);
-        assert.equal(
-          titleAt((await get(url, '/todos/1')).text),
-          'someone else',
+        assert.deepEqual(
+          JSON.parse((await get(url, '/todos/1')).text),
+          { id: 1, title: 'someone else', done: false },
           'the replay overwrote nothing',
         );
+      }));
+
+    test('a replayed PUT carries no ETag either (RFC 9110 §9.3.4), while a replayed done or DELETE keeps what its first answer had', () =>
+      withTodos(async (url) => {
+        const replace = (): Promise<RawResponse> =>
+          put(url, '/todos/1', 'replaced', [['Idempotency-Key', 'put-replace']]);
+        const create = (): Promise<RawResponse> =>
+          put(url, '/todos/5', 'created', [['Idempotency-Key', 'put-create']]);
+        const done = (): Promise<RawResponse> =>
+          finish(url, '/todos/2', [['Idempotency-Key', 'done-2']]);
+        const remove = (): Promise<RawResponse> =>
+          del(url, '/todos/3', [['Idempotency-Key', 'delete-3']]);
+        for (const item of [2, 3])
+          assert.equal((await put(url, `/todos/${item}`, `item ${item}`, [])).status, 201);
+        const firsts = [await replace(), await create(), await done(), await remove()];
+        assert.deepEqual(
+          firsts.map((res) => res.status),
+          [200, 201, 200, 204],
+        );
+        const tags = firsts.map((res) => res.headers.etag);
+        assert.deepEqual(
+          [tags[0], tags[1], typeof tags[2], tags[3]],
+          [undefined, undefined, 'string', undefined],
+          "only done's first answer carries an ETag",
+        );
+        const replays = [await replace(), await create(), await done(), await remove()];
+        replays.forEach((replay, i) => assertReplayOf(replay, firsts[i] as RawResponse));
+        assert.equal(replays[0]?.headers.etag, undefined, "a replayed PUT's 200 has no ETag");
+        assert.equal(replays[1]?.headers.etag, undefined, "a replayed PUT's 201 has no ETag");
+        assert.equal(replays[2]?.headers.etag, tags[2], "a replayed done keeps its first's ETag");
+        assert.equal(await headTag(url, '/todos/2'), tags[2], 'the replay took no new version');
       }));
 
     test('a key used again for another request (another body, path or method) is 422 IDEMPOTENCY_KEY_REUSED and changes nothing', () =>
@@ -133,6 +172,7 @@ for (const backend of await storeBackends()) {
           ['Idempotency-Key', 'one-request'],
         ]);
         assert.equal(first.status, 200);
+        const made = await headTag(url, '/todos/1');
         const others = [
           await put(url, '/todos/1', 'Buy rice milk', [['Idempotency-Key', 'one-request']]),
           await put(url, '/todos/2', 'Buy oat milk', [['Idempotency-Key', 'one-request']]),
@@ -145,7 +185,7 @@ for (const backend of await storeBackends()) {
         );
         const now = await get(url, '/todos/1');
         assert.equal(now.text, first.text);
-        assert.equal(now.headers.etag, first.headers.etag);
+        assert.equal(now.headers.etag, made);
         assert.equal((await get(url, '/todos/2')).status, 404);
       }));
 

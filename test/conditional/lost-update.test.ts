@@ -27,7 +27,7 @@ const putWith = (url: string, tag: string, title: string): Promise<RawResponse> 
     body: JSON.stringify({ title }),
   });
 
-/** 1,000 PUTs of item 1 carrying its current tag, spread over the instances: exactly one wins, and every instance reads its body. */
+/** 1,000 PUTs of item 1 carrying its current tag, spread over the instances: exactly one wins, and every instance reads its body and one new tag. */
 async function assertOneWriterWins(instances: readonly ServiceProcess[]): Promise<void> {
   const urls = instances.map((instance) => instance.urls[0] as string);
   const read = await get(urls[0] as string, '/todos/1');
@@ -51,11 +51,15 @@ async function assertOneWriterWins(instances: readonly ServiceProcess[]): Promis
     `${WRITERS - 1} × 412: ${[...new Set(answers.map((answer) => answer.status))].join(', ')}`,
   );
   const winner = answers[winners[0] as number] as RawResponse;
+  assert.equal(winner.headers.etag, undefined, "a PUT's answer carries no ETag (RFC 9110 §9.3.4)");
+  const made = (await send(urls[0] as string, { method: 'HEAD', path: '/todos/1' })).headers.etag;
+  assert.ok(typeof made === 'string', 'HEAD shows the version the winner made');
+  assert.match(made, /^"\d+"$/);
+  assert.notEqual(made, tag);
   for (const url of urls) {
     const now = await get(url, '/todos/1');
     assert.deepEqual(JSON.parse(now.text), { id: 1, title: `writer ${winners[0]}`, done: false });
-    assert.equal(now.headers.etag, winner.headers.etag, "every instance reads the winner's tag");
-    assert.notEqual(now.headers.etag, tag);
+    assert.equal(now.headers.etag, made, "every instance reads the winner's tag");
   }
 }
 

@@ -6,6 +6,7 @@ import { METHODS } from 'node:http';
 import { connect } from 'node:net';
 import { hostname } from 'node:os';
 import { describe, test } from 'node:test';
+import { parseCorsOrigins, type CorsPolicy } from '../../src/features/cors/cors.js';
 import { createLogger } from '../../src/observe/log.js';
 import { send } from '../support/http.js';
 import { FAILURE_TEXT, withFaultyService } from '../support/faulty-service.js';
@@ -73,6 +74,59 @@ describe('access log', { timeout: SUITE_TIMEOUT_MS }, () => {
         msg: 'request',
       },
     ]);
+  });
+
+  test('a request answered before routing is filed under the template of its path: a preflight, a refused cross-site write', async () => {
+    const logs: string[] = [];
+    const page = 'https://app.example';
+    await withServer(
+      { service: 'todo', logLines: logs, cors: parseCorsOrigins(page) as CorsPolicy },
+      async (url) => {
+        const preflight: [string, string][] = [
+          ['Origin', page],
+          ['Access-Control-Request-Method', 'PUT'],
+        ];
+        const crossSite: [string, string][] = [['Sec-Fetch-Site', 'cross-site']];
+        const json: [string, string][] = [['Content-Type', 'application/json']];
+        const body = '{"title":"x"}';
+        assert.equal(
+          (await send(url, { method: 'OPTIONS', path: '/todos/1', headers: preflight })).status,
+          204,
+        );
+        assert.equal(
+          (
+            await send(url, {
+              method: 'POST',
+              path: '/todos',
+              headers: [...crossSite, ...json],
+              body,
+            })
+          ).status,
+          403,
+        );
+        assert.equal(
+          (
+            await send(url, {
+              method: 'POST',
+              path: '/nowhere',
+              headers: [...crossSite, ...json],
+              body,
+            })
+          ).status,
+          403,
+        );
+        assert.equal((await send(url, { method: 'DELETE', path: '/todos' })).status, 405);
+      },
+    );
+    assert.deepEqual(
+      accessLines(logs).map((line) => [line.method, line.status, line.route]),
+      [
+        ['OPTIONS', 204, '/todos/{todo_id}'],
+        ['POST', 403, '/todos'],
+        ['POST', 403, 'unmatched'],
+        ['DELETE', 405, 'unmatched'],
+      ],
+    );
   });
 
   test('the access line has the bytes pino writes for its fields, an awkward path included', async () => {

@@ -13,6 +13,7 @@
 import type { BodyLimits } from '../body.js';
 import type { ErrorFormat } from '../render.js';
 import type { Route } from '../route.js';
+import { Router } from '../routing.js';
 import { inputStage, routeHandler, routingStage } from './route-stages.js';
 import type { PipelineDefinition, PlacedStage, Place } from './stage.js';
 
@@ -27,14 +28,16 @@ export interface PipelineOptions {
 export function pipelineStages(options: PipelineOptions): PipelineDefinition {
   const at = (place: Place): PlacedStage[] =>
     options.stages.filter((stage) => stage.place === place);
+  const router = new Router(options.routes);
   return {
     stages: [
       ...at('request'),
-      routingStage(options.routes, options.errorFormat),
+      routingStage(router, options.errorFormat),
       ...at('route'),
       inputStage(options.limits),
       ...at('input'),
     ],
     handler: routeHandler,
+    templateOf: (target) => router.templateOf(target),
   };
 }

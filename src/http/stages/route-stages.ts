@@ -12,13 +12,12 @@ import {
 } from '../errors.js';
 import { renderError, type ErrorFormat } from '../render.js';
 import type { Reply, Route } from '../route.js';
-import { Router } from '../routing.js';
+import type { Router } from '../routing.js';
 import type { Issues } from '../validation/schema.js';
 import type { Call, Entered, Handler, StageReply, Stage } from './stage.js';
 
 /** Matches the request to a route: the call's `matched` and `values`, or the 404, 405 or 307. */
-export function routingStage(routes: readonly Route[], errorFormat: ErrorFormat): Stage {
-  const router = new Router(routes);
+export function routingStage(router: Router<Route>, errorFormat: ErrorFormat): Stage {
   // The constant response to an unknown path, rendered once. Its body stays a string: node:http
   // sends a string body in one write with the head, a Buffer in a write of its own.
   const rendered = renderError(notFound(), errorFormat);

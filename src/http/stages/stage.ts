@@ -232,4 +232,10 @@ export type Handler = (call: Call) => Reply | Promise<Reply>;
 export interface PipelineDefinition {
   readonly stages: readonly Stage[];
   readonly handler: Handler;
+  /**
+   * The template of the path a request names, whatever its method, for the log and metrics of a
+   * request answered before routing (a preflight, a refused cross-site write); undefined when no
+   * route has that path.
+   */
+  readonly templateOf?: (target: string) => string | undefined;
 }
