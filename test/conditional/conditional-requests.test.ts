@@ -236,6 +236,25 @@ describe(
         assert.equal((await read(url, '/todos/1', [['If-Match', '"0"']])).status, 412);
         assert.equal((await read(url, '/todos/1', [['If-Match', tag]])).status, 200);
       }));
+
+    test('a weak tag never satisfies If-Match on a read either, even the current one: 412', () =>
+      withServer({ service: 'todo' }, async (url) => {
+        const tag = tagOf(await get(url, '/todos/1'));
+        assert.equal((await read(url, '/todos/1', [['If-Match', `W/${tag}`]])).status, 412);
+        assert.equal((await read(url, '/todos/1', [['If-Match', `W/${tag}, ${tag}`]])).status, 200);
+      }));
+
+    test('If-Match is judged before If-None-Match (RFC 9110 §13.2.2): one that fails is 412 even when If-None-Match matches', () =>
+      withServer({ service: 'todo' }, async (url) => {
+        const tag = tagOf(await get(url, '/todos/1'));
+        const both = (ifMatch: string): Promise<RawResponse> =>
+          read(url, '/todos/1', [
+            ['If-Match', ifMatch],
+            ['If-None-Match', tag],
+          ]);
+        assert.equal((await both('"nope"')).status, 412);
+        assertNotModified(await both(tag), tag);
+      }));
   },
 );
 
@@ -282,6 +301,18 @@ describe(
         const tag = tagOf(await get(url, '/todos/1'));
         assert.equal((await put(url, '/todos/1', 'weak', [['If-Match', `W/${tag}`]])).status, 412);
         assert.equal((await get(url, '/todos/1')).text, '{"id":1,"title":"Buy milk","done":false}');
+      }));
+
+    test('a tag with a leading zero names no version: "07" is not "7", for If-Match or If-None-Match', () =>
+      withServer({ service: 'todo' }, async (url) => {
+        const tag = tagOf(await get(url, '/todos/1'));
+        const padded = `"0${tag.slice(1)}`;
+        assert.equal((await put(url, '/todos/1', 'padded', [['If-Match', padded]])).status, 412);
+        assert.equal((await get(url, '/todos/1')).text, '{"id":1,"title":"Buy milk","done":false}');
+        assert.equal(
+          (await put(url, '/todos/1', 'not refused', [['If-None-Match', padded]])).status,
+          200,
+        );
       }));
 
     test('If-Match: * on an absent item is 412 and creates nothing; on an existing one it replaces', () =>

@@ -28,7 +28,9 @@ async function decideMany(
 ): Promise<void> {
   for (let first = 0; first < count; first += 2_000) {
     const decisions = await Promise.all(
-      Array.from({ length: 2_000 }, (_, i) => limiter.decide('reads', `${wave}-${first + i}`)),
+      Array.from({ length: 2_000 }, (_, i) =>
+        Promise.resolve(limiter.decide('reads', `${wave}-${first + i}`)),
+      ),
     );
     assert.ok(decisions.every((decision) => decision.admitted));
   }
@@ -60,6 +62,15 @@ suiteUnless(skip, 'rate limits shared through PostgreSQL', () => {
         )
       ).rows[0]?.n,
     );
+  /** The vacuums run by hand (the pruning's), not by autovacuum. */
+  const vacuums = async (): Promise<number> =>
+    Number(
+      (
+        await admin.query<{ n: number }>(
+          "SELECT vacuum_count::float8 AS n FROM pg_stat_user_tables WHERE relname = 'rate_limits'",
+        )
+      ).rows[0]?.n ?? 0,
+    );
   before(async () => {
     database = await createTestDatabase();
     admin = new pg.Client({ connectionString: database.url });
@@ -78,7 +89,9 @@ suiteUnless(skip, 'rate limits shared through PostgreSQL', () => {
     ];
     const started = performance.now();
     const decisions = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? one : two).decide('writes', '192.0.2.1')),
+      Array.from({ length: 40 }, (_, i) =>
+        Promise.resolve((i % 2 === 0 ? one : two).decide('writes', '192.0.2.1')),
+      ),
     );
     const spanMs = performance.now() - started;
     const admitted = decisions.filter((decision) => decision.admitted).length;
@@ -89,7 +102,7 @@ suiteUnless(skip, 'rate limits shared through PostgreSQL', () => {
   test('requests of one client in one batch are decided in order: the burst first, then refusals with the wait', async () => {
     const limiter = await open(10, 3);
     const decisions: Decision[] = await Promise.all(
-      Array.from({ length: 5 }, () => limiter.decide('reads', '192.0.2.2')),
+      Array.from({ length: 5 }, () => Promise.resolve(limiter.decide('reads', '192.0.2.2'))),
     );
     assert.deepEqual(
       decisions.map((decision) => [decision.admitted, decision.remaining]),
@@ -127,7 +140,9 @@ suiteUnless(skip, 'rate limits shared through PostgreSQL', () => {
     // A window of 2 s: the rows are there, none past, right after the decisions.
     const limiter = await open(1, 2, 'pruned');
     await Promise.all(
-      Array.from({ length: 20 }, (_, i) => limiter.decide('reads', `198.51.100.${i}`)),
+      Array.from({ length: 20 }, (_, i) =>
+        Promise.resolve(limiter.decide('reads', `198.51.100.${i}`)),
+      ),
     );
     const { rows: migrated } = await admin.query<{ version: number }>(
       'SELECT MAX(version) AS version FROM schema_migrations WHERE service = $1',
@@ -172,14 +187,6 @@ suiteUnless(skip, 'rate limits shared through PostgreSQL', () => {
         (await admin.query<{ n: number }>("SELECT pg_relation_size('rate_limits')::float8 AS n"))
           .rows[0]?.n,
       );
-    const vacuums = async (): Promise<number> =>
-      Number(
-        (
-          await admin.query<{ n: number }>(
-            "SELECT vacuum_count::float8 AS n FROM pg_stat_user_tables WHERE relname = 'rate_limits'",
-          )
-        ).rows[0]?.n ?? 0,
-      );
     // The bytes with a wave's rows in the table, before they are pruned.
     const peaks: number[] = [];
     for (const wave of ['b', 'c', 'd']) {
@@ -203,6 +210,66 @@ suiteUnless(skip, 'rate limits shared through PostgreSQL', () => {
       (peaks[2] as number) <= (peaks[0] as number) * 1.75,
       `heap bytes with each wave of 20,000 new clients: ${peaks.join(', ')}`,
     );
+  });
+
+  test('steady churn is vacuumed too: rounds that each delete fewer rows than a vacuum waits for add up to one', async () => {
+    // As above: only this limiter prunes, so that it counts every row deleted.
+    await Promise.all(opened.splice(0).map((earlier) => earlier.close()));
+    // An interval of 10 ms: a client's row is past 10 ms after its one request.
+    const limiter = await open(100, 1, 'steady');
+    const vacuumsBefore = await vacuums();
+    // Six waves of 2,000 new clients, each pruned by the rounds before the next wave: no round
+    // deletes more than 2,000 rows, and 12,000 (past VACUUM_AFTER_ROWS) are deleted in all.
+    for (let wave = 0; wave < 6; wave++) {
+      await decideMany(limiter, `w${wave}`, 2_000);
+      while ((await rowsOf('steady')) > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const waitedFrom = performance.now();
+    while ((await vacuums()) <= vacuumsBefore) {
+      assert.ok(
+        performance.now() - waitedFrom < 5_000,
+        'no vacuum after 12,000 rows were pruned in rounds of at most 2,000',
+      );
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  });
+
+  test("one batch of decisions at a time: while one waits for a row's lock, the next client's decision waits for it", async () => {
+    // One request in ten seconds: no row of this test is past, so no pruning round touches it.
+    const limiter = await open(0.1, 5, 'serial');
+    await limiter.decide('reads', '192.0.2.20');
+    const holder = new pg.Client({ connectionString: database.url });
+    await holder.connect();
+    const settled: string[] = [];
+    let first: Promise<unknown> = Promise.resolve();
+    let second: Promise<unknown> = Promise.resolve();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM rate_limits WHERE key = $1 FOR UPDATE', [
+        'serial:reads:192.0.2.20',
+      ]);
+      first = Promise.resolve(limiter.decide('reads', '192.0.2.20')).then(() =>
+        settled.push('first'),
+      );
+      for (;;) {
+        const { rows } = await admin.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+        );
+        if ((rows[0]?.n ?? 0) > 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      second = Promise.resolve(limiter.decide('reads', '192.0.2.21')).then(() =>
+        settled.push('second'),
+      );
+      // The pool has connections free: a second batch sent now would be answered in milliseconds.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.deepEqual(settled, [], 'nothing decided while the first batch waits');
+    } finally {
+      await holder.query('ROLLBACK');
+      await holder.end();
+    }
+    await Promise.all([first, second]);
+    assert.deepEqual(settled, ['first', 'second']);
   });
 
   test('a database that cannot be reached makes a decision fail as LimiterUnavailable', async () => {

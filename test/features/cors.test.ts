@@ -138,6 +138,45 @@ describe('CORS', { timeout: SUITE_TIMEOUT_MS }, () => {
     }
   });
 
+  test('the plain 500 that replaces an answer node:http refuses to write carries them too', async () => {
+    const server = await startServer(
+      {
+        title: 'Unsendable',
+        version: '0',
+        routes: [
+          defineRoute({
+            method: 'GET',
+            path: '/unsendable',
+            status: 200,
+            params: {},
+            docs: { name: 'unsendable', example: '{}' },
+            // A line break in a header's value: writeHead refuses the answer.
+            handle: () => ({ status: 200, body: '{}', headers: { 'X-Note': 'line\r\nbreak' } }),
+          }),
+        ],
+        components: {},
+        ready: () => Promise.resolve(true),
+        close: () => Promise.resolve(),
+      },
+      {
+        host: '127.0.0.1',
+        port: 0,
+        errorFormat: { name: 'default', catchAll: false },
+        service: 'unsendable',
+        log: createLogger('silent'),
+        features: [{ stages: () => [corsStage(POLICY)] }],
+      },
+    );
+    try {
+      const res = await send(server.url, from(PAGE, { method: 'GET', path: '/unsendable' }));
+      assert.equal(res.status, 500);
+      assert.equal(res.text, 'Internal Server Error');
+      assertAllowed(res, 'the plain 500');
+    } finally {
+      await server.close();
+    }
+  });
+
   test('another origin gets no CORS header, only Vary: Origin; a request without Origin the same', () =>
     withServer({ service: 'todo', cors: POLICY }, async (url) => {
       for (const res of [

@@ -135,6 +135,60 @@ describe('load shedding', { timeout: SUITE_TIMEOUT_MS }, () => {
     });
   }
 
+  test("a request that is shed spends none of its client's rate limit: once admitted again, the whole burst is left", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'shedding-'));
+    const file = join(dir, 'todo.sqlite');
+    // A burst of 3 reads, and then one in 1,000 s: nothing comes back during the test.
+    const service = await startServiceProcess([
+      'todo',
+      '--db',
+      `sqlite:${file}`,
+      '--shed-waiting',
+      '1',
+      '--rate-limit',
+      'reads=0.001/s:3',
+    ]);
+    const holder = new Database(file);
+    try {
+      const url = service.urls[0] as string;
+      const read = (path: string): Promise<RawResponse> => send(url, { method: 'GET', path });
+      holder.pragma('busy_timeout = 0');
+      holder.exec('BEGIN IMMEDIATE');
+      const waiting = send(url, {
+        method: 'POST',
+        path: '/todos',
+        headers: [['Content-Type', 'application/json']],
+        body: '{"title":"waits for the lock"}',
+      });
+      // The document is shed like any route, and counts under no limit.
+      while ((await read('/openapi.json')).status !== 503);
+      for (let i = 0; i < 5; i++) {
+        const shed = await read('/todos/1');
+        assert.equal(shed.status, 503, `shed read ${i + 1}: ${shed.text}`);
+        assert.equal(shed.headers.ratelimit, undefined, 'no limit was consulted');
+      }
+      holder.exec('ROLLBACK');
+      await waiting;
+      while ((await read('/openapi.json')).status === 503);
+      const admitted = await read('/todos/1');
+      assert.equal(admitted.status, 200);
+      assert.match(String(admitted.headers.ratelimit), /^"reads";r=2;/);
+      assert.deepEqual(
+        [
+          (await read('/todos/1')).status,
+          (await read('/todos/1')).status,
+          (await read('/todos/1')).status,
+        ],
+        [200, 200, 429],
+      );
+    } finally {
+      if (holder.inTransaction) holder.exec('ROLLBACK');
+      holder.close();
+      await service.kill();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test("with shedding on, connections not yet accepted queue up to the kernel's limit, not Node's 511", async (t) => {
     if (spawnSync('ss', ['-V']).status !== 0)
       return t.skip('ss (iproute2) is not installed: the listen queue cannot be read');

@@ -467,6 +467,39 @@ test('a collector that never answers: the queue stays bounded (OTEL_BSP_MAX_QUEU
   }
 });
 
+test("the queue's bound counts the spans waiting, not those ever queued: a collector that keeps up receives many times the bound", async () => {
+  // A bound of 10 spans: six rounds of 5 requests, each round's spans received before the next.
+  await withTraced(
+    [],
+    { OTEL_BSP_MAX_QUEUE_SIZE: '10', OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '5' },
+    async (url, receiver) => {
+      for (let round = 0; round < 6; round++) {
+        const ids: string[] = [];
+        for (let i = 0; i < 5; i++) ids.push((await get(`${url}/todos/1`)).requestId);
+        await receiver.waitFor(
+          (spans) => ids.every((id) => spanFor(spans, id) !== undefined),
+          5_000,
+        );
+      }
+      assert.equal(serverSpans(receiver.spans).length, 30);
+      assert.equal(await dropped(url, 'queue_full'), 0);
+    },
+  );
+});
+
+test('a full batch leaves at once, without waiting for the scheduled export', async () => {
+  // The schedule would send nothing for a minute: only a full batch (OTEL_BSP_MAX_EXPORT_BATCH_SIZE) goes now.
+  await withTraced(
+    [],
+    { OTEL_BSP_SCHEDULE_DELAY: '60000', OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '5' },
+    async (url, receiver) => {
+      const ids: string[] = [];
+      for (let i = 0; i < 5; i++) ids.push((await get(`${url}/todos/1`)).requestId);
+      await receiver.waitFor((spans) => ids.every((id) => spanFor(spans, id) !== undefined), 5_000);
+    },
+  );
+});
+
 test('shutdown exports the spans still queued, and a stuck collector holds the exit no longer than its bound', async () => {
   const receiver = await startReceiver();
   // Spans would wait a minute for the next scheduled export: only the shutdown's flush sends them.

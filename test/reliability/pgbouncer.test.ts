@@ -286,3 +286,70 @@ processSuiteUnless(skip, 'a read past its deadline through PgBouncer in transact
     );
   });
 });
+
+processSuiteUnless(skip, 'a write waiting for a lock through PgBouncer in transaction mode', () => {
+  const fixture = usePooledDatabase();
+  let instance: ServiceProcess | undefined;
+  let locker: pg.Client;
+  before(async () => {
+    instance = await startServiceProcess([
+      'todo',
+      '--db',
+      fixture.url,
+      '--db-pooler',
+      'transaction',
+      '--access-log',
+      'off',
+    ]);
+    locker = new pg.Client({ connectionString: fixture.database.url });
+    // The database is dropped with FORCE at the end, which ends this session.
+    locker.on('error', () => undefined);
+    await locker.connect();
+  });
+  after(async () => {
+    await instance?.kill();
+    await locker?.end();
+  });
+
+  /** Sessions of the service that wait for a lock now. */
+  const waiting = async (): Promise<number> => {
+    const { rows } = await locker.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()",
+    );
+    return rows[0]?.n ?? 0;
+  };
+
+  /** The answer to `write`, sent while item 1's row is locked; its statement must not outlive it on the server. */
+  async function whileLocked(write: () => Promise<RawResponse>): Promise<RawResponse> {
+    await locker.query('BEGIN');
+    await locker.query('SELECT 1 FROM todos WHERE id = 1 FOR UPDATE');
+    try {
+      const answer = await write();
+      // The server ended the statement at statement_timeout: nothing of it waits any more. A
+      // statement given up only by the client would wait on the server until the lock is gone.
+      assert.equal(await waiting(), 0, 'the write still waits for the lock on the server');
+      return answer;
+    } finally {
+      await locker.query('ROLLBACK');
+    }
+  }
+
+  const putItem = (headers: readonly (readonly [string, string])[]): Promise<RawResponse> =>
+    send(instance?.urls[0] as string, {
+      method: 'PUT',
+      path: '/todos/1',
+      headers: [['Content-Type', 'application/json'], ...headers],
+      body: '{"title":"locked out"}',
+    });
+
+  test('a single write is ended by the server at statement_timeout: 503 with Retry-After', async () => {
+    const answer = await whileLocked(() => putItem([]));
+    assert.equal(answer.status, 503, answer.text);
+    assert.ok(answer.headers['retry-after'] !== undefined);
+  });
+
+  test('a write in a transaction (a keyed PUT) is ended by the server at statement_timeout too', async () => {
+    const answer = await whileLocked(() => putItem([['Idempotency-Key', 'locked-out-1']]));
+    assert.equal(answer.status, 503, answer.text);
+  });
+});
