@@ -3,7 +3,7 @@
 import { outcomeRecordsSql, recordsTableSql } from '../db/idempotency-records.js';
 import type { Migration } from '../db/migrations.js';
 import type { SqliteDatabase } from '../db/sqlite/sqlite.js';
-import type { SqliteWrites } from '../db/sqlite/writes.js';
+import type { SqliteWrites, StoreBatchWrites } from '../db/sqlite/writes.js';
 import { isoMilliseconds } from '../db/iso-time.js';
 import type { Withdrawal, WithdrawOutcome } from './ledger.js';
 
@@ -63,40 +63,41 @@ export function prepareBalanceQuery(db: SqliteDatabase): BalanceQuery {
 }
 
 /**
- * Applies one write; it must run inside a write transaction. A withdrawal's check and decrement are
- * one conditional UPDATE; only when it takes nothing is the balance read, to tell an unknown
- * account from insufficient funds (the same transaction, so that balance is the one the UPDATE
- * saw).
+ * Applies the withdrawals of a batch (batch-writes.ts); each must run inside the batch's write
+ * transaction. The balance is read first, under the write lock, so the same transaction's UPDATE
+ * takes from exactly that balance and the balance left is known without a RETURNING clause (for
+ * which SQLite makes a temporary table on every run); an unknown account and insufficient funds
+ * are told apart by that same read.
  */
-function prepareLedgerWrites(
-  db: SqliteDatabase,
-): (write: Withdrawal, key: string | null) => WithdrawOutcome {
-  // The balance left as a bare value: better-sqlite3 builds a row object property by property.
-  const takeMoney = db
-    .prepare<[number, string, number], number>(
-      'UPDATE accounts SET balance = balance - ? WHERE name = ? AND balance >= ? RETURNING balance',
-    )
-    .pluck(true);
+function prepareLedgerWrites(db: SqliteDatabase): StoreBatchWrites<Withdrawal, WithdrawOutcome> {
+  const balanceOf = prepareBalanceQuery(db);
+  const takeMoney = db.prepare<[number, string]>(
+    'UPDATE accounts SET balance = balance - ? WHERE name = ?',
+  );
   // The time is written as the column's default would write it (strftime's '%Y-%m-%dT%H:%M:%fZ'
-  // and toISOString() are the same text), but formatted once a millisecond rather than by SQLite
-  // for every row.
+  // and toISOString() are the same text), but formatted once a batch, when its transaction
+  // begins, rather than by SQLite for every row.
   const journal = db.prepare<[string, number, number, string | null, string]>(
     'INSERT INTO withdrawals (account, amount, balance_after, idempotency_key, at) VALUES (?, ?, ?, ?, ?)',
   );
   const now = isoMilliseconds();
-  const balanceOf = prepareBalanceQuery(db);
+  let at = '';
 
-  // The journal keeps a keyed withdrawal's key beside it.
-  return ({ account, amount }, key) => {
-    const balance = takeMoney.get(amount, account, amount);
-    if (balance !== undefined) {
-      journal.run(account, amount, balance, key, now());
-      return { kind: 'done', balance };
-    }
-    const left = balanceOf(account);
-    return left === undefined
-      ? { kind: 'unknown-account' }
-      : { kind: 'insufficient', balance: left };
+  return {
+    begin: () => {
+      at = now();
+    },
+    // The journal keeps a keyed withdrawal's key beside it.
+    apply: ({ account, amount }, key) => {
+      const balance = balanceOf(account);
+      if (balance === undefined) return { kind: 'unknown-account' };
+      if (balance < amount) return { kind: 'insufficient', balance };
+      takeMoney.run(amount, account);
+      const left = balance - amount;
+      journal.run(account, amount, left, key, at);
+      return { kind: 'done', balance: left };
+    },
+    end: () => undefined,
   };
 }
 

@@ -3,7 +3,7 @@
 import { outcomeRecordsSql, recordsTableSql } from '../db/idempotency-records.js';
 import type { Migration } from '../db/migrations.js';
 import type { SqliteDatabase } from '../db/sqlite/sqlite.js';
-import type { SqliteWrites } from '../db/sqlite/writes.js';
+import type { SqliteWrites, StoreBatchWrites } from '../db/sqlite/writes.js';
 import { TODO_ID_MAX, type StoredTodo } from './store.js';
 import { decodeTitle } from './title.js';
 import { judge, type WriteCondition } from './write-conditions.js';
@@ -75,80 +75,96 @@ export function prepareTodoRead(db: SqliteDatabase): (id: number) => TodoRow | u
   };
 }
 
-/**
- * A create in one statement: the new id is computed, checked and taken under the same write lock;
- * past TODO_ID_MAX it inserts nothing and returns no row (D11). MAX(id) stands alone in a scalar
- * subquery so that SQLite reads it from the end of the primary key; as a column of a query with a
- * WHERE around it, SQLite scanned the whole table on every create.
- */
-export const CREATE_NEXT_SQL = `INSERT INTO todos (id, title, done, version)
-  SELECT next.id, ?, ?, ? FROM (SELECT COALESCE((SELECT MAX(id) FROM todos), 0) + 1 AS id) AS next WHERE next.id <= ${TODO_ID_MAX}
-  RETURNING id, version`;
+/** The largest id, which SQLite reads from the end of the primary key, never scanning the table. */
+export const LARGEST_ID_SQL = 'SELECT MAX(id) FROM todos';
 
 /**
- * Applies one write; it must run inside a write transaction (each is atomic only there). A write
- * that changes an item takes the next value of the database's revision counter as its version. A
- * conditional write judges its condition in that same transaction, so no other write, of this
+ * Applies the writes of a batch (batch-writes.ts); each must run inside the batch's write
+ * transaction (each is atomic only there). A write that changes an item takes the next value of
+ * the database's revision counter as its version: the counter is read once at the start of the
+ * batch, under the write lock (another process may write the same file between batches), counted
+ * up in memory, and written once at its end. No statement here has a RETURNING clause: SQLite
+ * buffers returned rows in a temporary table made for every run, while what a statement did is
+ * known without it under the write lock: the count of rows it changed, or a value read before in
+ * the same transaction.
+ *
+ * A create's id is the largest id plus one, read from the end of the primary key; past
+ * TODO_ID_MAX nothing is inserted (D11). The largest id is read once and kept until a write that
+ * may change it other than a create.
+ *
+ * A conditional write judges its condition in that same transaction, so no other write, of this
  * process or another on the file, comes between: a replace whose condition one statement can say
  * (If-Match `*` or one version, If-None-Match `*`, a required version) says it in the statement
  * that writes, which changes a row only where the condition holds, and the count of rows it
- * changed is the verdict; the other conditional writes read the item's version first.
+ * changed is the verdict (a refusal takes no version); the other conditional writes read the
+ * item's version first.
  */
-export function prepareTodoWrites(db: SqliteDatabase): (write: TodoWrite) => TodoWriteResult {
-  const insertNext = db.prepare<[string, number, number], { id: number; version: number }>(
-    CREATE_NEXT_SQL,
-  );
-  const nextVersion = db
-    .prepare<[], number>('UPDATE todo_revision SET last = last + 1 RETURNING last')
-    .pluck(true);
+export function prepareTodoWrites(
+  db: SqliteDatabase,
+): StoreBatchWrites<TodoWrite, TodoWriteResult> {
+  const readRevision = db.prepare<[], number>('SELECT last FROM todo_revision').pluck(true);
+  const writeRevision = db.prepare<[number]>('UPDATE todo_revision SET last = ?');
+  const largestId = db.prepare<[], number | null>(LARGEST_ID_SQL).pluck(true);
   const update = db.prepare<[string, number, number, number]>(
     'UPDATE todos SET title = ?, done = ?, version = ? WHERE id = ?',
+  );
+  const updateAt = db.prepare<[string, number, number, number, number]>(
+    'UPDATE todos SET title = ?, done = ?, version = ? WHERE id = ? AND version = ?',
   );
   const insert = db.prepare<[number, string, number, number]>(
     'INSERT INTO todos (id, title, done, version) VALUES (?, ?, ?, ?)',
   );
+  const insertAbsent = db.prepare<[number, string, number, number]>(
+    'INSERT INTO todos (id, title, done, version) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING',
+  );
   const remove = db.prepare<[number]>('DELETE FROM todos WHERE id = ?');
-  const markDone = db.prepare<[number, number], { title: string; version: number }>(
-    'UPDATE todos SET done = 1, version = ? WHERE id = ? AND done = 0 RETURNING title, version',
+  const markDone = db.prepare<[number, number]>(
+    'UPDATE todos SET done = 1, version = ? WHERE id = ? AND done = 0',
   );
   const state = db.prepare<[number], { done: number; version: number }>(
     'SELECT done, version FROM todos WHERE id = ?',
   );
-  // The conditional replaces' statements read the counter's next value as they write, and it is
-  // taken (takeVersion) only when they changed a row, so that a refusal takes no version.
-  const NEXT = '(SELECT last + 1 FROM todo_revision)';
-  const updateExisting = db
-    .prepare<[string, number, number], number>(
-      `UPDATE todos SET title = ?, done = ?, version = ${NEXT} WHERE id = ? RETURNING version`,
-    )
-    .pluck(true);
-  const updateAt = db
-    .prepare<[string, number, number, number], number>(
-      `UPDATE todos SET title = ?, done = ?, version = ${NEXT} WHERE id = ? AND version = ? RETURNING version`,
-    )
-    .pluck(true);
-  // The WHERE lets SQLite tell the upsert's ON CONFLICT from a join's ON.
-  const insertAbsent = db
-    .prepare<[number, string, number], number>(
-      'INSERT INTO todos (id, title, done, version) SELECT ?, ?, ?, last + 1 FROM todo_revision WHERE true ON CONFLICT (id) DO NOTHING RETURNING version',
-    )
-    .pluck(true);
-  const takeVersion = db.prepare<[]>('UPDATE todo_revision SET last = last + 1');
+  const stateAndTitle = db.prepare<[number], { done: number; version: number; title: string }>(
+    'SELECT done, version, title FROM todos WHERE id = ?',
+  );
+
+  /** The revision counter's value in this transaction, and the value the database holds. */
+  let revision = 0;
+  let stored = 0;
+  /** The largest id in this transaction, once read; undefined when it must be read again. */
+  let largest: number | undefined;
+  const begin = (): void => {
+    revision = readRevision.get() as number;
+    stored = revision;
+    largest = undefined;
+  };
+  const end = (): void => {
+    if (revision !== stored) writeRevision.run(revision);
+    stored = revision;
+  };
+
   const createNext = (title: string, done: number): TodoWriteResult => {
-    const row = insertNext.get(title, done, nextVersion.get() as number);
-    return row === undefined
-      ? { outcome: 'no-id-left' }
-      : { outcome: 'created', id: row.id, version: row.version };
+    const id = (largest ?? largestId.get() ?? 0) + 1;
+    if (id > TODO_ID_MAX) {
+      largest = id - 1;
+      return { outcome: 'no-id-left' };
+    }
+    const version = revision + 1;
+    insert.run(id, title, done, version);
+    revision = version;
+    largest = id;
+    return { outcome: 'created', id, version };
   };
   /** A conditional statement's verdict: the version it wrote (now taken from the counter), or none. */
   const verdictOf = (
-    written: number | undefined,
+    changes: number,
     outcome: 'replaced' | 'created',
     refused: 'stale' | 'version-required',
   ): TodoWriteResult => {
-    if (written === undefined) return { outcome: refused };
-    takeVersion.run();
-    return { outcome, version: written };
+    if (changes === 0) return { outcome: refused };
+    revision += 1;
+    if (outcome === 'created') largest = undefined;
+    return { outcome, version: revision };
   };
   /** A conditional replace in the one statement that says its condition; undefined where none does. */
   const replaceIf = (
@@ -157,21 +173,30 @@ export function prepareTodoWrites(db: SqliteDatabase): (write: TodoWrite) => Tod
     done: number,
     condition: WriteCondition,
   ): TodoWriteResult | undefined => {
+    const next = revision + 1;
     if (condition.kind === 'required')
-      return verdictOf(insertAbsent.get(id, title, done), 'created', 'version-required');
+      return verdictOf(
+        insertAbsent.run(id, title, done, next).changes,
+        'created',
+        'version-required',
+      );
     if (condition.kind !== 'versions') return undefined;
     const { ifMatch, ifNoneMatch } = condition;
     if (ifNoneMatch === undefined && ifMatch === 'any')
-      return verdictOf(updateExisting.get(title, done, id), 'replaced', 'stale');
+      return verdictOf(update.run(title, done, next, id).changes, 'replaced', 'stale');
     if (
       ifNoneMatch === undefined &&
       ifMatch !== undefined &&
       ifMatch !== 'any' &&
       ifMatch.length === 1
     )
-      return verdictOf(updateAt.get(title, done, id, ifMatch[0] as number), 'replaced', 'stale');
+      return verdictOf(
+        updateAt.run(title, done, next, id, ifMatch[0] as number).changes,
+        'replaced',
+        'stale',
+      );
     if (ifMatch === undefined && ifNoneMatch === 'any')
-      return verdictOf(insertAbsent.get(id, title, done), 'created', 'stale');
+      return verdictOf(insertAbsent.run(id, title, done, next).changes, 'created', 'stale');
     return undefined;
   };
 
@@ -187,9 +212,14 @@ export function prepareTodoWrites(db: SqliteDatabase): (write: TodoWrite) => Tod
       const verdict = judge(condition, state.get(id)?.version);
       if (verdict !== 'go') return { outcome: verdict };
     }
-    const version = nextVersion.get() as number;
-    if (update.run(title, done, version, id).changes > 0) return { outcome: 'replaced', version };
+    const version = revision + 1;
+    if (update.run(title, done, version, id).changes > 0) {
+      revision = version;
+      return { outcome: 'replaced', version };
+    }
     insert.run(id, title, done, version);
+    revision = version;
+    largest = undefined;
     return { outcome: 'created', version };
   };
   const removeItem = (id: number, condition: WriteCondition): TodoWriteResult => {
@@ -199,23 +229,25 @@ export function prepareTodoWrites(db: SqliteDatabase): (write: TodoWrite) => Tod
       const verdict = judge(condition, current.version);
       if (verdict !== 'go') return { outcome: verdict };
     }
-    return { outcome: remove.run(id).changes > 0 ? 'removed' : 'missing' };
+    if (remove.run(id).changes === 0) return { outcome: 'missing' };
+    largest = undefined;
+    return { outcome: 'removed' };
   };
   const finish = (id: number, condition: WriteCondition): TodoWriteResult => {
     // Read first, even without a condition: a finish that finds nothing to do takes no version.
-    const current = state.get(id);
+    const current = stateAndTitle.get(id);
     if (current === undefined) return { outcome: 'missing' };
     if (current.done === 1) return { outcome: 'already-done' };
     const verdict = judge(condition, current.version);
     if (verdict !== 'go') return { outcome: verdict };
-    const row = markDone.get(nextVersion.get() as number, id);
-    return row === undefined
-      ? { outcome: 'already-done' }
-      : { outcome: 'finished', title: row.title, version: row.version };
+    const version = revision + 1;
+    if (markDone.run(version, id).changes === 0) return { outcome: 'already-done' };
+    revision = version;
+    return { outcome: 'finished', title: current.title, version };
   };
 
   // done is stored as 0 or 1: SQLite has no boolean.
-  return (write) => {
+  const apply = (write: TodoWrite): TodoWriteResult => {
     switch (write.kind) {
       case 'create':
         return createNext(write.title, write.done ? 1 : 0);
@@ -227,6 +259,7 @@ export function prepareTodoWrites(db: SqliteDatabase): (write: TodoWrite) => Tod
         return finish(write.id, write.condition);
     }
   };
+  return { begin, apply, end };
 }
 
 /** The to-do store's writes, for the scaffold here and in its writer thread (store-sqlite-worker.ts). */

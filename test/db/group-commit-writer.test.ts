@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { GroupCommitWriter } from '../../src/db/sqlite/group-commit.js';
 import { serveGroupCommits } from '../../src/db/sqlite/group-commit-worker.js';
+import { stateless } from '../../src/db/sqlite/batch-writes.js';
 import { isStoreFault, StoreError } from '../../src/db/store-errors.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 import { UNBOUNDED_WORK } from '../../src/common/work.js';
@@ -33,7 +34,7 @@ async function outcomes(writes: readonly Promise<number>[]): Promise<string[]> {
 
 test('the writer half refuses to run outside a worker thread, where no one would send it batches', () => {
   assert.throws(
-    () => serveGroupCommits(() => () => undefined),
+    () => serveGroupCommits(() => stateless(() => undefined)),
     (error: unknown) =>
       error instanceof Error &&
       error.message === 'a group-commit writer runs only as a worker thread',

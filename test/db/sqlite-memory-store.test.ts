@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { isStoreFault, type StoreFault } from '../../src/db/store-errors.js';
 import { openSqliteStore, type SqliteStore } from '../../src/db/sqlite/store.js';
+import { stateless } from '../../src/db/sqlite/batch-writes.js';
 import { createLogger } from '../../src/observe/log.js';
 import { UNBOUNDED_WORK } from '../../src/common/work.js';
 import { ran } from '../support/keys.js';
@@ -29,11 +30,11 @@ describe('a SQLite store on :memory:', () => {
       writes: {
         prepare: (db) => {
           const insert = db.prepare<[number]>('INSERT INTO v (x) VALUES (?)');
-          return (op) => {
+          return stateless((op: Op) => {
             insert.run(op.insert);
             if (op.thenFail === true) throw new Error(`write ${op.insert} failed after its insert`);
             return op.insert;
-          };
+          });
         },
         outcome: (_op, value) => value,
       },

@@ -21,7 +21,7 @@ if (port === null) throw new Error('the scripted writer runs in a worker thread'
 const committed = (batch: number, ops: readonly number[]): FromWriter<number> => ({
   kind: 'committed',
   batch,
-  results: ops.map((op) => ({ ok: true, outcome: op })),
+  outcomes: ops,
 });
 let held: FromWriter<number> | undefined;
 

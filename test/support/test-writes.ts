@@ -3,7 +3,8 @@
 // while it applies a write, a write that fails after SQLite rolled back the whole transaction (as
 // on a full disk), or a look at the writer connection's synchronous setting.
 import type { SqliteDatabase } from '../../src/db/sqlite/sqlite.js';
-import type { SqliteWrites } from '../../src/db/sqlite/writes.js';
+import type { SqliteWrites, StoreBatchWrites } from '../../src/db/sqlite/writes.js';
+import { stateless } from '../../src/db/sqlite/batch-writes.js';
 
 export type TestWrite =
   | { readonly kind: 'insert'; readonly value: number }
@@ -18,9 +19,9 @@ export const TEST_MIGRATIONS = [
   { version: 1, sql: 'CREATE TABLE v (x INTEGER NOT NULL CHECK (x >= 0))' },
 ];
 
-export function prepareTestWrites(db: SqliteDatabase): (write: TestWrite) => number {
+export function prepareTestWrites(db: SqliteDatabase): StoreBatchWrites<TestWrite, number> {
   const insert = db.prepare<[number]>('INSERT INTO v (x) VALUES (?)');
-  return (write) => {
+  return stateless((write: TestWrite) => {
     if (write.kind === 'insert') return Number(insert.run(write.value).lastInsertRowid);
     if (write.kind === 'synchronous') return db.pragma('synchronous', { simple: true }) as number;
     if (write.kind === 'rollback-and-fail') {
@@ -32,7 +33,7 @@ export function prepareTestWrites(db: SqliteDatabase): (write: TestWrite) => num
       throw new Error('the writer thread broke');
     });
     return 0;
-  };
+  });
 }
 
 /** The test writes, for the store (test-store.ts) and its writer thread: a write's outcome is its number. */

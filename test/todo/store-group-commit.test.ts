@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { openSqliteTodoStore } from '../../src/todo/store-sqlite.js';
-import { CREATE_NEXT_SQL, TODO_MIGRATIONS } from '../../src/todo/store-sqlite-schema.js';
+import { LARGEST_ID_SQL, TODO_MIGRATIONS } from '../../src/todo/store-sqlite-schema.js';
 import { SUITE_TIMEOUT_MS } from '../support/time-limits.js';
 import { createTodo, dataOf } from '../support/todos.js';
 import { UNBOUNDED_WORK } from '../../src/common/work.js';
@@ -24,7 +24,7 @@ describe('group-commit SQLite to-do store', { timeout: SUITE_TIMEOUT_MS }, () =>
     const db = new Database(':memory:');
     try {
       for (const migration of TODO_MIGRATIONS) db.exec(migration.sql);
-      const plan = db.prepare(`EXPLAIN QUERY PLAN ${CREATE_NEXT_SQL}`).all('title', 0, 1) as {
+      const plan = db.prepare(`EXPLAIN QUERY PLAN ${LARGEST_ID_SQL}`).all() as {
         detail: string;
       }[];
       const steps = plan.map((step) => step.detail);

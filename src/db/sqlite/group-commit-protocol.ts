@@ -10,16 +10,24 @@ export type ToWriter<Op> =
   | { readonly kind: 'batch'; readonly batch: number; readonly ops: readonly Op[] }
   | { readonly kind: 'close' };
 
-/** One operation's result inside a committed batch: its outcome, or the error that undid it alone. */
-export type OpResult<Outcome> =
-  | { readonly ok: true; readonly outcome: Outcome }
-  | { readonly ok: false; readonly message: string; readonly code: string | undefined };
+/** An operation of a committed batch that failed alone: its place in the batch, and its error. */
+export interface OpFailure {
+  readonly index: number;
+  readonly message: string;
+  readonly code: string | undefined;
+}
 
+/**
+ * A committed batch answers each operation's outcome in its place, bare: every object a message
+ * holds is copied field by field between threads, and operations almost never fail. The few that
+ * did are listed apart, by place (their place in `outcomes` holds nothing).
+ */
 export type FromWriter<Outcome> =
   | {
       readonly kind: 'committed';
       readonly batch: number;
-      readonly results: readonly OpResult<Outcome>[];
+      readonly outcomes: readonly (Outcome | undefined)[];
+      readonly failures?: readonly OpFailure[];
     }
   | {
       readonly kind: 'failed';

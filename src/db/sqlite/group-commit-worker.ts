@@ -6,17 +6,24 @@
 // operation of the batch fails, since none of them is on disk.
 import { parentPort, workerData } from 'node:worker_threads';
 import { connectSqlite, type SqliteDatabase } from './sqlite.js';
+import { oneAtATime, type BatchWrites } from './batch-writes.js';
 import {
   errorCode,
   errorMessage,
   type FromWriter,
   type GroupCommitSetup,
-  type OpResult,
+  type OpFailure,
   type ToWriter,
 } from './group-commit-protocol.js';
 
-/** Prepares a store's writes on a connection; each runs inside a write transaction, and throws to fail alone. */
-export type PrepareWrites<Op, Outcome> = (db: SqliteDatabase) => (op: Op) => Outcome;
+/** Prepares a store's writes on a connection; each runs inside a write transaction. */
+export type PrepareWrites<Op, Outcome> = (db: SqliteDatabase) => BatchWrites<Op, Outcome>;
+
+/** What a committed batch answers (group-commit-protocol.ts). */
+interface Answered<Outcome> {
+  readonly outcomes: readonly (Outcome | undefined)[];
+  readonly failures?: readonly OpFailure[];
+}
 
 class TransactionLost extends Error {}
 
@@ -33,38 +40,43 @@ export function serveGroupCommits<Op, Outcome>(prepare: PrepareWrites<Op, Outcom
   const setup = workerData as GroupCommitSetup;
   // The main thread migrated and seeded the database before starting this thread.
   const db = connectSqlite(setup.location, setup.synchronous);
-  const apply = prepare(db);
+  const writes = prepare(db);
 
   // Nested inside the batch's transaction this runs in a SAVEPOINT: an operation that fails is
   // undone whole, however many statements it had run, and the rest of the batch goes on.
-  const applyAlone = db.transaction(apply);
-  const runBatchAlone = db.transaction((ops: readonly Op[]): OpResult<Outcome>[] => {
-    const results: OpResult<Outcome>[] = [];
-    for (const op of ops) {
+  const applyAlone = oneAtATime(db, writes);
+  const runBatchAlone = db.transaction((ops: readonly Op[]): Answered<Outcome> => {
+    const outcomes: (Outcome | undefined)[] = [];
+    const failures: OpFailure[] = [];
+    for (const [index, op] of ops.entries()) {
       try {
-        results.push({ ok: true, outcome: applyAlone(op) });
+        outcomes.push(applyAlone(op));
       } catch (error) {
         if (!db.inTransaction) throw new TransactionLost(errorMessage(error));
-        results.push({ ok: false, message: errorMessage(error), code: errorCode(error) });
+        outcomes.push(undefined);
+        failures.push({ index, message: errorMessage(error), code: errorCode(error) });
       }
     }
-    return results;
+    return { outcomes, failures };
   });
   // Operations almost never fail, and a savepoint around each (two statements more per operation)
   // is most of what the writer does besides the operation itself. So a batch is first run without
   // them; should any operation throw, that transaction is rolled back whole, nothing of it having
   // been committed, and the batch is run again with a savepoint around each operation, which gives
   // every operation the outcome it would have had alone.
-  const runBatchTogether = db.transaction((ops: readonly Op[]): OpResult<Outcome>[] =>
-    ops.map((op): OpResult<Outcome> => {
+  const runBatchTogether = db.transaction((ops: readonly Op[]): Answered<Outcome> => {
+    writes.begin();
+    const outcomes = ops.map((op): Outcome => {
       try {
-        return { ok: true, outcome: apply(op) };
+        return writes.apply(op);
       } catch (error) {
         throw new OperationFailed(error);
       }
-    }),
-  );
-  const runBatch = (ops: readonly Op[]): OpResult<Outcome>[] => {
+    });
+    writes.end();
+    return { outcomes };
+  });
+  const runBatch = (ops: readonly Op[]): Answered<Outcome> => {
     try {
       return runBatchTogether.immediate(ops);
     } catch (error) {
@@ -83,7 +95,7 @@ export function serveGroupCommits<Op, Outcome>(prepare: PrepareWrites<Op, Outcom
     }
     let reply: FromWriter<Outcome>;
     try {
-      reply = { kind: 'committed', batch: message.batch, results: runBatch(message.ops) };
+      reply = { kind: 'committed', batch: message.batch, ...runBatch(message.ops) };
     } catch (error) {
       reply = {
         kind: 'failed',

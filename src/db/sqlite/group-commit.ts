@@ -147,16 +147,15 @@ export class GroupCommitWriter<Op, Outcome> {
     if (message.kind === 'committed') {
       // Read before the batch leaves the list: a reply that cannot be read throws here, and fail()
       // then rejects this batch's writes with the rest.
-      const results = message.results.map((result): Settled<Outcome> =>
-        result.ok
-          ? result
-          : {
-              ok: false,
-              error:
-                sqliteStoreError(result.code, result.message) ??
-                Object.assign(new Error(result.message), { code: result.code }),
-            },
-      );
+      const results = message.outcomes.map((outcome): Settled<Outcome> => ({
+        ok: true,
+        outcome: outcome as Outcome,
+      }));
+      for (const { index, message: said, code } of message.failures ?? [])
+        results[index] = {
+          ok: false,
+          error: sqliteStoreError(code, said) ?? Object.assign(new Error(said), { code }),
+        };
       this.settled(message.batch);
       waiter.resolve(results);
       return;

@@ -17,6 +17,7 @@ import {
   type KeyedWrite,
 } from '../../common/keyed-writes.js';
 import type { Logger } from '../../observe/log.js';
+import { oneAtATime } from './batch-writes.js';
 import { GroupCommitWriter } from './group-commit.js';
 import { startKeyPruning } from '../idempotency-pruning.js';
 import type { Migration } from '../migrations.js';
@@ -103,7 +104,7 @@ export async function openSqliteStore<Op, Result, Outcome>(
   let reads: TurnReads = directReads;
   let writes: Writes<Entry, EntryOutcome>;
   if (location === ':memory:') {
-    const inThread = db.transaction(prepareEntries(spec.writes)(db));
+    const inThread = oneAtATime(db, prepareEntries(spec.writes)(db));
     writes = {
       write: (entry) => {
         try {

@@ -9,11 +9,17 @@
 // recorded in the writer thread, where only plain data travels; an unkeyed write's result goes back
 // as it is, and the scaffold reads its outcome on the main thread.
 import type { KeyedOutcome, KeyedWrite } from '../../common/keyed-writes.js';
+import type { BatchWrites } from './batch-writes.js';
 import type { PrepareWrites } from './group-commit-worker.js';
 import { serveGroupCommits } from './group-commit-worker.js';
 import { keyedWriteSize } from '../idempotency-records.js';
 import { prepareKeyRecords } from './idempotency.js';
 import type { SqliteDatabase } from './sqlite.js';
+
+/** A store's own writes, batch by batch (batch-writes.ts); each is told its idempotency key. */
+export interface StoreBatchWrites<Op, Result> extends Omit<BatchWrites<Op, Result>, 'apply'> {
+  readonly apply: (op: Op, key: string | null) => Result;
+}
 
 export interface SqliteWrites<Op, Result, Outcome> {
   /**
@@ -21,7 +27,7 @@ export interface SqliteWrites<Op, Result, Outcome> {
    * to fail alone. `key` is the write's idempotency key, or null: a journal keeps it beside the
    * write.
    */
-  readonly prepare: (db: SqliteDatabase) => (op: Op, key: string | null) => Result;
+  readonly prepare: (db: SqliteDatabase) => StoreBatchWrites<Op, Result>;
   /** The write's outcome, read from what it answered: plain data, recorded as JSON under a key. */
   readonly outcome: (op: Op, result: Result) => Outcome;
   /** The table of a store that keeps idempotency records. */
@@ -58,17 +64,23 @@ export function prepareEntries<Op, Result, Outcome>(
   writes: SqliteWrites<Op, Result, Outcome>,
 ): PrepareWrites<SqliteEntry<Op>, SqliteEntryOutcome<Result, Outcome>> {
   return (db) => {
-    const apply = writes.prepare(db);
+    const store = writes.prepare(db);
     const records =
       writes.keys === undefined ? undefined : prepareKeyRecords(db, writes.keys.table);
-    return (entry) => {
-      if ('pruneBefore' in entry)
-        return records === undefined ? 0 : records.prune(entry.pruneBefore);
-      const { op, key } = entry;
-      if (key === undefined) return apply(op, null);
-      if (records === undefined)
-        throw new Error('a keyed write reached a store that keeps no idempotency records');
-      return records.find(key) ?? records.record(key, writes.outcome(op, apply(op, key.key)));
+    return {
+      begin: store.begin,
+      end: store.end,
+      apply: (entry) => {
+        if ('pruneBefore' in entry)
+          return records === undefined ? 0 : records.prune(entry.pruneBefore);
+        const { op, key } = entry;
+        if (key === undefined) return store.apply(op, null);
+        if (records === undefined)
+          throw new Error('a keyed write reached a store that keeps no idempotency records');
+        return (
+          records.find(key) ?? records.record(key, writes.outcome(op, store.apply(op, key.key)))
+        );
+      },
     };
   };
 }
