@@ -111,7 +111,7 @@ export const areas = {
   'db-sqlite': {
     mutate: [
       'src/db/{batcher,store-options}.ts',
-      'src/db/sqlite/{group-commit,group-commit-worker,group-commit-protocol,sqlite,store,errors,turn-reads}.ts',
+      'src/db/sqlite/{group-commit,group-commit-worker,group-commit-protocol,batch-writes,sqlite,store,errors,turn-reads}.ts',
       'src/db/{migrations,store-errors,store-health,store-observer,iso-time}.ts',
     ],
     tests: sqliteTests,
