@@ -66,6 +66,7 @@ type ServerRole =
   | 'bare-rate-limited'
   | 'todo-traced'
   | 'todo-traced-tenth'
+  | 'todo-traced-none'
   | 'bare-traced';
 
 interface Job {
@@ -92,8 +93,8 @@ export interface InstructionScenario {
   readonly reference?: 'todo';
   /** A ruler for another row, not a target of ours: shown with its ratio, never judged. */
   readonly informational?: true;
-  /** Which rows an informational row is the ruler of: the one above (the default), or those below. */
-  readonly rulerOf?: 'the rows below';
+  /** Which rows an informational row is the ruler of: the one above (the default), those below, or the 10 % row. */
+  readonly rulerOf?: 'the rows below' | 'the 10 % row above';
 }
 
 const JSON_TYPE = 'application/json';
@@ -102,6 +103,9 @@ const TENTH_TRACED_ROW = 'GET /todos/1, tracing on, 10 % sampled';
 const TRACED_ROW = 'GET /todos/1, tracing on, every request sampled';
 /** Issue 51: one request in ten traced, by the trace id (a new trace each: no traceparent is sent). */
 const TENTH_SAMPLED = { OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' };
+const NONE_TRACED_ROW = 'GET /todos/1, tracing on, none sampled';
+/** The same sampler at ratio 0: every request takes the path of the nine in ten not sampled. */
+const NONE_SAMPLED = { OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' };
 const OFFICIAL_TRACED_ROW =
   'GET /todos/1, tracing by the official auto-instrumentation on bare node:http';
 /** The most our tracing may add to a request, as a share of what the official auto-instrumentation adds to the bare server. */
@@ -257,6 +261,17 @@ export const INSTRUCTION_SCENARIOS: readonly InstructionScenario[] = [
     ratioMax: 1.2,
     reference: 'todo',
   },
+  // On, no request sampled: what one of the nine in ten pays, alone (the row above mixes in the
+  // tenth that is recorded, with its code less warm than when every request runs it).
+  {
+    name: NONE_TRACED_ROW,
+    server: 'todo-traced-none',
+    job: GET_TODO,
+    bodyCheck: 'exact',
+    informational: true,
+    rulerOf: 'the 10 % row above',
+    reference: 'todo',
+  },
   // On, every request sampled (no traceparent: each is a new trace, and the default parent-based
   // sampler samples every root), its spans exported over OTLP/HTTP protobuf to a receiver of this
   // process (not counted): ≤ 1.8 × the same service with tracing off (issue 51; issue 43 asked
@@ -315,7 +330,12 @@ async function startServer(
   const options = {
     dir,
     nameCompiledCode: breakdown,
-    env: role === 'todo-traced-tenth' ? TENTH_SAMPLED : undefined,
+    env:
+      role === 'todo-traced-tenth'
+        ? TENTH_SAMPLED
+        : role === 'todo-traced-none'
+          ? NONE_SAMPLED
+          : undefined,
   };
   const durable = ['--sqlite-synchronous', 'full'];
   /** The to-do service on SQLite, durable, with the options of the row. */
@@ -395,6 +415,7 @@ async function startServer(
       );
     case 'todo-traced':
     case 'todo-traced-tenth':
+    case 'todo-traced-none':
       return todo(['--otel-endpoint', await (sink ??= startOtlpSink())]);
     case 'bare-traced': {
       const endpoint = await (sink ??= startOtlpSink());
@@ -554,7 +575,12 @@ function referenceOf(s: InstructionScenario): Reference {
   if (s.peerOf !== undefined)
     return s.server === 'todo' ? 'unconditional' : (s.server as 'peer' | 'bare-sqlite');
   if (s.reference !== 'todo') return 'bare';
-  if (s.server === 'todo-traced' || s.server === 'todo-traced-tenth') return 'tracing-off';
+  if (
+    s.server === 'todo-traced' ||
+    s.server === 'todo-traced-tenth' ||
+    s.server === 'todo-traced-none'
+  )
+    return 'tracing-off';
   return s.server === 'todo-cors' ? 'cors-off' : 'limits-off';
 }
 
