@@ -12,10 +12,18 @@ const CASES = [
   { status: 503, retryAfter: '2', waitMs: 2000 },
   // No Retry-After: the backoff's first step, a second give or take a fifth.
   { status: 503, retryAfter: undefined, waitMs: 800 },
+  // Retry-After: 0 would have the batch sent again at once, again and again: it waits a step too.
+  { status: 429, retryAfter: '0', waitMs: 800 },
 ] as const;
 
+function waiting(retryAfter: string | undefined): string {
+  if (retryAfter === undefined) return 'without Retry-After is given a backoff';
+  if (retryAfter === '0') return "with Retry-After: 0 still waits the backoff's first step";
+  return `with Retry-After: ${retryAfter} is let wait that long`;
+}
+
 for (const { status, retryAfter, waitMs } of CASES) {
-  test(`a collector answering ${status} ${retryAfter === undefined ? 'without Retry-After is given a backoff' : `with Retry-After: ${retryAfter} is let wait that long`}: nothing is sent meanwhile, the batch goes again, and the spans that did not fit are counted`, async () => {
+  test(`a collector answering ${status} ${waiting(retryAfter)}: nothing is sent meanwhile, the batch goes again, and the spans that did not fit are counted`, async () => {
     const receiver = await startReceiver({
       busy: { status, requests: 1, ...(retryAfter === undefined ? {} : { retryAfter }) },
     });

@@ -93,7 +93,7 @@ export class ExportQueue {
     this.counts.exported += spans;
     const deadlineMs = Date.now() + this.bounds.exportTimeoutMs;
     for (;;) {
-      const answer = await this.sender.send(body);
+      const answer = await this.sent(body);
       if (answer.kind === 'delivered') {
         this.delivered();
         return;
@@ -107,6 +107,15 @@ export class ExportQueue {
       if (late) this.counts.dropped.throttled += spans;
       await new Promise<void>((resolve) => this.later(resolve, waitMs));
       if (late) return;
+    }
+  }
+
+  /** The sender's answer; a sender that throws (its thread could not start) is a failed export, never a crash. */
+  private async sent(body: Uint8Array): Promise<ExportAnswer> {
+    try {
+      return await this.sender.send(body);
+    } catch (error) {
+      return { kind: 'failed', reason: error instanceof Error ? error.message : String(error) };
     }
   }
 
@@ -129,7 +138,11 @@ export class ExportQueue {
 
   /** How long the collector asked to wait (or the backoff's next step); nothing is sent until then. */
   private waitFor(answer: Extract<ExportAnswer, { kind: 'wait' }>): number {
-    let waitMs = answer.retryAfterMs;
+    // A Retry-After of 0 (or a date past) still waits the backoff's first step: never a tight loop.
+    let waitMs =
+      answer.retryAfterMs === undefined
+        ? undefined
+        : Math.max(answer.retryAfterMs, BACKOFF_FIRST_MS);
     if (waitMs === undefined) {
       // A little jitter, so that a fleet told to wait does not come back all at once.
       waitMs = Math.round(this.backoffMs * (0.8 + Math.random() * 0.4));

@@ -1,8 +1,9 @@
 // OTLP/protobuf, as the spans this service records need it: each span is encoded once, when it
 // ends, straight into one growing buffer (SpanBytes); an export is that buffer's first spans inside
-// the request's envelope (the resource and the instrumentation scope, encoded once). Strings and ids
-// are written by Buffer's native UTF-8 and hex writers, nothing is built per attribute, and the
-// spans' objects die young, with the request that made them.
+// the request's envelope (the resource and the instrumentation scope, encoded once). Long or
+// non-ASCII strings are written by Buffer's native UTF-8 writer, short ASCII ones and the ids' hex
+// by a plain loop (cheaper than a native call for a few bytes); nothing is built per attribute, and
+// the spans' objects die young, with the request that made them.
 //
 // The bytes are the SDK's own, byte for byte: the fields in the order, and with the defaults, of
 // @opentelemetry/otlp-transformer's ProtobufTraceSerializer (test/features/otlp-encoding.test.ts

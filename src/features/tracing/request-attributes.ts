@@ -21,21 +21,7 @@ import type { Socket } from 'node:net';
 
 /** Every response carries the request's id in X-Request-Id (src/http/request-id.ts): its attribute, by the conventions' name for a response header. */
 const REQUEST_ID_ATTRIBUTE = ATTR_HTTP_RESPONSE_HEADER('x-request-id');
-
-/**
- * The query keys whose values the conventions (url.query, @opentelemetry/semantic-conventions
- * 1.45) say to redact by default: signed-URL signatures and credentials. Matched case-sensitively,
- * as they say.
- */
-export const SENSITIVE_QUERY_KEYS: ReadonlySet<string> = new Set([
-  'X-Amz-Signature',
-  'X-Amz-Credential',
-  'X-Amz-Security-Token',
-  'AWSAccessKeyId',
-  'Signature',
-  'sig',
-  'X-Goog-Signature',
-]);
+const REDACTED = 'REDACTED';
 
 export function requestAttributes(
   method: string,
@@ -72,17 +58,21 @@ export function requestAttributes(
   return attributes;
 }
 
-/** The query as sent, each sensitive key's value replaced by REDACTED (the key kept: `q=x&sig=REDACTED`). */
+/**
+ * The query with every value replaced by REDACTED, its keys kept (`q=REDACTED&sig=REDACTED`; a
+ * parameter without `=` is REDACTED whole). The conventions require redacting the signed-URL keys
+ * they list and let an instrumentation scrub more; no route of these services reads a query, so
+ * none of its values is worth the risk of an `access_token` sent to the collector in clear.
+ */
 export function redactedQuery(query: string): string {
   if (query === '') return query;
-  let redacted = false;
-  const parameters = query.split('&').map((parameter) => {
-    const eq = parameter.indexOf('=');
-    if (eq === -1 || !SENSITIVE_QUERY_KEYS.has(parameter.slice(0, eq))) return parameter;
-    redacted = true;
-    return `${parameter.slice(0, eq)}=REDACTED`;
-  });
-  return redacted ? parameters.join('&') : query;
+  return query
+    .split('&')
+    .map((parameter) => {
+      const eq = parameter.indexOf('=');
+      return eq === -1 ? REDACTED : `${parameter.slice(0, eq)}=${REDACTED}`;
+    })
+    .join('&');
 }
 
 /** The last Host seen, parsed: clients name the same one request after request. */
