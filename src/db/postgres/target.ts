@@ -1,6 +1,7 @@
 // The PostgreSQL database a store works on, as a tracer names it (store-observer.ts): the database
 // and the server the connection URL names, read from the URL alone (no query is made for it).
-// Never the user or the password: spans go to a collector that should see no credential.
+// Never the password: spans go to a collector that should see no credential. The user's name
+// appears only as what PostgreSQL makes of it, the database a URL without one opens.
 import type { DatabaseTarget } from '../store-observer.js';
 
 const DEFAULT_PORT = 5432;
