@@ -43,6 +43,53 @@ function usePooledDatabase(): { database: TestDatabase; pgbouncer: PgBouncer; ur
   return fixture;
 }
 
+/**
+ * A to-do service through the pooler in transaction mode, and a session of the test's own on the
+ * database, which takes the locks the service's statements then wait for.
+ */
+function useLockScene(
+  fixture: { database: TestDatabase; url: string },
+  options: readonly string[],
+): { url: () => string; locker: () => pg.Client; waiting: () => Promise<number> } {
+  let instance: ServiceProcess | undefined;
+  let locker: pg.Client | undefined;
+  before(async () => {
+    instance = await startServiceProcess([
+      'todo',
+      '--db',
+      fixture.url,
+      '--db-pooler',
+      'transaction',
+      '--access-log',
+      'off',
+      ...options,
+    ]);
+    locker = new pg.Client({ connectionString: fixture.database.url });
+    // The database is dropped with FORCE at the end, which ends this session.
+    locker.on('error', () => undefined);
+    await locker.connect();
+  });
+  after(async () => {
+    await instance?.kill();
+    await locker?.end();
+  });
+  const lockerOf = (): pg.Client => {
+    assert.ok(locker !== undefined, 'the locking session is open');
+    return locker;
+  };
+  return {
+    url: () => instance?.urls[0] as string,
+    locker: lockerOf,
+    /** Sessions of the service that wait for a lock now. */
+    waiting: async () => {
+      const { rows } = await lockerOf().query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()",
+      );
+      return rows[0]?.n ?? 0;
+    },
+  };
+}
+
 processSuiteUnless(skip, 'four bank instances through one PgBouncer in transaction mode', () => {
   const fixture = usePooledDatabase();
   const instances: ServiceProcess[] = [];
@@ -228,38 +275,12 @@ processSuiteUnless(skip, 'a service behind PgBouncer without --db-pooler', () =>
 processSuiteUnless(skip, 'a read past its deadline through PgBouncer in transaction mode', () => {
   const fixture = usePooledDatabase();
   const DEADLINE_MS = 300;
-  let instance: ServiceProcess | undefined;
-  let locker: pg.Client;
-  before(async () => {
-    instance = await startServiceProcess([
-      'todo',
-      '--db',
-      fixture.url,
-      '--db-pooler',
-      'transaction',
-      '--access-log',
-      'off',
-      '--deadline-ms',
-      String(DEADLINE_MS),
-    ]);
-    locker = new pg.Client({ connectionString: fixture.database.url });
-    // The database is dropped with FORCE at the end, which ends this session.
-    locker.on('error', () => undefined);
-    await locker.connect();
-  });
-  after(async () => {
-    await instance?.kill();
-    await locker?.end();
-  });
+  const scene = useLockScene(fixture, ['--deadline-ms', String(DEADLINE_MS)]);
 
   test('is answered 504, and its statement is cancelled on the server through the pooler (no statement_timeout holds it there)', async () => {
-    const waiting = async (): Promise<number> => {
-      const { rows } = await locker.query<{ n: string }>(
-        "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()",
-      );
-      return Number(rows[0]?.n);
-    };
-    const url = instance?.urls[0] as string;
+    const { waiting } = scene;
+    const locker = scene.locker();
+    const url = scene.url();
     assert.equal((await send(url, { method: 'GET', path: '/todos/1' })).status, 200);
     await locker.query('BEGIN');
     await locker.query('LOCK TABLE todos IN ACCESS EXCLUSIVE MODE');
@@ -289,38 +310,12 @@ processSuiteUnless(skip, 'a read past its deadline through PgBouncer in transact
 
 processSuiteUnless(skip, 'a write waiting for a lock through PgBouncer in transaction mode', () => {
   const fixture = usePooledDatabase();
-  let instance: ServiceProcess | undefined;
-  let locker: pg.Client;
-  before(async () => {
-    instance = await startServiceProcess([
-      'todo',
-      '--db',
-      fixture.url,
-      '--db-pooler',
-      'transaction',
-      '--access-log',
-      'off',
-    ]);
-    locker = new pg.Client({ connectionString: fixture.database.url });
-    // The database is dropped with FORCE at the end, which ends this session.
-    locker.on('error', () => undefined);
-    await locker.connect();
-  });
-  after(async () => {
-    await instance?.kill();
-    await locker?.end();
-  });
-
-  /** Sessions of the service that wait for a lock now. */
-  const waiting = async (): Promise<number> => {
-    const { rows } = await locker.query<{ n: number }>(
-      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()",
-    );
-    return rows[0]?.n ?? 0;
-  };
+  const scene = useLockScene(fixture, []);
+  const { waiting } = scene;
 
   /** The answer to `write`, sent while item 1's row is locked; its statement must not outlive it on the server. */
   async function whileLocked(write: () => Promise<RawResponse>): Promise<RawResponse> {
+    const locker = scene.locker();
     await locker.query('BEGIN');
     await locker.query('SELECT 1 FROM todos WHERE id = 1 FOR UPDATE');
     try {
@@ -335,7 +330,7 @@ processSuiteUnless(skip, 'a write waiting for a lock through PgBouncer in transa
   }
 
   const putItem = (headers: readonly (readonly [string, string])[]): Promise<RawResponse> =>
-    send(instance?.urls[0] as string, {
+    send(scene.url(), {
       method: 'PUT',
       path: '/todos/1',
       headers: [['Content-Type', 'application/json'], ...headers],
