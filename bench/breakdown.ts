@@ -201,7 +201,8 @@ function shorten(label: string): string {
 
 export interface BreakdownRow {
   readonly name: string;
-  readonly met: boolean;
+  /** A missed target, or a ruler (informational row): broken down; a met target is not. */
+  readonly shown: boolean;
   readonly referenceLabel: string;
   readonly ours: FunctionCosts | undefined;
   readonly reference: FunctionCosts | undefined;
@@ -211,16 +212,16 @@ const TOP = 15;
 const k = (n: number): string => `${(n / 1000).toFixed(2)}k`;
 const signed = (n: number): string => `${n >= 0 ? '+' : '−'}${k(Math.abs(n))}`;
 
-/** For each missed target: instructions per request by group and by thread, and the functions that differ most from the reference. */
+/** For each missed target and ruler: instructions per request by group and by thread, and the functions that differ most from the reference. */
 export function renderBreakdown(rows: readonly BreakdownRow[]): string {
-  const lines = ['', '## Where the instructions go, for each missed target', ''];
+  const lines = ['', '## Where the instructions go, for each missed target and ruler', ''];
   lines.push(
     "Exclusive (self) instructions per request, every thread, from the least round's dump; compiled JavaScript named from node's --perf-basic-prof list. " +
       "A JavaScript function interpreted rather than compiled runs in V8's bytecode handlers, and is counted there.",
     '',
   );
   for (const row of rows) {
-    if (row.met || row.ours === undefined || row.reference === undefined) continue;
+    if (!row.shown || row.ours === undefined || row.reference === undefined) continue;
     const ours = row.ours;
     const reference = row.reference;
     lines.push(

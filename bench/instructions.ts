@@ -1,6 +1,6 @@
 // `npm run bench:instructions`: the judged part of the benchmark, alone (bench/instruction-count.ts
 // says how it counts). Prints the table; with --breakdown, also where the instructions of each
-// missed target go, function by function. Writes callgrind's files and the table to
+// missed target and ruler go, function by function. Writes callgrind's files and the table to
 // bench/results/instructions-<date>/ (git ignores bench/results/).
 //
 //   npm run bench:instructions                        every scenario: about 9–10 minutes on 2 quiet cores

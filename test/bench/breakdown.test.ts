@@ -136,8 +136,8 @@ describe('the breakdown by function', () => {
       );
       const bare = functionCosts([main], undefined, 10);
       const text = renderBreakdown([
-        { name: 'a missed one', met: false, referenceLabel: 'bare', ours, reference: bare },
-        { name: 'a met one', met: true, referenceLabel: 'bare', ours, reference: bare },
+        { name: 'a missed one', shown: true, referenceLabel: 'bare', ours, reference: bare },
+        { name: 'a met one', shown: false, referenceLabel: 'bare', ours, reference: bare },
       ]);
       assert.match(text, /### a missed one/);
       assert.doesNotMatch(text, /### a met one/);

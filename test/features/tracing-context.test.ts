@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ReceivedSpan } from '../support/otlp-receiver.js';
-import { get, logLines, spanOf, withTraced } from '../support/traced-service.js';
+import { get, logLines, serverSpans, spanOf, withTraced } from '../support/traced-service.js';
 
 const PARENT_ID = '00f067aa0ba902b7';
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -57,6 +57,33 @@ test('a request not sampled makes no span: neither its own nor one for the store
       assert.ok(access(unsampled) !== undefined);
       assert.equal(access(unsampled)?.trace_id, undefined);
       assert.equal(access(unsampled)?.span_id, undefined);
+    },
+  );
+});
+
+test('a new trace is recorded exactly when it is sampled: at ratio 0.5, the requests whose access line carries a trace id, and only those, have a span under that id', async () => {
+  await withTraced(
+    [],
+    { OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.5' },
+    async (url, receiver, service) => {
+      const ids: string[] = [];
+      for (let i = 0; i < 40; i += 1) ids.push((await get(`${url}/todos/1`)).requestId);
+      await service.kill();
+      const access = logLines(service).filter(
+        (line) => line.msg === 'request' && ids.includes(line.requestId as string),
+      );
+      assert.equal(access.length, ids.length);
+      const traced = access.filter((line) => line.trace_id !== undefined);
+      // Each of 40 traces is sampled with odds of one half: none, or all, is 2⁻⁴⁰ likely.
+      assert.ok(traced.length > 0 && traced.length < ids.length, `${traced.length} of 40`);
+      await receiver.waitFor((spans) => serverSpans(spans).length >= traced.length);
+      const spans = serverSpans(receiver.spans);
+      assert.deepEqual(
+        spans.map((span) => span.traceId).sort(),
+        traced.map((line) => line.trace_id as string).sort(),
+      );
+      for (const line of traced)
+        assert.match(line.trace_id as string, /^[0-9a-f]{32}$/, String(line.trace_id));
     },
   );
 });

@@ -2,13 +2,20 @@
 // dynamically): one SERVER span per sampled request, a CLIENT span per store batch a sampled
 // request waits on, exported over OTLP/HTTP in the background (export-queue.ts).
 //
-// The SDK decides and names: its samplers make the sampling decision, its parser reads the
+// The SDK decides and names: its samplers decide a caller's trace, its parser reads the
 // traceparent, its resource detection and the semantic conventions' names say what a span is. The
-// decision comes first, once, from the trace id (the caller's, or a new random one): a request
-// that is not sampled gets no span, no attributes and no context, and costs tracing a trace id and
-// the sampler's check. A sampled one is recorded as a plain ReadableSpan (recorded-span.ts) and
+// decision comes first, once, from the trace id: a new trace's is decided by the SDK's rule as its
+// id is drawn (new-traces.ts), so that a request not sampled gets no span, no attributes, no
+// context and not even an id written out; a caller's trace, by the SDK's sampler. A sampled one is recorded as a plain ReadableSpan (recorded-span.ts) and
 // encoded as it ends (otlp-protobuf.ts), its bytes waiting for export in one buffer.
-import { ROOT_CONTEXT, SpanKind, trace, type Attributes, type Link } from '@opentelemetry/api';
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  trace,
+  type Attributes,
+  type Link,
+  type TraceState,
+} from '@opentelemetry/api';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
 import {
   AlwaysOffSampler,
@@ -38,6 +45,7 @@ import type { Logger } from '../../observe/log.js';
 import { DROP_REASONS, ExportQueue, SpanCounts } from './export-queue.js';
 import type { TracingConfig } from './options.js';
 import { threadedSender } from './otlp-sender.js';
+import { NewTraces } from './new-traces.js';
 import { RecordedSpan, type SpanOrigin } from './recorded-span.js';
 import { requestAttributes } from './request-attributes.js';
 import type { RequestTrace, RequestTracer } from './request-trace.js';
@@ -119,31 +127,36 @@ function requestTracer(
   ended: (span: RecordedSpan) => void,
 ): RequestTracer {
   const ids = new RandomIdGenerator();
+  const newTraces = new NewTraces(config.sampler, config.samplerRatio);
   const { knownMethods, propagators } = config;
   return {
     readsTraceContext: propagators.traceContext,
     started(method, target, headers, socket, httpVersion, requestId) {
       const parent = propagators.traceContext ? remoteParent(headers.traceparent) : undefined;
+      // The decision, once, before anything else is made: a request not sampled costs no more. A
+      // new trace is decided as its id is drawn (new-traces.ts); a caller's, by the SDK's sampler.
+      let traceId: string | undefined;
+      let traceState: TraceState | undefined;
+      if (parent === undefined) {
+        traceId = newTraces.next();
+        if (traceId === undefined) return undefined;
+      } else {
+        traceId = parent.traceId;
+        const decision = sampler.shouldSample(
+          trace.setSpanContext(ROOT_CONTEXT, parent),
+          traceId,
+          knownMethods.has(method) ? method : 'HTTP',
+          SpanKind.SERVER,
+          NO_ATTRIBUTES,
+          NO_LINKS,
+        );
+        if (decision.decision !== SamplingDecision.RECORD_AND_SAMPLED) return undefined;
+        traceState = decision.traceState ?? parseTraceState(headers.tracestate);
+      }
       const known = knownMethods.has(method);
       const name = known ? method : 'HTTP';
-      // The decision, once, before anything else is made: a request not sampled costs no more.
-      const traceId = parent?.traceId ?? ids.generateTraceId();
-      const context =
-        parent === undefined ? ROOT_CONTEXT : trace.setSpanContext(ROOT_CONTEXT, parent);
-      const decision = sampler.shouldSample(
-        context,
-        traceId,
-        name,
-        SpanKind.SERVER,
-        NO_ATTRIBUTES,
-        NO_LINKS,
-      );
-      if (decision.decision !== SamplingDecision.RECORD_AND_SAMPLED) return undefined;
       // Our trace ids are random (Level 2's random flag); a caller's says whether its is.
       const random = parent === undefined ? RANDOM_FLAG : parent.traceFlags & RANDOM_FLAG;
-      const traceState =
-        decision.traceState ??
-        (parent === undefined ? undefined : parseTraceState(headers.tracestate));
       const span = new RecordedSpan(
         name,
         SpanKind.SERVER,
@@ -273,7 +286,8 @@ function errorTypeOf(error: Error): string {
   return typeof code === 'string' ? code : error.name;
 }
 
-function samplerOf(config: TracingConfig): Sampler {
+/** The SDK sampler the settings name: it decides every request that continues a caller's trace. */
+export function samplerOf(config: Pick<TracingConfig, 'sampler' | 'samplerRatio'>): Sampler {
   const ratio = new TraceIdRatioBasedSampler(config.samplerRatio);
   switch (config.sampler) {
     case 'always_on':
