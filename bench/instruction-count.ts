@@ -95,6 +95,12 @@ export interface InstructionScenario {
   readonly informational?: true;
   /** Which rows an informational row is the ruler of: the one above (the default), those below, or the 10 % row. */
   readonly rulerOf?: 'the rows below' | 'the 10 % row above';
+  /**
+   * What the row is judged on: each side's least process (the default), or the median of each
+   * side's processes, for the durable writes against the same job by hand (issue 51), whose count
+   * moves with how the writes fall into batches.
+   */
+  readonly judgedOn?: 'median';
 }
 
 const JSON_TYPE = 'application/json';
@@ -310,6 +316,9 @@ export const SAME_JOB_SCENARIOS: readonly InstructionScenario[] = INSTRUCTION_SC
   name: `${s.name}, bare node:http + SQLite`,
   server: 'bare-sqlite',
   peerOf: s.name,
+  // Issue 51: no more than the same job done by hand, in the median of the processes.
+  ratioMax: 1,
+  judgedOn: 'median',
 }));
 
 const ALL_SCENARIOS = [...INSTRUCTION_SCENARIOS, ...SAME_JOB_SCENARIOS];
@@ -432,8 +441,8 @@ async function startServer(
 interface Counted {
   /** Per round: every thread's instructions and the main thread's, per request. */
   readonly rounds: readonly { readonly total: number; readonly mainThread: number }[];
-  /** Each process's least count (every thread), in the order they ran: the spread over processes. */
-  readonly processes: readonly number[];
+  /** Each process's least round, in the order they ran: the spread over processes. */
+  readonly processes: readonly { readonly total: number; readonly mainThread: number }[];
   readonly answer: Received;
   readonly functions: FunctionCosts | undefined;
 }
@@ -478,7 +487,7 @@ async function measureServer(
     const least = rounds.reduce((a, b) => (b.total < a.total ? b : a));
     return {
       rounds: rounds.map(({ total, mainThread }) => ({ total, mainThread })),
-      processes: [least.total],
+      processes: [{ total: least.total, mainThread: least.mainThread }],
       answer,
       functions: plan.breakdown ? functionCosts(least.files, server.perfMap, requests) : undefined,
     };
@@ -532,6 +541,12 @@ async function send(
 
 const leastOf = (c: Counted): { total: number; mainThread: number } =>
   c.rounds.reduce((a, b) => (b.total < a.total ? b : a));
+
+/** The median process's least round; of an even number of processes, the higher of the middle two. */
+const medianOf = (c: Counted): { total: number; mainThread: number } => {
+  const sorted = [...c.processes].sort((a, b) => a.total - b.total);
+  return sorted[Math.floor(sorted.length / 2)] as { total: number; mainThread: number };
+};
 
 /** Runs the tasks, at most `limit` at once. */
 async function inParallel<T>(tasks: readonly (() => Promise<T>)[], limit: number): Promise<T[]> {
@@ -688,7 +703,8 @@ export async function countInstructions(
       .get(peer ? s.server : (s.reference ?? 'bare'))
       ?.get(s.job.key) as Counted;
     const ratioMax = s.ratioMax ?? 1;
-    const ratio = least(mine).total / least(reference).total;
+    const judged = s.judgedOn === 'median' ? medianOf : least;
+    const ratio = judged(mine).total / judged(reference).total;
     const mismatch = responsesDiffer(
       mine.answer,
       reference.answer,
@@ -697,19 +713,19 @@ export async function countInstructions(
     );
     rows.push({
       scenario: s,
-      ours: least(mine).total,
-      oursMain: least(mine).mainThread,
-      reference: least(reference).total,
-      referenceMain: least(reference).mainThread,
-      oursProcesses: [...mine.processes].sort((a, b) => a - b),
-      referenceProcesses: [...reference.processes].sort((a, b) => a - b),
+      ours: judged(mine).total,
+      oursMain: judged(mine).mainThread,
+      reference: judged(reference).total,
+      referenceMain: judged(reference).mainThread,
+      oursProcesses: mine.processes.map((p) => p.total).sort((a, b) => a - b),
+      referenceProcesses: reference.processes.map((p) => p.total).sort((a, b) => a - b),
       ratio,
       target:
         s.informational === true
           ? `none: a ruler for ${s.rulerOf ?? 'the row above'}`
           : s.server === 'peer'
             ? 'ours ≤ 1.00 × the peer'
-            : `≤ ${ratioMax.toFixed(2)} × ${REFERENCE_SHORT[referenceOf(s)]}`,
+            : `≤ ${ratioMax.toFixed(2)} × ${REFERENCE_SHORT[referenceOf(s)]}${s.judgedOn === 'median' ? ', median of the processes' : ''}`,
       met: mismatch === undefined && (s.informational === true || ratio <= ratioMax),
       mismatch,
     });
@@ -774,6 +790,7 @@ export function renderInstructionTable(results: InstructionResults): string {
     `Instructions per request, every thread of the server process, user space (valgrind ${results.valgrind}, callgrind): ` +
       `the least of ${plan.processes * plan.rounds} count${plan.processes * plan.rounds === 1 ? '' : 's'} of ${plan.requests} requests (${plan.processes} server process${plan.processes === 1 ? '' : 'es'} per row and server, ` +
       `${plan.rounds} count${plan.rounds === 1 ? '' : 's'} in each, after ${plan.warmup} requests to warm up and ${plan.settle} more instrumented), ${plan.connections} connections. In brackets, the main thread's share (the event loop); the rest ran on V8's helper threads, libuv's pool and the SQLite writer thread. ` +
+      `A row whose target says "median of the processes" gives and is judged on the median process's count, ours and the reference's. ` +
       `The last two columns give each server process's least count, lowest first: the spread over processes.`,
     '',
     '| Scenario | Status | Reference | Reference instr./req | Ours instr./req | Ours ÷ reference | Target | Met | Reference, each process | Ours, each process |',
