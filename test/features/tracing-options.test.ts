@@ -260,6 +260,26 @@ test('the other variables: a value that cannot be used is warned of, and its def
       (c) => tracingIn(c)?.headers,
       {},
     ],
+    // A header's name must be a token, and its value Latin-1: node:http would refuse each export.
+    [
+      { OTEL_EXPORTER_OTLP_HEADERS: 'x-tenant=7,api(key)=abc' },
+      'OTEL_EXPORTER_OTLP_HEADERS',
+      (c) => tracingIn(c)?.headers,
+      {},
+    ],
+    [
+      { OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'x-team=%E2%82%AC' },
+      'OTEL_EXPORTER_OTLP_TRACES_HEADERS',
+      (c) => tracingIn(c)?.headers,
+      {},
+    ],
+    // Resource attribute keys are not header names: a `/` is fine there.
+    [
+      { OTEL_RESOURCE_ATTRIBUTES: 'k8s/pod=web-1' },
+      '',
+      (c) => tracingIn(c)?.resourceAttributes,
+      { 'k8s/pod': 'web-1' },
+    ],
   ];
   for (const [env, variable, read, expected] of cases) {
     if (variable === '') {

@@ -103,12 +103,12 @@ export function readTracingConfig(
     tracesUrl,
     protocol: readProtocol(read),
     headers: {
-      ...keyValues(read, 'OTEL_EXPORTER_OTLP_HEADERS'),
-      ...keyValues(read, 'OTEL_EXPORTER_OTLP_TRACES_HEADERS'),
+      ...keyValues(read, 'OTEL_EXPORTER_OTLP_HEADERS', HEADER_FIELDS),
+      ...keyValues(read, 'OTEL_EXPORTER_OTLP_TRACES_HEADERS', HEADER_FIELDS),
     },
     exportTimeoutMs,
     serviceName: read.get('OTEL_SERVICE_NAME'),
-    resourceAttributes: keyValues(read, 'OTEL_RESOURCE_ATTRIBUTES'),
+    resourceAttributes: keyValues(read, 'OTEL_RESOURCE_ATTRIBUTES', ATTRIBUTES),
     sampler,
     samplerRatio,
     batch: readBatch(read),
@@ -197,12 +197,30 @@ function readProtocol(read: SettingsReader): OtlpProtocol {
   return 'http/protobuf';
 }
 
+/** What a key=value list's entries may hold: its keys, and the characters its values may not hold. */
+interface PairRule {
+  readonly key: RegExp;
+  readonly badValue: RegExp;
+}
+
+/** Resource attributes: printable ASCII keys, values without control characters. */
+const ATTRIBUTES: PairRule = { key: /^[!#-+\--~]+$/, badValue: /[\u0000-\u001f\u007f]/ };
+
+/**
+ * Request headers: a field name is a token and a value is Latin-1 text without control characters
+ * (RFC 9110 §5.1, §5.5), as node:http checks them; anything else would fail every export.
+ */
+const HEADER_FIELDS: PairRule = {
+  key: /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/,
+  badValue: /[\u0000-\u001f\u007f\u0100-\uffff]/,
+};
+
 /**
  * The W3C Baggage-like list the specification gives these variables: `key=value,key=value`, values
  * percent-encoded. A malformed one is discarded whole, as the specification asks of
  * OTEL_RESOURCE_ATTRIBUTES.
  */
-function keyValues(read: SettingsReader, name: string): Record<string, string> {
+function keyValues(read: SettingsReader, name: string, rule: PairRule): Record<string, string> {
   const text = read.get(name);
   const pairs: Record<string, string> = {};
   if (text === undefined) return pairs;
@@ -215,8 +233,7 @@ function keyValues(read: SettingsReader, name: string): Record<string, string> {
     } catch {
       value = '\u0000';
     }
-    // Only printable ASCII keys, and values a header or an attribute can hold.
-    if (eq <= 0 || !/^[!#-+\--~]+$/.test(key) || /[\u0000-\u001f\u007f]/.test(value)) {
+    if (eq <= 0 || !rule.key.test(key) || rule.badValue.test(value)) {
       // A header may be a credential: the warning says which entry, not what it holds.
       read.warn(
         name,

@@ -23,7 +23,7 @@ export interface OtlpTarget {
   readonly url: string;
   readonly contentType: 'application/x-protobuf' | 'application/json';
   readonly headers: Readonly<Record<string, string>>;
-  /** One export's limit: past it the request is given up, a failure. */
+  /** One export's limit, from the connection to the answer's end: past it the request is given up, a failure. */
   readonly timeoutMs: number;
 }
 
@@ -47,6 +47,7 @@ export function otlpSender(target: OtlpTarget): OtlpSender {
         const settle = (answer: ExportAnswer): void => {
           if (settled) return;
           settled = true;
+          clearTimeout(timer);
           resolve(answer);
         };
         const req = request(url, {
@@ -59,10 +60,13 @@ export function otlpSender(target: OtlpTarget): OtlpSender {
             'user-agent': USER_AGENT,
           },
         });
-        req.setTimeout(target.timeoutMs, () => {
+        // One timer for the whole export, from the connection to the answer's last byte: a
+        // collector that trickles its answer (each byte within a socket's idle timeout) is given
+        // up as surely as one that says nothing.
+        const timer = setTimeout(() => {
           settle({ kind: 'failed', reason: `no answer within ${target.timeoutMs} ms` });
           req.destroy();
-        });
+        }, target.timeoutMs);
         req.on('error', (error) => settle({ kind: 'failed', reason: error.message }));
         req.on('response', (res) => readAnswer(res, settle));
         req.end(body);
