@@ -725,7 +725,7 @@ export async function countInstructions(
           ? `none: a ruler for ${s.rulerOf ?? 'the row above'}`
           : s.server === 'peer'
             ? 'ours ≤ 1.00 × the peer'
-            : `≤ ${ratioMax.toFixed(2)} × ${REFERENCE_SHORT[referenceOf(s)]}${s.judgedOn === 'median' ? ', median of the processes' : ''}`,
+            : `≤ ${ratioMax.toFixed(2)} × ${REFERENCE_SHORT[referenceOf(s)]}${s.judgedOn === 'median' ? `, median of ${plan.processes} processes${plan.processes % 2 === 0 ? ' (the higher middle one)' : ''}` : ''}`,
       met: mismatch === undefined && (s.informational === true || ratio <= ratioMax),
       mismatch,
     });
@@ -790,7 +790,7 @@ export function renderInstructionTable(results: InstructionResults): string {
     `Instructions per request, every thread of the server process, user space (valgrind ${results.valgrind}, callgrind): ` +
       `the least of ${plan.processes * plan.rounds} count${plan.processes * plan.rounds === 1 ? '' : 's'} of ${plan.requests} requests (${plan.processes} server process${plan.processes === 1 ? '' : 'es'} per row and server, ` +
       `${plan.rounds} count${plan.rounds === 1 ? '' : 's'} in each, after ${plan.warmup} requests to warm up and ${plan.settle} more instrumented), ${plan.connections} connections. In brackets, the main thread's share (the event loop); the rest ran on V8's helper threads, libuv's pool and the SQLite writer thread. ` +
-      `A row whose target says "median of the processes" gives and is judged on the median process's count, ours and the reference's. ` +
+      `A row whose target says "median" gives and is judged on the median process's count, ours and the reference's (its breakdown is still the least process's). ` +
       `The last two columns give each server process's least count, lowest first: the spread over processes.`,
     '',
     '| Scenario | Status | Reference | Reference instr./req | Ours instr./req | Ours ÷ reference | Target | Met | Reference, each process | Ours, each process |',

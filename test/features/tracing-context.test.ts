@@ -74,7 +74,7 @@ test('a new trace is recorded exactly when it is sampled: at ratio 0.5, the requ
       );
       assert.equal(access.length, ids.length);
       const traced = access.filter((line) => line.trace_id !== undefined);
-      // Each of 40 traces is sampled with odds of one half: none, or all, is 2⁻⁴⁰ likely.
+      // Each of 40 traces is sampled with odds of one half: none or all is 2⁻³⁹ likely.
       assert.ok(traced.length > 0 && traced.length < ids.length, `${traced.length} of 40`);
       await receiver.waitFor((spans) => serverSpans(spans).length >= traced.length);
       const spans = serverSpans(receiver.spans);

@@ -50,7 +50,10 @@ export class NewTraces {
         : ratioBound(ratio);
   }
 
-  /** Whether the sampler records a new trace with this id (its four words, most significant first). */
+  /**
+   * Whether the sampler records a new trace with this id (its four words, most significant first),
+   * for an id next() can draw: never all zeros, which the SDK's samplers refuse as invalid.
+   */
   sampled(w0: number, w1: number, w2: number, w3: number): boolean {
     return (w0 ^ w1 ^ w2 ^ w3) >>> 0 < this.bound;
   }

@@ -3,7 +3,12 @@
 // collector asking to wait: its Retry-After (seconds or a date, at most RETRY_AFTER_MAX_MS) says
 // how long, when it says. Anything else (another status, no answer in time, no connection) is a
 // failure. The answer's body is read and dropped (at most RESPONSE_BYTES_MAX of it).
-import { request as httpRequest, Agent as HttpAgent, type IncomingMessage } from 'node:http';
+import {
+  request as httpRequest,
+  Agent as HttpAgent,
+  type ClientRequest,
+  type IncomingMessage,
+} from 'node:http';
 import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
 
 /** The longest wait a collector's Retry-After is taken for: past it, an answer asks too much of our queue. */
@@ -23,7 +28,7 @@ export interface OtlpTarget {
   readonly url: string;
   readonly contentType: 'application/x-protobuf' | 'application/json';
   readonly headers: Readonly<Record<string, string>>;
-  /** One export's limit, from the connection to the answer's end: past it the request is given up, a failure. */
+  /** One export's limit, from its start (the connection included) to the answer's end: past it the request is given up, a failure. */
   readonly timeoutMs: number;
 }
 
@@ -50,19 +55,29 @@ export function otlpSender(target: OtlpTarget): OtlpSender {
           clearTimeout(timer);
           resolve(answer);
         };
-        const req = request(url, {
-          method: 'POST',
-          agent,
-          headers: {
-            ...target.headers,
-            'content-type': target.contentType,
-            'content-length': String(body.length),
-            'user-agent': USER_AGENT,
-          },
-        });
-        // One timer for the whole export, from the connection to the answer's last byte: a
-        // collector that trickles its answer (each byte within a socket's idle timeout) is given
-        // up as surely as one that says nothing.
+        let req: ClientRequest;
+        try {
+          req = request(url, {
+            method: 'POST',
+            agent,
+            headers: {
+              ...target.headers,
+              'content-type': target.contentType,
+              'content-length': String(body.length),
+              'user-agent': USER_AGENT,
+            },
+          });
+        } catch (error) {
+          // A header node:http refuses: this export fails, and the exporting thread lives on.
+          resolve({
+            kind: 'failed',
+            reason: error instanceof Error ? error.message : String(error),
+          });
+          return;
+        }
+        // One timer for the whole export, from its start (the connection included) to the
+        // answer's last byte: a collector that trickles its answer (each byte within a socket's
+        // idle timeout) is given up as surely as one that says nothing.
         const timer = setTimeout(() => {
           settle({ kind: 'failed', reason: `no answer within ${target.timeoutMs} ms` });
           req.destroy();

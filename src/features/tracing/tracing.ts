@@ -6,8 +6,9 @@
 // traceparent, its resource detection and the semantic conventions' names say what a span is. The
 // decision comes first, once, from the trace id: a new trace's is decided by the SDK's rule as its
 // id is drawn (new-traces.ts), so that a request not sampled gets no span, no attributes, no
-// context and not even an id written out; a caller's trace, by the SDK's sampler. A sampled one is recorded as a plain ReadableSpan (recorded-span.ts) and
-// encoded as it ends (otlp-protobuf.ts), its bytes waiting for export in one buffer.
+// context and not even an id written out; a caller's trace, by the SDK's sampler. A sampled one is
+// recorded as a plain ReadableSpan (recorded-span.ts) and encoded as it ends (otlp-protobuf.ts),
+// its bytes waiting for export in one buffer.
 import {
   ROOT_CONTEXT,
   SpanKind,
@@ -44,8 +45,8 @@ import type { BatchWork, StoreObserver } from '../../db/store-observer.js';
 import type { Logger } from '../../observe/log.js';
 import { DROP_REASONS, ExportQueue, SpanCounts } from './export-queue.js';
 import type { TracingConfig } from './options.js';
-import { threadedSender } from './otlp-sender.js';
 import { NewTraces } from './new-traces.js';
+import { threadedSender } from './otlp-sender.js';
 import { RecordedSpan, type SpanOrigin } from './recorded-span.js';
 import { requestAttributes } from './request-attributes.js';
 import type { RequestTrace, RequestTracer } from './request-trace.js';
