@@ -161,7 +161,14 @@ processSuiteUnless(skip, 'four bank instances through one PgBouncer in transacti
         }),
       ),
     );
-    assert.deepEqual(new Set(answers.map((answer) => answer.status)), new Set([200]));
+    assert.deepEqual(
+      new Set(answers.map((answer) => answer.status)),
+      new Set([200]),
+      answers
+        .filter((answer) => answer.status !== 200)
+        .map((answer) => `${answer.status} ${answer.text}`)
+        .join('\n'),
+    );
     await assertBooksBalance({ kind: 'postgres', url: fixture.database.url }, ACCOUNTS);
   });
 
