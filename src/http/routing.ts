@@ -51,10 +51,14 @@ export class Router<R extends Routable> {
     const queryAt = target.indexOf('?');
     const rawPath = queryAt === -1 ? target : target.slice(0, queryAt);
     if (rawPath.charCodeAt(0) !== 47 /* / */) return undefined;
-    const segments = decodeSegments(rawPath);
+    return this.fitting(decodeSegments(rawPath))?.path;
+  }
+
+  /** The first route whose template the path's segments fit, whatever its method. */
+  private fitting(segments: readonly string[]): R | undefined {
     return this.candidates(segments.length).find(
       (c) => matchSegments(c.segments, segments) !== undefined,
-    )?.route.path;
+    )?.route;
   }
 
   /** `target` is the request-target as received: raw path, then an optional query. */
@@ -82,12 +86,7 @@ export class Router<R extends Routable> {
     if (rawPath !== '/' && rawPath.endsWith('/')) {
       const stripped = rawPath.replace(/\/+$/, '');
       if (stripped !== '') {
-        const strippedSegments = decodeSegments(stripped);
-        if (
-          this.candidates(strippedSegments.length).some(
-            (c) => matchSegments(c.segments, strippedSegments) !== undefined,
-          )
-        ) {
+        if (this.fitting(decodeSegments(stripped)) !== undefined) {
           const query = queryAt === -1 ? '' : target.slice(queryAt + 1);
           return { kind: 'redirect', location: query === '' ? stripped : `${stripped}?${query}` };
         }

@@ -155,7 +155,7 @@ export function prepareTodoWrites(
     largest = id;
     return { outcome: 'created', id, version };
   };
-  /** A conditional statement's verdict: the version it wrote (now taken from the counter), or none. */
+  /** A conditional statement's verdict from the rows it changed: the version it wrote (the counter's next), or its refusal. */
   const verdictOf = (
     changes: number,
     outcome: 'replaced' | 'created',

@@ -6,7 +6,7 @@ import { describe, test } from 'node:test';
 import { parseCorsOrigins, type CorsPolicy } from '../../src/features/cors/cors.js';
 import { corsStage } from '../../src/features/cors/stage.js';
 import { serviceUnavailable } from '../../src/http/errors.js';
-import { defineRoute } from '../../src/http/route.js';
+import { defineRoute, type Route } from '../../src/http/route.js';
 import { createLogger } from '../../src/observe/log.js';
 import { startServer } from '../../src/server.js';
 import { send, type RawRequest, type RawResponse } from '../support/http.js';
@@ -23,6 +23,33 @@ const from = (origin: string, req: RawRequest): RawRequest => ({
   ...req,
   headers: [...(req.headers ?? []), ['Origin', origin]],
 });
+
+/** One route served with the CORS stage alone, asked once from the listed page: its answer. */
+async function answerFromPage(route: Route): Promise<RawResponse> {
+  const server = await startServer(
+    {
+      title: 'One route',
+      version: '0',
+      routes: [route],
+      components: {},
+      ready: () => Promise.resolve(true),
+      close: () => Promise.resolve(),
+    },
+    {
+      host: '127.0.0.1',
+      port: 0,
+      errorFormat: { name: 'default', catchAll: false },
+      service: 'one-route',
+      log: createLogger('silent'),
+      features: [{ stages: () => [corsStage(POLICY)] }],
+    },
+  );
+  try {
+    return await send(server.url, from(PAGE, { method: route.method, path: route.path }));
+  } finally {
+    await server.close();
+  }
+}
 
 function assertAllowed(res: RawResponse, what: string): void {
   assert.equal(res.headers['access-control-allow-origin'], PAGE, what);
@@ -99,82 +126,38 @@ describe('CORS', { timeout: SUITE_TIMEOUT_MS }, () => {
     }));
 
   test('a 503 carries them, with its Retry-After exposed', async () => {
-    const server = await startServer(
-      {
-        title: 'Away',
-        version: '0',
-        routes: [
-          defineRoute({
-            method: 'GET',
-            path: '/away',
-            status: 200,
-            params: {},
-            docs: { name: 'away', succeeds: false },
-            handle: () => {
-              throw serviceUnavailable();
-            },
-          }),
-        ],
-        components: {},
-        ready: () => Promise.resolve(false),
-        close: () => Promise.resolve(),
-      },
-      {
-        host: '127.0.0.1',
-        port: 0,
-        errorFormat: { name: 'default', catchAll: false },
-        service: 'away',
-        log: createLogger('silent'),
-        features: [{ stages: () => [corsStage(POLICY)] }],
-      },
+    const res = await answerFromPage(
+      defineRoute({
+        method: 'GET',
+        path: '/away',
+        status: 200,
+        params: {},
+        docs: { name: 'away', succeeds: false },
+        handle: () => {
+          throw serviceUnavailable();
+        },
+      }),
     );
-    try {
-      const res = await send(server.url, from(PAGE, { method: 'GET', path: '/away' }));
-      assert.equal(res.status, 503);
-      assert.equal(res.headers['retry-after'], '1');
-      assertAllowed(res, '503');
-    } finally {
-      await server.close();
-    }
+    assert.equal(res.status, 503);
+    assert.equal(res.headers['retry-after'], '1');
+    assertAllowed(res, '503');
   });
 
   test('the plain 500 that replaces an answer node:http refuses to write carries them too', async () => {
-    const server = await startServer(
-      {
-        title: 'Unsendable',
-        version: '0',
-        routes: [
-          defineRoute({
-            method: 'GET',
-            path: '/unsendable',
-            status: 200,
-            params: {},
-            docs: { name: 'unsendable', example: '{}' },
-            // A line break in a header's value: writeHead refuses the answer.
-            handle: () => ({ status: 200, body: '{}', headers: { 'X-Note': 'line\r\nbreak' } }),
-          }),
-        ],
-        components: {},
-        ready: () => Promise.resolve(true),
-        close: () => Promise.resolve(),
-      },
-      {
-        host: '127.0.0.1',
-        port: 0,
-        errorFormat: { name: 'default', catchAll: false },
-        service: 'unsendable',
-        log: createLogger('silent'),
-        features: [{ stages: () => [corsStage(POLICY)] }],
-      },
+    const res = await answerFromPage(
+      defineRoute({
+        method: 'GET',
+        path: '/unsendable',
+        status: 200,
+        params: {},
+        docs: { name: 'unsendable', example: '{}' },
+        // A line break in a header's value: writeHead refuses the answer.
+        handle: () => ({ status: 200, body: '{}', headers: { 'X-Note': 'line\r\nbreak' } }),
+      }),
     );
-    try {
-      const res = await send(server.url, from(PAGE, { method: 'GET', path: '/unsendable' }));
-      assert.equal(res.status, 500);
-      assert.equal(res.text, 'Internal Server Error');
-      assertAllowed(res, 'the plain 500');
-    } finally {
-      await server.close();
-    }
+    assert.equal(res.status, 500);
+    assert.equal(res.text, 'Internal Server Error');
+    assertAllowed(res, 'the plain 500');
   });
 
   test('another origin gets no CORS header, only Vary: Origin; a request without Origin the same', () =>

@@ -60,133 +60,125 @@ function assertAnswer(
   assert.deepEqual(JSON.parse(res.text), BODIES[format]?.(status, code, title, message));
 }
 
+/**
+ * The to-do service on a SQLite file, with `args`, and a connection of the test's own on the same
+ * file that takes the write lock when the test says (busy_timeout 0: it never waits itself).
+ */
+async function withLockHolder(
+  args: readonly string[],
+  body: (url: string, holder: Database.Database) => Promise<void>,
+): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'shedding-'));
+  const file = join(dir, 'todo.sqlite');
+  const service = await startServiceProcess(['todo', '--db', `sqlite:${file}`, ...args]);
+  const holder = new Database(file);
+  try {
+    holder.pragma('busy_timeout = 0');
+    await body(service.urls[0] as string, holder);
+  } finally {
+    if (holder.inTransaction) holder.exec('ROLLBACK');
+    holder.close();
+    await service.kill();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe('load shedding', { timeout: SUITE_TIMEOUT_MS }, () => {
   for (const format of ['default', 'unified', 'problem']) {
     test(`past the signal, a new request is answered 503 with a Retry-After of 1 to 3 s before any work (${format} format); the health checks and /metrics never are`, async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'shedding-'));
-      const file = join(dir, 'todo.sqlite');
-      const service = await startServiceProcess([
-        'todo',
-        '--db',
-        `sqlite:${file}`,
-        '--errors',
-        format,
-        '--shed-waiting',
-        '1',
-        '--deadline-ms',
-        String(DEADLINE_MS),
-      ]);
-      const holder = new Database(file);
-      try {
-        const url = service.urls[0] as string;
-        holder.pragma('busy_timeout = 0');
-        holder.exec('BEGIN IMMEDIATE');
-        const waiting = send(url, { method: 'DELETE', path: '/todos/1' });
-        await sleep(200);
+      await withLockHolder(
+        ['--errors', format, '--shed-waiting', '1', '--deadline-ms', String(DEADLINE_MS)],
+        async (url, holder) => {
+          holder.exec('BEGIN IMMEDIATE');
+          const waiting = send(url, { method: 'DELETE', path: '/todos/1' });
+          await sleep(200);
 
-        const afters = new Set<string>();
-        for (let k = 0; k < 12; k++) {
-          const shed = await send(url, { method: 'GET', path: '/todos/1' });
-          assertAnswer(shed, format, 503, 'OVERLOADED', 'Overloaded', SHED_MESSAGE);
-          afters.add(String(shed.headers['retry-after']));
-        }
-        assert.ok(
-          [...afters].every((after) => ['1', '2', '3'].includes(after)),
-          [...afters].join(),
-        );
-        assert.ok(
-          afters.size > 1,
-          `Retry-After varies from answer to answer: ${[...afters].join()}`,
-        );
-        const shedWrite = await send(url, {
-          method: 'POST',
-          path: '/todos',
-          headers: [['Content-Type', 'application/json']],
-          body: '{"title":"not now"}',
-        });
-        assertAnswer(shedWrite, format, 503, 'OVERLOADED', 'Overloaded', SHED_MESSAGE);
+          const afters = new Set<string>();
+          for (let k = 0; k < 12; k++) {
+            const shed = await send(url, { method: 'GET', path: '/todos/1' });
+            assertAnswer(shed, format, 503, 'OVERLOADED', 'Overloaded', SHED_MESSAGE);
+            afters.add(String(shed.headers['retry-after']));
+          }
+          assert.ok(
+            [...afters].every((after) => ['1', '2', '3'].includes(after)),
+            [...afters].join(),
+          );
+          assert.ok(
+            afters.size > 1,
+            `Retry-After varies from answer to answer: ${[...afters].join()}`,
+          );
+          const shedWrite = await send(url, {
+            method: 'POST',
+            path: '/todos',
+            headers: [['Content-Type', 'application/json']],
+            body: '{"title":"not now"}',
+          });
+          assertAnswer(shedWrite, format, 503, 'OVERLOADED', 'Overloaded', SHED_MESSAGE);
 
-        for (const path of ['/healthz', '/readyz', '/metrics'])
-          assert.equal((await send(url, { method: 'GET', path })).status, 200, path);
-        const metrics = (await send(url, { method: 'GET', path: '/metrics' })).text;
-        assert.match(metrics, /^http_requests_shed_total\{service="todo",signal="waiting"\} 13$/m);
+          for (const path of ['/healthz', '/readyz', '/metrics'])
+            assert.equal((await send(url, { method: 'GET', path })).status, 200, path);
+          const metrics = (await send(url, { method: 'GET', path: '/metrics' })).text;
+          assert.match(
+            metrics,
+            /^http_requests_shed_total\{service="todo",signal="waiting"\} 13$/m,
+          );
 
-        assertAnswer(
-          await waiting,
-          format,
-          504,
-          'DEADLINE_EXCEEDED',
-          'Deadline exceeded',
-          DEADLINE_MESSAGE,
-        );
-        holder.exec('ROLLBACK');
-        // Nothing waits any more: requests are admitted again, and the shed write never ran.
-        let after: RawResponse;
-        do after = await send(url, { method: 'GET', path: '/todos/1' });
-        while (after.status === 503);
-        assert.equal(after.status, 404, 'the started delete finished once the lock was gone');
-        assert.deepEqual(holder.prepare('SELECT count(*) AS n FROM todos').get(), { n: 0 });
-      } finally {
-        if (holder.inTransaction) holder.exec('ROLLBACK');
-        holder.close();
-        await service.kill();
-        rmSync(dir, { recursive: true, force: true });
-      }
+          assertAnswer(
+            await waiting,
+            format,
+            504,
+            'DEADLINE_EXCEEDED',
+            'Deadline exceeded',
+            DEADLINE_MESSAGE,
+          );
+          holder.exec('ROLLBACK');
+          // Nothing waits any more: requests are admitted again, and the shed write never ran.
+          let after: RawResponse;
+          do after = await send(url, { method: 'GET', path: '/todos/1' });
+          while (after.status === 503);
+          assert.equal(after.status, 404, 'the started delete finished once the lock was gone');
+          assert.deepEqual(holder.prepare('SELECT count(*) AS n FROM todos').get(), { n: 0 });
+        },
+      );
     });
   }
 
   test("a request that is shed spends none of its client's rate limit: once admitted again, the whole burst is left", async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'shedding-'));
-    const file = join(dir, 'todo.sqlite');
     // A burst of 3 reads, and then one in 1,000 s: nothing comes back during the test.
-    const service = await startServiceProcess([
-      'todo',
-      '--db',
-      `sqlite:${file}`,
-      '--shed-waiting',
-      '1',
-      '--rate-limit',
-      'reads=0.001/s:3',
-    ]);
-    const holder = new Database(file);
-    try {
-      const url = service.urls[0] as string;
-      const read = (path: string): Promise<RawResponse> => send(url, { method: 'GET', path });
-      holder.pragma('busy_timeout = 0');
-      holder.exec('BEGIN IMMEDIATE');
-      const waiting = send(url, {
-        method: 'POST',
-        path: '/todos',
-        headers: [['Content-Type', 'application/json']],
-        body: '{"title":"waits for the lock"}',
-      });
-      // The document is shed like any route, and counts under no limit.
-      while ((await read('/openapi.json')).status !== 503);
-      for (let i = 0; i < 5; i++) {
-        const shed = await read('/todos/1');
-        assert.equal(shed.status, 503, `shed read ${i + 1}: ${shed.text}`);
-        assert.equal(shed.headers.ratelimit, undefined, 'no limit was consulted');
-      }
-      holder.exec('ROLLBACK');
-      await waiting;
-      while ((await read('/openapi.json')).status === 503);
-      const admitted = await read('/todos/1');
-      assert.equal(admitted.status, 200);
-      assert.match(String(admitted.headers.ratelimit), /^"reads";r=2;/);
-      assert.deepEqual(
-        [
-          (await read('/todos/1')).status,
-          (await read('/todos/1')).status,
-          (await read('/todos/1')).status,
-        ],
-        [200, 200, 429],
-      );
-    } finally {
-      if (holder.inTransaction) holder.exec('ROLLBACK');
-      holder.close();
-      await service.kill();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    await withLockHolder(
+      ['--shed-waiting', '1', '--rate-limit', 'reads=0.001/s:3'],
+      async (url, holder) => {
+        const read = (path: string): Promise<RawResponse> => send(url, { method: 'GET', path });
+        holder.exec('BEGIN IMMEDIATE');
+        const waiting = send(url, {
+          method: 'POST',
+          path: '/todos',
+          headers: [['Content-Type', 'application/json']],
+          body: '{"title":"waits for the lock"}',
+        });
+        // The document is shed like any route, and counts under no limit.
+        while ((await read('/openapi.json')).status !== 503);
+        for (let i = 0; i < 5; i++) {
+          const shed = await read('/todos/1');
+          assert.equal(shed.status, 503, `shed read ${i + 1}: ${shed.text}`);
+          assert.equal(shed.headers.ratelimit, undefined, 'no limit was consulted');
+        }
+        holder.exec('ROLLBACK');
+        await waiting;
+        while ((await read('/openapi.json')).status === 503);
+        const admitted = await read('/todos/1');
+        assert.equal(admitted.status, 200);
+        assert.match(String(admitted.headers.ratelimit), /^"reads";r=2;/);
+        assert.deepEqual(
+          [
+            (await read('/todos/1')).status,
+            (await read('/todos/1')).status,
+            (await read('/todos/1')).status,
+          ],
+          [200, 200, 429],
+        );
+      },
+    );
   });
 
   test("with shedding on, connections not yet accepted queue up to the kernel's limit, not Node's 511", async (t) => {

@@ -43,6 +43,18 @@ function usePooledDatabase(): { database: TestDatabase; pgbouncer: PgBouncer; ur
   return fixture;
 }
 
+/** The to-do service's arguments through the pooler in transaction mode, access log off. */
+const pooledTodo = (url: string, options: readonly string[]): string[] => [
+  'todo',
+  '--db',
+  url,
+  '--db-pooler',
+  'transaction',
+  '--access-log',
+  'off',
+  ...options,
+];
+
 /**
  * A to-do service through the pooler in transaction mode, and a session of the test's own on the
  * database, which takes the locks the service's statements then wait for.
@@ -54,16 +66,7 @@ function useLockScene(
   let instance: ServiceProcess | undefined;
   let locker: pg.Client | undefined;
   before(async () => {
-    instance = await startServiceProcess([
-      'todo',
-      '--db',
-      fixture.url,
-      '--db-pooler',
-      'transaction',
-      '--access-log',
-      'off',
-      ...options,
-    ]);
+    instance = await startServiceProcess(pooledTodo(fixture.url, options));
     locker = new pg.Client({ connectionString: fixture.database.url });
     // The database is dropped with FORCE at the end, which ends this session.
     locker.on('error', () => undefined);
@@ -201,19 +204,12 @@ processSuiteUnless(skip, 'to-do instances through one PgBouncer in transaction m
   const fixture = usePooledDatabase();
   const instances: ServiceProcess[] = [];
   before(async () => {
-    const args = [
-      'todo',
-      '--db',
-      fixture.url,
-      '--db-pooler',
-      'transaction',
-      '--access-log',
-      'off',
+    const args = pooledTodo(fixture.url, [
       '--rate-limit',
       'reads=1/s:3',
       '--trust-proxy',
       '127.0.0.1',
-    ];
+    ]);
     instances.push(...(await Promise.all([startServiceProcess(args), startServiceProcess(args)])));
   });
   after(() => Promise.all(instances.map((instance) => instance.kill())));
