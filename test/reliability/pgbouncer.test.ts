@@ -155,7 +155,30 @@ processSuiteUnless(skip, 'four bank instances through one PgBouncer in transacti
     await assertBooksBalance({ kind: 'postgres', url: fixture.database.url }, ACCOUNTS);
   });
 
+  /** Each instance's /readyz status. */
+  const readiness = (): Promise<number[]> =>
+    Promise.all(
+      instances.map(
+        async (instance) =>
+          (await send(instance.urls[0] as string, { method: 'GET', path: '/readyz' })).status,
+      ),
+    );
+  /** Each instance's /readyz status once all answer `status`, or 15 s have passed. */
+  const until = async (status: number): Promise<number[]> => {
+    const deadline = Date.now() + 15_000;
+    let statuses = await readiness();
+    while (statuses.some((s) => s !== status) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      statuses = await readiness();
+    }
+    return statuses;
+  };
+
   test('unkeyed withdrawals through the pooler are group-committed and keep the books', async () => {
+    // The scene above restarted PgBouncer: an instance that saw it and has served nothing since
+    // still holds its database for unavailable, and while one request tries it the others are
+    // answered 503 at once (docs/storage.md). Ready again, as a load balancer waits for, it is not.
+    assert.deepEqual(await until(200), [200, 200, 200, 200]);
     const answers = await Promise.all(
       Array.from({ length: 200 }, (_, i) =>
         send(instances[i % INSTANCES]?.urls[0] as string, {
@@ -176,22 +199,6 @@ processSuiteUnless(skip, 'four bank instances through one PgBouncer in transacti
   });
 
   test('every instance is ready through the pooler, unready while it is down, and ready again after', async () => {
-    const readiness = (): Promise<number[]> =>
-      Promise.all(
-        instances.map(
-          async (instance) =>
-            (await send(instance.urls[0] as string, { method: 'GET', path: '/readyz' })).status,
-        ),
-      );
-    const until = async (status: number): Promise<number[]> => {
-      const deadline = Date.now() + 15_000;
-      let statuses = await readiness();
-      while (statuses.some((s) => s !== status) && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 200));
-        statuses = await readiness();
-      }
-      return statuses;
-    };
     assert.deepEqual(await readiness(), [200, 200, 200, 200]);
     await fixture.pgbouncer.halt();
     assert.deepEqual(await until(503), [503, 503, 503, 503]);
